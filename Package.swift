@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Courier target shares: Swift 6 language mode comes from the tools version;
+/// these turn on the upcoming features we write against.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Courier",
+    platforms: [
+        .macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9),
+    ],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .executable(name: "courier-demo", targets: ["courier-demo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
+    ],
+    targets: [
+        .target(
+            name: "Courier",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CourierTesting",
+            dependencies: [
+                "Courier",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "courier-demo",
+            dependencies: [
+                "Courier",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
+            path: "Example/courier-demo",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierTests",
+            dependencies: [
+                "Courier", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierTestingTests",
+            dependencies: [
+                "Courier", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierIntegrationTests",
+            dependencies: [
+                "Courier", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

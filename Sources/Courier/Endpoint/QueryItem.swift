@@ -1,0 +1,29 @@
+/// One query parameter. A `nil` value gives a bare name (`?flag`).
+///
+/// Names and values are percent-encoded when the URL is built: everything outside RFC 3986's
+/// unreserved characters is encoded, so `&`, `=`, `+`, `#` and space (as `%20`) can never
+/// change the query's structure.
+///
+/// ```swift
+/// var queryItems: [QueryItem]? { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
+/// // ?q=swift%20%26%20linux&verbose
+/// ```
+public struct QueryItem: Hashable, Sendable {
+    /// The parameter's name.
+    public var name: String
+    /// The parameter's value; `nil` for a bare name.
+    public var value: String?
+
+    /// Creates a query item.
+    public init(name: String, value: String? = nil) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension QueryItem: CustomStringConvertible {
+    /// `name=value`, as it would appear before encoding.
+    public var description: String {
+        value.map { "\(name)=\($0)" } ?? name
+    }
+}

@@ -1,0 +1,55 @@
+/// An endpoint: everything Courier needs to build one request.
+///
+/// Only ``baseURL()`` is required; every other member has a default.
+///
+/// ```swift
+/// struct GetUser: Requestable {
+///     let id: Int
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+///     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
+/// }
+///
+/// let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
+/// ```
+public protocol Requestable: Sendable {
+    /// The scheme, host and port to send to.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when the host or port is invalid.
+    func baseURL() throws(CourierError) -> BaseURL
+    /// The path. Default: ``URLPath/root``.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when the path is invalid.
+    func path() throws(CourierError) -> URLPath
+    /// The method. Default: ``HTTPMethod/get``.
+    var method: HTTPMethod { get }
+    /// Headers for this endpoint; they replace client-wide headers of the same name. Default: `nil`.
+    var headerItems: [HeaderItem]? { get }
+    /// Query parameters, in order. No `?` is added when this is `nil` or empty. Default: `nil`.
+    var queryItems: [QueryItem]? { get }
+    /// The body. Not allowed for GET and HEAD. Default: `nil`.
+    var body: RequestBody? { get }
+    /// Whether the client's authentication is applied to this endpoint. Default: `true`.
+    var requiresAuthorization: Bool { get }
+    /// How long the whole request may take; `nil` uses ``Configuration/timeout``. Default: `nil`.
+    var timeout: Duration? { get }
+    /// Status codes that count as success; any other fails the call with
+    /// ``CourierError/response(_:)``. Default: ``Response/successStatusCodes`` (200–299).
+    var acceptableStatusCodes: Set<Int> { get }
+}
+
+extension Requestable {
+    /// ``URLPath/root``.
+    public func path() throws(CourierError) -> URLPath { .root }
+    /// ``HTTPMethod/get``.
+    public var method: HTTPMethod { .get }
+    /// `nil`.
+    public var headerItems: [HeaderItem]? { nil }
+    /// `nil`.
+    public var queryItems: [QueryItem]? { nil }
+    /// `nil`.
+    public var body: RequestBody? { nil }
+    /// `true`.
+    public var requiresAuthorization: Bool { true }
+    /// `nil`: the client's ``Configuration/timeout``.
+    public var timeout: Duration? { nil }
+    /// 200–299.
+    public var acceptableStatusCodes: Set<Int> { Response.successStatusCodes }
+}

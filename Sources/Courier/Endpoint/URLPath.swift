@@ -1,0 +1,108 @@
+/// The path of an endpoint, validated against RFC 3986.
+///
+/// `init(_:)` takes a path that is already percent-encoded and checks it; `init(segments:)`
+/// takes raw segments and percent-encodes each one, so user input can go into a path safely.
+///
+/// ```swift
+/// let users = try URLPath("/v1/users")
+/// let user = try URLPath(segments: ["v1", "users", userName])   // "a/b" becomes "a%2Fb"
+/// ```
+///
+/// Rules: the path starts with `/`; each segment uses RFC 3986 `pchar` (unreserved,
+/// sub-delims, `:`, `@` and valid `%XX` escapes); no empty segment except a trailing slash;
+/// no `.` or `..` segment, also not percent-encoded (`%2E%2E`), because servers and proxies
+/// that normalise paths would send the request somewhere else; no `?` or `#` (use
+/// ``Requestable/queryItems``).
+public struct URLPath: Hashable, Sendable {
+    /// The percent-encoded path, starting with `/`.
+    public let rawValue: String
+
+    /// `/`.
+    public static let root = URLPath(unchecked: "/")
+
+    private init(unchecked: String) { rawValue = unchecked }
+
+    /// Validates an already percent-encoded path.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidPath(_:reason:)``
+    ///   naming the path and the rule it breaks.
+    public init(_ path: String) throws(CourierError) {
+        if let problem = Self.problem(with: path) {
+            throw .invalidRequest(.invalidPath(path, reason: problem))
+        }
+        rawValue = path
+    }
+
+    /// Builds a path from raw segments, percent-encoding each one (everything but RFC 3986
+    /// unreserved characters, so `/`, `?`, `#`, `%` and space are encoded). An empty list gives `/`.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidPath(_:reason:)``
+    ///   if a segment is empty, `.` or `..`.
+    public init(segments: [String]) throws(CourierError) {
+        for segment in segments {
+            if let problem = Self.rawSegmentProblem(segment) {
+                throw .invalidRequest(.invalidPath("/" + segments.joined(separator: "/"), reason: problem))
+            }
+        }
+        rawValue = "/" + segments.map { PercentEncoding.encode($0) }.joined(separator: "/")
+    }
+
+    /// This path with raw `segments` appended, each percent-encoded as in ``init(segments:)``.
+    /// - Throws: the errors of ``init(segments:)``.
+    public func appending(_ segments: String...) throws(CourierError) -> URLPath {
+        let tail = try URLPath(segments: segments)
+        if tail == .root { return self }
+        let base = rawValue.hasSuffix("/") ? String(rawValue.dropLast()) : rawValue
+        return URLPath(unchecked: base + tail.rawValue)
+    }
+
+    private static func rawSegmentProblem(_ segment: String) -> String? {
+        switch segment {
+        case "": return "a segment is empty"
+        case ".", "..": return "\"\(segment)\" is a dot segment, which servers resolve to another path"
+        default: return nil
+        }
+    }
+
+    static func problem(with path: String) -> String? {
+        if let bad = path.unicodeScalars.first(where: { !$0.isASCII }) {
+            let code = "U+" + String(bad.value, radix: 16, uppercase: true)
+            return "contains the non-ASCII character \(code); percent-encode it, or build the path with URLPath(segments:)"
+        }
+        guard path.utf8.first == UInt8(ascii: "/") else { return "must start with \"/\"" }
+        if path.contains("?") { return "contains \"?\"; put query parameters in queryItems" }
+        if path.contains("#") { return "contains \"#\"; a fragment is never sent to the server" }
+        let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            if segment.isEmpty {
+                if index == segments.count - 1 { continue }   // a trailing slash, or the root
+                return "has an empty segment (\"//\")"
+            }
+            var bytes = segment.makeIterator()
+            while let byte = bytes.next() {
+                if byte == UInt8(ascii: "%") {
+                    guard let high = bytes.next(), let low = bytes.next(),
+                          PercentEncoding.isHexDigit(high), PercentEncoding.isHexDigit(low) else {
+                        return "has a malformed percent-escape; \"%\" must be followed by two hex digits"
+                    }
+                } else if !isPChar(byte) {
+                    return "has the character \(String(UnicodeScalar(byte)).debugDescription), which is not allowed in a path segment; percent-encode it"
+                }
+            }
+            if let decoded = PercentEncoding.decodeBytes(String(decoding: segment, as: UTF8.self)),
+               decoded == [UInt8(ascii: ".")] || decoded == [UInt8(ascii: "."), UInt8(ascii: ".")] {
+                return "has a dot segment (\".\" or \"..\", also when percent-encoded), which servers resolve to another path"
+            }
+        }
+        return nil
+    }
+
+    /// RFC 3986 `pchar` without the `%XX` form: unreserved, sub-delims, `:` and `@`.
+    private static func isPChar(_ byte: UInt8) -> Bool {
+        PercentEncoding.isUnreserved(byte) || PercentEncoding.isSubDelim(byte)
+            || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
+    }
+}
+
+extension URLPath: CustomStringConvertible {
+    /// The percent-encoded path.
+    public var description: String { rawValue }
+}

@@ -1,0 +1,78 @@
+public import Foundation
+
+/// Every error a Courier API throws.
+///
+/// Public throwing APIs are declared `throws(CourierError)`, so a `catch` sees this type
+/// without casting. Each case keeps its evidence: the transport failure keeps the
+/// `URLError`, a rejected response keeps status, headers and body, a decoding failure keeps
+/// the `DecodingError` and the response it came from.
+///
+/// ```swift
+/// do {
+///     let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
+/// } catch .response(let response) where response.statusCode == 404 {
+///     // not found
+/// } catch {
+///     print(error)   // never prints header values or whole bodies
+/// }
+/// ```
+public enum CourierError: Error, Sendable {
+    /// The request could not be built: a bad host, path, method, header, or a body that is not
+    /// allowed or could not be encoded. Nothing was sent.
+    case invalidRequest(InvalidRequest)
+    /// The request did not produce an HTTP response: a timeout, no connectivity, a lost
+    /// connection, a TLS failure. The underlying `URLError` is kept.
+    case transport(TransportFailure)
+    /// The caller's `Task` was cancelled; the network request was cancelled with it.
+    case cancelled
+    /// The server answered with a status code the endpoint does not accept (by default,
+    /// anything outside 200–299). The whole response is kept.
+    case response(Response)
+    /// A response arrived and was accepted, but its body could not be decoded into the
+    /// expected type.
+    case decoding(DecodingFailure)
+    /// Authentication failed or could not be attempted.
+    case authentication(AuthenticationFailure)
+}
+
+extension CourierError: CustomStringConvertible {
+    /// A one-line summary that names the problem without printing header values or bodies in full.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let problem):
+            return "Invalid request: \(problem)"
+        case .transport(let failure):
+            return "Transport failure: \(failure)"
+        case .cancelled:
+            return "Cancelled"
+        case .response(let response):
+            return "Unacceptable response: \(response)"
+        case .decoding(let failure):
+            return "Decoding failure: \(failure)"
+        case .authentication(let failure):
+            return "Authentication failure: \(failure)"
+        }
+    }
+}
+
+extension CourierError: LocalizedError {
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+}
+
+extension CourierError {
+    /// The HTTP response the error carries, if any: for ``response(_:)`` and ``decoding(_:)``.
+    public var response: Response? {
+        switch self {
+        case .response(let response): response
+        case .decoding(let failure): failure.response
+        default: nil
+        }
+    }
+
+    /// The `URLError` underneath a ``transport(_:)`` failure, if there is one.
+    public var urlError: URLError? {
+        if case .transport(let failure) = self { return failure.urlError }
+        return nil
+    }
+}

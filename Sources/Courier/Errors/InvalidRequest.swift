@@ -1,0 +1,57 @@
+/// Why a request could not be built. Every case names the offending input so that the message
+/// points at the mistake; header *values* are never included because they may hold secrets.
+public enum InvalidRequest: Sendable, Equatable {
+    /// The host is not an RFC 1123 name, an IPv4 dotted quad or a bracketed IPv6 literal.
+    case invalidHost(String, reason: String)
+    /// The port is outside 1–65535.
+    case invalidPort(Int)
+    /// The path breaks the rules of ``URLPath``.
+    case invalidPath(String, reason: String)
+    /// A string meant to be a base URL could not be read as `scheme://host[:port]`.
+    case invalidBaseURL(String, reason: String)
+    /// The method is not an RFC 9110 token.
+    case invalidMethod(String)
+    /// A header name is not an RFC 9110 token.
+    case invalidHeaderName(String)
+    /// A header value contains CR, LF, NUL or another control character (header injection).
+    /// Only the header's name is kept: its value may be a secret.
+    case invalidHeaderValue(name: String)
+    /// The method does not allow a request body (GET and HEAD).
+    case bodyNotAllowed(method: String)
+    /// The body could not be encoded (for example an `Encodable` that threw).
+    case encodingFailed(String)
+    /// The URL assembled from base URL, path and query could not be formed.
+    case invalidURL(String)
+    /// The timeout is zero or negative.
+    case invalidTimeout(Duration)
+}
+
+extension InvalidRequest: CustomStringConvertible {
+    /// A readable sentence naming the offending input.
+    public var description: String {
+        switch self {
+        case .invalidHost(let host, let reason):
+            return "invalid host \(host.debugDescription): \(reason)"
+        case .invalidPort(let port):
+            return "invalid port \(port): must be between 1 and 65535"
+        case .invalidPath(let path, let reason):
+            return "invalid path \(path.debugDescription): \(reason)"
+        case .invalidBaseURL(let string, let reason):
+            return "invalid base URL \(string.debugDescription): \(reason)"
+        case .invalidMethod(let method):
+            return "invalid HTTP method \(method.debugDescription): must be an RFC 9110 token"
+        case .invalidHeaderName(let name):
+            return "invalid header name \(name.debugDescription): must be an RFC 9110 token"
+        case .invalidHeaderValue(let name):
+            return "invalid value for header \(name.debugDescription): control characters such as CR or LF are not allowed"
+        case .bodyNotAllowed(let method):
+            return "a \(method) request cannot carry a body"
+        case .encodingFailed(let reason):
+            return "the body could not be encoded: \(reason)"
+        case .invalidURL(let string):
+            return "the URL \(string.debugDescription) could not be formed"
+        case .invalidTimeout(let timeout):
+            return "invalid timeout \(timeout): must be positive"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+public import Foundation
+
+/// A request that produced no HTTP response.
+///
+/// ``kind`` classifies the failure; ``urlError`` keeps the `URLError` that URLSession reported
+/// (with its code and failing URL), or one Courier made for a failure it detected itself, such
+/// as its own sub-second deadline (code `.timedOut`).
+public struct TransportFailure: Error, Sendable, Equatable {
+    /// What went wrong, in broad classes that retry policies and user interfaces can act on.
+    public enum Kind: String, Sendable, Equatable {
+        /// The request's deadline passed.
+        case timedOut
+        /// The host name could not be resolved.
+        case dnsFailure
+        /// No connection could be made (refused, host unreachable, offline).
+        case cannotConnect
+        /// An established connection was lost before the response completed.
+        case connectionLost
+        /// TLS negotiation or certificate validation failed.
+        case secureConnectionFailed
+        /// The response could not be read (bad or truncated response).
+        case badResponse
+        /// Anything else.
+        case other
+    }
+
+    /// The class of failure.
+    public var kind: Kind
+    /// The underlying `URLError`, kept whole.
+    public var urlError: URLError?
+    /// The URL that was requested.
+    public var url: URL?
+    /// A short explanation for failures that have no `URLError` (from custom transports).
+    public var message: String?
+
+    /// Creates a transport failure. Custom transports use this to report their own errors.
+    public init(kind: Kind, urlError: URLError? = nil, url: URL? = nil, message: String? = nil) {
+        self.kind = kind
+        self.urlError = urlError
+        self.url = url
+        self.message = message
+    }
+
+    /// Classifies a `URLError`, keeping it whole.
+    public init(_ urlError: URLError, url: URL? = nil) {
+        self.init(kind: Kind(urlError.code), urlError: urlError, url: url ?? urlError.failingURL)
+    }
+}
+
+extension TransportFailure.Kind {
+    /// Maps URLSession's error codes onto the broad classes.
+    init(_ code: URLError.Code) {
+        switch code {
+        case .timedOut:
+            self = .timedOut
+        case .cannotFindHost, .dnsLookupFailed:
+            self = .dnsFailure
+        case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff,
+             .dataNotAllowed, .callIsActive:
+            self = .cannotConnect
+        case .networkConnectionLost:
+            self = .connectionLost
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
+             .clientCertificateRejected, .clientCertificateRequired:
+            self = .secureConnectionFailed
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData,
+             .cannotDecodeContentData, .zeroByteResource:
+            self = .badResponse
+        default:
+            self = .other
+        }
+    }
+}
+
+extension TransportFailure: CustomStringConvertible {
+    /// The kind, the URL error code and the URL's scheme, host and path (never its query,
+    /// which may carry secrets).
+    public var description: String {
+        var parts = [kind.rawValue]
+        if let urlError {
+            parts.append("URLError \(urlError.code.rawValue)")
+        }
+        if let url {
+            parts.append("for \(url.redactedForLogging)")
+        }
+        if let message {
+            parts.append(message)
+        }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension URL {
+    /// Scheme, host, port and path, without user-info, query or fragment: safe to print.
+    var redactedForLogging: String {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {
+            return "<unprintable URL>"
+        }
+        let hadQuery = components.percentEncodedQuery != nil
+        components.user = nil
+        components.password = nil
+        components.percentEncodedQuery = nil
+        components.fragment = nil
+        return (components.string ?? "<unprintable URL>") + (hadQuery ? "?…" : "")
+    }
+}

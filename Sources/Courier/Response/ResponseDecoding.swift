@@ -1,0 +1,71 @@
+public import Foundation
+
+/// The value to expect from a response that has no body: 204 No Content, 205, or a HEAD request.
+///
+/// ```swift
+/// _ = try await client.enqueue(DeleteUser(id: 42)).resume(expecting: EmptyResponse.self)
+/// ```
+/// Any body that does arrive is ignored; use ``Call/resume()`` to see it.
+public struct EmptyResponse: Decodable, Sendable, Equatable {
+    /// Creates an empty response.
+    public init() {}
+
+    /// Decodes from anything, ignoring its content.
+    public init(from decoder: any Decoder) throws {}
+}
+
+extension Response {
+    /// The body as text, decoded with the `charset` of the `Content-Type` header (UTF-8 when
+    /// none is given). A UTF-8 byte-order mark is dropped.
+    /// - Throws: ``CourierError/decoding(_:)`` with ``DecodingFailure/Reason/invalidText(charset:)``
+    ///   when the bytes are not valid in that charset, or
+    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)`` for a charset Courier does not know.
+    public func text() throws(CourierError) -> String {
+        let charset = self.charset ?? "utf-8"
+        guard let encoding = Self.encoding(forCharset: charset) else {
+            throw .decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: self, expectedType: "String"))
+        }
+        var bytes = body
+        if encoding == .utf8, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            bytes = bytes.dropFirst(3)
+        }
+        guard let text = String(data: bytes, encoding: encoding) else {
+            throw .decoding(DecodingFailure(reason: .invalidText(charset: charset), response: self, expectedType: "String"))
+        }
+        return text
+    }
+
+    /// Decodes the body as `type`: `Data` gives the raw bytes, `String` the text (see ``text()``),
+    /// ``EmptyResponse`` ignores the body, anything else is decoded as JSON with `decoder`.
+    /// - Throws: ``CourierError/decoding(_:)`` keeping the `DecodingError` and this response.
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws(CourierError) -> T {
+        if let empty = EmptyResponse() as? T { return empty }
+        if let data = body as? T { return data }
+        if T.self == String.self, let text = try text() as? T { return text }
+        do {
+            return try decoder.decode(T.self, from: body)
+        } catch let error as DecodingError {
+            throw .decoding(DecodingFailure(reason: .decodingError(error), response: self, expectedType: "\(T.self)"))
+        } catch {
+            throw .decoding(DecodingFailure(reason: .other(String(describing: error)), response: self, expectedType: "\(T.self)"))
+        }
+    }
+
+    /// IANA charset names (lower-cased) that Courier decodes.
+    static func encoding(forCharset charset: String) -> String.Encoding? {
+        switch charset {
+        case "utf-8", "utf8": .utf8
+        case "us-ascii", "ascii": .ascii
+        case "iso-8859-1", "iso8859-1", "latin1", "l1": .isoLatin1
+        case "iso-8859-2", "latin2": .isoLatin2
+        case "windows-1252", "cp1252": .windowsCP1252
+        case "utf-16": .utf16
+        case "utf-16le": .utf16LittleEndian
+        case "utf-16be": .utf16BigEndian
+        case "utf-32": .utf32
+        case "utf-32le": .utf32LittleEndian
+        case "utf-32be": .utf32BigEndian
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,72 @@
+public import Foundation
+public import HTTPTypes
+
+/// The one seam between Courier's pipeline and the wire.
+///
+/// A transport sends one fully built request and returns the response, or throws a
+/// ``CourierError``: ``CourierError/transport(_:)`` when no response arrived, ``CourierError/cancelled``
+/// when the calling task was cancelled. It does not validate status codes, decode bodies,
+/// retry, or authenticate: the client does that around it.
+///
+/// ``URLSessionTransport`` is the default. Write your own to send through another HTTP stack
+/// or to fake the network in tests:
+///
+/// ```swift
+/// struct CannedTransport: Transport {
+///     func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+///         Response(statusCode: 200, body: Data(#"{"id":1}"#.utf8), url: request.url)
+///     }
+/// }
+/// ```
+public protocol Transport: Sendable {
+    /// Sends `request` and returns the response, whatever its status code.
+    /// - Throws: ``CourierError/transport(_:)``, ``CourierError/cancelled`` when the calling task
+    ///   is cancelled (the request must then be stopped, not left to finish in the background).
+    func send(_ request: TransportRequest) async throws(CourierError) -> Response
+}
+
+/// A fully built request, as a transport receives it.
+public struct TransportRequest: Sendable {
+    /// Method, scheme, authority, path with query, and header fields (swift-http-types).
+    public var head: HTTPRequest
+    /// The body, if any.
+    public var body: TransportBody?
+    /// How long the whole exchange may take, from sending the request to the last byte of the
+    /// response. A transport must enforce it to the millisecond and fail with a
+    /// ``TransportFailure/Kind/timedOut`` failure when it passes.
+    public var timeout: Duration
+    /// The absolute URL: scheme, authority and path with query of ``head``.
+    public var url: URL
+
+    /// Creates a transport request.
+    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL) {
+        self.head = head
+        self.body = body
+        self.timeout = timeout
+        self.url = url
+    }
+}
+
+/// The bytes of a request body, as a transport receives them.
+///
+/// More cases (files on disk, streams) will be added before 1.0; a custom transport should
+/// handle the cases it knows and fail with ``CourierError/invalidRequest(_:)`` on others.
+public enum TransportBody: Sendable, Equatable {
+    /// Bytes in memory.
+    case data(Data)
+
+    /// The length in bytes, when known before sending.
+    public var count: Int64? {
+        switch self {
+        case .data(let data): Int64(data.count)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+}

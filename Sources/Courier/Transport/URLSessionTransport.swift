@@ -1,0 +1,263 @@
+#if canImport(FoundationNetworking)
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// The default ``Transport``: URLSession, on Apple platforms and on Linux (libcurl).
+///
+/// Each transport owns one `URLSession` with a session-level delegate that
+/// - answers every authentication challenge (on Linux, Swift 6.3.1, a 401 carrying
+///   `WWW-Authenticate: Basic` otherwise hangs forever), with default handling and no stored
+///   credentials: Courier attaches credentials itself, only where they belong;
+/// - collects the response, so that cancelling the calling `Task` cancels the URLSession task
+///   and the connection stops on both platforms;
+/// - enforces the request's timeout with Courier's own deadline, to the millisecond (Linux
+///   URLSession truncates timeouts to whole seconds, so 1.5 s acts as 1 s and 0.5 s fails at once).
+///
+/// ```swift
+/// let transport = URLSessionTransport()                       // URLSessionConfiguration.default
+/// let config = URLSessionConfiguration.ephemeral
+/// config.httpMaximumConnectionsPerHost = 8
+/// let client = Client(configuration: Configuration(transport: URLSessionTransport(configuration: config)))
+/// ```
+///
+/// Keep one transport per configuration and share it: each owns a connection pool.
+public final class URLSessionTransport: Transport {
+    /// The session requests go through.
+    public let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own session.
+    /// - Parameter configuration: copied; `urlCredentialStorage` is set to `nil` so URLSession
+    ///   never attaches a stored credential on its own.
+    public init(configuration: URLSessionConfiguration = .default) {
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
+        configuration.urlCredentialStorage = nil
+        let delegate = SessionDelegate()
+        let queue = OperationQueue()
+        queue.name = "Courier.URLSessionTransport"
+        queue.maxConcurrentOperationCount = 1
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends the request through URLSession.
+    /// - Throws: ``CourierError/transport(_:)`` keeping the `URLError`; ``CourierError/cancelled``
+    ///   when the calling task is cancelled; ``CourierError/invalidRequest(_:)`` if the request
+    ///   cannot be expressed as a `URLRequest`.
+    public func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+        if Task.isCancelled { throw .cancelled }
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.head.method.rawValue
+        for field in request.head.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
+        // seconds; round up so it never fires before Courier's own deadline does.
+        let seconds = request.timeout.seconds
+        urlRequest.timeoutInterval = max(1, seconds.rounded(.up))
+        switch request.body {
+        case .data(let data)?:
+            urlRequest.httpBody = data
+        case nil:
+            break
+        }
+
+        let task = session.dataTask(with: urlRequest)
+        let exchange = Exchange(task: task, url: request.url)
+        delegate.register(exchange, for: task)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                exchange.start(continuation, deadline: seconds)
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+        return try outcome.get()
+    }
+}
+
+/// One request in flight: the URLSession task, the bytes received so far, and how it ended.
+///
+/// `@unchecked Sendable` because its mutable state is touched from three places (the delegate
+/// queue, the cancellation handler and the deadline timer); every access to a `var` below goes
+/// through `lock`, and the continuation is resumed exactly once, by whoever takes it out of
+/// `continuation` first.
+final class Exchange: @unchecked Sendable {
+    typealias Outcome = Result<Response, CourierError>
+
+    private enum End { case none, cancelled, timedOut }
+
+    let task: URLSessionDataTask
+    let url: URL
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Outcome, Never>?
+    private var end = End.none
+    private var response: HTTPURLResponse?
+    private var body = Data()
+    private var deadline: DispatchWorkItem?
+
+    init(task: URLSessionDataTask, url: URL) {
+        self.task = task
+        self.url = url
+    }
+
+    /// Resumes the task, or ends at once if the caller was cancelled before it started.
+    func start(_ continuation: CheckedContinuation<Outcome, Never>, deadline seconds: Double) {
+        let timer = DispatchWorkItem { [weak self] in self?.timeOut() }
+        lock.lock()
+        if end == .cancelled {
+            lock.unlock()
+            continuation.resume(returning: .failure(.cancelled))
+            return
+        }
+        self.continuation = continuation
+        self.deadline = timer
+        lock.unlock()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer)
+        task.resume()
+    }
+
+    func cancel() {
+        mark(.cancelled)
+        task.cancel()
+    }
+
+    private func timeOut() {
+        mark(.timedOut)
+        task.cancel()
+    }
+
+    /// Records why the task is being stopped; the first reason wins.
+    private func mark(_ reason: End) {
+        lock.lock()
+        if end == .none { end = reason }
+        lock.unlock()
+    }
+
+    func received(_ response: HTTPURLResponse) {
+        lock.lock()
+        self.response = response
+        body.removeAll(keepingCapacity: true)   // a new response (after a 1xx) starts a new body
+        if response.expectedContentLength > 0, response.expectedContentLength < 64 << 20 {
+            body.reserveCapacity(Int(response.expectedContentLength))
+        }
+        lock.unlock()
+    }
+
+    func received(_ data: Data) {
+        lock.lock()
+        body.append(data)
+        lock.unlock()
+    }
+
+    func completed(with error: (any Error)?) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        let end = self.end
+        let response = self.response
+        let body = self.body
+        self.body = Data()
+        deadline?.cancel()
+        deadline = nil
+        lock.unlock()
+        continuation?.resume(returning: outcome(error: error, end: end, response: response, body: body))
+    }
+
+    private func outcome(error: (any Error)?, end: End, response: HTTPURLResponse?, body: Data) -> Outcome {
+        switch end {
+        case .cancelled:
+            return .failure(.cancelled)
+        case .timedOut:
+            let urlError = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+            return .failure(.transport(TransportFailure(urlError, url: url)))
+        case .none:
+            break
+        }
+        if let error {
+            let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: url, NSUnderlyingErrorKey: error])
+            return .failure(.transport(TransportFailure(urlError, url: url)))
+        }
+        guard let response, let head = response.httpResponse else {
+            let urlError = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+            return .failure(.transport(TransportFailure(urlError, url: url)))
+        }
+        return .success(Response(status: head.status, headers: head.headerFields, body: body, url: url))
+    }
+}
+
+/// The session-level delegate: routes task callbacks to their ``Exchange``.
+///
+/// `@unchecked Sendable` because `exchanges` is mutated from callers' tasks (register) and the
+/// delegate queue (completion); every access goes through `lock`.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var exchanges: [Int: Exchange] = [:]
+
+    func register(_ exchange: Exchange, for task: URLSessionTask) {
+        lock.lock()
+        exchanges[task.taskIdentifier] = exchange
+        lock.unlock()
+    }
+
+    private func exchange(for task: URLSessionTask, removing: Bool = false) -> Exchange? {
+        lock.lock()
+        defer { lock.unlock() }
+        return removing ? exchanges.removeValue(forKey: task.taskIdentifier) : exchanges[task.taskIdentifier]
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse {
+            exchange(for: dataTask)?.received(response)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(for: dataTask)?.received(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        exchange(for: task, removing: true)?.completed(with: error)
+    }
+
+    /// Answers every challenge, so none can hang the task (see the type's documentation).
+    /// With no credential storage, default handling presents no credential: a 401 is delivered
+    /// as a response and server trust is evaluated by the system.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+}
+
+extension URLSessionTransport {
+    /// A transport over `URLSessionConfiguration.default`, shared by every ``Configuration``
+    /// that does not name its own.
+    public static let shared = URLSessionTransport()
+}

@@ -1,0 +1,1 @@
+// CourierTesting: URLProtocol stubs.
