@@ -103,7 +103,7 @@ final class Exchange: @unchecked Sendable {
     private var end = End.none
     private var response: HTTPURLResponse?
     private var body = Data()
-    private var deadline: DispatchWorkItem?
+    private var deadline: (any DispatchSourceTimer)?
 
     init(task: URLSessionDataTask, url: URL) {
         self.task = task
@@ -112,7 +112,6 @@ final class Exchange: @unchecked Sendable {
 
     /// Resumes the task, or ends at once if the caller was cancelled before it started.
     func start(_ continuation: CheckedContinuation<Outcome, Never>, deadline seconds: Double) {
-        let timer = DispatchWorkItem { [weak self] in self?.timeOut() }
         lock.lock()
         if end == .cancelled {
             lock.unlock()
@@ -120,10 +119,26 @@ final class Exchange: @unchecked Sendable {
             return
         }
         self.continuation = continuation
-        self.deadline = timer
+        // A timer source, not `asyncAfter`: cancelling a source frees it at once, where a
+        // cancelled work item would stay queued until its deadline (60 s by default). It is
+        // created only once the exchange really starts: libdispatch traps when a source that
+        // was never resumed is released.
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler { [weak self] in self?.timeOut() }
+        timer.schedule(deadline: .now() + seconds)
+        timer.resume()
+        deadline = timer
         lock.unlock()
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer)
         task.resume()
+        // A cancellation that arrived between the check above and `resume()` cancelled a task
+        // that had not started yet; cancel again now that it has.
+        if isCancelled { task.cancel() }
+    }
+
+    private var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return end == .cancelled
     }
 
     func cancel() {
