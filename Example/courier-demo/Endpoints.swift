@@ -1,0 +1,51 @@
+import Courier
+
+/// An endpoint of the demo API. The base URL is chosen at run time (the embedded server's
+/// ephemeral port, or `--base-url`), so every endpoint carries it.
+protocol DemoEndpoint: Requestable {
+    var api: BaseURL { get }
+}
+
+extension DemoEndpoint {
+    func baseURL() -> BaseURL { api }
+}
+
+/// `GET /v1/users`: every user.
+struct ListUsers: DemoEndpoint {
+    let api: BaseURL
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
+}
+
+/// `GET /v1/users/{id}`: one user, or 404 with an ``APIErrorBody``.
+struct GetUser: DemoEndpoint {
+    let api: BaseURL
+    let id: Int
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
+}
+
+/// `POST /v1/users`: creates a user from a JSON body; the API answers 201 with the stored user.
+struct CreateUser: DemoEndpoint {
+    let api: BaseURL
+    let user: NewUser
+    var method: HTTPMethod { .post }
+    var body: RequestBody? { .json(user) }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
+}
+
+/// `GET /v1/slow?ticket=…`: answers only after a long time. The ticket lets
+/// ``SlowArrival`` learn when the server has received this very request.
+struct SlowCall: DemoEndpoint {
+    let api: BaseURL
+    var ticket: String?
+    var timeout: Duration?
+    var queryItems: [QueryItem]? { ticket.map { [QueryItem(name: "ticket", value: $0)] } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/slow") }
+}
+
+/// `GET /v1/slow/arrivals/{ticket}`: a long poll that answers as soon as the server has
+/// received the slow request with `ticket` (404 if it does not arrive within a few seconds).
+struct SlowArrival: DemoEndpoint {
+    let api: BaseURL
+    let ticket: String
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "slow", "arrivals", ticket]) }
+}
