@@ -31,6 +31,13 @@ struct ErrorTests {
         #expect(TransportFailure(URLError(code)).kind == kind)
     }
 
+    @Test("a transport failure's description names the URL error code and drops the query")
+    func transportDescription() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:1/v1/users?key=SECRET"))
+        let text = TransportFailure(URLError(.cannotConnectToHost), url: url).description
+        #expect(text == "cannotConnect, URLError -1004 (cannotConnectToHost), for http://127.0.0.1:1/v1/users?…")
+    }
+
     @Test("a call whose task is already cancelled ends as cancelled and sends nothing")
     func cancelledBeforeSending() async {
         let transport = RecordingTransport()

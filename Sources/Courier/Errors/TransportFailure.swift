@@ -79,7 +79,7 @@ extension TransportFailure: CustomStringConvertible {
     public var description: String {
         var parts = [kind.rawValue]
         if let urlError {
-            parts.append("URLError \(urlError.code.rawValue)")
+            parts.append("URLError \(urlError.code.rawValue)\(urlError.code.name.map { " (\($0))" } ?? "")")
         }
         if let url {
             parts.append("for \(url.redactedForLogging)")
@@ -88,6 +88,30 @@ extension TransportFailure: CustomStringConvertible {
             parts.append(message)
         }
         return parts.joined(separator: ", ")
+    }
+}
+
+extension URLError.Code {
+    /// The Foundation name of common codes, for readable messages.
+    var name: String? {
+        switch self {
+        case .timedOut: "timedOut"
+        case .cancelled: "cancelled"
+        case .cannotFindHost: "cannotFindHost"
+        case .dnsLookupFailed: "dnsLookupFailed"
+        case .cannotConnectToHost: "cannotConnectToHost"
+        case .notConnectedToInternet: "notConnectedToInternet"
+        case .networkConnectionLost: "networkConnectionLost"
+        case .secureConnectionFailed: "secureConnectionFailed"
+        case .serverCertificateUntrusted: "serverCertificateUntrusted"
+        case .badServerResponse: "badServerResponse"
+        case .cannotParseResponse: "cannotParseResponse"
+        case .badURL: "badURL"
+        case .unsupportedURL: "unsupportedURL"
+        case .userAuthenticationRequired: "userAuthenticationRequired"
+        case .httpTooManyRedirects: "httpTooManyRedirects"
+        default: nil
+        }
     }
 }
 

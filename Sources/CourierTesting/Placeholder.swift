@@ -1,1 +1,0 @@
-// CourierTesting: URLProtocol stubs.
