@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 "Courier",
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
             path: "Example/courier-demo",
             swiftSettings: strictSettings
@@ -72,6 +73,7 @@ let package = Package(
                 "Courier", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
             swiftSettings: strictSettings
         ),

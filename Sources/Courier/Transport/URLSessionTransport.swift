@@ -10,9 +10,10 @@ import HTTPTypesFoundation
 /// The default ``Transport``: URLSession, on Apple platforms and on Linux (libcurl).
 ///
 /// Each transport owns one `URLSession` with a session-level delegate that
-/// - answers every authentication challenge (on Linux, Swift 6.3.1, a 401 carrying
-///   `WWW-Authenticate: Basic` otherwise hangs forever), with default handling and no stored
-///   credentials: Courier attaches credentials itself, only where they belong;
+/// - answers every authentication challenge, never with a stored credential: Courier attaches
+///   credentials itself, only where they belong. On Linux (Swift 6.3.1) a 401 carrying
+///   `WWW-Authenticate: Basic realm=…` raises a challenge that hangs the task forever unless it
+///   is declined; Courier declines it and returns the 401 it already received;
 /// - collects the response, so that cancelling the calling `Task` cancels the URLSession task
 ///   and the connection stops on both platforms;
 /// - enforces the request's timeout with Courier's own deadline, to the millisecond (Linux
@@ -104,6 +105,7 @@ final class Exchange: @unchecked Sendable {
     private var response: HTTPURLResponse?
     private var body = Data()
     private var deadline: (any DispatchSourceTimer)?
+    private var declinedChallenge = false
 
     init(task: URLSessionDataTask, url: URL) {
         self.task = task
@@ -158,6 +160,14 @@ final class Exchange: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records that the session delegate declined an HTTP authentication challenge, so that the
+    /// cancellation URLSession reports next ends the exchange with the 401 already received.
+    func declineChallenge() {
+        lock.lock()
+        declinedChallenge = true
+        lock.unlock()
+    }
+
     func received(_ response: HTTPURLResponse) {
         lock.lock()
         self.response = response
@@ -181,14 +191,17 @@ final class Exchange: @unchecked Sendable {
         let end = self.end
         let response = self.response
         let body = self.body
+        let declinedChallenge = self.declinedChallenge
         self.body = Data()
         deadline?.cancel()
         deadline = nil
         lock.unlock()
-        continuation?.resume(returning: outcome(error: error, end: end, response: response, body: body))
+        continuation?.resume(returning: outcome(error: error, end: end, response: response, body: body,
+                                                declinedChallenge: declinedChallenge))
     }
 
-    private func outcome(error: (any Error)?, end: End, response: HTTPURLResponse?, body: Data) -> Outcome {
+    private func outcome(error: (any Error)?, end: End, response: HTTPURLResponse?, body: Data,
+                         declinedChallenge: Bool) -> Outcome {
         switch end {
         case .cancelled:
             return .failure(.cancelled)
@@ -197,6 +210,12 @@ final class Exchange: @unchecked Sendable {
             return .failure(.transport(TransportFailure(urlError, url: url)))
         case .none:
             break
+        }
+        // A declined authentication challenge ends the task as cancelled, after the whole 401
+        // response has been delivered: that response is the outcome.
+        if declinedChallenge, (error as? URLError)?.code == .cancelled,
+           let response, let head = response.httpResponse {
+            return .success(Response(status: head.status, headers: head.headerFields, body: body, url: url))
         }
         if let error {
             let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: url, NSUnderlyingErrorKey: error])
@@ -251,14 +270,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Answers every challenge, so none can hang the task (see the type's documentation).
-    /// With no credential storage, default handling presents no credential: a 401 is delivered
-    /// as a response and server trust is evaluated by the system.
+    /// On Apple platforms, with no credential storage, default handling presents no credential:
+    /// a 401 is delivered as a response and server trust is evaluated by the system.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(FoundationNetworking)
+        // corelibs-foundation 6.3.1 raises this challenge for a 401 with `WWW-Authenticate: Basic
+        // realm=…` only after the response and its whole body were delivered, and then does
+        // nothing at all for `.performDefaultHandling` without a proposed credential: the task
+        // never ends. Declining ends it (as cancelled); the exchange turns that into the 401.
+        if challenge.failureResponse is HTTPURLResponse, let exchange = exchange(for: task) {
+            exchange.declineChallenge()
+            completionHandler(.cancelAuthenticationChallenge, nil)
+            return
+        }
+        #endif
         completionHandler(.performDefaultHandling, nil)
     }
 

@@ -1,0 +1,199 @@
+import Courier
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+/// An in-process FlyingFox HTTP server on `127.0.0.1` with an ephemeral port, one per test.
+///
+/// ```swift
+/// try await TestServer.run { server in
+///     await server.route("GET /hello") { _ in FlyingFox.HTTPResponse(statusCode: .ok) }
+///     let response = try await server.client().enqueue(server.endpoint("/hello")).resume()
+/// }
+/// ```
+///
+/// `run` starts the server, waits until it listens, hands it to the body and stops it when the
+/// body returns or throws, so tests running in parallel never share a server or a port. Nothing
+/// here sleeps to "wait for" the server: `waitUntilListening()` is awaited, and handlers report
+/// what they see through ``Latch`` and ``Recorder``.
+actor TestServer {
+    /// `http://127.0.0.1:<port>`.
+    nonisolated let baseURL: BaseURL
+    /// The port the kernel picked.
+    nonisolated let port: Int
+
+    private let server: HTTPServer
+    private let runTask: Task<Void, any Error>
+    private var isStopped = false
+
+    private init(server: HTTPServer, runTask: Task<Void, any Error>, port: Int) throws {
+        self.server = server
+        self.runTask = runTask
+        self.port = port
+        self.baseURL = try BaseURL(scheme: .http, host: "127.0.0.1", port: port)
+    }
+
+    /// Starts a server, runs `body` with it, and stops the server whatever happens in `body`.
+    /// - Parameter handlerTimeout: how long FlyingFox lets one handler run before answering 500
+    ///   itself; long by default so that slow handlers are ended by the test, not by FlyingFox.
+    static func run<R>(
+        handlerTimeout: TimeInterval = 120,
+        _ body: (TestServer) async throws -> R
+    ) async throws -> R {
+        let server = try await start(handlerTimeout: handlerTimeout)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Starts a server on `127.0.0.1:0` and returns once it listens. Prefer ``run(handlerTimeout:_:)``,
+    /// which cannot forget to stop it.
+    static func start(handlerTimeout: TimeInterval = 120) async throws -> TestServer {
+        let server = HTTPServer(
+            address: try .inet(ip4: "127.0.0.1", port: 0),
+            timeout: handlerTimeout,
+            logger: .disabled
+        )
+        let runTask = Task { try await server.run() }
+        do {
+            try await server.waitUntilListening(timeout: 10)
+        } catch {
+            runTask.cancel()
+            throw error
+        }
+        guard case .ip4(_, let port)? = await server.listeningAddress else {
+            await server.stop()
+            runTask.cancel()
+            throw TestServerError.noListeningAddress
+        }
+        return try TestServer(server: server, runTask: runTask, port: Int(port))
+    }
+
+    /// Adds a route, e.g. `"GET /users/42"` or `"POST /upload"`.
+    func route(
+        _ route: HTTPRoute,
+        handler: @escaping @Sendable (FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse
+    ) async {
+        await server.appendRoute(route, handler: handler)
+    }
+
+    /// Closes the listening socket and every connection, cancels running handlers, and waits
+    /// until the server task has ended. Calling it again does nothing.
+    func stop() async {
+        guard !isStopped else { return }
+        isStopped = true
+        await server.stop(timeout: 0)
+        runTask.cancel()
+        _ = await runTask.result
+    }
+
+    /// A client with its own `URLSessionTransport` (its own session and connection pool), so that
+    /// tests do not share connections through ``URLSessionTransport/shared``.
+    nonisolated func client(timeout: Duration = .seconds(30), headers: [HeaderItem] = []) -> Client {
+        makeClient(timeout: timeout, headers: headers)
+    }
+
+    /// An endpoint on this server.
+    nonisolated func endpoint(_ path: String) throws -> TestEndpoint {
+        try TestEndpoint(baseURL: baseURL, path: URLPath(path))
+    }
+}
+
+enum TestServerError: Error {
+    case noListeningAddress
+}
+
+// MARK: - Observing the server without sleeping
+
+/// A one-shot condition a handler opens and a test awaits. Opening it twice is harmless, and
+/// awaiting it after it opened returns at once.
+final class Latch: Sendable {
+    private let stream: AsyncStream<Never>
+    private let continuation: AsyncStream<Never>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Never.self)
+    }
+
+    func open() {
+        continuation.finish()
+    }
+
+    /// Returns when the latch is open; throws `CancellationError` if the waiting task is cancelled
+    /// first. Only one task may wait at a time.
+    func wait() async throws {
+        for await _ in stream {}
+        try Task.checkCancellation()
+    }
+}
+
+/// Values handlers observed, in arrival order.
+actor Recorder<Value: Sendable> {
+    private(set) var values: [Value] = []
+
+    func record(_ value: Value) {
+        values.append(value)
+    }
+}
+
+/// What a handler saw of one request, read while the handler ran.
+struct ReceivedRequest: Sendable {
+    var method: String
+    /// The request target's path, still percent-encoded, as it arrived.
+    var rawPath: String
+    /// The query after `?`, still percent-encoded, as it arrived; empty without one.
+    var rawQuery: String
+    var headers: [String: String]
+    var body: Data
+
+    init(_ request: FlyingFox.HTTPRequest) async throws {
+        method = request.method.rawValue
+        rawPath = request.target.path(percentEncoded: true)
+        rawQuery = request.target.query(percentEncoded: true)
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers {
+            headers[name.rawValue.lowercased()] = value
+        }
+        self.headers = headers
+        body = try await request.bodyData
+    }
+
+    func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+}
+
+/// A condition that did not come true within its bound.
+struct ConditionTimedOut: Error, CustomStringConvertible {
+    var condition: String
+    var bound: Duration
+    var description: String { "\(condition) did not happen within \(bound)" }
+}
+
+/// Awaits `condition`, failing with ``ConditionTimedOut`` if it takes longer than `bound`.
+/// The bound is generous on purpose: it only turns a regression into a failure instead of a hang.
+func awaitCondition(
+    _ description: String,
+    within bound: Duration = .seconds(15),
+    _ condition: @escaping @Sendable () async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            try await condition()
+            return true
+        }
+        group.addTask {
+            try await Task.sleep(for: bound)
+            return false
+        }
+        defer { group.cancelAll() }
+        guard try await group.next() == true else {
+            throw ConditionTimedOut(condition: description, bound: bound)
+        }
+    }
+}

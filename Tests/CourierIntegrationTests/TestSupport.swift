@@ -1,0 +1,85 @@
+import Courier
+import Foundation
+
+/// A client with its own `URLSessionTransport` (its own session and connection pool), so that
+/// tests do not share connections through `URLSessionTransport.shared`.
+func makeClient(timeout: Duration = .seconds(30), headers: [HeaderItem] = []) -> Client {
+    Client(configuration: Configuration(transport: URLSessionTransport(), timeout: timeout, headers: headers))
+}
+
+/// An endpoint whose every part is a stored property, so each test states exactly what it sends.
+struct TestEndpoint: Requestable {
+    var base: BaseURL
+    var urlPath: URLPath
+    var method: Courier.HTTPMethod = .get
+    var headerItems: [HeaderItem]?
+    var queryItems: [QueryItem]?
+    var body: RequestBody?
+    var timeout: Duration?
+    var acceptableStatusCodes: Set<Int> = Response.successStatusCodes
+    var requiresAuthorization: Bool { false }
+
+    init(baseURL: BaseURL, path: URLPath) {
+        self.base = baseURL
+        self.urlPath = path
+    }
+
+    func baseURL() throws(CourierError) -> BaseURL { base }
+    func path() throws(CourierError) -> URLPath { urlPath }
+
+    /// A copy with `change` applied: `server.endpoint("/x").with { $0.method = .head }`.
+    func with(_ change: (inout TestEndpoint) -> Void) -> TestEndpoint {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
+
+extension Call {
+    /// The outcome of ``Call/resume(expecting:)`` as a `Result`, so a test can match the typed error.
+    func result<T: Decodable & Sendable>(expecting type: T.Type) async -> Result<T, CourierError> {
+        do {
+            return .success(try await resume(expecting: type))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The outcome of ``Call/resume()`` as a `Result`.
+    func result() async -> Result<Response, CourierError> {
+        do {
+            return .success(try await resume())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+// MARK: - Payloads
+
+/// `count` pseudo-random bytes from a fixed seed (SplitMix64): reproducible, and with no pattern
+/// a transport could get right by accident (an off-by-one chunk would not line up again).
+func pseudoRandomBytes(count: Int, seed: UInt64) -> Data {
+    var state = seed
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(count + 8)
+    while bytes.count < count {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    return Data(bytes.prefix(count))
+}
+
+/// FNV-1a, 64 bit: a cheap digest the server can send back to prove which bytes it received.
+func fnv1a(_ data: Data) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in data {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01B3
+    }
+    return hash
+}
