@@ -1,0 +1,156 @@
+public import Courier
+#if canImport(FoundationNetworking)
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+
+/// A stand-in for the network, for tests: answers requests with stubbed responses and records
+/// every request that arrives.
+///
+/// Plug it into Courier through ``makeTransport()`` (or into any `URLSession` through
+/// ``configuration``), register responses by method and path or with a closure, run the code
+/// under test, then look at ``requests``:
+///
+/// ```swift
+/// @Test func fetchesTheUser() async throws {
+///     let network = NetworkStub()
+///     network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+///     let client = Client(configuration: Configuration(transport: network.makeTransport()))
+///
+///     let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
+///
+///     #expect(user.name == "Ada")
+///     #expect(network.requests.map(\.path) == ["/users/42"])
+/// }
+/// ```
+///
+/// **Isolation.** Each stub answers only the sessions made from its own ``configuration`` or
+/// ``makeTransport()``, so tests that each create their own stub can run in parallel. Nothing is
+/// added to the requests to achieve this: each stub has its own `URLProtocol` class.
+///
+/// **Matching.** Routes are tried in the order they were registered; the first that answers
+/// wins. A request that no route answers gets `501 Not Implemented` with the header
+/// `X-Courier-Stub: unmatched` and a `text/plain` body naming its method and URL (through
+/// Courier: ``CourierError/response(_:)``); it is recorded in ``requests`` and in
+/// ``unmatchedRequests``.
+///
+/// **Lifetime.** Keep the stub for as long as its transport is used. A session whose stub has
+/// been released answers `501` with the header `X-Courier-Stub: released`.
+///
+/// Redirects are not followed, cookies are not stored or sent, and nothing is cached.
+public final class NetworkStub: Sendable {
+    private let id: UInt64
+    private let storage: StubStorage
+
+    /// Creates a stub with no routes and no recorded requests.
+    public init() {
+        let storage = StubStorage()
+        self.storage = storage
+        self.id = StubRegistry.shared.register(storage)
+    }
+
+    deinit {
+        StubRegistry.shared.unregister(id)
+    }
+
+    /// A new ephemeral session configuration whose requests all go to this stub.
+    ///
+    /// Each read returns a fresh copy that you may adjust (timeouts, additional headers) before
+    /// creating a session; keep its `protocolClasses` as they are. Caching and cookies are off.
+    ///
+    /// ```swift
+    /// let configuration = network.configuration
+    /// configuration.timeoutIntervalForRequest = 5
+    /// let transport = URLSessionTransport(configuration: configuration)
+    /// ```
+    public var configuration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [StubURLProtocol.protocolClass(for: id)]
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        return configuration
+    }
+
+    /// A new Courier transport over a session made from ``configuration``.
+    ///
+    /// Each transport owns a session: make one per client, not one per call.
+    ///
+    /// ```swift
+    /// let client = Client(configuration: Configuration(transport: network.makeTransport()))
+    /// ```
+    public func makeTransport() -> URLSessionTransport {
+        URLSessionTransport(configuration: configuration)
+    }
+
+    /// Answers requests with `method` and `path` with `response`.
+    ///
+    /// ```swift
+    /// network.stub(.get, "/users/42", with: try .json(user))
+    /// network.stub(.get, "/search?q=swift", with: .json("[]"))           // this exact query only
+    /// network.stub(.get, "/search", ignoringQuery: true, with: .json("[]")) // any query
+    /// network.stub(.get, "/me", with: .status(401), times: 1)              // the first request…
+    /// network.stub(.get, "/me", with: try .json(me))                       // …and all later ones
+    /// ```
+    /// - Parameters:
+    ///   - method: the method the request must have.
+    ///   - path: the path the request must have, percent-encoded as sent (Courier encodes
+    ///     everything but RFC 3986 unreserved characters in segments it builds and in query
+    ///     items). Unless `ignoringQuery`, the query is part of the comparison: `"/users"`
+    ///     matches only requests without a query, `"/users?page=2"` only that query. The host
+    ///     and port are not compared.
+    ///   - ignoringQuery: compare the path only, whatever the query.
+    ///   - response: the answer.
+    ///   - times: how many requests this route answers before it is used up and later routes
+    ///     get their turn; `nil` for any number. A count of zero or less registers nothing.
+    public func stub(
+        _ method: HTTPMethod,
+        _ path: String,
+        ignoringQuery: Bool = false,
+        with response: StubResponse,
+        times: Int? = nil
+    ) {
+        if let times, times <= 0 { return }
+        storage.add(.path(method: method.rawValue, path: path, ignoringQuery: ignoringQuery, response: response),
+                    times: times)
+    }
+
+    /// Answers requests for which `handler` returns a response; when it returns `nil`, later
+    /// routes are tried.
+    ///
+    /// The handler runs on URLSession's queue while the request waits: keep it quick, and use
+    /// ``StubResponse/delay`` rather than sleeping in it. It may call this stub's methods.
+    ///
+    /// ```swift
+    /// network.stub { request in
+    ///     guard request.method == "POST", request.path == "/users" else { return nil }
+    ///     return request.headerValue(for: "Authorization") == nil ? .status(401) : .status(201)
+    /// }
+    /// ```
+    public func stub(_ handler: @escaping @Sendable (RecordedRequest) -> StubResponse?) {
+        storage.add(.handler(handler))
+    }
+
+    /// Every request that arrived, in order of arrival, matched or not.
+    public var requests: [RecordedRequest] {
+        storage.requests
+    }
+
+    /// The requests no route answered, in order of arrival.
+    ///
+    /// ```swift
+    /// #expect(network.unmatchedRequests.isEmpty)
+    /// ```
+    public var unmatchedRequests: [RecordedRequest] {
+        storage.unmatchedRequests
+    }
+
+    /// Removes every route and forgets every recorded request. Sessions made earlier keep
+    /// answering from this stub.
+    public func reset() {
+        storage.reset()
+    }
+}

@@ -1,0 +1,134 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite("Delays and cancellation")
+struct DelayTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aDelayedResponseArrivesNoSoonerThanItsDelay() async throws {
+        let network = NetworkStub()
+        network.stub(.get, "/slow", with: .text("done").delayed(by: .milliseconds(300)))
+        let client = makeClient(network)
+        let clock = ContinuousClock()
+
+        let start = clock.now
+        let text = try await client.enqueue(TestEndpoint(.get, "/slow")).resume(expecting: String.self)
+
+        #expect(text == "done")
+        #expect(clock.now - start >= .milliseconds(300))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aDelayedFailureArrivesAfterItsDelay() async throws {
+        let network = NetworkStub()
+        network.stub(.get, "/slow", with: .failure(URLError(.networkConnectionLost)).delayed(by: .milliseconds(200)))
+        let client = makeClient(network)
+        let clock = ContinuousClock()
+
+        let start = clock.now
+        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/slow")))
+
+        #expect(result.courierError?.urlError?.code == .networkConnectionLost)
+        #expect(clock.now - start >= .milliseconds(200))
+    }
+
+    /// The call waits on a 30-second delay; cancelling its task must end it at once.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingACallWaitingOnADelayedStubEndsItPromptlyAsCancelled() async throws {
+        let network = NetworkStub()
+        let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+        network.stub { _ in
+            arrival.yield()
+            return StubResponse.text("too late").delayed(by: .seconds(30))
+        }
+        let client = makeClient(network)
+        let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
+
+        for await _ in arrivals { break }   // the request is at the stub, waiting on its delay
+        let clock = ContinuousClock()
+        let start = clock.now
+        call.cancel()
+        let result = await call.value
+
+        #expect(result.isCancelled, "got \(result)")
+        #expect(clock.now - start < .seconds(5))
+        #expect(network.requests.count == 1)
+    }
+
+    /// A cancelled delayed response must never be delivered afterwards (on Linux, delivering to
+    /// a finished task crashes URLSession): a later, longer call on the same session outlives it.
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledDelayedResponseIsNeverDeliveredLater() async throws {
+        let network = NetworkStub()
+        let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+        network.stub { request in
+            guard request.path == "/slow" else { return nil }
+            arrival.yield()
+            return StubResponse.text("late").delayed(by: .milliseconds(200))
+        }
+        network.stub(.get, "/slower", with: .text("on time").delayed(by: .milliseconds(600)))
+        let client = makeClient(network)
+
+        let cancelled = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
+        for await _ in arrivals { break }
+        cancelled.cancel()
+        let first = await cancelled.value
+        let second = try await client.enqueue(TestEndpoint(.get, "/slower")).resume(expecting: String.self)
+
+        #expect(first.isCancelled)
+        #expect(second == "on time")
+    }
+
+    /// Cancellations landing before, around and after the moment a 1 ms delay ends: every call
+    /// ends either cancelled or with the response, and nothing is delivered to a finished task
+    /// (which crashes URLSession on Linux).
+    @Test(.timeLimit(.minutes(1)))
+    func cancellationRacingADelayedResponseEndsEveryCallCleanly() async throws {
+        let network = NetworkStub()
+        let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+        network.stub { _ in
+            arrival.yield()
+            return StubResponse.status(204).delayed(by: .milliseconds(1))
+        }
+        let client = makeClient(network)
+        var waiting = arrivals.makeAsyncIterator()
+        var cancelled = 0
+        var answered = 0
+
+        for round in 0..<300 {
+            let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/race"))) }
+            _ = await waiting.next()                                    // the request is at the stub
+            try await Task.sleep(for: .microseconds(round % 30 * 100))  // jitter, 0–2.9 ms
+            call.cancel()
+            switch await call.value {
+            case .failure(.cancelled): cancelled += 1
+            case .success(let response) where response.statusCode == 204: answered += 1
+            case let other: Issue.record("round \(round): \(other)")
+            }
+        }
+
+        #expect(cancelled + answered == 300)
+        #expect(cancelled > 0)
+        #expect(network.requests.count == 300)
+    }
+
+    /// Delayed answers are delivered on URLSession's own queue while new requests keep arriving.
+    @Test(.timeLimit(.minutes(1)))
+    func manyConcurrentDelayedCallsAllComplete() async throws {
+        let network = NetworkStub()
+        network.stub(.get, "/slow", ignoringQuery: true, with: .status(204).delayed(by: .milliseconds(20)))
+        let client = makeClient(network)
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<200 {
+                let endpoint = TestEndpoint(.get, "/slow", query: [QueryItem(name: "n", value: String(index))])
+                group.addTask { try await client.enqueue(endpoint).resume().statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 204, count: 200))
+        #expect(Set(network.requests.map(\.url)).count == 200)
+    }
+}
