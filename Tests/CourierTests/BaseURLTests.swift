@@ -111,7 +111,7 @@ struct BaseURLTests {
 
     @Test("init(string:) refuses anything it would have to drop", arguments: [
         "api.example.com", "ftp://api.example.com", "https://api.example.com/v1",
-        "https://api.example.com?x=1", "https://user:pw@api.example.com", "http://127.0.0.1:", "http://127.0.0.1:80a",
+        "https://api.example.com?x=1", "https://alice.example:pw@api.example.com", "http://127.0.0.1:", "http://127.0.0.1:80a",
         "https://api.example.com#top",
     ])
     func rejectsStrings(string: String) {

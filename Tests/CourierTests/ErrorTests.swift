@@ -98,7 +98,7 @@ struct ErrorTests {
         (.invalidHeaderValue(name: "X-Token"), "X-Token"),
         (.bodyNotAllowed(method: "GET"), "GET"),
         (.encodingFailed("invalid value at value"), "invalid value"),
-        (.invalidURL("https://x"), "https://x"),
+        (.invalidURL("https://x.invalid"), "https://x.invalid"),
         (.invalidTimeout(.zero), "timeout"),
     ])
     func invalidRequestDescriptions(problem: InvalidRequest, mention: String) {
