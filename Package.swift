@@ -18,7 +18,15 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
     ],
+    traits: [
+        .trait(
+            name: "EncryptedTokenStore",
+            description: "FileTokenStore: an AES-GCM encrypted token file (adds swift-crypto)."
+        ),
+        .default(enabledTraits: ["EncryptedTokenStore"]),
+    ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
@@ -30,6 +38,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
             ],
             swiftSettings: strictSettings
         ),

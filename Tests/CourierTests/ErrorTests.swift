@@ -65,7 +65,8 @@ struct ErrorTests {
             .decoding(DecodingFailure(reason: .invalidText(charset: "utf-8"), response: response, expectedType: "User")),
             .transport(TransportFailure(URLError(.timedOut), url: url)),
             .invalidRequest(.invalidHeaderValue(name: "Authorization")),
-            .authentication(AuthenticationFailure(kind: .missingCredential, message: "no credential for api.example.com")),
+            .authentication(.missingCredential),
+            .authentication(.refreshFailed(RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant"), statusCode: 400, isPermanent: true))),
             .cancelled,
         ]
         for error in errors {

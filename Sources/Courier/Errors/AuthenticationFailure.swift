@@ -1,31 +1,101 @@
-/// Why authentication failed or could not be attempted.
+/// Why authentication failed or could not be attempted, inside ``CourierError/authentication(_:)``.
 ///
-/// The authentication layer (Basic, Bearer and the token refresher) reports its failures
-/// through this type inside ``CourierError/authentication(_:)``.
-public struct AuthenticationFailure: Error, Sendable, Equatable {
-    /// The class of failure.
-    public enum Kind: String, Sendable, Equatable {
-        /// The request needs authorization but no credential is available.
-        case missingCredential
-        /// The credential could not be refreshed.
-        case refreshFailed
-        /// The server rejected the credential.
-        case rejected
-    }
-
-    /// The class of failure.
-    public var kind: Kind
-    /// A human-readable explanation. It never contains a credential.
-    public var message: String
-
-    /// Creates an authentication failure.
-    public init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
+/// ```swift
+/// do {
+///     _ = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
+/// } catch .authentication(.refreshFailed(let failure)) where failure.isPermanent {
+///     // the refresh token is dead (e.g. invalid_grant): ask the user to sign in again
+///     showSignIn(reason: failure.oauth2Error?.errorDescription)
+/// }
+/// ```
+public enum AuthenticationFailure: Error, Sendable, Equatable {
+    /// The endpoint requires authorization but there is no credential: none was stored, or
+    /// the app signed out.
+    case missingCredential
+    /// The endpoint requires authorization but its host is not one the configuration authorizes,
+    /// so no credential was attached and nothing was sent.
+    case hostNotAuthorized(host: String)
+    /// The credential could not be refreshed. ``RefreshFailure/isPermanent`` tells whether later
+    /// calls will fail the same way until the app supplies a new credential.
+    case refreshFailed(RefreshFailure)
+    /// More refreshes happened in a short window than the refresher allows: the server keeps
+    /// rejecting fresh tokens. Refreshing stops until the app resets the refresher.
+    case refreshLoopDetected(refreshes: Int, window: Duration)
+    /// The token store could not load or save the credential.
+    case storeFailed(String)
 }
 
 extension AuthenticationFailure: CustomStringConvertible {
-    /// The kind and the message.
-    public var description: String { "\(kind.rawValue): \(message)" }
+    /// A readable sentence; never contains a credential.
+    public var description: String {
+        switch self {
+        case .missingCredential:
+            return "no credential (not signed in, or signed out)"
+        case .hostNotAuthorized(let host):
+            return "host \(host.debugDescription) is not among the hosts the configuration authorizes; no credential was attached"
+        case .refreshFailed(let failure):
+            return "refresh failed: \(failure)"
+        case .refreshLoopDetected(let refreshes, let window):
+            return "refresh loop: \(refreshes) refreshes within \(window); refreshing is stopped until the refresher is reset"
+        case .storeFailed(let reason):
+            return "token store failed: \(reason)"
+        }
+    }
+}
+
+/// Why a token refresh failed.
+public struct RefreshFailure: Error, Sendable, Equatable {
+    /// What went wrong.
+    public enum Reason: Sendable, Equatable {
+        /// The token endpoint rejected the grant or the client (HTTP 400 or 401, e.g.
+        /// `invalid_grant`, `invalid_client`). Permanent.
+        case rejected
+        /// The token request got no response (network error, timeout).
+        case transport(TransportFailure)
+        /// The token endpoint answered with a status other than 2xx, 400 and 401 (e.g. 503).
+        case unexpectedStatus
+        /// The token endpoint answered 2xx with a body that is not a valid token response.
+        case malformedResponse(String)
+        /// A custom refresh closure threw; its description is kept.
+        case custom(String)
+        /// An earlier transient failure is still backing off; no request was sent.
+        case backingOff(retryAfter: Duration)
+    }
+
+    /// What went wrong.
+    public var reason: Reason
+    /// The OAuth2 error body, when the token endpoint sent one.
+    public var oauth2Error: OAuth2Error?
+    /// The HTTP status of the token endpoint's answer, when there was one.
+    public var statusCode: Int?
+    /// Whether the failure is permanent: every later call that needs authorization fails at once,
+    /// without contacting the token endpoint, until the app resets the refresher.
+    public var isPermanent: Bool
+
+    /// Creates a refresh failure.
+    public init(reason: Reason, oauth2Error: OAuth2Error? = nil, statusCode: Int? = nil, isPermanent: Bool) {
+        self.reason = reason
+        self.oauth2Error = oauth2Error
+        self.statusCode = statusCode
+        self.isPermanent = isPermanent
+    }
+}
+
+extension RefreshFailure: CustomStringConvertible {
+    /// The reason, status and OAuth2 error; never a token.
+    public var description: String {
+        var text: String
+        switch reason {
+        case .rejected: text = "the token endpoint rejected the request"
+        case .transport(let failure): text = "no response from the token endpoint (\(failure))"
+        case .unexpectedStatus: text = "unexpected status from the token endpoint"
+        case .malformedResponse(let why): text = "malformed token response: \(why)"
+        case .custom(let why): text = "the refresh closure failed: \(why)"
+        case .backingOff(let retryAfter): text = "backing off after a failed refresh; next attempt allowed in \(retryAfter)"
+        }
+        if let statusCode { text += ", HTTP \(statusCode)" }
+        if let oauth2Error { text += ", \(oauth2Error)" }
+        text += isPermanent ? " (permanent)" : " (transient)"
+        return text
+    }
 }

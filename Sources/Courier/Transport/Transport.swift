@@ -62,11 +62,3 @@ public enum TransportBody: Sendable, Equatable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) / 1e18
-    }
-}

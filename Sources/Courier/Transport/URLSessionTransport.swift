@@ -63,7 +63,7 @@ public final class URLSessionTransport: Transport {
         }
         // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
         // seconds; round up so it never fires before Courier's own deadline does.
-        let seconds = request.timeout.seconds
+        let seconds = request.timeout.timeInterval
         urlRequest.timeoutInterval = max(1, seconds.rounded(.up))
         switch request.body {
         case .data(let data)?:
