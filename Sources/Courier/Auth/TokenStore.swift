@@ -1,8 +1,9 @@
 /// Where a ``TokenRefresher`` keeps its credential between launches.
 ///
 /// Implementations must be safe to call from any task. ``TokenRefresher`` calls ``save(_:)``
-/// with every new credential *before* it lets any caller use it, so a store that throws on
-/// save fails the refresh rather than losing a rotated refresh token.
+/// with every new credential *before* it lets any caller use it. If saving throws, the new
+/// credential is still used from memory (a rotated refresh token must not be lost) and the
+/// refresher emits ``AuthEvent/storeFailed(_:)``.
 ///
 /// Courier ships ``InMemoryTokenStore``, ``FileTokenStore`` (AES-GCM encrypted) and, on Apple
 /// platforms, `KeychainTokenStore`.

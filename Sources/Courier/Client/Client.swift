@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Sends endpoints and decodes what comes back.
 ///
 /// ```swift
@@ -20,22 +22,59 @@ public actor Client {
         Call(client: self, endpoint: endpoint)
     }
 
-    /// Builds, sends and validates one request.
+    /// Builds, authenticates, sends and validates one request.
     nonisolated func perform(_ endpoint: some Requestable) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
-        let request = try RequestBuilder.build(endpoint, configuration: configuration)
-        let started = ContinuousClock.now
+        var request = try RequestBuilder.build(endpoint, configuration: configuration)
         let response: Response
-        do {
-            response = try await configuration.transport.send(request)
-        } catch {
-            configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) failed after \(ContinuousClock.now - started): \(error)")
-            throw error
+        switch endpoint.requiresAuthorization ? configuration.authentication : .none {
+        case .none:
+            response = try await send(request)
+        case .basic(let credential):
+            try checkAuthorized(endpoint)
+            request.head.headerFields[.authorization] = try credential.authorizationValue()
+            response = try await send(request)
+        case .bearer(let refresher):
+            try checkAuthorized(endpoint)
+            response = try await sendWithBearer(&request, refresher: refresher)
         }
-        configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) \(response.statusCode) in \(ContinuousClock.now - started)")
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
         }
         return response
+    }
+
+    /// Signs with the refresher's credential; after a 401 to that credential, replays once with
+    /// the replacement (a newer credential, or the result of one coalesced refresh).
+    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher) async throws(CourierError) -> Response {
+        let credential = try await refresher.validCredential()
+        request.head.headerFields[.authorization] = credential.authorizationValue
+        let response = try await send(request)
+        guard response.statusCode == 401,
+              let replacement = try await refresher.replacement(forRejected: credential) else {
+            return response
+        }
+        request.head.headerFields[.authorization] = replacement.authorizationValue
+        return try await send(request)
+    }
+
+    /// Credentials go only to the hosts the configuration lists.
+    private nonisolated func checkAuthorized(_ endpoint: some Requestable) throws(CourierError) {
+        let host = try endpoint.baseURL().host
+        guard configuration.authorizes(host) else {
+            throw .authentication(.hostNotAuthorized(host: host))
+        }
+    }
+
+    private nonisolated func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+        let started = ContinuousClock.now
+        do {
+            let response = try await configuration.transport.send(request)
+            configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) \(response.statusCode) in \(ContinuousClock.now - started)")
+            return response
+        } catch {
+            configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) failed after \(ContinuousClock.now - started): \(error)")
+            throw error
+        }
     }
 }

@@ -25,6 +25,16 @@ public struct Configuration: Sendable {
     public var headers: [HeaderItem]
     /// Where Courier logs: one debug line per call. Default: a logger that discards everything.
     public var logger: Logger
+    /// How endpoints that require authorization are authenticated. Default: ``Authentication/none``.
+    public var authentication: Authentication
+    /// The hosts that may receive credentials, compared case-insensitively with the endpoint's
+    /// ``BaseURL/host`` (IPv6 in brackets, e.g. `"[::1]"`). Default: none.
+    ///
+    /// There is deliberately no "any host" default: a credential goes only where the app said it
+    /// may, so an endpoint pointed at another host (a CDN, a partner API, a typo) can never leak
+    /// it. A call that requires authorization for an unlisted host fails with
+    /// ``AuthenticationFailure/hostNotAuthorized(host:)`` and sends nothing.
+    public var authorizedHosts: Set<String>
 
     /// Creates a configuration; every parameter has a default.
     public init(
@@ -33,7 +43,9 @@ public struct Configuration: Sendable {
         encoder: JSONEncoder = JSONEncoder(),
         timeout: Duration = .seconds(60),
         headers: [HeaderItem] = [],
-        logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
+        authentication: Authentication = .none,
+        authorizedHosts: Set<String> = []
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -41,5 +53,12 @@ public struct Configuration: Sendable {
         self.timeout = timeout
         self.headers = headers
         self.logger = logger
+        self.authentication = authentication
+        self.authorizedHosts = authorizedHosts
+    }
+
+    /// Whether credentials may be sent to `host`.
+    func authorizes(_ host: String) -> Bool {
+        authorizedHosts.contains { $0.caseInsensitiveCompare(host) == .orderedSame }
     }
 }

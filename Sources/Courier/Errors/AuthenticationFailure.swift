@@ -23,6 +23,8 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     case refreshLoopDetected(refreshes: Int, window: Duration)
     /// The token store could not load or save the credential.
     case storeFailed(String)
+    /// The credential cannot be sent as it is (e.g. a Basic username containing `:`).
+    case invalidCredential(String)
 }
 
 extension AuthenticationFailure: CustomStringConvertible {
@@ -32,13 +34,15 @@ extension AuthenticationFailure: CustomStringConvertible {
         case .missingCredential:
             return "no credential (not signed in, or signed out)"
         case .hostNotAuthorized(let host):
-            return "host \(host.debugDescription) is not among the hosts the configuration authorizes; no credential was attached"
+            return "host \(host.debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
         case .refreshFailed(let failure):
             return "refresh failed: \(failure)"
         case .refreshLoopDetected(let refreshes, let window):
             return "refresh loop: \(refreshes) refreshes within \(window); refreshing is stopped until the refresher is reset"
         case .storeFailed(let reason):
             return "token store failed: \(reason)"
+        case .invalidCredential(let reason):
+            return "invalid credential: \(reason)"
         }
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+
+/// How a ``Client`` authenticates the endpoints that require authorization.
+///
+/// ```swift
+/// var configuration = Configuration()
+/// configuration.authentication = .bearer(refresher)
+/// configuration.authorizedHosts = ["api.example.com"]
+/// ```
+///
+/// Credentials are attached only when the endpoint's ``Requestable/requiresAuthorization`` is
+/// `true` **and** its host is in ``Configuration/authorizedHosts``; a call that needs
+/// authorization for any other host fails with ``AuthenticationFailure/hostNotAuthorized(host:)``
+/// and sends nothing.
+public enum Authentication: Sendable {
+    /// No credentials are attached.
+    case none
+    /// `Authorization: Basic base64(username:password)` (RFC 7617).
+    case basic(BasicCredential)
+    /// `Authorization: Bearer <token>` from a ``TokenRefresher``, which refreshes the token
+    /// before it expires and after a 401, one refresh for any number of concurrent calls.
+    case bearer(TokenRefresher)
+}
+
+/// A username and password for HTTP Basic authentication (RFC 7617).
+///
+/// Encoded as UTF-8, joined with `:` and base64-encoded. A username cannot contain `:` (the
+/// server could not tell where it ends); such a credential fails the call with
+/// ``AuthenticationFailure/invalidCredential(_:)``. `description` never prints the password.
+public struct BasicCredential: Sendable, Equatable {
+    /// The user name; must not contain `:`.
+    public var username: String
+    /// The password.
+    public var password: String
+
+    /// Creates a credential.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+
+    /// `Basic <base64(username:password)>`.
+    /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/invalidCredential(_:)``
+    ///   when the username contains `:` or either part contains a control character.
+    public func authorizationValue() throws(CourierError) -> String {
+        guard !username.contains(":") else {
+            throw .authentication(.invalidCredential("a Basic username cannot contain \":\""))
+        }
+        guard HeaderItem.isValidValue(username), HeaderItem.isValidValue(password) else {
+            throw .authentication(.invalidCredential("a Basic username or password cannot contain control characters"))
+        }
+        return "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+    }
+}
+
+extension BasicCredential: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The username only.
+    public var description: String { "BasicCredential(username: \(username.debugDescription), password: <redacted>)" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
+
+/// Something that happened to a ``TokenRefresher``'s credential, for apps that must react
+/// (show a sign-in screen, update a "last refreshed" label).
+///
+/// ```swift
+/// for await event in await refresher.events() {
+///     if case .refreshFailed(let failure) = event, failure.isPermanent { showSignIn() }
+/// }
+/// ```
+public enum AuthEvent: Sendable, Equatable {
+    /// A refresh succeeded; the new credential is stored and in use.
+    case refreshed(TokenCredential)
+    /// A refresh failed. When ``RefreshFailure/isPermanent``, calls that need authorization
+    /// fail until ``TokenRefresher/reset(to:)``.
+    case refreshFailed(RefreshFailure)
+    /// The app supplied a new credential with ``TokenRefresher/reset(to:)``.
+    case credentialReset
+    /// The app signed out with ``TokenRefresher/signOut()``.
+    case signedOut
+    /// A new credential could not be written to the store; it is used from memory.
+    case storeFailed(String)
+}
