@@ -8,7 +8,7 @@ struct TokenRefresherTests {
                        gate: Gate? = nil, failure: (@Sendable () -> (any Error)?)? = nil) -> TokenRefresher {
         TokenRefresher(store: store, policy: policy, now: clock.closure) { _ in
             if let gate { await gate.wait() }
-            if let error = failure?() { _ = mint.count.withValue { $0 += 1 }; throw error }
+            if let error = failure?() { mint.count.withValue { $0 += 1 }; throw error }
             return mint.next()
         }
     }

@@ -1,0 +1,309 @@
+public import Foundation
+import HTTPTypes
+
+/// A client for an OAuth2 token endpoint (RFC 6749): the `refresh_token` grant, the
+/// `client_credentials` grant, and any other grant by name.
+///
+/// ``TokenRefresher`` uses it to renew a bearer token; apps can also call it directly, for
+/// example to sign in with the `password` or `authorization_code` grant.
+///
+/// ```swift
+/// let tokens = OAuth2TokenEndpoint(
+///     baseURL: try BaseURL(host: "auth.example.com"),
+///     path: try URLPath("/oauth/token"),
+///     clientAuthentication: .basic(clientID: "my-app", clientSecret: secret)
+/// )
+/// let renewed = try await tokens.refresh(expiredCredential)
+/// ```
+///
+/// Every request is a `POST` with `Content-Type: application/x-www-form-urlencoded; charset=utf-8`
+/// and `Accept: application/json`, and goes straight to the ``Transport``: never through a
+/// ``Client``, so the client's authentication and middleware never see it, it can never wait on
+/// its own refresh, and it never carries the (expired) access token. The body holds
+/// `grant_type` first, then the grant's parameters, then `scope`, then the additional
+/// parameters, then `client_id` and `client_secret` when the client authenticates in the body;
+/// every name and value is percent-encoded (see ``OAuth2ClientAuthentication``).
+///
+/// Every failure is thrown as a ``CourierError``:
+/// - the endpoint answered 400 or 401 (`invalid_grant`, `invalid_client`…), or answered 2xx with
+///   an OAuth2 error body and no token: ``CourierError/authentication(_:)`` with
+///   ``AuthenticationFailure/refreshFailed(_:)``, reason ``RefreshFailure/Reason/rejected``, the
+///   parsed ``OAuth2Error`` (when the body is one) and the status; **permanent**;
+/// - any other non-2xx status (429, 500, 503…): reason ``RefreshFailure/Reason/unexpectedStatus``,
+///   the OAuth2 error if there is one, the status; transient;
+/// - a 2xx whose body is not a token response (not JSON, truncated, a required field missing):
+///   reason ``RefreshFailure/Reason/malformedResponse(_:)`` naming the field, the status; transient;
+/// - no response (network error, timeout): reason ``RefreshFailure/Reason/transport(_:)`` keeping
+///   the ``TransportFailure``; transient;
+/// - the calling task was cancelled: ``CourierError/cancelled``;
+/// - the request could not be built (a parameter repeating one the grant sets, a non-positive
+///   timeout): ``CourierError/invalidRequest(_:)``, and nothing is sent.
+///
+/// The failures are `refreshFailed` whatever the grant, so that one `catch` handles them all.
+/// Its `description` shows the token URL and the client id, never the secret.
+public struct OAuth2TokenEndpoint: Sendable {
+    /// The token endpoint's scheme, host and port.
+    public let baseURL: BaseURL
+    /// The token endpoint's path, e.g. `/oauth/token`.
+    public let path: URLPath
+    /// How the client authenticates to the endpoint.
+    public let clientAuthentication: OAuth2ClientAuthentication
+    /// The transport token requests go through.
+    public let transport: any Transport
+    /// How long one token request may take.
+    public let timeout: Duration
+    /// The clock that dates issued tokens.
+    let now: @Sendable () -> Date
+
+    /// Creates a token endpoint client. Nothing is sent until a grant is requested.
+    ///
+    /// ```swift
+    /// let tokens = OAuth2TokenEndpoint(
+    ///     baseURL: try BaseURL(host: "auth.example.com"),
+    ///     path: try URLPath("/oauth/token"),
+    ///     clientAuthentication: .publicClient(clientID: "my-app"),
+    ///     timeout: .seconds(10)
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: the token endpoint's scheme, host and port.
+    ///   - path: the token endpoint's path.
+    ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
+    ///   - transport: where requests go; the shared URLSession transport by default. Use a
+    ///     transport of its own rather than one whose requests pass through your client.
+    ///   - timeout: how long one token request may take; must be positive, or every request
+    ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
+    ///   - now: the clock that dates tokens: `issuedAt` is the moment the request was sent and
+    ///     `expiresAt` is that moment plus `expires_in`, so network latency only ever makes a
+    ///     token look shorter-lived, never longer.
+    public init(
+        baseURL: BaseURL,
+        path: URLPath,
+        clientAuthentication: OAuth2ClientAuthentication,
+        transport: any Transport = URLSessionTransport.shared,
+        timeout: Duration = .seconds(30),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.baseURL = baseURL
+        self.path = path
+        self.clientAuthentication = clientAuthentication
+        self.transport = transport
+        self.timeout = timeout
+        self.now = now
+    }
+
+    /// The token endpoint's absolute URL, e.g. `https://auth.example.com/oauth/token`.
+    public var url: URL {
+        URL(string: "\(baseURL)\(path.rawValue)") ?? baseURL.url
+    }
+
+    /// Exchanges the credential's refresh token for a new access token: the `refresh_token`
+    /// grant (RFC 6749 §6).
+    ///
+    /// ```swift
+    /// let renewed = try await tokens.refresh(credential)
+    /// try await store.save(renewed)          // the old refresh token may now be spent
+    /// ```
+    ///
+    /// The request carries `grant_type=refresh_token` and `refresh_token`, never the access
+    /// token. The returned credential keeps `credential.refreshToken` when the response has no
+    /// `refresh_token`, and keeps the requested scope (or, without one, `credential.scope`) when
+    /// the response has no `scope` (§5.1: an omitted scope is the one requested).
+    ///
+    /// - Parameters:
+    ///   - credential: the credential to renew; only its refresh token and scope are used.
+    ///   - scope: a narrower scope to ask for (§6), sent as `scope`; `nil` sends none.
+    ///   - additionalParameters: extra form parameters, sent after `scope`. They may not repeat
+    ///     `grant_type`, `refresh_token`, `scope` (when `scope` is given) or the client
+    ///     authentication's `client_id` / `client_secret`.
+    /// - Returns: the new credential.
+    /// - Throws: ``AuthenticationFailure/missingCredential`` (inside ``CourierError/authentication(_:)``)
+    ///   when `credential` has no refresh token (`nil` or empty), without sending anything;
+    ///   otherwise the errors listed on ``OAuth2TokenEndpoint``.
+    public func refresh(
+        _ credential: TokenCredential,
+        scope: String? = nil,
+        additionalParameters: [QueryItem] = []
+    ) async throws(CourierError) -> TokenCredential {
+        guard let refreshToken = credential.refreshToken, !refreshToken.isEmpty else {
+            throw .authentication(.missingCredential)
+        }
+        var parameters = [QueryItem(name: "refresh_token", value: refreshToken)]
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
+        return try await requestCredential(
+            grantType: "refresh_token",
+            grantParameters: parameters,
+            callerParameters: additionalParameters,
+            requestedScope: scope ?? credential.scope,
+            previousRefreshToken: refreshToken
+        )
+    }
+
+    /// Obtains a token for the client itself: the `client_credentials` grant (RFC 6749 §4.4).
+    /// Only confidential clients may use it; the server decides whether a public client can.
+    ///
+    /// ```swift
+    /// let credential = try await tokens.clientCredentials(scope: "reports.read")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - scope: the scope to ask for, sent as `scope`; `nil` sends none. It becomes the
+    ///     credential's scope when the response has no `scope`.
+    ///   - additionalParameters: extra form parameters (e.g. RFC 8707 `resource`), sent after
+    ///     `scope`. They may not repeat `grant_type`, `scope` (when `scope` is given) or the
+    ///     client authentication's `client_id` / `client_secret`.
+    /// - Returns: the new credential (usually without a refresh token, §4.4.3).
+    /// - Throws: the errors listed on ``OAuth2TokenEndpoint``.
+    public func clientCredentials(
+        scope: String? = nil,
+        additionalParameters: [QueryItem] = []
+    ) async throws(CourierError) -> TokenCredential {
+        var parameters: [QueryItem] = []
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
+        return try await requestCredential(
+            grantType: "client_credentials",
+            grantParameters: parameters,
+            callerParameters: additionalParameters,
+            requestedScope: scope,
+            previousRefreshToken: nil
+        )
+    }
+
+    /// Requests a token with any grant: `grant_type`, then `parameters` in order, then the client
+    /// authentication's body parameters.
+    ///
+    /// ```swift
+    /// // authorization_code with PKCE (§4.1.3, RFC 7636):
+    /// let credential = try await tokens.requestToken(grantType: "authorization_code", parameters: [
+    ///     QueryItem(name: "code", value: code),
+    ///     QueryItem(name: "redirect_uri", value: "com.example.app:/callback"),
+    ///     QueryItem(name: "code_verifier", value: verifier),
+    /// ])
+    /// // password (§4.3):
+    /// let signedIn = try await tokens.requestToken(grantType: "password", parameters: [
+    ///     QueryItem(name: "username", value: user), QueryItem(name: "password", value: password),
+    /// ])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - grantType: the `grant_type` value, e.g. `"password"`, or an absolute URI for an
+    ///     extension grant (§4.5). Must not be empty.
+    ///   - parameters: the grant's parameters. They may not contain `grant_type` or the client
+    ///     authentication's `client_id` / `client_secret`. A `scope` among them becomes the
+    ///     credential's scope when the response has none.
+    /// - Returns: the new credential.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty grant type; otherwise the errors
+    ///   listed on ``OAuth2TokenEndpoint``.
+    public func requestToken(grantType: String, parameters: [QueryItem]) async throws(CourierError) -> TokenCredential {
+        guard !grantType.isEmpty else {
+            throw .invalidRequest(.encodingFailed("the OAuth2 grant_type is empty"))
+        }
+        return try await requestCredential(
+            grantType: grantType,
+            grantParameters: [],
+            callerParameters: parameters,
+            requestedScope: parameters.last(where: { $0.name == "scope" })?.value,
+            previousRefreshToken: nil
+        )
+    }
+
+    // MARK: - Sending
+
+    private func requestCredential(
+        grantType: String,
+        grantParameters: [QueryItem],
+        callerParameters: [QueryItem],
+        requestedScope: String?,
+        previousRefreshToken: String?
+    ) async throws(CourierError) -> TokenCredential {
+        let authenticationParameters = clientAuthentication.bodyParameters
+        var reserved: Set<String> = ["grant_type"]
+        reserved.formUnion(grantParameters.map(\.name))
+        reserved.formUnion(authenticationParameters.map(\.name))
+        try OAuth2Form.validate(callerParameters, reserved: reserved)
+
+        let form = [QueryItem(name: "grant_type", value: grantType)]
+            + grantParameters + callerParameters + authenticationParameters
+        let request = try makeRequest(body: Data(OAuth2Form.encode(form).utf8))
+
+        let sentAt = now()
+        let response: Response
+        do throws(CourierError) {
+            response = try await transport.send(request)
+        } catch {
+            if case .transport(let failure) = error {
+                throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
+            }
+            throw error
+        }
+        let token = try Self.tokenResponse(from: response)
+        return TokenCredential(
+            accessToken: token.accessToken,
+            refreshToken: token.refreshToken ?? previousRefreshToken,
+            expiresAt: token.expiresIn.map { sentAt.addingTimeInterval($0) },
+            tokenType: token.tokenType,
+            scope: token.scope ?? requestedScope,
+            issuedAt: sentAt
+        )
+    }
+
+    /// The transport request: `POST` to the token URL with the form body and no credential but
+    /// the client's own Basic authentication.
+    func makeRequest(body: Data) throws(CourierError) -> TransportRequest {
+        guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
+        let urlString = "\(baseURL)\(path.rawValue)"
+        guard let url = URL(string: urlString) else { throw .invalidRequest(.invalidURL(urlString)) }
+        var fields = HTTPFields()
+        fields[.contentType] = "application/x-www-form-urlencoded; charset=utf-8"
+        fields[.accept] = "application/json"
+        if let authorization = clientAuthentication.authorizationHeaderValue {
+            fields[.authorization] = authorization
+        }
+        let head = HTTPRequest(method: .post, scheme: baseURL.scheme.rawValue, authority: baseURL.authority,
+                               path: path.rawValue, headerFields: fields)
+        return TransportRequest(head: head, body: .data(body), timeout: timeout, url: url)
+    }
+
+    /// Reads the endpoint's answer: a token response for 2xx, a typed failure otherwise.
+    static func tokenResponse(from response: Response) throws(CourierError) -> OAuth2TokenResponse {
+        let status = response.statusCode
+        switch status {
+        case 200...299:
+            switch OAuth2TokenResponse.parse(response.body) {
+            case .success(let token):
+                return token
+            case .failure(let malformed):
+                // Some servers (GitHub among them) answer a rejected grant with 200 and an error
+                // body; retrying it would only be rejected again.
+                if malformed == .missing(.accessToken), let oauth2Error = OAuth2Error.lenientlyParsing(response.body) {
+                    throw .authentication(.refreshFailed(RefreshFailure(
+                        reason: .rejected, oauth2Error: oauth2Error, statusCode: status, isPermanent: true
+                    )))
+                }
+                throw .authentication(.refreshFailed(RefreshFailure(
+                    reason: .malformedResponse(malformed.reason), statusCode: status, isPermanent: false
+                )))
+            }
+        case 400, 401:
+            throw .authentication(.refreshFailed(RefreshFailure(
+                reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                statusCode: status, isPermanent: true
+            )))
+        default:
+            throw .authentication(.refreshFailed(RefreshFailure(
+                reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                statusCode: status, isPermanent: false
+            )))
+        }
+    }
+}
+
+extension OAuth2TokenEndpoint: CustomStringConvertible {
+    /// The token URL and the client authentication, e.g.
+    /// `OAuth2TokenEndpoint(https://auth.example.com/oauth/token, basic(clientID: "my-app", clientSecret: <redacted>))`.
+    /// Never the secret.
+    public var description: String {
+        "OAuth2TokenEndpoint(\(baseURL)\(path.rawValue), \(clientAuthentication))"
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// A successful token response (RFC 6749 §5.1), read leniently where real servers differ from
+/// the RFC and strictly where a mistake would put a bad value into an `Authorization` header.
+///
+/// - `access_token`: a non-empty string, without control characters (it goes into a header).
+/// - `token_type`: a non-empty RFC 9110 token (it is the header's authentication scheme).
+/// - `refresh_token`: optional; `null` or `""` count as absent.
+/// - `expires_in`: optional; an integer, a decimal, or a string holding either (`"3600"`);
+///   `null` counts as absent; negative, non-finite or non-numeric values are errors.
+/// - `scope`: optional; a string, or an array of strings (joined with spaces); `null` or `""`
+///   count as absent.
+///
+/// Failures throw ``OAuth2MalformedResponse`` naming the field and the problem; a value is
+/// never quoted, so a token can never end up in an error message or a log.
+struct OAuth2TokenResponse: Decodable, Equatable {
+    var accessToken: String
+    var tokenType: String
+    var refreshToken: String?
+    var expiresIn: TimeInterval?
+    var scope: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case refreshToken = "refresh_token"
+        case expiresIn = "expires_in"
+        case scope
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container: KeyedDecodingContainer<CodingKeys>
+        do {
+            container = try decoder.container(keyedBy: CodingKeys.self)
+        } catch {
+            throw OAuth2MalformedResponse("the body is not a JSON object")
+        }
+
+        accessToken = try Self.requiredString(.accessToken, in: container)
+        guard HeaderItem.isValidValue(accessToken) else {
+            throw OAuth2MalformedResponse("access_token contains control characters, which cannot be sent in a header")
+        }
+        tokenType = try Self.requiredString(.tokenType, in: container)
+        guard HTTPToken.isValid(tokenType) else {
+            throw OAuth2MalformedResponse("token_type is not a valid authentication scheme (an RFC 9110 token)")
+        }
+        refreshToken = try Self.optionalString(.refreshToken, in: container)
+        expiresIn = try Self.seconds(.expiresIn, in: container)
+        scope = try Self.scope(in: container)
+    }
+
+    /// Decodes `data`, or says why it is not a token response.
+    static func parse(_ data: Data) -> Result<OAuth2TokenResponse, OAuth2MalformedResponse> {
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        if body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return .failure(OAuth2MalformedResponse("the body is empty"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(OAuth2TokenResponse.self, from: body))
+        } catch let malformed as OAuth2MalformedResponse {
+            return .failure(malformed)
+        } catch {
+            return .failure(OAuth2MalformedResponse("the body is not valid JSON (or is truncated)"))
+        }
+    }
+
+    private static func requiredString(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> String {
+        guard container.contains(key), !((try? container.decodeNil(forKey: key)) ?? false) else {
+            throw OAuth2MalformedResponse.missing(key)
+        }
+        guard let value = try? container.decode(String.self, forKey: key) else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is not a string")
+        }
+        guard !value.isEmpty else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is empty")
+        }
+        return value
+    }
+
+    private static func optionalString(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> String? {
+        guard container.contains(key), !((try? container.decodeNil(forKey: key)) ?? false) else { return nil }
+        guard let value = try? container.decode(String.self, forKey: key) else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is not a string")
+        }
+        return value.isEmpty ? nil : value
+    }
+
+    private static func seconds(_ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>) throws -> TimeInterval? {
+        guard container.contains(key), !((try? container.decodeNil(forKey: key)) ?? false) else { return nil }
+        let value: Double
+        if let number = try? container.decode(Double.self, forKey: key) {
+            value = number
+        } else if let text = try? container.decode(String.self, forKey: key),
+                  let number = Double(text.trimmingCharacters(in: .whitespaces)) {
+            value = number
+        } else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is not a number")
+        }
+        guard value.isFinite else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is not a finite number")
+        }
+        guard value >= 0 else {
+            throw OAuth2MalformedResponse("\(key.rawValue) is negative")
+        }
+        return value
+    }
+
+    private static func scope(in container: KeyedDecodingContainer<CodingKeys>) throws -> String? {
+        guard container.contains(.scope), !((try? container.decodeNil(forKey: .scope)) ?? false) else { return nil }
+        if let text = try? container.decode(String.self, forKey: .scope) {
+            return text.isEmpty ? nil : text
+        }
+        if let list = try? container.decode([String].self, forKey: .scope) {
+            return list.isEmpty ? nil : list.joined(separator: " ")
+        }
+        throw OAuth2MalformedResponse("scope is neither a string nor an array of strings")
+    }
+}
+
+/// Why a 2xx token response could not be read: the field and the problem, never a value.
+struct OAuth2MalformedResponse: Error, Equatable {
+    var reason: String
+
+    init(_ reason: String) {
+        self.reason = reason
+    }
+
+    /// A required field is absent or `null`.
+    static func missing(_ key: OAuth2TokenResponse.CodingKeys) -> OAuth2MalformedResponse {
+        OAuth2MalformedResponse("\(key.rawValue) is missing")
+    }
+}
+
+extension OAuth2Error {
+    /// Reads an RFC 6749 §5.2 error body leniently: a JSON object with a string `error` is
+    /// enough; `error_description` and `error_uri` are kept when they are strings and ignored
+    /// otherwise. `nil` when the body is not such an object.
+    static func lenientlyParsing(_ data: Data) -> OAuth2Error? {
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        return (try? JSONDecoder().decode(LenientBody.self, from: body))?.error
+    }
+
+    private struct LenientBody: Decodable {
+        var error: OAuth2Error?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: OAuth2Error.CodingKeys.self)
+            guard let code = try? container.decode(String.self, forKey: .code), !code.isEmpty else {
+                error = nil
+                return
+            }
+            error = OAuth2Error(
+                code: code,
+                errorDescription: try? container.decode(String.self, forKey: .errorDescription),
+                errorURI: try? container.decode(String.self, forKey: .errorURI)
+            )
+        }
+    }
+}
