@@ -269,6 +269,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         exchange(for: task, removing: true)?.completed(with: error)
     }
 
+    /// Follows the redirect, without `Authorization` or `Cookie` once it leaves the origin of the
+    /// request the caller sent (see ``RedirectPolicy``).
+    ///
+    /// This must be the session delegate's method: on Linux (corelibs-foundation) a task delegate
+    /// is never asked about redirects, and without this method the redirected request carries
+    /// every header of the original one, credentials included, to whatever host `Location` names.
+    ///
+    /// On Linux a redirect that would send the body again is not followed, because URLSession
+    /// would send it empty (``RedirectPolicy/canFollow(_:dropsBodies:)``): the 3xx is the response.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard RedirectPolicy.canFollow(request) else {
+            completionHandler(nil)
+            return
+        }
+        completionHandler(RedirectPolicy.request(request, after: task.originalRequest, from: response.url))
+    }
+
     /// Answers every challenge, so none can hang the task (see the type's documentation).
     /// On Apple platforms, with no credential storage, default handling presents no credential:
     /// a 401 is delivered as a response and server trust is evaluated by the system.

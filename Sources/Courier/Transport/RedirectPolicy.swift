@@ -1,0 +1,113 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#else
+import Foundation
+#endif
+
+/// What Courier does to a redirect URLSession is about to follow: follow it, but never carry
+/// credentials to another origin.
+///
+/// URLSession builds the redirected request by copying the request that got the 3xx and changing
+/// its URL (and, for 301/302 POST and 303, its method and body). corelibs-foundation copies
+/// every header, `Authorization` and `Cookie` included, whatever the new host; so, without this
+/// policy, a server could send a caller's bearer token to any host just by answering a redirect.
+///
+/// The policy compares origins (RFC 6454: scheme, host, port) and, when the redirect leaves the
+/// origin of the request the caller sent, removes the headers in ``strippedHeaders``.
+/// A downgrade from `https` to `http` changes the scheme, so it is always cross-origin.
+///
+/// Once stripped, credentials stay stripped: in a chain A → B → A the final request to A carries
+/// none. Two things make sure of it. URLSession derives each hop from the previous one, so a header
+/// removed at A → B is not there to keep at B → A; and, should a platform ever derive hops from
+/// the original request instead, a hop whose *previous* origin differs from its own is stripped
+/// too. Putting credentials back would be a confused deputy: B chose the path, query and (with
+/// 307/308) the method on A, and A would see them as the caller's authenticated request.
+///
+/// Headers kept on purpose:
+/// - `Proxy-Authorization` authenticates the client to the session's proxy, not to the origin
+///   server. The proxy is the same whichever origin the request goes to, and it consumes the
+///   header rather than forwarding it (RFC 9110 §11.7.2); dropping it would only break proxied
+///   redirects.
+/// - Headers an application uses as credentials under another name (`X-API-Key`, …) cannot be
+///   told apart from ordinary headers; Courier's own authentication uses `Authorization`.
+enum RedirectPolicy {
+    /// Header names (compared case-insensitively) removed from a redirect that leaves the origin.
+    static let strippedHeaders: Set<String> = ["authorization", "cookie"]
+
+    /// The request to send for a redirect.
+    /// - Parameters:
+    ///   - new: the request URLSession proposes for the redirect.
+    ///   - original: the request the caller sent (the task's `originalRequest`); `nil` when unknown,
+    ///     which is treated as a different origin.
+    ///   - previous: the URL that answered with the redirect (the previous hop), if known.
+    /// - Returns: `new`, without ``strippedHeaders`` when its origin differs from the original's
+    ///   or from the previous hop's.
+    static func request(_ new: URLRequest, after original: URLRequest?, from previous: URL? = nil) -> URLRequest {
+        guard let newURL = new.url, let originalURL = original?.url,
+              let target = Origin(newURL), target == Origin(originalURL),
+              previous.map({ Origin($0) == target }) ?? true
+        else {
+            return stripped(new)
+        }
+        return new
+    }
+
+    /// Whether URLSession sends a redirected request without the body it carries.
+    ///
+    /// corelibs-foundation (measured on Swift 6.3.1) forgets the task's body once it follows a
+    /// redirect, whatever the delegate answers: a 307 or 308 `POST`, or a 301/302 `PUT`, arrives at
+    /// the new location with its method and `Content-Type` but `Content-Length: 0`. Apple's
+    /// URLSession is expected to send the body again (not measurable on Linux; the Apple branch of
+    /// `RedirectIntegrationTests` checks it).
+    #if canImport(FoundationNetworking)
+    static let urlSessionDropsRedirectedBodies = true
+    #else
+    static let urlSessionDropsRedirectedBodies = false
+    #endif
+
+    /// Whether a redirect can be followed without sending something other than what was asked.
+    ///
+    /// It cannot when URLSession proposes to send a body again (307/308, or 301/302 for a method
+    /// other than POST) but would send it empty (``urlSessionDropsRedirectedBodies``). Not following
+    /// it makes the 3xx, with its `Location`, the response: the caller sees exactly what happened
+    /// and can send the request again to the new location itself. Redirects that turn the request
+    /// into a `GET` without a body (303, and 301/302 for POST) are followed.
+    static func canFollow(_ new: URLRequest, dropsBodies: Bool = urlSessionDropsRedirectedBodies) -> Bool {
+        guard dropsBodies else { return true }
+        let carriesBody = !(new.httpBody?.isEmpty ?? true) || new.httpBodyStream != nil
+        return !carriesBody
+    }
+
+    /// `request` without ``strippedHeaders``.
+    static func stripped(_ request: URLRequest) -> URLRequest {
+        var request = request
+        for name in (request.allHTTPHeaderFields ?? [:]).keys
+        where strippedHeaders.contains(name.lowercased()) {
+            request.setValue(nil, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// An RFC 6454 origin: scheme and host lowercased, the port made explicit (80 for `http`,
+    /// 443 for `https`), so `http://H:80` and `http://h` are the same origin.
+    struct Origin: Hashable, Sendable {
+        var scheme: String
+        var host: String
+        var port: Int?
+
+        /// The URL's origin, or `nil` when it has no scheme or no host (such a URL has an opaque
+        /// origin, the same as no other).
+        init?(_ url: URL) {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
+            self.scheme = scheme
+            self.host = host.lowercased()
+            switch (url.port, scheme) {
+            case (let port?, _): self.port = port
+            case (nil, "http"), (nil, "ws"): self.port = 80
+            case (nil, "https"), (nil, "wss"): self.port = 443
+            case (nil, _): self.port = nil
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+@testable import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The pure decision behind ``URLSessionTransport``'s redirect handling: which redirected requests
+/// keep `Authorization` and `Cookie`.
+@Suite("Redirect policy")
+struct RedirectPolicyTests {
+    static func request(_ url: String, headers: [String: String] = [
+        "Authorization": "Bearer secret-token",
+        "Cookie": "session=abc",
+        "Proxy-Authorization": "Basic cHJveHk6cGFzcw==",
+        "Accept": "application/json",
+    ]) -> URLRequest {
+        var request = URLRequest(url: URL(string: url)!)
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// The headers of `new` after the policy, from `original`.
+    static func redirect(from original: String, to new: String, previous: String? = nil) -> URLRequest {
+        RedirectPolicy.request(request(new), after: request(original), from: previous.flatMap(URL.init(string:)))
+    }
+
+    static func expectKept(_ request: URLRequest, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer secret-token", sourceLocation: sourceLocation)
+        #expect(request.value(forHTTPHeaderField: "Cookie") == "session=abc", sourceLocation: sourceLocation)
+        #expect(request.value(forHTTPHeaderField: "Proxy-Authorization") == "Basic cHJveHk6cGFzcw==", sourceLocation: sourceLocation)
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json", sourceLocation: sourceLocation)
+    }
+
+    static func expectStripped(_ request: URLRequest, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil, sourceLocation: sourceLocation)
+        #expect(request.value(forHTTPHeaderField: "Cookie") == nil, sourceLocation: sourceLocation)
+        // The proxy's credential and ordinary headers survive.
+        #expect(request.value(forHTTPHeaderField: "Proxy-Authorization") == "Basic cHJveHk6cGFzcw==", sourceLocation: sourceLocation)
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [
+        ("https://api.example.com/a", "https://api.example.com/b?x=1"),
+        ("https://api.example.com/a", "https://api.example.com:443/b"),    // default port written out
+        ("https://api.example.com:443/a", "https://api.example.com/b"),
+        ("http://api.example.com/a", "http://api.example.com:80/b"),
+        ("http://api.example.com:8080/a", "http://api.example.com:8080/b"),
+        ("https://API.Example.COM/a", "https://api.example.com/b"),         // hosts compare case-insensitively
+        ("https://api.example.com/a", "HTTPS://api.EXAMPLE.com/b"),        // and so do schemes
+        ("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b"),
+        ("http://[::1]:8080/a", "http://[::1]:8080/b"),
+    ])
+    func aSameOriginRedirectKeepsCredentials(original: String, new: String) {
+        Self.expectKept(Self.redirect(from: original, to: new))
+    }
+
+    @Test(arguments: [
+        ("https://api.example.com/a", "https://evil.example.net/b"),        // host
+        ("https://api.example.com/a", "https://example.com/b"),             // parent domain is another host
+        ("https://api.example.com/a", "https://sub.api.example.com/b"),     // and so is a subdomain
+        ("https://api.example.com/a", "https://api.example.com:8443/b"),    // port
+        ("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/b"),
+        ("http://api.example.com:80/a", "http://api.example.com:443/b"),
+        ("https://api.example.com/a", "http://api.example.com/b"),          // downgrade
+        ("https://api.example.com:443/a", "http://api.example.com:443/b"),  // downgrade, same port number
+        ("http://api.example.com/a", "https://api.example.com/b"),          // upgrade is another origin too
+        ("http://127.0.0.1/a", "http://localhost/b"),                       // same machine, another origin
+    ])
+    func aCrossOriginRedirectStripsAuthorizationAndCookie(original: String, new: String) {
+        Self.expectStripped(Self.redirect(from: original, to: new))
+    }
+
+    /// A → B → A: the hop back to A comes from B, so it is stripped even if the proposed request
+    /// were to carry credentials again.
+    @Test func returningToTheOriginalOriginDoesNotRegainCredentials() {
+        let request = Self.redirect(from: "https://api.example.com/a", to: "https://api.example.com/c",
+                                    previous: "https://evil.example.net/b")
+        Self.expectStripped(request)
+    }
+
+    @Test func aSameOriginHopInsideTheOriginKeepsCredentials() {
+        let request = Self.redirect(from: "https://api.example.com/a", to: "https://api.example.com/c",
+                                    previous: "https://API.example.com:443/b")
+        Self.expectKept(request)
+    }
+
+    @Test func headerNamesMatchCaseInsensitively() {
+        let original = Self.request("https://api.example.com/a")
+        let new = Self.request("https://other.example.com/b",
+                               headers: ["authorization": "Bearer secret-token", "COOKIE": "session=abc", "accept": "*/*"])
+        let result = RedirectPolicy.request(new, after: original)
+        #expect(result.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(result.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(result.value(forHTTPHeaderField: "Accept") == "*/*")
+        #expect(result.allHTTPHeaderFields?.keys.map { $0.lowercased() } == ["accept"])
+    }
+
+    @Test func anUnknownOriginalRequestIsTreatedAsAnotherOrigin() {
+        let result = RedirectPolicy.request(Self.request("https://api.example.com/b"), after: nil)
+        Self.expectStripped(result)
+    }
+
+    @Test func everythingButTheStrippedHeadersIsLeftAlone() {
+        var new = Self.request("https://other.example.com/b?q=1")
+        new.httpMethod = "PUT"
+        new.httpBody = Data("payload".utf8)
+        new.timeoutInterval = 7
+        let result = RedirectPolicy.request(new, after: Self.request("https://api.example.com/a"))
+        #expect(result.url == new.url)
+        #expect(result.httpMethod == "PUT")
+        #expect(result.httpBody == Data("payload".utf8))
+        #expect(result.timeoutInterval == 7)
+    }
+
+    @Test(arguments: [
+        ("http://h.example/a", "http://h.example:80/a", true),
+        ("https://h.example/a", "https://h.example:443/a", true),
+        ("http://H.EXAMPLE/a", "http://h.example/a", true),
+        ("http://h.example/a", "https://h.example/a", false),
+        ("http://h.example:80/a", "http://h.example:8080/a", false),
+    ])
+    func originsNormaliseDefaultPortsAndCase(left: String, right: String, same: Bool) throws {
+        let left = try #require(RedirectPolicy.Origin(URL(string: left)!))
+        let right = try #require(RedirectPolicy.Origin(URL(string: right)!))
+        #expect((left == right) == same)
+    }
+
+    /// Where URLSession would send a redirected body empty (Linux), a redirect that repeats the body
+    /// is not followed; one that drops it (a GET, or a POST turned into a GET) is.
+    @Test func aRedirectThatWouldLoseItsBodyIsNotFollowedWhereURLSessionDropsBodies() {
+        var repeatsBody = Self.request("https://api.example.com/b")
+        repeatsBody.httpMethod = "POST"
+        repeatsBody.httpBody = Data("payload".utf8)
+        var streams = Self.request("https://api.example.com/b")
+        streams.httpMethod = "PUT"
+        streams.httpBodyStream = InputStream(data: Data("payload".utf8))
+        var becameGet = Self.request("https://api.example.com/b")
+        becameGet.httpMethod = "GET"
+        var emptyBody = Self.request("https://api.example.com/b")
+        emptyBody.httpMethod = "POST"
+        emptyBody.httpBody = Data()
+
+        #expect(!RedirectPolicy.canFollow(repeatsBody, dropsBodies: true))
+        #expect(!RedirectPolicy.canFollow(streams, dropsBodies: true))
+        #expect(RedirectPolicy.canFollow(becameGet, dropsBodies: true))
+        #expect(RedirectPolicy.canFollow(emptyBody, dropsBodies: true))
+        #expect(RedirectPolicy.canFollow(repeatsBody, dropsBodies: false))
+        #expect(RedirectPolicy.canFollow(streams, dropsBodies: false))
+    }
+
+    @Test func aURLWithoutHostHasNoOrigin() {
+        #expect(RedirectPolicy.Origin(URL(string: "file:///etc/passwd")!) == nil)
+        #expect(RedirectPolicy.Origin(URL(string: "mailto:someone@example.com")!) == nil)
+    }
+}
