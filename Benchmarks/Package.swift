@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Release-mode throughput benchmark: raw URLSession + JSONDecoder against Courier's
+// `Client.enqueue(_:).resume(expecting:)`, interleaved, against a loopback HTTP server.
+//
+//     swift run -c release --package-path Benchmarks courier-bench
+//
+// A package of its own, so that its `.build/` stays under Benchmarks/ and never contends with the
+// root package's build. The root package is named explicitly: a path dependency's identity would
+// otherwise be the checkout directory's name.
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,252 @@
+import Foundation
+
+/// `courier-bench`: raw URLSession + JSONDecoder against Courier, interleaved, on loopback.
+/// See Benchmarks/README.md.
+@main
+struct CourierBench {
+    struct Options {
+        var requests = 1000
+        var rounds = 20
+        var warmup = 300
+        var concurrency = 16
+        var server = ServerKind.auto
+        var modes = Mode.allCases
+        var clients = ["raw", "courier"]
+        var baseline = "raw"
+        var authBurst = 0
+
+        static let allClients = [
+            "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
+            "raw-delegate-nocache", "courier-bearer",
+        ]
+
+        static let usage = """
+        usage: courier-bench [--requests N] [--rounds N] [--server nginx|flyingfox|auto]
+                             [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
+                             [--clients LIST] [--baseline CLIENT] [--auth-burst N]
+
+          --requests N     requests per client per round (default 1000)
+          --rounds N       measured rounds per mode (default 20)
+          --server KIND    nginx (a child process), flyingfox (in-process) or auto:
+                           nginx when installed, else FlyingFox (default auto)
+          --warmup N       unmeasured requests per client before each mode (default 300)
+          --concurrency N  requests in flight in the concurrent mode (default 16)
+          --mode M         which modes to run (default both)
+          --clients LIST   comma-separated clients (default raw,courier); diagnostics:
+                           courier-stub     Courier with a canned-response transport (no network)
+                           courier-datafor  Courier over a URLSession.data(for:) transport
+                           courier-nocache  Courier over URLSessionTransport with urlCache = nil
+                           raw-delegate     URLSession through a session delegate, no Courier
+                           raw-nocache      raw with urlCache = nil
+                           raw-delegate-nocache  raw-delegate with urlCache = nil
+                           courier-bearer   Courier signing with a bearer token (compare with
+                                            --baseline courier for the cost of authorization)
+                           A single client (e.g. --clients courier) suits a profiler.
+          --baseline C     the client the others are compared with (default raw)
+          --auth-burst N   instead of the modes: N concurrent calls with an expired token
+                           (one refresh) against N unauthenticated calls, --rounds times
+        """
+
+        static func parse(_ arguments: [String]) throws -> Options {
+            var options = Options()
+            var iterator = arguments.makeIterator()
+            func value(for flag: String) throws -> String {
+                guard let value = iterator.next() else { throw BenchError("\(flag) needs a value\n\(usage)") }
+                return value
+            }
+            func positive(for flag: String) throws -> Int {
+                let text = try value(for: flag)
+                guard let number = Int(text), number > 0 else { throw BenchError("\(flag): expected a positive integer, got \(text)") }
+                return number
+            }
+            while let argument = iterator.next() {
+                switch argument {
+                case "--requests": options.requests = try positive(for: argument)
+                case "--rounds": options.rounds = try positive(for: argument)
+                case "--concurrency": options.concurrency = try positive(for: argument)
+                case "--warmup":
+                    let text = try value(for: argument)
+                    guard let number = Int(text), number >= 0 else { throw BenchError("--warmup: expected an integer ≥ 0, got \(text)") }
+                    options.warmup = number
+                case "--server":
+                    let text = try value(for: argument)
+                    guard let kind = ServerKind(rawValue: text) else { throw BenchError("--server: expected nginx, flyingfox or auto, got \(text)") }
+                    options.server = kind
+                case "--mode":
+                    let text = try value(for: argument)
+                    if text == "both" {
+                        options.modes = Mode.allCases
+                    } else if let mode = Mode(rawValue: text) {
+                        options.modes = [mode]
+                    } else {
+                        throw BenchError("--mode: expected sequential, concurrent or both, got \(text)")
+                    }
+                case "--clients":
+                    let names = try value(for: argument).split(separator: ",").map(String.init)
+                    if names.isEmpty || names.contains(where: { !allClients.contains($0) }) {
+                        throw BenchError("--clients: expected some of \(allClients.joined(separator: ","))")
+                    }
+                    options.clients = names
+                case "--baseline":
+                    options.baseline = try value(for: argument)
+                case "--auth-burst":
+                    options.authBurst = try positive(for: argument)
+                case "-h", "--help":
+                    say(usage)
+                    exit(0)
+                default:
+                    throw BenchError("unknown argument \(argument)\n\(usage)")
+                }
+            }
+            guard options.clients.contains(options.baseline) || options.clients.count == 1 else {
+                throw BenchError("--baseline \(options.baseline) is not among --clients \(options.clients.joined(separator: ","))")
+            }
+            return options
+        }
+    }
+
+    static func main() async {
+        let options: Options
+        do {
+            options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+            exit(2)
+        }
+        let server: any BenchServer
+        do {
+            server = try await Servers.start(options.server)
+        } catch {
+            FileHandle.standardError.write(Data("courier-bench: cannot start the server: \(error)\n".utf8))
+            exit(1)
+        }
+        do {
+            try await run(options, server: server)
+            await server.stop()
+        } catch {
+            await server.stop()
+            FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(_ options: Options, server: any BenchServer) async throws {
+        if options.authBurst > 0 {
+            say("courier-bench: auth burst against \(server.name) on 127.0.0.1:\(server.port)")
+            try await AuthBurst.run(calls: options.authBurst, rounds: options.rounds, port: server.port)
+            return
+        }
+        var clients: [any BenchClient] = []
+        for name in options.clients {
+            switch name {
+            case "raw": clients.append(RawClient(port: server.port))
+            case "courier": clients.append(try CourierClient(port: server.port))
+            case "courier-stub": clients.append(try CourierStubClient(port: server.port))
+            case "courier-datafor": clients.append(try CourierDataForClient(port: server.port))
+            case "courier-nocache": clients.append(try CourierNoCacheClient(port: server.port))
+            case "raw-delegate": clients.append(RawDelegateClient(port: server.port))
+            case "raw-nocache": clients.append(RawClient(port: server.port, cache: false))
+            case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
+            case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
+            default: throw BenchError("unknown client \(name)")
+            }
+        }
+
+        let labels = clients.map(\.label)
+        let orders = clients.count > 1
+            ? "\(labels.joined(separator: ", ")) | \(labels.reversed().joined(separator: ", ")) | …"
+            : labels.joined()
+
+        #if DEBUG
+        say("warning: a debug build; run with -c release for meaningful figures\n")
+        #endif
+        say("""
+        courier-bench: GET http://127.0.0.1:\(server.port)\(Payload.path) (\(Payload.data.count)-byte JSON, decoded) \
+        from \(server.name)
+        \(options.rounds) rounds × \(options.requests) requests per client and mode, after \(options.warmup) warm-up \
+        requests; the order alternates round by round (\(orders)); \
+        \(ProcessInfo.processInfo.activeProcessorCount) cores
+        """)
+
+        var report: [(mode: Mode, totals: [String: Totals])] = []
+        for mode in options.modes {
+            for client in clients where options.warmup > 0 {
+                _ = try await measure(client, mode: mode, count: options.warmup, concurrency: options.concurrency)
+            }
+            var totals: [String: Totals] = [:]
+            for round in 0..<options.rounds {
+                // ABBA order: which client goes first alternates, so a drift in machine load
+                // during the run weighs on every client alike.
+                let order = round.isMultiple(of: 2) ? clients : clients.reversed()
+                var line: [String] = []
+                for client in order {
+                    let sample = try await measure(client, mode: mode, count: options.requests, concurrency: options.concurrency)
+                    totals[client.label, default: Totals()].samples.append(sample)
+                    line.append("\(client.label) \(Int(sample.throughput)) req/s \(format(sample.cpu / Double(sample.requests) * 1e6, 0)) µs CPU")
+                }
+                say("  \(mode.title(concurrency: options.concurrency)) round \(round + 1)/\(options.rounds): "
+                    + line.joined(separator: ", "))
+            }
+            report.append((mode, totals))
+        }
+
+        say("")
+        say(row("mode", "client", "req/s", "p50 µs", "p99 µs", "CPU µs/req", "ctx sw/req"))
+        for (mode, totals) in report {
+            let title = mode.title(concurrency: options.concurrency)
+            for client in clients {
+                guard let t = totals[client.label] else { continue }
+                say(row(title, client.label, format(t.throughput, 0), format(t.percentile(50) * 1e6, 0),
+                        format(t.percentile(99) * 1e6, 0), format(t.cpuPerRequest * 1e6, 1),
+                        format(t.contextSwitchesPerRequest, 1)))
+            }
+            guard let raw = totals[options.baseline] else { continue }
+            for client in clients where client.label != options.baseline {
+                guard let t = totals[client.label] else { continue }
+                let name = "\(client.label)/\(options.baseline)"
+                let throughput = t.throughput / raw.throughput
+                let cpu = t.cpuPerRequest / raw.cpuPerRequest
+                say(row(title, name, format(throughput, 3), format(t.percentile(50) / raw.percentile(50), 3),
+                        format(t.percentile(99) / raw.percentile(99), 3), format(cpu, 3),
+                        format(t.contextSwitchesPerRequest / raw.contextSwitchesPerRequest, 3)))
+                // The same ratios round by round (each round's pair ran back to back), whose
+                // median shrugs off a round that a burst of machine load hit.
+                let rounds = zip(t.samples, raw.samples)
+                let throughputs = rounds.map { $0.throughput / $1.throughput }
+                let cpus = rounds.map { ($0.cpu / Double($0.requests)) / ($1.cpu / Double($1.requests)) }
+                say("    \(name): throughput \(percent(throughput)), CPU per request \(percent(cpu)); "
+                    + "median of per-round ratios: throughput \(format(median(throughputs), 3)) "
+                    + "(\(format(throughputs.min() ?? .nan, 2))–\(format(throughputs.max() ?? .nan, 2))), "
+                    + "CPU \(format(median(cpus), 3)) (\(format(cpus.min() ?? .nan, 2))–\(format(cpus.max() ?? .nan, 2)))")
+            }
+        }
+        say("""
+
+        X/\(options.baseline) ratios: throughput < 1, and latency, CPU or context switches per request > 1, \
+        mean X costs more than \(options.baseline). Courier's target against raw URLSession: throughput ≥ 0.95 \
+        and CPU per request ≤ 1.05.
+        """)
+    }
+
+    /// Writes a line to stdout unbuffered, so progress shows at once also through a pipe.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func row(_ columns: String...) -> String {
+        let widths = [14, 19, 9, 9, 9, 11, 11]
+        return zip(columns, widths).enumerated().map { index, pair in
+            let (text, width) = pair
+            let padding = String(repeating: " ", count: max(0, width - text.count))
+            return index < 2 ? text + padding : padding + text
+        }.joined(separator: " ")
+    }
+
+    static func format(_ value: Double, _ digits: Int) -> String {
+        value.isFinite ? String(format: "%.\(digits)f", value) : "–"
+    }
+
+    static func percent(_ ratio: Double) -> String {
+        String(format: "%+.1f%%", (ratio - 1) * 100)
+    }
+}

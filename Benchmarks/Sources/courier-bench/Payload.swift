@@ -1,0 +1,47 @@
+import Courier
+import Foundation
+
+/// The body every request fetches: one JSON object of about 212 bytes, the size the design
+/// document's URLSession figures were measured with.
+enum Payload {
+    static let path = "/item.json"
+
+    static let json = #"""
+    {"id":42,"name":"Courier benchmark item","email":"bench@example.com","active":true,\#
+    "score":98.5,"tags":["swift","linux","http"],"createdAt":"2024-05-01T12:00:00Z",\#
+    "owner":{"id":7,"login":"octo","verified":false}}
+    """#
+
+    static var data: Data { Data(json.utf8) }
+}
+
+/// The model both clients decode the body into.
+struct Item: Decodable, Sendable {
+    struct Owner: Decodable, Sendable {
+        let id: Int
+        let login: String
+        let verified: Bool
+    }
+
+    let id: Int
+    let name: String
+    let email: String
+    let active: Bool
+    let score: Double
+    let tags: [String]
+    let createdAt: String
+    let owner: Owner
+
+    /// Cheap check that a decode produced the expected value, so a broken server or client
+    /// cannot pass as a fast one.
+    var isExpected: Bool { id == 42 && owner.id == 7 && tags.count == 3 }
+}
+
+/// The endpoint Courier sends, written the way the documentation shows endpoints.
+struct GetItem: Requestable {
+    let base: BaseURL
+    var requiresAuthorization = false
+
+    func baseURL() throws(CourierError) -> BaseURL { base }
+    func path() throws(CourierError) -> URLPath { try URLPath(Payload.path) }
+}
