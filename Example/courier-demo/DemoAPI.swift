@@ -9,6 +9,14 @@ import Foundation
 /// - `GET  /v1/slow?ticket=…`          answers only after ``slowDelay``
 /// - `GET  /v1/slow/arrivals/{ticket}` long poll: 200 once the slow request with `ticket` has
 ///   arrived, 404 if it has not within ``arrivalWait``
+/// - `POST /oauth/token`               OAuth2 token endpoint (RFC 6749), form-urlencoded, client
+///   authentication by HTTP Basic (``DemoClient``): the `password` grant signs ``DemoAccount`` in,
+///   the `refresh_token` grant renews. Refresh tokens are **single-use and rotating**: each
+///   refresh answers a new pair, and presenting a spent refresh token answers
+///   `400 {"error":"invalid_grant"}` and revokes the whole token family
+/// - `GET  /v1/me`                     the signed-in user; needs `Authorization: Bearer <token>`
+///   with the family's current access token, else 401 with `WWW-Authenticate: Bearer error="invalid_token"`
+/// - `GET  /v1/admin/stats`            ``AuthStats``: token requests served so far
 ///
 /// Anything else is a 404 with an ``APIErrorBody``.
 struct DemoServer: Sendable {
@@ -26,7 +34,7 @@ struct DemoServer: Sendable {
     static func start() async throws -> DemoServer {
         // The handler timeout must outlast the slow endpoint, or FlyingFox answers it with a 500.
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 120, logger: .disabled)
-        await DemoRoutes(users: UserStore(), arrivals: ArrivalBoard()).install(on: server)
+        await DemoRoutes(users: UserStore(), arrivals: ArrivalBoard(), tokens: TokenAuthority()).install(on: server)
         let serving = Task { try await server.run() }
         do {
             try await server.waitUntilListening()
@@ -62,6 +70,7 @@ struct DemoServerError: Error, CustomStringConvertible {
 private struct DemoRoutes: Sendable {
     let users: UserStore
     let arrivals: ArrivalBoard
+    let tokens: TokenAuthority
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -105,6 +114,31 @@ private struct DemoRoutes: Sendable {
             }
             return Self.json(.ok, Arrival(ticket: ticket, arrived: true))
         }
+        await server.appendRoute("POST /oauth/token") { request in
+            let contentType = request.headers[.contentType] ?? ""
+            let form = contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
+                ? FormEncoding.parse(try await request.bodyData) : nil
+            switch await tokens.answer(form: form, authorization: request.headers[.authorization]) {
+            case .issued(let token):
+                return Self.json(.ok, token, headers: [HTTPHeader("Cache-Control"): "no-store"])
+            case .rejected(let status, let error):
+                return Self.json(status, error, headers: [HTTPHeader("Cache-Control"): "no-store"])
+            }
+        }
+        await server.appendRoute("GET /v1/me") { request in
+            let authorization = request.headers[.authorization] ?? ""
+            let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst("Bearer ".count)) : ""
+            guard let userID = await tokens.user(forAccessToken: token), let user = await users.user(id: userID) else {
+                return Self.json(
+                    .unauthorized, APIErrorBody(error: "invalid_token", message: "send a current access token"),
+                    headers: [HTTPHeader("WWW-Authenticate"): #"Bearer error="invalid_token""#]
+                )
+            }
+            return Self.json(.ok, user)
+        }
+        await server.appendRoute("GET /v1/admin/stats") { _ in
+            Self.json(.ok, await tokens.stats)
+        }
         await server.appendRoute("*") { request in
             Self.error(.notFound, "not_found", "no route for \(request.method.rawValue) \(request.path)")
         }
@@ -140,6 +174,150 @@ private actor UserStore {
         let user = User(id: (users.map(\.id).max() ?? 0) + 1, name: new.name, email: new.email)
         users.append(user)
         return user
+    }
+}
+
+/// The demo's OAuth2 authorization server: token families with single-use rotating refresh tokens.
+private actor TokenAuthority {
+    /// The answer to one token request.
+    enum Answer {
+        case issued(TokenResponseBody)
+        case rejected(HTTPStatusCode, OAuth2ErrorBody)
+    }
+
+    /// How long an access token lives.
+    static let accessTokenLifetime = 3_600
+
+    private struct Family {
+        var userID: Int
+        var accessToken: String?
+        var revoked = false
+    }
+
+    private(set) var stats = AuthStats(tokenRequests: 0, refreshGrants: 0, invalidGrants: 0)
+    private var families: [Int: Family] = [:]
+    private var refreshTokens: [String: (family: Int, spent: Bool)] = [:]
+    private var accessTokens: [String: Int] = [:]
+    private var nextFamily = 1
+
+    /// The user whose family's current access token `token` is, if it is one.
+    func user(forAccessToken token: String) -> Int? {
+        guard let family = accessTokens[token], let entry = families[family],
+              !entry.revoked, entry.accessToken == token else { return nil }
+        return entry.userID
+    }
+
+    /// Checks the client, then runs the grant. `form` is `nil` when the body is not a form.
+    func answer(form: [(name: String, value: String)]?, authorization: String?) -> Answer {
+        stats.tokenRequests += 1
+        guard let client = authorization.flatMap(FormEncoding.basicCredentials),
+              client.id == DemoClient.id, client.secret == DemoClient.secret else {
+            return .rejected(.unauthorized, OAuth2ErrorBody(error: "invalid_client", errorDescription: "unknown client or wrong secret"))
+        }
+        guard let form else {
+            return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_request", errorDescription: "send application/x-www-form-urlencoded"))
+        }
+        let fields = Dictionary(form.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        guard fields.count == form.count else {
+            return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_request", errorDescription: "a parameter is repeated"))
+        }
+        switch fields["grant_type"] {
+        case "password":
+            guard fields["username"] == DemoAccount.username, fields["password"] == DemoAccount.password else {
+                return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_grant", errorDescription: "wrong username or password"))
+            }
+            let family = nextFamily
+            nextFamily += 1
+            families[family] = Family(userID: DemoAccount.userID)
+            return .issued(issue(in: family))
+        case "refresh_token":
+            stats.refreshGrants += 1
+            return refresh(fields["refresh_token"] ?? "")
+        default:
+            return .rejected(.badRequest, OAuth2ErrorBody(error: "unsupported_grant_type", errorDescription: "use password or refresh_token"))
+        }
+    }
+
+    private func refresh(_ presented: String) -> Answer {
+        guard let entry = refreshTokens[presented], let family = families[entry.family] else {
+            return invalidGrant("unknown refresh token")
+        }
+        if entry.spent {
+            // A spent refresh token came back: someone holds a copy. The whole family dies.
+            families[entry.family]?.revoked = true
+            return invalidGrant("refresh token reused; every token of its family is revoked")
+        }
+        if family.revoked {
+            return invalidGrant("the token family is revoked")
+        }
+        refreshTokens[presented]?.spent = true
+        return .issued(issue(in: entry.family))
+    }
+
+    private func invalidGrant(_ description: String) -> Answer {
+        stats.invalidGrants += 1
+        return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_grant", errorDescription: description))
+    }
+
+    private func issue(in family: Int) -> TokenResponseBody {
+        let access = "at-" + UUID().uuidString.lowercased()
+        let refresh = "rt-" + UUID().uuidString.lowercased()
+        families[family]?.accessToken = access   // the previous access token stops working
+        accessTokens[access] = family
+        refreshTokens[refresh] = (family, false)
+        return TokenResponseBody(accessToken: access, tokenType: "Bearer", expiresIn: Self.accessTokenLifetime, refreshToken: refresh)
+    }
+}
+
+/// A successful token response (RFC 6749 §5.1).
+private struct TokenResponseBody: Encodable, Sendable {
+    var accessToken: String
+    var tokenType: String
+    var expiresIn: Int
+    var refreshToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", refreshToken = "refresh_token"
+    }
+}
+
+/// An OAuth2 error response (RFC 6749 §5.2).
+private struct OAuth2ErrorBody: Encodable, Sendable {
+    var error: String
+    var errorDescription: String
+
+    enum CodingKeys: String, CodingKey {
+        case error, errorDescription = "error_description"
+    }
+}
+
+/// `application/x-www-form-urlencoded` as RFC 6749 uses it, for the token endpoint.
+private enum FormEncoding {
+    /// `+` is a space, then percent-decoding; `nil` for a malformed escape.
+    static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// The pairs in order; `nil` if any does not decode.
+    static func parse(_ body: Data) -> [(name: String, value: String)]? {
+        var pairs: [(name: String, value: String)] = []
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = decode(parts.count == 2 ? parts[1] : "") else { return nil }
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+
+    /// `Basic base64(urlencoded id ":" urlencoded secret)` (RFC 6749 §2.3.1), decoded.
+    static func basicCredentials(_ authorization: String) -> (id: String, secret: String)? {
+        guard authorization.hasPrefix("Basic "),
+              let data = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
+              let joined = String(data: data, encoding: .utf8),
+              let colon = joined.firstIndex(of: ":"),
+              let id = decode(joined[..<colon]),
+              let secret = decode(joined[joined.index(after: colon)...]) else { return nil }
+        return (id, secret)
     }
 }
 

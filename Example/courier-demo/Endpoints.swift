@@ -49,3 +49,16 @@ struct SlowArrival: DemoEndpoint {
     let ticket: String
     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "slow", "arrivals", ticket]) }
 }
+
+/// `GET /v1/me`: the signed-in user. Requires authorization: the client attaches the bearer token.
+struct GetMe: DemoEndpoint {
+    let api: BaseURL
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/me") }
+}
+
+/// `GET /v1/admin/stats`: how many token requests the API has served (``AuthStats``).
+struct GetAuthStats: DemoEndpoint {
+    let api: BaseURL
+    var requiresAuthorization: Bool { false }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/admin/stats") }
+}

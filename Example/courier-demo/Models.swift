@@ -25,3 +25,26 @@ struct Arrival: Codable, Sendable, Equatable {
     var ticket: String
     var arrived: Bool
 }
+
+/// The answer of `GET /v1/admin/stats`: what the token endpoint has served since the API started.
+struct AuthStats: Codable, Sendable, Equatable {
+    /// Every `POST /oauth/token`, whatever the grant and the outcome.
+    var tokenRequests: Int
+    /// Token requests with `grant_type=refresh_token`.
+    var refreshGrants: Int
+    /// Token requests answered `invalid_grant`.
+    var invalidGrants: Int
+}
+
+/// The OAuth2 client the demo authenticates as (HTTP Basic at the token endpoint).
+enum DemoClient {
+    static let id = "courier-demo"
+    static let secret = "not so secret: it ships in the demo"
+}
+
+/// The account the demo signs in with (the `password` grant); it is user #1.
+enum DemoAccount {
+    static let username = "ada@example.com"
+    static let password = "analytical engine"
+    static let userID = 1
+}

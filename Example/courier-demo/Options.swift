@@ -15,8 +15,8 @@ enum Command {
         Usage: courier-demo [--base-url <url>]
 
         Runs a few real calls through Courier's Client and prints one line per step:
-        list users, create one, fetch it, fetch an unknown id (404), cancel a slow call,
-        and time a slow call out.
+        list users, create one, fetch it, fetch an unknown id (404), refresh an expired
+        token once for 50 concurrent calls, cancel a slow call, and time a slow call out.
 
         Options:
           --base-url <url>  Call the API at <url> (e.g. http://127.0.0.1:8080) instead of

@@ -40,6 +40,11 @@ struct Demo: Sendable {
 
         let unknownID = 999_999
         guard report.record("unknown user", "GET /v1/users/\(unknownID)", await fetchUnknownUser(id: unknownID)) else { return report }
+        let concurrentCalls = 50
+        guard report.record(
+            "coalesced refresh", "\(concurrentCalls) concurrent calls with an expired token",
+            await coalescedRefresh(calls: concurrentCalls)
+        ) else { return report }
         guard report.record("cancellation", "GET /v1/slow", await cancelSlowCall()) else { return report }
         _ = report.record("timeout", "GET /v1/slow", await timeOutSlowCall(after: .milliseconds(300)))
         return report
@@ -103,6 +108,91 @@ struct Demo: Sendable {
         } catch {
             return unexpected(error, expected: "CourierError.response with status 404")
         }
+    }
+
+    /// Signs in at the token endpoint, marks the credential expired (as an app finds it the morning
+    /// after), and fires `calls` concurrent `GET /v1/me` through a bearer client. The refresher
+    /// must renew the token with exactly **one** token request for all of them (the server's
+    /// refresh tokens are single-use: a second refresh with the same one would be `invalid_grant`
+    /// and revoke the session), and every call must succeed. The count comes from the server's
+    /// `GET /v1/admin/stats`, read before and after.
+    func coalescedRefresh(calls: Int) async -> Outcome {
+        let before: AuthStats
+        do {
+            before = try await client.enqueue(GetAuthStats(api: api)).resume(expecting: AuthStats.self)
+        } catch {
+            return unexpected(error, expected: "token statistics from GET /v1/admin/stats")
+        }
+
+        let tokens: OAuth2TokenEndpoint
+        let signedIn: TokenCredential
+        do {
+            // Token requests go straight to a transport of their own, never through a client.
+            tokens = OAuth2TokenEndpoint(
+                baseURL: api,
+                path: try URLPath("/oauth/token"),
+                clientAuthentication: .basic(clientID: DemoClient.id, clientSecret: DemoClient.secret),
+                transport: URLSessionTransport(),
+                timeout: .seconds(10)
+            )
+            signedIn = try await tokens.requestToken(grantType: "password", parameters: [
+                QueryItem(name: "username", value: DemoAccount.username),
+                QueryItem(name: "password", value: DemoAccount.password),
+            ])
+        } catch {
+            return unexpected(error, expected: "to sign in with the password grant at POST /oauth/token")
+        }
+
+        var expired = signedIn
+        expired.issuedAt = Date(timeIntervalSinceNow: -7_200)
+        expired.expiresAt = Date(timeIntervalSinceNow: -3_600)
+        let refresher = TokenRefresher(store: InMemoryTokenStore(expired), tokenEndpoint: tokens)
+        let authorized = Client(configuration: Configuration(
+            timeout: .seconds(10),
+            headers: client.configuration.headers,
+            authentication: .bearer(refresher),
+            authorizedHosts: [api.host]
+        ))
+
+        let results = await withTaskGroup(of: Result<User, CourierError>.self) { group in
+            for _ in 0..<calls {
+                group.addTask { [api] in
+                    do throws(CourierError) {
+                        return .success(try await authorized.enqueue(GetMe(api: api)).resume(expecting: User.self))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var results: [Result<User, CourierError>] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+
+        let after: AuthStats
+        do {
+            after = try await client.enqueue(GetAuthStats(api: api)).resume(expecting: AuthStats.self)
+        } catch {
+            return unexpected(error, expected: "token statistics from GET /v1/admin/stats")
+        }
+        // The sign-in was one token request; everything else is the refresh.
+        let tokenRequests = after.tokenRequests - before.tokenRequests - 1
+        let invalidGrants = after.invalidGrants - before.invalidGrants
+        let successes = results.filter { (try? $0.get())?.id == DemoAccount.userID }.count
+        let failures = results.compactMap { result -> CourierError? in
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+        let renewed = (try? await refresher.currentCredential())?.accessToken
+        guard tokenRequests == 1, invalidGrants == 0, successes == calls, renewed != signedIn.accessToken else {
+            var problems = ["\(tokenRequests) token \(tokenRequests == 1 ? "request" : "requests") (expected 1)"]
+            if invalidGrants > 0 { problems.append("\(invalidGrants) invalid_grant") }
+            problems.append("\(successes) × 200 of \(calls)")
+            if let first = failures.first { problems.append("\(failures.count) failed, e.g. \(first)") }
+            if renewed == signedIn.accessToken { problems.append("the token was never renewed") }
+            return .failed(problems.joined(separator: ", "))
+        }
+        return .passed("1 token request, \(successes) × 200")
     }
 
     /// Starts a slow call, waits until the server says the request arrived (a long poll through
@@ -177,10 +267,15 @@ struct Report {
     /// Set when the API could not be reached; the remaining steps were skipped.
     private(set) var unreachable: CourierError?
 
+    /// `text` padded with spaces to `width`; longer text is kept whole.
+    private static func pad(_ text: String, to width: Int) -> String {
+        text.count >= width ? text : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+
     /// Prints the step's line; returns whether the demo should go on.
     mutating func record(_ name: String, _ request: String, _ outcome: Outcome) -> Bool {
-        let label = name.padding(toLength: 14, withPad: " ", startingAt: 0)
-        let call = request.padding(toLength: 20, withPad: " ", startingAt: 0)
+        let label = Self.pad(name, to: 18)
+        let call = Self.pad(request, to: 20)
         switch outcome {
         case .passed(let facts):
             passed += 1
