@@ -127,7 +127,11 @@ actor BearerAPI: Transport {
     var holdNext: Gate?
     var arrived: Gate?
 
-    init(valid: @escaping @Sendable (String?) -> Bool = { _ in true }) {
+    private let challenges: Bool
+
+    /// - Parameter challenges: whether a 401 carries `WWW-Authenticate: Bearer error="invalid_token"`.
+    init(challenges: Bool = true, valid: @escaping @Sendable (String?) -> Bool = { _ in true }) {
+        self.challenges = challenges
         self.valid = valid
     }
 
@@ -145,7 +149,8 @@ actor BearerAPI: Transport {
         }
         let authorization = request.head.headerFields[.authorization]
         let status = valid(authorization) ? 200 : 401
-        return Response(statusCode: status, headers: ["WWW-Authenticate": status == 401 ? #"Bearer error="invalid_token""# : ""],
+        let headers = status == 401 && challenges ? ["WWW-Authenticate": #"Bearer error="invalid_token""#] : [:]
+        return Response(statusCode: status, headers: headers,
                         body: Data((authorization ?? "none").utf8), url: request.url)
     }
 
@@ -162,4 +167,21 @@ struct APIEndpoint: Requestable {
 func expectAuthFailure(_ error: any Error, _ match: (AuthenticationFailure) -> Bool) -> Bool {
     guard case .authentication(let failure) = error as? CourierError else { return false }
     return match(failure)
+}
+
+/// A token endpoint behind a fake transport: answers every POST with a new token, counting them.
+func countingTokenEndpoint(clock: TestClock) throws -> (OAuth2TokenEndpoint, Locked<Int>) {
+    let requests = Locked(0)
+    let transport = RecordingTransport { request throws(CourierError) in
+        let n = requests.withValue { value -> Int in
+            value += 1
+            return value
+        }
+        let body = #"{"access_token":"at-\#(n)","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-\#(n)"}"#
+        return Response(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+    }
+    let endpoint = OAuth2TokenEndpoint(baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+                                       clientAuthentication: .publicClient(clientID: "tests"), transport: transport,
+                                       now: clock.closure)
+    return (endpoint, requests)
 }

@@ -64,9 +64,10 @@ struct ClientAuthenticationTests {
         #expect(await api.authorizations == ["Bearer at-0"])
     }
 
-    @Test("a 401 to the current token refreshes once and replays the request exactly once")
-    func replayOnceAfter401() async throws {
-        let api = BearerAPI(valid: { $0 != "Bearer at-0" })
+    @Test("a 401 to the current token refreshes once and replays the request exactly once, with or without a challenge",
+          arguments: [true, false])
+    func replayOnceAfter401(challenges: Bool) async throws {
+        let api = BearerAPI(challenges: challenges, valid: { $0 != "Bearer at-0" })
         let clock = TestClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: 3600)), now: clock.closure) { _ in mint.next() }
         let response = try await client(api, .bearer(refresher)).enqueue(APIEndpoint()).resume()
@@ -125,11 +126,13 @@ struct ClientAuthenticationTests {
         #expect(await api.requests.count == 1)
     }
 
-    @Test("10,000 concurrent calls with an expired token: exactly one refresh per expiry over 20 rounds, all succeed")
+    @Test("10,000 concurrent calls with an expired token: exactly one token request per expiry over 20 rounds, all succeed")
     func tenThousandConcurrentCallsShareOneRefreshPerRound() async throws {
         let api = BearerAPI()
-        let clock = TestClock(), mint = TokenMint(clock: clock)
-        let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), now: clock.closure) { _ in mint.next() }
+        let clock = TestClock()
+        let (tokenEndpoint, tokenRequests) = try countingTokenEndpoint(clock: clock)
+        let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), tokenEndpoint: tokenEndpoint,
+                                       now: clock.closure)
         let client = client(api, .bearer(refresher))
         for round in 1...20 {
             let successes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -139,7 +142,8 @@ struct ClientAuthenticationTests {
                 return try await group.reduce(0, +)
             }
             #expect(successes == 10_000)
-            #expect(mint.count.value == round)
+            #expect(tokenRequests.value == round)
+            #expect(await api.authorizations.last == "Bearer at-\(round)")
             clock.advance(by: 7200)   // expire the token for the next round
         }
         #expect(await api.requests.count == 200_000)
