@@ -65,9 +65,11 @@ struct DelayTests {
         network.stub { request in
             guard request.path == "/slow" else { return nil }
             arrival.yield()
-            return StubResponse.text("late").delayed(by: .milliseconds(200))
+            // Long enough that the cancel lands first even on a loaded 2-core machine; the second
+            // call starts after the cancel and ends after this delay would have passed.
+            return StubResponse.text("late").delayed(by: .seconds(2))
         }
-        network.stub(.get, "/slower", with: .text("on time").delayed(by: .milliseconds(600)))
+        network.stub(.get, "/slower", with: .text("on time").delayed(by: .milliseconds(2500)))
         let client = makeClient(network)
 
         let cancelled = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
