@@ -15,13 +15,13 @@ import Testing
 /// The refresher and the token endpoint share an injected wall clock: "expiry" is the test moving
 /// that clock past the token's lifetime, never a sleep. Whatever the server observes (token
 /// requests, `invalid_grant`s, which token each API request carried) is counted server-side.
-@Suite("Token refresh against a rotating-refresh-token server", .timeLimit(.minutes(2)))
+@Suite("Token refresh against a rotating-refresh-token server", .timeLimit(.minutes(6)))
 struct TokenRotationIntegrationTests {
     // MARK: - a) coalescing under load, round after round
 
     @Test(
         "1,000 concurrent calls per round over 20 forced expiries: exactly 20 token requests, 0 invalid_grant, all 20,000 calls succeed",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(6))
     )
     func everyExpiryRoundSharesExactlyOneRotatingRefresh() async throws {
         // The clock moves 3,700 s per round: past the 3,600 s lifetime, and past the 60 s window
@@ -67,7 +67,7 @@ struct TokenRotationIntegrationTests {
 
     @Test(
         "a server-revoked but unexpired access token: 200 concurrent calls get 401, share exactly one refresh, and each is replayed once and succeeds",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(6))
     )
     func aRevokedAccessTokenIsRefreshedOnceAndEveryCallReplayedOnce() async throws {
         let callCount = 200
@@ -113,7 +113,7 @@ struct TokenRotationIntegrationTests {
 
     @Test(
         "invalid_grant is permanent: 1,000 waiting calls fail with it, 100 later calls fail with no token request, unauthenticated calls still work, reset recovers",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(6))
     )
     func invalidGrantFailsEveryCallUntilReset() async throws {
         try await Fixture.run { fixture in
@@ -185,7 +185,7 @@ struct TokenRotationIntegrationTests {
 
     @Test(
         "a 503 from the token endpoint is transient: waiters fail with unexpectedStatus 503, the next call backs off without a request, after the backoff a call refreshes and succeeds",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(6))
     )
     func a503FailsTheWaitersThenBacksOffThenRecovers() async throws {
         let policy = TokenRefresher.Policy(initialBackoff: .seconds(1), maximumBackoff: .seconds(60))
@@ -235,7 +235,7 @@ struct TokenRotationIntegrationTests {
 
     @Test(
         "the token request never carries the access token, and authenticates the client with Basic over the percent-encoded id and secret",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(6))
     )
     func theTokenRequestCarriesClientBasicAuthAndNeverTheAccessToken() async throws {
         try await Fixture.run { fixture in
