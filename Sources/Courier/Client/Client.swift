@@ -23,9 +23,10 @@ public actor Client {
     }
 
     /// Builds, authenticates, sends and validates one request.
-    nonisolated func perform(_ endpoint: some Requestable) async throws(CourierError) -> Response {
+    /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
+    nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
-        var request = try RequestBuilder.build(endpoint, configuration: configuration)
+        var request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         let response: Response
         switch endpoint.requiresAuthorization ? configuration.authentication : .none {
         case .none:
@@ -51,7 +52,10 @@ public actor Client {
         request.head.headerFields[.authorization] = credential.authorizationValue
         let response = try await send(request)
         guard response.statusCode == 401,
-              let replacement = try await refresher.replacement(forRejected: credential) else {
+              let replacement = try await refresher.replacement(forRejected: credential),
+              request.body?.isReplayable ?? true else {
+            // A single-use stream body cannot be sent twice: the 401 is the answer, and the next
+            // call goes out with the refreshed credential.
             return response
         }
         request.head.headerFields[.authorization] = replacement.authorizationValue

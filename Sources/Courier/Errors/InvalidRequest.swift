@@ -24,6 +24,17 @@ public enum InvalidRequest: Sendable, Equatable {
     case invalidURL(String)
     /// The timeout is zero or negative.
     case invalidTimeout(Duration)
+    /// A streamed body's source failed: a file that is missing, unreadable, or changed size while
+    /// it was sent, or an `AsyncSequence` that threw. The request is stopped rather than sent
+    /// short or long.
+    case bodySourceFailed(String)
+    /// A single-use body (an `AsyncSequence`) was already sent and cannot be sent again, for a
+    /// second ``Call/resume()`` or a replay.
+    case bodyNotReplayable
+    /// A ``MultipartForm`` cannot be sent as asked: a field name or filename with a control
+    /// character (CR, LF, NUL…), a per-part `Content-Disposition` header, an invalid fixed
+    /// boundary, or a fixed boundary that occurs in a part's bytes.
+    case invalidMultipartForm(String)
 }
 
 extension InvalidRequest: CustomStringConvertible {
@@ -52,6 +63,12 @@ extension InvalidRequest: CustomStringConvertible {
             return "the URL \(string.debugDescription) could not be formed"
         case .invalidTimeout(let timeout):
             return "invalid timeout \(timeout): must be positive"
+        case .bodySourceFailed(let reason):
+            return "the body could not be read: \(reason)"
+        case .bodyNotReplayable:
+            return "the body is a single-use stream that was already sent"
+        case .invalidMultipartForm(let reason):
+            return "invalid multipart form: \(reason)"
         }
     }
 }

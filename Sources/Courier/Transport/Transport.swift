@@ -23,6 +23,15 @@ public protocol Transport: Sendable {
     /// - Throws: ``CourierError/transport(_:)``, ``CourierError/cancelled`` when the calling task
     ///   is cancelled (the request must then be stopped, not left to finish in the background).
     func send(_ request: TransportRequest) async throws(CourierError) -> Response
+
+    /// Whether the transport decodes `Content-Encoding: gzip` responses itself, so that the
+    /// client may send `Accept-Encoding: gzip`. Default: `false`.
+    var decodesGzip: Bool { get }
+}
+
+extension Transport {
+    /// `false`: a transport that does not say otherwise hands bodies over as they arrived.
+    public var decodesGzip: Bool { false }
 }
 
 /// A fully built request, as a transport receives it.
@@ -49,16 +58,28 @@ public struct TransportRequest: Sendable {
 
 /// The bytes of a request body, as a transport receives them.
 ///
-/// More cases (files on disk, streams) will be added before 1.0; a custom transport should
-/// handle the cases it knows and fail with ``CourierError/invalidRequest(_:)`` on others.
+/// A custom transport should handle every case; ``URLSessionTransport`` streams ``stream(_:)``
+/// bodies with bounded memory.
 public enum TransportBody: Sendable, Equatable {
     /// Bytes in memory.
     case data(Data)
+    /// Bytes read while they are sent (files, multipart forms, `AsyncSequence`s). Open it with
+    /// ``BodyStream/makeReader()`` for each send.
+    case stream(BodyStream)
 
     /// The length in bytes, when known before sending.
     public var count: Int64? {
         switch self {
         case .data(let data): Int64(data.count)
+        case .stream(let stream): stream.length
+        }
+    }
+
+    /// Whether the body can be sent again (for a replay after a 401, or a retry).
+    public var isReplayable: Bool {
+        switch self {
+        case .data: true
+        case .stream(let stream): stream.isReplayable
         }
     }
 }

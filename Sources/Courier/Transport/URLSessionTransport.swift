@@ -58,6 +58,9 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
+    /// `true`: URLSession decodes gzip bodies on every platform (libcurl on Linux).
+    public var decodesGzip: Bool { true }
+
     /// Sends the request through URLSession.
     /// - Throws: ``CourierError/transport(_:)`` keeping the `URLError`; ``CourierError/cancelled``
     ///   when the calling task is cancelled; ``CourierError/invalidRequest(_:)`` if the request
@@ -73,19 +76,44 @@ public final class URLSessionTransport: Transport {
         // seconds; round up so it never fires before Courier's own deadline does.
         let seconds = request.timeout.timeInterval
         urlRequest.timeoutInterval = max(1, seconds.rounded(.up))
+        let exchangeBox = ExchangeBox()
+        var pump: BodyPump?
         switch request.body {
         case .data(let data)?:
             urlRequest.httpBody = data
+        case .stream(let stream)?:
+            // A known length is sent as Content-Length, whatever the endpoint's headers say.
+            if let length = stream.length {
+                urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
+                #if canImport(FoundationNetworking)
+                // corelibs gives libcurl an unknown size for every body stream, so libcurl adds
+                // `Transfer-Encoding: chunked` next to our Content-Length (both headers, chunked
+                // framing: RFC 9112 §6.2 forbids it and strict servers drop the connection). A
+                // blank custom header is libcurl's way to remove its own one, and it then sends the
+                // bytes as they are (measured with curl 7.88.1).
+                urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+                #endif
+            }
+            let bodyPump = BodyPump(stream: stream) { [weak exchangeBox] error in
+                exchangeBox?.exchange?.failBody(error)
+            }
+            urlRequest.httpBodyStream = bodyPump.makeInputStream()
+            pump = bodyPump
         case nil:
             break
         }
 
-        let task = session.dataTask(with: urlRequest)
-        let exchange = Exchange(task: task)
-        delegate.register(exchange, for: task)
+        let exchange = Exchange(pump: pump)
+        exchangeBox.exchange = exchange
+        let session = self.session
+        let delegate = self.delegate
         let completion = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchange.start(continuation, deadline: .now() + seconds)
+                exchange.start(continuation, deadline: .now() + seconds) { [urlRequest] in
+                    let task = session.dataTask(with: urlRequest)
+                    delegate.register(exchange, for: task)
+                    return task
+                }
             }
         } onCancel: {
             exchange.cancel()
@@ -103,58 +131,91 @@ public final class URLSessionTransport: Transport {
 /// of `continuation` first.
 final class Exchange: @unchecked Sendable {
     /// Why the task was stopped before URLSession finished it, if it was.
-    enum End: Sendable { case none, cancelled, timedOut }
+    enum End: Sendable { case none, cancelled, timedOut, bodyFailed(CourierError) }
 
-    let task: URLSessionDataTask
+    /// The streamed body's pump, if the body is streamed.
+    private let pump: BodyPump?
     private let lock = NSLock()
+    private var task: URLSessionDataTask?
     private var continuation: CheckedContinuation<Completion, Never>?
     private var end = End.none
     private var response: HTTPURLResponse?
     private var body = Data()
     private var declinedChallenge = false
 
-    init(task: URLSessionDataTask) {
-        self.task = task
+    /// Where URLSession's task methods are called: never on the caller's thread.
+    ///
+    /// corelibs-foundation runs `dataTask(with:)`, `resume()` and `cancel()` synchronously on the
+    /// session's one work queue, and that queue waits inside a streamed body's `read` until the
+    /// body's producer task has bytes. Called from Swift's cooperative pool (two threads on a
+    /// two-core machine), two such calls could block every thread the producer needs: a
+    /// deadlock only the deadline would break. Dispatch threads are not that pool.
+    private static let control = DispatchQueue(label: "Courier.URLSessionTransport.control", attributes: .concurrent)
+
+    init(pump: BodyPump? = nil) {
+        self.pump = pump
     }
 
-    /// Resumes the task, or ends at once if the caller was cancelled before it started.
-    func start(_ continuation: CheckedContinuation<Completion, Never>, deadline: DispatchTime) {
+    /// Creates and resumes the task off the caller's thread, or ends at once if the caller was
+    /// cancelled before it started.
+    func start(_ continuation: CheckedContinuation<Completion, Never>, deadline: DispatchTime,
+               makeTask: @escaping @Sendable () -> URLSessionDataTask) {
         lock.lock()
-        if end == .cancelled {
+        if case .cancelled = end {
             lock.unlock()
+            pump?.cancel()
             continuation.resume(returning: Completion(end: .cancelled))
             return
         }
         self.continuation = continuation
         lock.unlock()
         DeadlineScheduler.shared.add(self, at: deadline)
-        task.resume()
-        // A cancellation that arrived between the check above and `resume()` cancelled a task
-        // that had not started yet; cancel again now that it has.
-        if isCancelled { task.cancel() }
+        Self.control.async { [self] in
+            let task = makeTask()
+            lock.lock()
+            self.task = task
+            let stopped: Bool
+            if case .none = end { stopped = false } else { stopped = true }
+            lock.unlock()
+            pump?.start()
+            task.resume()
+            // Stopped (cancelled, timed out) before the task existed: stop it now that it does;
+            // URLSession then reports it cancelled and the exchange ends with the reason marked.
+            if stopped { task.cancel() }
+        }
     }
 
-    private var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return end == .cancelled
-    }
-
+    /// Stops the task. The pump is stopped first: on Linux a body read may be holding the
+    /// session's work queue, which must be free to carry out the cancellation.
     func cancel() {
-        mark(.cancelled)
-        task.cancel()
+        stop(.cancelled)
     }
 
     /// Called by the ``DeadlineScheduler`` when the deadline passes.
     func timeOut() {
-        mark(.timedOut)
-        task.cancel()
+        stop(.timedOut)
+    }
+
+    /// Called by the pump when the streamed body fails: the request stops with the body's error.
+    func failBody(_ error: CourierError) {
+        stop(.bodyFailed(error))
+    }
+
+    private func stop(_ reason: End) {
+        mark(reason)
+        pump?.cancel()
+        lock.lock()
+        let task = self.task
+        lock.unlock()
+        if let task {
+            Self.control.async { task.cancel() }
+        }
     }
 
     /// Records why the task is being stopped; the first reason wins.
     private func mark(_ reason: End) {
         lock.lock()
-        if end == .none { end = reason }
+        if case .none = end { end = reason }
         lock.unlock()
     }
 
@@ -185,6 +246,7 @@ final class Exchange: @unchecked Sendable {
     /// Hands a snapshot to the waiting caller; kept minimal because it runs on the delegate queue.
     func completed(with error: (any Error)?) {
         DeadlineScheduler.shared.remove(self)
+        pump?.cancel()
         lock.lock()
         let continuation = self.continuation
         self.continuation = nil
@@ -194,6 +256,14 @@ final class Exchange: @unchecked Sendable {
         lock.unlock()
         continuation?.resume(returning: completion)
     }
+}
+
+/// Lets the body pump, created before the exchange, reach it once it exists.
+///
+/// `@unchecked Sendable`: `exchange` is written once, before the task starts and so before the
+/// pump can call back; reads after that see the written value (the task's start orders them).
+final class ExchangeBox: @unchecked Sendable {
+    var exchange: Exchange?
 }
 
 /// How an exchange ended, as raw parts; ``outcome(for:)`` turns them into Courier's result.
@@ -225,6 +295,8 @@ struct Completion: Sendable {
             return .failure(.cancelled)
         case .timedOut:
             return failure(.timedOut)
+        case .bodyFailed(let error):
+            return .failure(error)
         case .none:
             break
         }
