@@ -23,6 +23,15 @@ public struct Configuration: Sendable {
     /// Headers sent with every request; an endpoint's header of the same name replaces them.
     /// Default: none.
     public var headers: [HeaderItem]
+    /// How query strings and form bodies are formatted, unless an endpoint
+    /// (``Requestable/queryStringOptions``) or a form body says otherwise.
+    /// Default: `QueryStringFormattingOptions()` (indexed arrays, subscripted dictionaries,
+    /// space as `%20`, `+` as `%2B`, reserved characters left as they are).
+    ///
+    /// ```swift
+    /// configuration.queryStringOptions.arrayFormat = .bracketed  // ids%5B%5D=1&ids%5B%5D=2
+    /// ```
+    public var queryStringOptions: QueryStringFormattingOptions
     /// Where Courier logs: one debug line per call. Default: a logger that discards everything.
     public var logger: Logger
     /// How endpoints that require authorization are authenticated. Default: ``Authentication/none``.
@@ -35,6 +44,39 @@ public struct Configuration: Sendable {
     /// it. A call that requires authorization for an unlisted host fails with
     /// ``AuthenticationFailure/hostNotAuthorized(host:)`` and sends nothing.
     public var authorizedHosts: Set<String>
+    /// Decoders for media types other than JSON, consulted by `Content-Type` in
+    /// ``Call/resume(expecting:)`` (JSON always uses ``decoder``). Default: none.
+    ///
+    /// ```swift
+    /// configuration.responseDecoders = [XMLBodyDecoder()]   // from CourierXML
+    /// ```
+    public var responseDecoders: [any ResponseBodyDecoder]
+    /// The `User-Agent` header sent with every request unless a header sets one; `nil` leaves it
+    /// to the transport. Default: ``defaultUserAgent``, e.g. `Courier/0.4.0 (Linux 6.1.0)`.
+    public var userAgent: String?
+
+    /// `Courier/<version> (<operating system> <version>)`.
+    public static let defaultUserAgent: String = {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        #if os(Linux)
+        let system = "Linux"
+        #elseif os(macOS)
+        let system = "macOS"
+        #elseif os(iOS)
+        let system = "iOS"
+        #elseif os(tvOS)
+        let system = "tvOS"
+        #elseif os(watchOS)
+        let system = "watchOS"
+        #elseif os(visionOS)
+        let system = "visionOS"
+        #elseif os(Windows)
+        let system = "Windows"
+        #else
+        let system = "unknown"
+        #endif
+        return "Courier/\(CourierLibrary.version) (\(system) \(version.majorVersion).\(version.minorVersion).\(version.patchVersion))"
+    }()
 
     /// Creates a configuration; every parameter has a default.
     public init(
@@ -43,18 +85,24 @@ public struct Configuration: Sendable {
         encoder: JSONEncoder = JSONEncoder(),
         timeout: Duration = .seconds(60),
         headers: [HeaderItem] = [],
+        queryStringOptions: QueryStringFormattingOptions = QueryStringFormattingOptions(),
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
         authentication: Authentication = .none,
-        authorizedHosts: Set<String> = []
+        authorizedHosts: Set<String> = [],
+        responseDecoders: [any ResponseBodyDecoder] = [],
+        userAgent: String? = Configuration.defaultUserAgent
     ) {
         self.transport = transport
         self.decoder = decoder
         self.encoder = encoder
         self.timeout = timeout
         self.headers = headers
+        self.queryStringOptions = queryStringOptions
         self.logger = logger
         self.authentication = authentication
         self.authorizedHosts = authorizedHosts
+        self.responseDecoders = responseDecoders
+        self.userAgent = userAgent
     }
 
     /// Whether credentials may be sent to `host`.

@@ -6,11 +6,13 @@ import HTTPTypes
 /// Everything an endpoint declares is validated here, before any byte leaves: a bad header, a
 /// body on GET, a non-positive timeout each fail with ``CourierError/invalidRequest(_:)``.
 enum RequestBuilder {
-    static func build(_ endpoint: some Requestable, configuration: Configuration) throws(CourierError) -> TransportRequest {
+    /// - Parameter accept: the `Accept` value for what the caller expects, sent unless the
+    ///   endpoint or the configuration sets `Accept`.
+    static func build(_ endpoint: some Requestable, configuration: Configuration, accept: String? = nil) throws(CourierError) -> TransportRequest {
         let base = try endpoint.baseURL()
         let path = try endpoint.path()
         let method = endpoint.method
-        let pathAndQuery = path.rawValue + queryString(endpoint.queryItems)
+        let pathAndQuery = try path.rawValue + queryString(items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
         let urlString = "\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"
         guard let url = URL(string: urlString),
               let httpMethod = HTTPRequest.Method(method.rawValue) else {
@@ -18,21 +20,29 @@ enum RequestBuilder {
         }
 
         var body: TransportBody?
-        var bodyContentType: String?
         if let requestBody = endpoint.body {
             guard method.allowsRequestBody else {
                 throw .invalidRequest(.bodyNotAllowed(method: method.rawValue))
             }
-            body = .data(try requestBody.encoded(defaultEncoder: configuration.encoder))
-            bodyContentType = requestBody.contentType
+            body = try requestBody.transportBody(configuration: configuration)
         }
 
         var fields = try headerFields(configuration.headers, endpoint.headerItems ?? [])
-        if let bodyContentType, fields[.contentType] == nil {
-            guard HeaderItem.isValidValue(bodyContentType) else {
-                throw .invalidRequest(.invalidHeaderValue(name: "Content-Type"))
+        // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
+        // each only where neither the endpoint nor the configuration set that header.
+        var implied: [HeaderItem] = []
+        if let requestBody = endpoint.body {
+            implied.append(HeaderItem(name: "Content-Type", value: requestBody.contentType))
+            implied += requestBody.headers
+        }
+        if let accept { implied.append(HeaderItem(name: "Accept", value: accept)) }
+        if let userAgent = configuration.userAgent { implied.append(HeaderItem(name: "User-Agent", value: userAgent)) }
+        if configuration.transport.decodesGzip { implied.append(HeaderItem(name: "Accept-Encoding", value: "gzip")) }
+        for item in implied {
+            let name = try fieldName(item)
+            if fields[name] == nil {
+                fields[name] = try validValue(item)
             }
-            fields[.contentType] = bodyContentType
         }
 
         let timeout = endpoint.timeout ?? configuration.timeout
@@ -43,18 +53,13 @@ enum RequestBuilder {
         return TransportRequest(head: head, body: body, timeout: timeout, url: url)
     }
 
-    /// `?name=value&flag`, every name and value percent-encoded; empty when there are no items.
-    static func queryString(_ items: [QueryItem]?) -> String {
-        guard let items, !items.isEmpty else { return "" }
-        var query = "?"
-        for (index, item) in items.enumerated() {
-            if index > 0 { query += "&" }
-            query += PercentEncoding.encode(item.name)
-            if let value = item.value {
-                query += "=" + PercentEncoding.encode(value)
-            }
-        }
-        return query
+    /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
+    /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
+    /// - Throws: ``InvalidRequest/encodingFailed(_:)`` for a NaN or infinite number.
+    static func queryString(items: [QueryItem]?, parameters: QueryParameters?,
+                            options: QueryStringFormattingOptions) throws(CourierError) -> String {
+        let query = try QueryStringEncoder(options: options).encode(items: items ?? [], parameters: parameters)
+        return query.isEmpty ? "" : "?" + query
     }
 
     /// Client-wide headers, then the endpoint's; an endpoint header replaces every client header

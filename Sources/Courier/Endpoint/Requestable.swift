@@ -24,6 +24,22 @@ public protocol Requestable: Sendable {
     var headerItems: [HeaderItem]? { get }
     /// Query parameters, in order. No `?` is added when this is `nil` or empty. Default: `nil`.
     var queryItems: [QueryItem]? { get }
+    /// Nested query parameters, written after ``queryItems`` with their names in sorted order.
+    /// Default: `nil`.
+    ///
+    /// ```swift
+    /// var queryParameters: QueryParameters? { ["filter": ["tags": ["a", "b"]], "limit": 20] }
+    /// // ?filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
+    /// ```
+    var queryParameters: QueryParameters? { get }
+    /// How this endpoint's query is formatted; `nil` uses ``Configuration/queryStringOptions``.
+    /// Default: `nil`.
+    ///
+    /// ```swift
+    /// var queryStringOptions: QueryStringFormattingOptions? { QueryStringFormattingOptions(arrayFormat: .commaSeparated) }
+    /// // ?ids=1,2,3
+    /// ```
+    var queryStringOptions: QueryStringFormattingOptions? { get }
     /// The body. Not allowed for GET and HEAD. Default: `nil`.
     var body: RequestBody? { get }
     /// Whether the client's authentication is applied to this endpoint. Default: `true`.
@@ -33,6 +49,13 @@ public protocol Requestable: Sendable {
     /// Status codes that count as success; any other fails the call with
     /// ``CourierError/response(_:)``. Default: ``Response/successStatusCodes`` (200–299).
     var acceptableStatusCodes: Set<Int> { get }
+    /// The decoder for this endpoint's responses, used whatever their `Content-Type`; `nil`
+    /// picks one by `Content-Type` (see ``ResponseBodyDecoder``). Default: `nil`.
+    ///
+    /// ```swift
+    /// var responseDecoder: (any ResponseBodyDecoder)? { JSONBodyDecoder(snakeCaseDecoder) }
+    /// ```
+    var responseDecoder: (any ResponseBodyDecoder)? { get }
 }
 
 extension Requestable {
@@ -45,6 +68,10 @@ extension Requestable {
     /// `nil`.
     public var queryItems: [QueryItem]? { nil }
     /// `nil`.
+    public var queryParameters: QueryParameters? { nil }
+    /// `nil`: the client's ``Configuration/queryStringOptions``.
+    public var queryStringOptions: QueryStringFormattingOptions? { nil }
+    /// `nil`.
     public var body: RequestBody? { nil }
     /// `true`.
     public var requiresAuthorization: Bool { true }
@@ -52,4 +79,6 @@ extension Requestable {
     public var timeout: Duration? { nil }
     /// 200–299.
     public var acceptableStatusCodes: Set<Int> { Response.successStatusCodes }
+    /// `nil`: chosen by `Content-Type`.
+    public var responseDecoder: (any ResponseBodyDecoder)? { nil }
 }
