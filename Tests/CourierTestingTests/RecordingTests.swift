@@ -95,7 +95,8 @@ struct RecordingTests {
         #expect(request.headerValue(for: "X-Courier-Stub-ID") == nil)
         #expect(!request.headers.contains { $0.name.canonicalName.hasPrefix("x-courier") })
         let requestID = try #require(HTTPField.Name("X-Request-ID"))
-        let expected: HTTPFields = [.accept: "application/json", .userAgent: "CourierTests/1.0", requestID: "42"]
+        // Accept-Encoding is Courier's default: the stubbed URLSession transport decodes gzip.
+        let expected: HTTPFields = [.accept: "application/json", .acceptEncoding: "gzip", .userAgent: "CourierTests/1.0", requestID: "42"]
         #expect(request.headers == expected)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One prepared request to an endpoint, made by ``Client/enqueue(_:)``.
 ///
 /// Resume it to send the request. A call can be resumed more than once; each resume sends
@@ -7,20 +9,40 @@ public struct Call: Sendable {
     let client: Client
     let endpoint: any Requestable
 
-    /// Sends the request and decodes the body as `type`: JSON with the client's decoder, `Data`
-    /// as raw bytes, `String` as text in the response's charset, ``EmptyResponse`` for
-    /// 204/205/HEAD.
+    /// Sends the request and decodes the body as `type`, with the decoder its `Content-Type`
+    /// calls for: JSON (`application/json`, any `+json`, or no `Content-Type`) with the client's
+    /// decoder, another media type with the first of ``Configuration/responseDecoders`` that
+    /// reads it, or the endpoint's own ``Requestable/responseDecoder``. `Data` gives the raw
+    /// bytes, `String` the text in the response's charset, ``EmptyResponse`` accepts any body
+    /// (204/205/HEAD). Sends an `Accept` header to match, unless one is set.
     ///
     /// ```swift
     /// let users = try await client.enqueue(ListUsers()).resume(expecting: [User].self)
     /// ```
     /// - Throws: ``CourierError/invalidRequest(_:)`` before sending; ``CourierError/transport(_:)``
     ///   or ``CourierError/cancelled`` while sending; ``CourierError/response(_:)`` for a status
-    ///   code the endpoint does not accept; ``CourierError/decoding(_:)`` when the body does not
-    ///   decode.
+    ///   code the endpoint does not accept (an RFC 9457 body is readable as
+    ///   ``Response/problemDetails``); ``CourierError/decoding(_:)`` when the body does not
+    ///   decode or no decoder reads its media type.
     public func resume<T: Decodable & Sendable>(expecting type: T.Type) async throws(CourierError) -> T {
-        let response = try await resume()
-        return try response.decode(type, using: client.configuration.decoder)
+        let configuration = client.configuration
+        let preferred = endpoint.responseDecoder
+        let response = try await client.perform(endpoint, accept: Self.accept(for: type, preferred: preferred, configuration: configuration))
+        return try response.decode(type, preferred: preferred, json: configuration.decoder, decoders: configuration.responseDecoders)
+    }
+
+    /// The `Accept` value for a call expecting `type`: the endpoint's decoder's media types, or
+    /// JSON first and then the configuration's other decoders (`q=0.9`); `text/plain` first for
+    /// `String`; none for `Data` and ``EmptyResponse`` (any body will do).
+    static func accept<T>(for type: T.Type, preferred: (any ResponseBodyDecoder)?, configuration: Configuration) -> String? {
+        if T.self == Data.self || T.self == EmptyResponse.self { return nil }
+        if T.self == String.self { return "text/plain, */*;q=0.8" }
+        if let preferred { return preferred.mediaTypes.joined(separator: ", ") }
+        var types = ["application/json"]
+        for mediaType in configuration.responseDecoders.flatMap(\.mediaTypes) where !types.contains(mediaType) {
+            types.append(mediaType)
+        }
+        return ([types[0]] + types.dropFirst().map { "\($0);q=0.9" }).joined(separator: ", ")
     }
 
     /// Sends the request and returns the response, validated against the endpoint's

@@ -12,6 +12,12 @@ public struct DecodingFailure: Error, Sendable {
         case unsupportedCharset(String)
         /// The decoder threw an error that is not a `DecodingError`; its description is kept.
         case other(String)
+        /// A ``ResponseBodyDecoder`` threw an error that is not a `DecodingError` (a SOAP fault
+        /// in a 200 response, say); the error is kept.
+        case decoderError(any Error)
+        /// No decoder reads the response's media type (lower-case, without parameters), e.g. an
+        /// HTML error page where JSON was expected.
+        case unsupportedMediaType(String)
     }
 
     /// Why decoding failed.
@@ -48,6 +54,10 @@ extension DecodingFailure: CustomStringConvertible {
             why = "unsupported charset \(charset.debugDescription)"
         case .other(let text):
             why = text
+        case .decoderError(let error):
+            why = String(describing: error)
+        case .unsupportedMediaType(let mediaType):
+            why = "no decoder reads \(mediaType)"
         }
         return "cannot decode \(expectedType): \(why) (\(response))"
     }

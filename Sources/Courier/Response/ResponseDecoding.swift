@@ -39,16 +39,50 @@ extension Response {
     /// ``EmptyResponse`` ignores the body, anything else is decoded as JSON with `decoder`.
     /// - Throws: ``CourierError/decoding(_:)`` keeping the `DecodingError` and this response.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws(CourierError) -> T {
+        try decode(type, using: JSONBodyDecoder(decoder))
+    }
+
+    /// Decodes the body as `type` with `decoder`, whatever the `Content-Type`: `Data`, `String`
+    /// and ``EmptyResponse`` are handled as in ``decode(_:using:)-(_,JSONDecoder)``.
+    /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response.
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder) throws(CourierError) -> T {
+        if let value = try builtIn(type) { return value }
+        do {
+            return try decoder.decode(T.self, from: self)
+        } catch let error as DecodingError {
+            throw .decoding(DecodingFailure(reason: .decodingError(error), response: self, expectedType: "\(T.self)"))
+        } catch let error as CourierError {
+            throw error
+        } catch {
+            throw .decoding(DecodingFailure(reason: .decoderError(error), response: self, expectedType: "\(T.self)"))
+        }
+    }
+
+    /// Decodes the body as `type` with the decoder its `Content-Type` calls for: `decoders[0]`
+    /// when `preferred` (an endpoint's own decoder) is given, else JSON for `application/json`,
+    /// any `+json` type or a response without `Content-Type`, else the first of `decoders` that
+    /// reads the media type.
+    /// - Throws: ``CourierError/decoding(_:)``; ``DecodingFailure/Reason/unsupportedMediaType(_:)``
+    ///   when no decoder reads the response's media type (an HTML error page, say).
+    func decode<T: Decodable>(_ type: T.Type, preferred: (any ResponseBodyDecoder)?, json: JSONDecoder,
+                              decoders: [any ResponseBodyDecoder]) throws(CourierError) -> T {
+        if let value = try builtIn(type) { return value }
+        if let preferred { return try decode(type, using: preferred) }
+        guard let mediaType, !JSONBodyDecoder.isJSON(mediaType) else {
+            return try decode(type, using: JSONBodyDecoder(json))
+        }
+        guard let decoder = decoders.first(where: { $0.canDecode(mediaType: mediaType) }) else {
+            throw .decoding(DecodingFailure(reason: .unsupportedMediaType(mediaType), response: self, expectedType: "\(T.self)"))
+        }
+        return try decode(type, using: decoder)
+    }
+
+    /// `EmptyResponse`, `Data` and `String`, which need no decoder; `nil` for anything else.
+    private func builtIn<T: Decodable>(_ type: T.Type) throws(CourierError) -> T? {
         if let empty = EmptyResponse() as? T { return empty }
         if let data = body as? T { return data }
         if T.self == String.self, let text = try text() as? T { return text }
-        do {
-            return try decoder.decode(T.self, from: body)
-        } catch let error as DecodingError {
-            throw .decoding(DecodingFailure(reason: .decodingError(error), response: self, expectedType: "\(T.self)"))
-        } catch {
-            throw .decoding(DecodingFailure(reason: .other(String(describing: error)), response: self, expectedType: "\(T.self)"))
-        }
+        return nil
     }
 
     /// IANA charset names (lower-cased) that Courier decodes.
