@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierXML", targets: ["CourierXML"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
     ],
     traits: [
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
     ],
     targets: [
         .target(
@@ -49,6 +51,11 @@ let package = Package(
                 "Courier",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CourierXML",
+            dependencies: ["Courier", .product(name: "XMLCoder", package: "XMLCoder")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -75,6 +82,11 @@ let package = Package(
                 "Courier", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierXMLTests",
+            dependencies: ["Courier", "CourierXML", "CourierTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,142 @@
+public import Courier
+import Foundation
+public import XMLCoder
+
+/// Decodes XML response bodies into `Decodable` models with XMLCoder's `XMLDecoder`:
+/// `application/xml`, `text/xml` and every `+xml` type (`application/atom+xml`,
+/// `application/rss+xml`, …).
+///
+/// Register it for the whole client, where it is chosen by `Content-Type`, or name it as one
+/// endpoint's decoder:
+///
+/// ```swift
+/// var configuration = Configuration()
+/// configuration.responseDecoders = [XMLBodyDecoder()]
+/// let client = Client(configuration: configuration)
+/// let feed = try await client.enqueue(GetFeed()).resume(expecting: Feed.self)
+///
+/// struct GetFeed: Requestable {
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "example.com") }
+///     var responseDecoder: (any ResponseBodyDecoder)? { XMLBodyDecoder() }   // whatever the Content-Type
+/// }
+/// ```
+///
+/// Before XMLCoder sees the body, Courier settles its charset (a byte-order mark, the
+/// `Content-Type`'s `charset`, the XML declaration, else UTF-8) and checks the document:
+/// - bytes that are not valid text in that charset fail with
+///   ``DecodingFailure/Reason/invalidText(charset:)`` (an unknown charset with
+///   ``DecodingFailure/Reason/unsupportedCharset(_:)``), as ``Response/text()`` does;
+/// - a document that is not well-formed, or has a `<!DOCTYPE` (refused: no XXE, no entity
+///   expansion), fails with ``DecodingFailure/Reason/decodingError(_:)`` holding a
+///   `DecodingError.dataCorrupted` whose underlying error is the ``XMLParsingError`` (with line
+///   and column);
+/// - a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
+public struct XMLBodyDecoder: ResponseBodyDecoder {
+    private let makeDecoder: @Sendable () -> XMLDecoder
+
+    /// Creates a decoder.
+    ///
+    /// ```swift
+    /// let decoder = XMLBodyDecoder {
+    ///     let decoder = XMLDecoder()
+    ///     decoder.dateDecodingStrategy = .iso8601
+    ///     decoder.shouldProcessNamespaces = true   // match keys without their prefixes
+    ///     return decoder
+    /// }
+    /// ```
+    /// - Parameter makeDecoder: makes the `XMLDecoder` to use, called once per response (an
+    ///   `XMLDecoder` is a mutable class, so Courier never shares one between calls). Its
+    ///   `errorContextLength` is set to 0: XMLCoder's error context can crash on some documents,
+    ///   and Courier reports the line and column itself.
+    public init(_ makeDecoder: @escaping @Sendable () -> XMLDecoder = { XMLDecoder() }) {
+        self.makeDecoder = makeDecoder
+    }
+
+    /// `["application/xml", "text/xml"]`, sent in `Accept`.
+    ///
+    /// ```swift
+    /// XMLBodyDecoder().mediaTypes   // ["application/xml", "text/xml"]
+    /// ```
+    public var mediaTypes: [String] { ["application/xml", "text/xml"] }
+
+    /// `application/xml`, `text/xml`, and any `…+xml` type.
+    ///
+    /// ```swift
+    /// XMLBodyDecoder().canDecode(mediaType: "application/atom+xml")   // true
+    /// ```
+    public func canDecode(mediaType: String) -> Bool {
+        Self.isXML(mediaType)
+    }
+
+    /// Decodes the body as `type`.
+    /// - Throws: see the type's documentation.
+    ///
+    /// ```swift
+    /// let book = try XMLBodyDecoder().decode(Book.self, from: response)
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T {
+        let data = try XMLResponseBody.checkedData(of: response, expecting: T.self)
+        let decoder = makeDecoder()
+        decoder.errorContextLength = 0
+        return try decoder.decode(T.self, from: data)
+    }
+
+    /// `application/xml`, `text/xml` or a `+xml` structured-syntax suffix (RFC 7303).
+    static func isXML(_ mediaType: String) -> Bool {
+        mediaType == "application/xml" || mediaType == "text/xml" || mediaType.hasSuffix("+xml")
+    }
+}
+
+/// Reading a response's XML body safely.
+enum XMLResponseBody {
+    /// The body as UTF-8 XML that is well-formed and has no document type declaration.
+    /// - Throws: `CourierError.decoding` for text that is not valid in its charset;
+    ///   `DecodingError.dataCorrupted` (underlying: ``XMLParsingError``) for anything else.
+    static func checkedData<T>(of response: Response, expecting type: T.Type) throws -> Data {
+        do {
+            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false).bytes)
+        } catch {
+            throw translate(error, response: response, expecting: type)
+        }
+    }
+
+    /// The tree of the body.
+    /// - Throws: as ``checkedData(of:expecting:)``.
+    static func document<T>(of response: Response, expecting type: T.Type) throws -> XMLTreeDocument {
+        do {
+            return try XMLTreeDocument(data: response.body, charset: response.charset)
+        } catch {
+            throw translate(error, response: response, expecting: type)
+        }
+    }
+
+    /// Text problems become the same ``DecodingFailure`` reasons as ``Response/text()``; markup
+    /// problems a `DecodingError`, like malformed JSON.
+    static func translate<T>(_ error: XMLParsingError, response: Response, expecting type: T.Type) -> any Error {
+        switch error.reason {
+        case .invalidText(let charset):
+            return CourierError.decoding(DecodingFailure(reason: .invalidText(charset: charset), response: response,
+                                                         expectedType: "\(T.self)"))
+        case .unsupportedCharset(let charset):
+            return CourierError.decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: response,
+                                                         expectedType: "\(T.self)"))
+        case .notWellFormed, .noRootElement, .documentTypeNotAllowed:
+            return DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [], debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    /// `error` as Courier reports a decoder's errors: a `CourierError` as it is, a
+    /// `DecodingError` in ``DecodingFailure/Reason/decodingError(_:)``, anything else (a
+    /// ``SOAPFault``) in ``DecodingFailure/Reason/decoderError(_:)``.
+    static func courierError(_ error: any Error, response: Response, expectedType: String) -> CourierError {
+        switch error {
+        case let error as CourierError:
+            error
+        case let error as DecodingError:
+            .decoding(DecodingFailure(reason: .decodingError(error), response: response, expectedType: expectedType))
+        default:
+            .decoding(DecodingFailure(reason: .decoderError(error), response: response, expectedType: expectedType))
+        }
+    }
+}

@@ -1,0 +1,153 @@
+public import Courier
+import Foundation
+public import XMLCoder
+
+/// Decodes the payload of a SOAP 1.1 or 1.2 response (`Envelope/Body/<payload>`) into a
+/// `Decodable` model with XMLCoder, and throws the ``SOAPFault`` when the body holds a fault.
+///
+/// ```swift
+/// struct GetPriceResponse: Decodable, Sendable { var Price: Decimal }
+///
+/// struct GetPrice: Requestable {
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
+///     var method: HTTPMethod { .post }
+///     var body: RequestBody? { .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"])), action: "urn:GetPrice") }
+///     var responseDecoder: (any ResponseBodyDecoder)? { SOAPBodyDecoder() }
+/// }
+/// // <soap:Envelope …><soap:Body><m:GetPriceResponse xmlns:m="urn:stock"><m:Price>1.90</m:Price></m:GetPriceResponse></soap:Body></soap:Envelope>
+/// let price = try await client.enqueue(GetPrice()).resume(expecting: GetPriceResponse.self).Price   // 1.90
+/// ```
+///
+/// - The version is read from the envelope's namespace; the payload is the first element in
+///   `Body`. It is handed to XMLCoder on its own, with the namespace declarations in scope copied
+///   onto it, and (by default) with `shouldProcessNamespaces` on, so that coding keys match local
+///   names (`Price` for `m:Price`). For the payload as a tree, call
+///   ``Courier/Response/soapPayload()`` on the response of `resume()`.
+/// - A `Fault` in `Body` is thrown as ``SOAPFault``: Courier keeps it in
+///   ``DecodingFailure/Reason/decoderError(_:)``, and ``Courier/CourierError/soapFault`` reads it.
+///   (A fault with status 500 fails the call before decoding, with ``CourierError/response(_:)``;
+///   ``Courier/Response/soapFault`` reads it there.)
+/// - A root that is not a SOAP `Envelope` is a `DecodingError.dataCorrupted`, a missing `Body` a
+///   `DecodingError.keyNotFound`, an empty `Body` a `DecodingError.valueNotFound`; bad text and
+///   malformed XML are reported as by ``XMLBodyDecoder``.
+///
+/// Courier answers `resume(expecting: EmptyResponse.self)` without asking any decoder, so a fault
+/// in a 200 goes unnoticed there: use `resume()` and ``Courier/Response/soapFault`` for one-way
+/// operations.
+public struct SOAPBodyDecoder: ResponseBodyDecoder {
+    private let makeDecoder: @Sendable () -> XMLDecoder
+
+    /// Creates a decoder.
+    ///
+    /// ```swift
+    /// let decoder = SOAPBodyDecoder {
+    ///     let decoder = XMLDecoder()
+    ///     decoder.shouldProcessNamespaces = true
+    ///     decoder.dateDecodingStrategy = .iso8601
+    ///     return decoder
+    /// }
+    /// ```
+    /// - Parameter makeDecoder: makes the `XMLDecoder` for the payload, once per response. The
+    ///   default has `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0, as in
+    ///   ``XMLBodyDecoder``.
+    public init(_ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder) {
+        self.makeDecoder = makeDecoder
+    }
+
+    /// An `XMLDecoder` with `shouldProcessNamespaces` on: the default payload decoder.
+    ///
+    /// ```swift
+    /// let decoder = SOAPBodyDecoder.namespaceAwareDecoder()
+    /// ```
+    @Sendable public static func namespaceAwareDecoder() -> XMLDecoder {
+        let decoder = XMLDecoder()
+        decoder.shouldProcessNamespaces = true
+        return decoder
+    }
+
+    /// `["application/soap+xml", "text/xml"]` (SOAP 1.2, SOAP 1.1), sent in `Accept`.
+    ///
+    /// ```swift
+    /// SOAPBodyDecoder().mediaTypes   // ["application/soap+xml", "text/xml"]
+    /// ```
+    public var mediaTypes: [String] { ["application/soap+xml", "text/xml"] }
+
+    /// `application/soap+xml`, `text/xml`, `application/xml` and any other `…+xml` type.
+    ///
+    /// ```swift
+    /// SOAPBodyDecoder().canDecode(mediaType: "application/soap+xml")   // true
+    /// ```
+    public func canDecode(mediaType: String) -> Bool {
+        XMLBodyDecoder.isXML(mediaType)
+    }
+
+    /// Decodes the payload as `type`, or throws the fault.
+    /// - Throws: ``SOAPFault``, or the errors listed on the type.
+    ///
+    /// ```swift
+    /// let price = try SOAPBodyDecoder().decode(GetPriceResponse.self, from: response)
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T {
+        let payload = try SOAPMessage.payload(of: response, expecting: T.self)
+        let decoder = makeDecoder()
+        decoder.errorContextLength = 0
+        return try decoder.decode(T.self, from: try XMLTreeDocument(root: payload, declaration: nil).xmlData())
+    }
+}
+
+extension SOAPMessage {
+    /// The first element in the response's SOAP `Body`, with the namespace declarations in scope
+    /// copied onto it so that it reads on its own.
+    /// - Throws: the ``SOAPFault``; a `DecodingError` for a body that is not an envelope, has no
+    ///   `Body` or an empty one; errors of ``XMLResponseBody/document(of:expecting:)``.
+    static func payload<T>(of response: Response, expecting type: T.Type) throws -> XMLTreeNode {
+        let document = try XMLResponseBody.document(of: response, expecting: T.self)
+        let message = try SOAPMessage(document)
+        if let fault = message.fault { throw fault }
+        guard let payload = message.bodyEntries.first else {
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
+                codingPath: [], debugDescription: "the SOAP Body is empty"))
+        }
+        return payload.scope.declaringAll(on: payload.node)
+    }
+}
+
+extension Response {
+    /// The payload of a SOAP response: the first element inside `Envelope/Body`, as a tree, with
+    /// the namespace declarations in scope copied onto it. For payloads easier to walk than to
+    /// model as `Decodable`.
+    ///
+    /// ```swift
+    /// let response = try await client.enqueue(GetPrice(item: "Apples")).resume()
+    /// let payload = try response.soapPayload()                       // <m:GetPriceResponse xmlns:m="urn:stock">…
+    /// let price = try payload.firstChild(named: "m:Price")?.value(Decimal.self)
+    /// ```
+    /// - Throws: ``CourierError/decoding(_:)``, as ``SOAPBodyDecoder`` would fail: a fault is kept
+    ///   in ``DecodingFailure/Reason/decoderError(_:)`` (``Courier/CourierError/soapFault`` reads it).
+    public func soapPayload() throws(CourierError) -> XMLTreeNode {
+        do {
+            return try SOAPMessage.payload(of: self, expecting: XMLTreeNode.self)
+        } catch {
+            throw XMLResponseBody.courierError(error, response: self, expectedType: "XMLTreeNode")
+        }
+    }
+
+    /// The body as an XML tree, read in the response's charset (see
+    /// ``XMLTreeDocument/init(data:charset:preservingWhitespace:)``).
+    ///
+    /// ```swift
+    /// let response = try await client.enqueue(GetFeed()).resume()
+    /// let titles = try response.xmlDocument().root.descendants(named: "title").map(\.text)
+    /// ```
+    /// - Throws: ``CourierError/decoding(_:)``: ``DecodingFailure/Reason/invalidText(charset:)`` or
+    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)`` for bad text, else
+    ///   ``DecodingFailure/Reason/decodingError(_:)`` with a `DecodingError.dataCorrupted` whose
+    ///   underlying error is the ``XMLParsingError``.
+    public func xmlDocument() throws(CourierError) -> XMLTreeDocument {
+        do {
+            return try XMLResponseBody.document(of: self, expecting: XMLTreeDocument.self)
+        } catch {
+            throw XMLResponseBody.courierError(error, response: self, expectedType: "XMLTreeDocument")
+        }
+    }
+}

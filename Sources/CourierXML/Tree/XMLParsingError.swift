@@ -1,0 +1,134 @@
+/// Why an XML document could not be read, and where.
+///
+/// Thrown by ``XMLTreeDocument/init(data:charset:preservingWhitespace:)`` and
+/// ``XMLTreeDocument/init(string:preservingWhitespace:)``; ``XMLBodyDecoder`` and
+/// ``SOAPBodyDecoder`` keep it as the underlying error of a `DecodingError`.
+///
+/// ```swift
+/// do {
+///     _ = try XMLTreeDocument(string: "<a>\n<b>\n</a>")
+/// } catch {
+///     print(error.line, error.column)   // 3 5
+///     print(error)                      // XML is not well-formed (tag name mismatch, XMLParser error 76) at line 3, column 5
+/// }
+/// ```
+public struct XMLParsingError: Error, Sendable, Equatable {
+    /// What went wrong.
+    ///
+    /// ```swift
+    /// if case .documentTypeNotAllowed = error.reason { log("refused a DTD") }
+    /// ```
+    public enum Reason: Sendable, Equatable {
+        /// `XMLParser` (libxml2) rejected the document. `code` is the `XMLParser.ErrorCode` raw
+        /// value, e.g. 76 for a mismatched end tag.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.notWellFormed(code: 76)   // <a></b>
+        /// ```
+        case notWellFormed(code: Int)
+        /// The document has no root element (it is empty, or holds only a declaration or comments).
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.noRootElement   // "", "<!-- only a comment -->"
+        /// ```
+        case noRootElement
+        /// The document has a `<!DOCTYPE …>`. Courier refuses document type declarations, so no
+        /// entity is ever declared: no external entity (XXE) and no entity expansion bomb.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.documentTypeNotAllowed   // <!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+        /// ```
+        case documentTypeNotAllowed
+        /// The bytes are not valid text in `charset` (from the `Content-Type`, a byte-order mark,
+        /// the XML declaration, or UTF-8 by default).
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.invalidText(charset: "utf-8")   // a 0xFF byte
+        /// ```
+        case invalidText(charset: String)
+        /// The document is in a charset Courier cannot read.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.unsupportedCharset("ebcdic")
+        /// ```
+        case unsupportedCharset(String)
+    }
+
+    /// What went wrong.
+    ///
+    /// ```swift
+    /// error.reason   // .notWellFormed(code: 76)
+    /// ```
+    public var reason: Reason
+    /// The line of the problem, from 1; 0 when unknown.
+    ///
+    /// ```swift
+    /// error.line   // 3
+    /// ```
+    public var line: Int
+    /// The column of the problem, from 1; 0 when unknown.
+    ///
+    /// ```swift
+    /// error.column   // 5
+    /// ```
+    public var column: Int
+
+    /// Creates a parsing error.
+    ///
+    /// ```swift
+    /// let error = XMLParsingError(reason: .noRootElement, line: 1, column: 1)
+    /// ```
+    public init(reason: Reason, line: Int = 0, column: Int = 0) {
+        self.reason = reason
+        self.line = line
+        self.column = column
+    }
+}
+
+extension XMLParsingError: CustomStringConvertible {
+    /// The reason and the position, e.g. `XML is not well-formed (…) at line 3, column 5`.
+    ///
+    /// ```swift
+    /// print(error)   // XML is not well-formed (tag name mismatch, XMLParser error 76) at line 3, column 5
+    /// ```
+    public var description: String {
+        let what: String
+        switch reason {
+        case .notWellFormed(let code):
+            what = "XML is not well-formed (\(Self.explain(code)))"
+        case .noRootElement:
+            what = "XML document has no root element"
+        case .documentTypeNotAllowed:
+            what = "XML document type declarations (<!DOCTYPE>) are not allowed"
+        case .invalidText(let charset):
+            what = "XML document is not valid \(charset) text"
+        case .unsupportedCharset(let charset):
+            what = "XML document uses an unsupported charset \(charset.debugDescription)"
+        }
+        return line > 0 ? "\(what) at line \(line), column \(column)" : what
+    }
+
+    /// A phrase for the commonest `XMLParser.ErrorCode` values (libxml2's error numbers).
+    static func explain(_ code: Int) -> String {
+        let phrase: String? = switch code {
+        case 4: "empty document"
+        case 5: "extra content at the end of the document, or the document ends too early"
+        case 9: "invalid character"
+        case 23: "'&' without an entity name"
+        case 26: "undeclared entity"
+        case 38: "malformed attribute value"
+        case 39: "'<' in an attribute value"
+        case 41: "attribute without a value"
+        case 42: "duplicate attribute"
+        case 63: "a '--' inside a comment, or unterminated comment"
+        case 64: "malformed processing instruction"
+        case 65, 68, 73: "malformed tag"
+        case 76: "tag name mismatch"
+        case 77: "unterminated tag"
+        case 89: "entity loop"
+        case 201, 202, 203: "namespace error"
+        default: nil
+        }
+        return phrase.map { "\($0), XMLParser error \(code)" } ?? "XMLParser error \(code)"
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads a document into ``XMLTreeNode``s with Foundation's `XMLParser` (libxml2 on Linux).
+///
+/// Safe with untrusted input: the charset is settled and transcoded to UTF-8 first, a
+/// `<!DOCTYPE` is refused before `XMLParser` sees the document (so no entity is ever declared,
+/// hence no XXE and no entity expansion), and external entities are not resolved anyway.
+///
+/// On Linux `XMLParser.parse()` can return `true` after reporting an error (a mismatched end tag,
+/// content after the root element), and returns `true` for an empty document; every error the
+/// delegate hears is therefore kept, and a missing root is an error of its own.
+final class XMLTreeParser: NSObject, XMLParserDelegate {
+    struct Result {
+        /// The root element (`nil` when the tree was not built).
+        var root: XMLTreeNode?
+        /// The declaration as written, with its original `encoding`.
+        var declaration: RawDeclaration?
+        /// The document as parsed: UTF-8, its declaration saying so.
+        var bytes: [UInt8]
+    }
+
+    private let preservingWhitespace: Bool
+    private let buildsTree: Bool
+    private var attributeOrder: [[String]] = []
+    private var tagIndex = 0
+    private var stack: [XMLTreeNode] = []
+    private var root: XMLTreeNode?
+    private var depth = 0
+    private var closedRoot = false
+    private var error: XMLParsingError?
+
+    /// libxml2's `XML_WAR_*` codes, which FoundationXML reports as errors though parsing goes on
+    /// (97: an XML version other than 1.0, 98: a bad `xml:lang`, …).
+    private static let warnings: Set<Int> = [27, 93, 97, 98, 99, 100, 102, 106, 107]
+    /// libxml2's `XML_ERR_DOCUMENT_END`: the document ends too early, or goes on after its root.
+    private static let prematureEnd = 5
+
+    private init(preservingWhitespace: Bool, buildsTree: Bool) {
+        self.preservingWhitespace = preservingWhitespace
+        self.buildsTree = buildsTree
+    }
+
+    /// Parses `data` (in `charset`, or as the document says) into a tree, or only checks that it
+    /// is well-formed when `buildsTree` is `false`.
+    static func parse(_ data: Data, charset: String?, preservingWhitespace: Bool = false,
+                      buildsTree: Bool = true) throws(XMLParsingError) -> Result {
+        let document = try XMLCharset.utf8Document(data, charset: charset)
+        let order = try XMLMarkupScanner.attributeOrder(document.bytes)
+        guard !order.isEmpty else {
+            // Empty, or only a declaration, comments or text: XMLParser reports nothing for some.
+            throw XMLParsingError(reason: .noRootElement, line: 1, column: 1)
+        }
+        let delegate = XMLTreeParser(preservingWhitespace: preservingWhitespace, buildsTree: buildsTree)
+        delegate.attributeOrder = order
+        let parser = XMLParser(data: Data(document.bytes))
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
+        parser.delegate = delegate
+        let finished = parser.parse()
+        if let error = delegate.error { throw error }
+        let code = parser.parserError.map { ($0 as NSError).code } ?? 0
+        if (!finished || code != 0) && !Self.warnings.contains(code) {
+            throw XMLParsingError(reason: .notWellFormed(code: code), line: parser.lineNumber, column: parser.columnNumber)
+        }
+        guard delegate.closedRoot else {
+            // FoundationXML on Linux ends a truncated document (`<a><b>x</b>`) without an error.
+            let end = XMLMarkupScanner.position(of: document.bytes.count, in: document.bytes)
+            throw XMLParsingError(reason: .notWellFormed(code: Self.prematureEnd), line: end.line, column: end.column)
+        }
+        return Result(root: delegate.root, declaration: document.declaration, bytes: document.bytes)
+    }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]) {
+        depth += 1
+        guard buildsTree else { return }
+        let names = tagIndex < attributeOrder.count ? attributeOrder[tagIndex] : []
+        tagIndex += 1
+        var ordered = names.compactMap { name in attributes[name].map { XMLTreeNode.Attribute(name: name, value: $0) } }
+        if ordered.count != attributes.count {
+            // Cannot happen without entities; keep every attribute, in a stable order.
+            ordered = attributes.sorted { $0.key < $1.key }.map { XMLTreeNode.Attribute(name: $0.key, value: $0.value) }
+        }
+        stack.append(XMLTreeNode(name: elementName, attributes: ordered, children: []))
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
+        if depth == 0 { closedRoot = true }
+        guard buildsTree, var node = stack.popLast() else { return }
+        if !preservingWhitespace, Self.isElementContent(node.children) {
+            node.children.removeAll { $0.element == nil }
+        }
+        if stack.isEmpty {
+            root = node
+        } else {
+            stack[stack.count - 1].children.append(.element(node))
+        }
+    }
+
+    /// Elements separated by whitespace only: the whitespace is indentation, not content. Any
+    /// other text or a CDATA section makes it mixed content, kept as it is.
+    private static func isElementContent(_ children: [XMLTreeNode.Child]) -> Bool {
+        var hasElement = false
+        for child in children {
+            switch child {
+            case .element: hasElement = true
+            case .text(let text): if !text.unicodeScalars.allSatisfy(XMLTreeNode.isXMLWhitespace) { return false }
+            case .cdata: return false
+            }
+        }
+        return hasElement
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard buildsTree, !stack.isEmpty else { return }
+        let last = stack.count - 1
+        if case .text(let previous)? = stack[last].children.last {
+            stack[last].children[stack[last].children.count - 1] = .text(previous + string)
+        } else {
+            stack[last].children.append(.text(string))
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard buildsTree, !stack.isEmpty else { return }
+        let string = String(decoding: CDATABlock, as: UTF8.self)
+        let last = stack.count - 1
+        if case .cdata(let previous)? = stack[last].children.last {
+            stack[last].children[stack[last].children.count - 1] = .cdata(previous + string)
+        } else {
+            stack[last].children.append(.cdata(string))
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        let code = (parseError as NSError).code
+        guard error == nil, !Self.warnings.contains(code) else { return }
+        error = XMLParsingError(reason: .notWellFormed(code: code), line: parser.lineNumber, column: parser.columnNumber)
+        parser.abortParsing()
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        nil
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+
+/// How ``XMLTreeNode/xmlString(_:)`` lays out XML: compact, or pretty-printed with indentation.
+///
+/// ```swift
+/// try node.xmlString()                                          // <a><b>1</b></a>
+/// try node.xmlString(.prettyPrinted)                            // two spaces per level
+/// try node.xmlString(.prettyPrinted(indentation: .tabs(1)))
+/// ```
+/// Pretty printing only puts line breaks and indentation between the children of an element that
+/// holds nothing but elements; an element with text or CDATA is written as it is, so no
+/// whitespace is ever added to text.
+public struct XMLTreeFormatting: Sendable, Hashable {
+    /// The indentation of one level.
+    ///
+    /// ```swift
+    /// let formatting = XMLTreeFormatting.prettyPrinted(indentation: .spaces(4))
+    /// ```
+    public enum Indentation: Sendable, Hashable {
+        /// This many spaces per level.
+        ///
+        /// ```swift
+        /// try node.xmlString(.prettyPrinted(indentation: .spaces(4)))
+        /// ```
+        case spaces(Int)
+        /// This many tabs per level.
+        ///
+        /// ```swift
+        /// try node.xmlString(.prettyPrinted(indentation: .tabs(1)))
+        /// ```
+        case tabs(Int)
+    }
+
+    /// The indentation of one level; `nil` for compact output.
+    let indent: String?
+
+    /// No whitespace at all between elements.
+    ///
+    /// ```swift
+    /// try node.xmlString(.compact)
+    /// ```
+    public static let compact = XMLTreeFormatting(indent: nil)
+
+    /// One element per line, indented by two spaces per level.
+    ///
+    /// ```swift
+    /// try document.xmlString(.prettyPrinted)
+    /// ```
+    public static let prettyPrinted = XMLTreeFormatting.prettyPrinted(indentation: .spaces(2))
+
+    /// One element per line, indented by `indentation` per level (a negative count counts as 0).
+    ///
+    /// ```swift
+    /// try document.xmlString(.prettyPrinted(indentation: .tabs(1)))
+    /// ```
+    public static func prettyPrinted(indentation: Indentation) -> XMLTreeFormatting {
+        switch indentation {
+        case .spaces(let count): XMLTreeFormatting(indent: String(repeating: " ", count: max(0, count)))
+        case .tabs(let count): XMLTreeFormatting(indent: String(repeating: "\t", count: max(0, count)))
+        }
+    }
+}
+
+/// A tree that cannot be written as well-formed XML.
+///
+/// ```swift
+/// do {
+///     _ = try XMLTreeNode("first name", text: "Ada").xmlString()
+/// } catch {
+///     print(error)   // "first name" is not a valid XML name
+/// }
+/// ```
+public enum XMLSerializationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An element or attribute name that is not an XML qualified name (empty, with a space, with
+    /// two colons, starting with a digit, …).
+    ///
+    /// ```swift
+    /// XMLSerializationError.invalidName("first name")
+    /// ```
+    case invalidName(String)
+    /// Text, CDATA or an attribute value holds a character XML 1.0 cannot carry at all, not even
+    /// as a character reference (NUL and most C0 controls, U+FFFE, U+FFFF).
+    ///
+    /// ```swift
+    /// XMLSerializationError.invalidCharacter("\u{0}", elementName: "note")
+    /// ```
+    case invalidCharacter(Unicode.Scalar, elementName: String)
+    /// The declaration's version is not `1.` followed by digits.
+    ///
+    /// ```swift
+    /// XMLSerializationError.invalidDeclaration("version \"2.0\"")
+    /// ```
+    case invalidDeclaration(String)
+
+    /// A sentence naming the offending name or character.
+    ///
+    /// ```swift
+    /// print(error)   // "first name" is not a valid XML name
+    /// ```
+    public var description: String {
+        switch self {
+        case .invalidName(let name):
+            "\(name.debugDescription) is not a valid XML name"
+        case .invalidCharacter(let scalar, let elementName):
+            "U+\(String(scalar.value, radix: 16, uppercase: true)) in <\(elementName)> cannot be written in XML 1.0"
+        case .invalidDeclaration(let text):
+            "invalid XML declaration: \(text)"
+        }
+    }
+}
+
+extension XMLTreeNode {
+    /// This element as XML text, without a declaration.
+    ///
+    /// ```swift
+    /// let node = XMLTreeNode("note", attributes: ["to": "Bob \"B\""], children: [.text("a < b & c"), .cdata("x]]>y")])
+    /// try node.xmlString()
+    /// // <note to="Bob &quot;B&quot;">a &lt; b &amp; c<![CDATA[x]]]]><![CDATA[>y]]></note>
+    /// ```
+    /// Text escapes `&`, `<`, `>` and CR; attribute values escape `&`, `<`, `>`, `"`, and tab, LF and
+    /// CR as character references, so they survive attribute-value normalization. A `]]>` inside
+    /// CDATA is split across two CDATA sections.
+    /// - Throws: ``XMLSerializationError`` for an invalid name or a character XML cannot carry.
+    public func xmlString(_ formatting: XMLTreeFormatting = .compact) throws(XMLSerializationError) -> String {
+        var writer = XMLTreeWriter(indent: formatting.indent)
+        try writer.write(self, depth: 0, inline: false)
+        return writer.output
+    }
+}
+
+/// Writes nodes as XML text.
+struct XMLTreeWriter {
+    let indent: String?
+    var output = ""
+
+    mutating func write(_ node: XMLTreeNode, depth: Int, inline: Bool) throws(XMLSerializationError) {
+        try Self.checkName(node.name)
+        output += "<" + node.name
+        for attribute in node.attributes {
+            try Self.checkName(attribute.name)
+            output += " " + attribute.name + "=\""
+            try appendEscaped(attribute.value, in: node.name, attribute: true)
+            output += "\""
+        }
+        guard !node.children.isEmpty else {
+            output += "/>"
+            return
+        }
+        output += ">"
+        let onlyElements = node.children.allSatisfy { $0.element != nil }
+        if let indent, !inline, onlyElements {
+            let inner = String(repeating: indent, count: depth + 1)
+            for child in node.children {
+                if case .element(let element) = child {
+                    output += "\n" + inner
+                    try write(element, depth: depth + 1, inline: false)
+                }
+            }
+            output += "\n" + String(repeating: indent, count: depth)
+        } else {
+            for child in node.children {
+                switch child {
+                case .element(let element):
+                    try write(element, depth: depth + 1, inline: true)
+                case .text(let text):
+                    try appendEscaped(text, in: node.name, attribute: false)
+                case .cdata(let text):
+                    try appendCDATA(text, in: node.name)
+                }
+            }
+        }
+        output += "</" + node.name + ">"
+    }
+
+    private mutating func appendEscaped(_ text: String, in elementName: String, attribute: Bool) throws(XMLSerializationError) {
+        for scalar in text.unicodeScalars {
+            try Self.checkCharacter(scalar, in: elementName)
+            switch scalar {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\r": output += "&#13;"
+            case "\"" where attribute: output += "&quot;"
+            case "\n" where attribute: output += "&#10;"
+            case "\t" where attribute: output += "&#9;"
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+    }
+
+    private mutating func appendCDATA(_ text: String, in elementName: String) throws(XMLSerializationError) {
+        for scalar in text.unicodeScalars {
+            try Self.checkCharacter(scalar, in: elementName)
+        }
+        output += "<![CDATA[" + text.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]>"
+    }
+
+    /// XML 1.0 `Char`: tab, LF, CR, U+0020–U+D7FF, U+E000–U+FFFD, U+10000–U+10FFFF.
+    static func checkCharacter(_ scalar: Unicode.Scalar, in elementName: String) throws(XMLSerializationError) {
+        switch scalar.value {
+        case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return
+        default: throw .invalidCharacter(scalar, elementName: elementName)
+        }
+    }
+
+    /// An XML 1.0 `Name` that is also a namespace-well-formed qualified name: at most one colon,
+    /// neither first nor last.
+    static func checkName(_ name: String) throws(XMLSerializationError) {
+        let scalars = Array(name.unicodeScalars)
+        guard let first = scalars.first, isNameStart(first), first != ":",
+              scalars.dropFirst().allSatisfy(isNameCharacter),
+              scalars.last != ":", scalars.count(where: { $0 == ":" }) <= 1 else {
+            throw .invalidName(name)
+        }
+    }
+
+    private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3A, 0x41...0x5A, 0x5F, 0x61...0x7A, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0x2FF, 0x370...0x37D,
+             0x37F...0x1FFF, 0x200C...0x200D, 0x2070...0x218F, 0x2C00...0x2FEF, 0x3001...0xD7FF,
+             0xF900...0xFDCF, 0xFDF0...0xFFFD, 0x10000...0xEFFFF:
+            true
+        default:
+            false
+        }
+    }
+
+    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x2D, 0x2E, 0x30...0x39, 0xB7, 0x300...0x36F, 0x203F...0x2040: true
+        default: isNameStart(scalar)
+        }
+    }
+}
