@@ -1,8 +1,10 @@
 /// One query parameter. A `nil` value gives a bare name (`?flag`).
 ///
-/// Names and values are percent-encoded when the URL is built: everything outside RFC 3986's
-/// unreserved characters is encoded, so `&`, `=`, `+`, `#` and space (as `%20`) can never
-/// change the query's structure.
+/// Names and values are percent-encoded when the URL is built, by the same rules as nested
+/// ``QueryParameters`` (see ``QueryStringFormattingOptions``): `&`, `=`, `#`, `[`, `]`, `%`,
+/// `+` (as `%2B`) and space (as `%20`) are always encoded, so they can never change the query's
+/// structure; the reserved characters `!*'();:@$,/?` are left as they are unless the options
+/// list them.
 ///
 /// ```swift
 /// var queryItems: [QueryItem]? { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
