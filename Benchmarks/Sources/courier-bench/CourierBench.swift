@@ -14,6 +14,9 @@ struct CourierBench {
         var clients = ["raw", "courier"]
         var baseline = "raw"
         var authBurst = 0
+        var multipartGiB: Double?
+        var multipartRounds = 3
+        var sink = false
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
@@ -24,6 +27,7 @@ struct CourierBench {
         usage: courier-bench [--requests N] [--rounds N] [--server nginx|flyingfox|auto]
                              [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
                              [--clients LIST] [--baseline CLIENT] [--auth-burst N]
+                             [--multipart-gib N [--multipart-rounds N]]
 
           --requests N     requests per client per round (default 1000)
           --rounds N       measured rounds per mode (default 20)
@@ -45,6 +49,10 @@ struct CourierBench {
           --baseline C     the client the others are compared with (default raw)
           --auth-burst N   instead of the modes: N concurrent calls with an expired token
                            (one refresh) against N unauthenticated calls, --rounds times
+          --multipart-gib N  instead of the modes: upload an N GiB file as a multipart part and
+                           as a plain file body to a sink in a child process; peak RSS and
+                           throughput (see MultipartBench.swift)
+          --multipart-rounds N  uploads of each body in that mode (default 3)
         """
 
         static func parse(_ arguments: [String]) throws -> Options {
@@ -91,6 +99,14 @@ struct CourierBench {
                     options.baseline = try value(for: argument)
                 case "--auth-burst":
                     options.authBurst = try positive(for: argument)
+                case "--multipart-gib":
+                    let text = try value(for: argument)
+                    guard let number = Double(text), number > 0 else { throw BenchError("--multipart-gib: expected a positive number, got \(text)") }
+                    options.multipartGiB = number
+                case "--multipart-rounds":
+                    options.multipartRounds = try positive(for: argument)
+                case "--sink":       // internal: the child process of --multipart-gib
+                    options.sink = true
                 case "-h", "--help":
                     say(usage)
                     exit(0)
@@ -112,6 +128,9 @@ struct CourierBench {
         } catch {
             FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
             exit(2)
+        }
+        if options.sink || options.multipartGiB != nil {
+            await runMultipart(options)
         }
         let server: any BenchServer
         do {
@@ -226,6 +245,20 @@ struct CourierBench {
         mean X costs more than \(options.baseline). Courier's target against raw URLSession: throughput ≥ 0.95 \
         and CPU per request ≤ 1.05.
         """)
+    }
+
+    /// `--multipart-gib` (no shared server) and its `--sink` child; exits.
+    static func runMultipart(_ options: Options) async -> Never {
+        #if canImport(Glibc)
+        if options.sink { Sink.run() }
+        #endif
+        do {
+            try await MultipartBench.run(gibibytes: options.multipartGiB ?? 1, rounds: options.multipartRounds)
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+            exit(1)
+        }
     }
 
     /// Writes a line to stdout unbuffered, so progress shows at once also through a pipe.
