@@ -172,62 +172,81 @@ struct StreamingBodyIntegrationTests {
         }
     }
 
-    /// The server stops reading after the first bytes, so the upload stalls with libcurl blocked
-    /// in the body's read; cancelling must still end the call at once.
+    /// The body stalls after its first chunk, with libcurl waiting in the body's read (on Linux
+    /// that holds URLSession's work queue); cancelling must still end the call at once.
     @Test func cancellingAStalledUploadEndsTheCall() async throws {
         try await TestServer.run { server in
-            let started = Latch()
-            let release = Latch()
             await server.route("POST /slow") { request in
-                started.open()
-                try? await release.wait()
+                _ = try? await request.bodyData
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
-            continuation.yield(Data(repeating: 3, count: 1_000))   // and then nothing more
+            let stalled = Latch()
             let endpoint = try server.endpoint("/slow").with {
                 $0.method = .post
-                $0.body = .stream(chunks)
+                $0.body = .stream(StallingChunks(stalled: stalled))
             }
-            let call = server.client().enqueue(endpoint)
+            let call = server.client(timeout: .seconds(10)).enqueue(endpoint)
             let upload = Task { await call.result() }
 
-            try await awaitCondition("the server received the request") { try await started.wait() }
+            try await awaitCondition("the body ran dry") { try await stalled.wait() }
+            let cancelled = ContinuousClock.now
             upload.cancel()
             let result = await upload.value
-            release.open()
-            continuation.finish()
 
             guard case .failure(.cancelled) = result else {
                 Issue.record("expected cancelled, got \(result)")
                 return
             }
+            #expect(ContinuousClock.now - cancelled < .seconds(5))
         }
     }
 
     @Test func aStalledUploadTimesOut() async throws {
         try await TestServer.run { server in
-            let release = Latch()
-            await server.route("POST /slow") { _ in
-                try? await release.wait()
+            await server.route("POST /slow") { request in
+                _ = try? await request.bodyData
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
-            continuation.yield(Data(repeating: 4, count: 1_000))
             let endpoint = try server.endpoint("/slow").with {
                 $0.method = .post
-                $0.body = .stream(chunks)
+                $0.body = .stream(StallingChunks(stalled: Latch()))
                 $0.timeout = .milliseconds(300)
             }
 
             let result = await server.client().enqueue(endpoint).result()
-            release.open()
-            continuation.finish()
 
             #expect(result.failureValue?.urlError?.code == .timedOut)
         }
     }
 }
+
+/// One chunk, then nothing until the reading task is cancelled; opens `stalled` when it runs dry.
+struct StallingChunks: AsyncSequence, Sendable {
+    let stalled: Latch
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let stalled: Latch
+        var sentFirst = false
+
+        mutating func next() async -> Data? {
+            if !sentFirst {
+                sentFirst = true
+                return Data(repeating: 3, count: 1_000)
+            }
+            stalled.open()
+            // An AsyncStream that is never fed ends only when the waiting task is cancelled.
+            let (never, continuation) = AsyncStream.makeStream(of: Data.self)
+            for await _ in never {}
+            continuation.finish()   // kept alive until here: a dropped continuation could end the stream
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(stalled: stalled)
+    }
+}
+
 
 /// The elements of `array`, one by one, as an `AsyncSequence`.
 func asyncSequence<Element: Sendable>(_ array: [Element]) -> AsyncStream<Element> {

@@ -144,13 +144,16 @@ final class BodyPump: @unchecked Sendable {
         end(.cancelled)
     }
 
+    /// Records the failure and reports it *before* waking the consumer: the consumer's `-1`
+    /// makes libcurl abort at once, and the exchange must already know the body's own error by
+    /// then, or the caller would get libcurl's generic one.
     private func fail(_ error: CourierError) {
         condition.lock()
         let first = state == .running
         if first { failure = error }
         condition.unlock()
-        end(.failed)
         if first { onFailure(error) }
+        end(.failed)
     }
 
     private func end(_ newState: State) {

@@ -247,7 +247,9 @@ final class Exchange: @unchecked Sendable {
     func completed(with error: (any Error)?) {
         DeadlineScheduler.shared.remove(self)
         pump?.cancel()
+        let bodyError = pump?.error
         lock.lock()
+        if case .none = end, let bodyError { end = .bodyFailed(bodyError) }
         let continuation = self.continuation
         self.continuation = nil
         let completion = Completion(end: end, response: response, body: body, error: error.map(Completion.Failure.init),
