@@ -171,53 +171,6 @@ struct StreamingBodyIntegrationTests {
             #expect(await received.values.isEmpty)
         }
     }
-
-    /// The body stalls after its first chunk, with libcurl waiting in the body's read (on Linux
-    /// that holds URLSession's work queue); cancelling must still end the call at once.
-    @Test func cancellingAStalledUploadEndsTheCall() async throws {
-        try await TestServer.run { server in
-            await server.route("POST /slow") { request in
-                _ = try? await request.bodyData
-                return FlyingFox.HTTPResponse(statusCode: .ok)
-            }
-            let stalled = Latch()
-            let endpoint = try server.endpoint("/slow").with {
-                $0.method = .post
-                $0.body = .stream(StallingChunks(stalled: stalled))
-            }
-            let call = server.client(timeout: .seconds(10)).enqueue(endpoint)
-            let upload = Task { await call.result() }
-
-            try await awaitCondition("the body ran dry") { try await stalled.wait() }
-            let cancelled = ContinuousClock.now
-            upload.cancel()
-            let result = await upload.value
-
-            guard case .failure(.cancelled) = result else {
-                Issue.record("expected cancelled, got \(result)")
-                return
-            }
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
-        }
-    }
-
-    @Test func aStalledUploadTimesOut() async throws {
-        try await TestServer.run { server in
-            await server.route("POST /slow") { request in
-                _ = try? await request.bodyData
-                return FlyingFox.HTTPResponse(statusCode: .ok)
-            }
-            let endpoint = try server.endpoint("/slow").with {
-                $0.method = .post
-                $0.body = .stream(StallingChunks(stalled: Latch()))
-                $0.timeout = .milliseconds(300)
-            }
-
-            let result = await server.client().enqueue(endpoint).result()
-
-            #expect(result.failureValue?.urlError?.code == .timedOut)
-        }
-    }
 }
 
 /// One chunk, then nothing until the reading task is cancelled; opens `stalled` when it runs dry.

@@ -8,7 +8,9 @@ import Testing
 ///
 /// Timing bounds are deliberately loose (machines are shared and noisy): the lower bound proves
 /// the deadline was not cut short, the upper bound only that it fired at all.
-@Suite("Timeouts", .timeLimit(.minutes(1)))
+/// Serialized, and home of the stalled-upload tests too: on Linux a stalled body holds every
+/// URLSession of the process for as long as it stalls, which would eat a 0.5 s budget here.
+@Suite("Timeouts", .serialized, .timeLimit(.minutes(1)))
 struct TimeoutIntegrationTests {
     struct TimeoutCase: Sendable, CustomTestStringConvertible {
         var timeout: Duration
@@ -90,4 +92,56 @@ struct TimeoutIntegrationTests {
             }
         }
     }
+}
+
+// MARK: - Uploads whose body stalls
+
+extension TimeoutIntegrationTests {
+    /// The body stalls after its first chunk, with libcurl waiting in the body's read (on Linux
+    /// that holds URLSession's work queue); cancelling must still end the call at once.
+    @Test func cancellingAStalledUploadEndsTheCall() async throws {
+        try await TestServer.run { server in
+            await server.route("POST /slow") { request in
+                _ = try? await request.bodyData
+                return FlyingFox.HTTPResponse(statusCode: .ok)
+            }
+            let stalled = Latch()
+            let endpoint = try server.endpoint("/slow").with {
+                $0.method = .post
+                $0.body = .stream(StallingChunks(stalled: stalled))
+            }
+            let call = server.client(timeout: .seconds(10)).enqueue(endpoint)
+            let upload = Task { await call.result() }
+
+            try await awaitCondition("the body ran dry") { try await stalled.wait() }
+            let cancelled = ContinuousClock.now
+            upload.cancel()
+            let result = await upload.value
+
+            guard case .failure(.cancelled) = result else {
+                Issue.record("expected cancelled, got \(result)")
+                return
+            }
+            #expect(ContinuousClock.now - cancelled < .seconds(5))
+        }
+    }
+
+    @Test func aStalledUploadTimesOut() async throws {
+        try await TestServer.run { server in
+            await server.route("POST /slow") { request in
+                _ = try? await request.bodyData
+                return FlyingFox.HTTPResponse(statusCode: .ok)
+            }
+            let endpoint = try server.endpoint("/slow").with {
+                $0.method = .post
+                $0.body = .stream(StallingChunks(stalled: Latch()))
+                $0.timeout = .milliseconds(300)
+            }
+
+            let result = await server.client().enqueue(endpoint).result()
+
+            #expect(result.failureValue?.urlError?.code == .timedOut)
+        }
+    }
+
 }

@@ -39,7 +39,14 @@ final class BodyPump: @unchecked Sendable {
 
     /// Starts reading ahead.
     func start() {
+        #if canImport(FoundationNetworking)
+        // On Linux the consumer holds URLSession's work queue while it waits (see
+        // ``makeInputStream()``): the producer must not wait for a cooperative thread, which
+        // other work (or callers blocked on that same work queue) may be holding.
+        let task = Task(executorPreference: BodyPumpExecutor.shared) { await self.produce() }
+        #else
         let task = Task { await self.produce() }
+        #endif
         condition.lock()
         producer = task
         let stopped = state == .cancelled
@@ -174,3 +181,23 @@ final class BodyPump: @unchecked Sendable {
         task?.cancel()
     }
 }
+
+#if canImport(FoundationNetworking)
+/// Runs body producers on a dispatch queue of their own instead of Swift's cooperative pool.
+///
+/// A serial queue: libdispatch always gives it a thread, however busy the pool is. Producers
+/// mostly read files in 64 KiB chunks, so one queue for all of them keeps up (a 1 GiB multipart
+/// upload reads at several GB/s here, see `Benchmarks/README.md`).
+final class BodyPumpExecutor: TaskExecutor {
+    static let shared = BodyPumpExecutor()
+    private let queue = DispatchQueue(label: "Courier.BodyPump")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async {
+            job.runSynchronously(on: executor)
+        }
+    }
+}
+#endif

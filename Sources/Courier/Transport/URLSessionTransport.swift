@@ -143,21 +143,12 @@ final class Exchange: @unchecked Sendable {
     private var body = Data()
     private var declinedChallenge = false
 
-    /// Where URLSession's task methods are called: never on the caller's thread.
-    ///
-    /// corelibs-foundation runs `dataTask(with:)`, `resume()` and `cancel()` synchronously on the
-    /// session's one work queue, and that queue waits inside a streamed body's `read` until the
-    /// body's producer task has bytes. Called from Swift's cooperative pool (two threads on a
-    /// two-core machine), two such calls could block every thread the producer needs: a
-    /// deadlock only the deadline would break. Dispatch threads are not that pool.
-    private static let control = DispatchQueue(label: "Courier.URLSessionTransport.control", attributes: .concurrent)
-
     init(pump: BodyPump? = nil) {
         self.pump = pump
     }
 
-    /// Creates and resumes the task off the caller's thread, or ends at once if the caller was
-    /// cancelled before it started.
+    /// Creates and resumes the task, or ends at once if the caller was cancelled before it
+    /// started. Runs URLSession's task methods through ``TaskControl``.
     func start(_ continuation: CheckedContinuation<Completion, Never>, deadline: DispatchTime,
                makeTask: @escaping @Sendable () -> URLSessionDataTask) {
         lock.lock()
@@ -170,7 +161,8 @@ final class Exchange: @unchecked Sendable {
         self.continuation = continuation
         lock.unlock()
         DeadlineScheduler.shared.add(self, at: deadline)
-        Self.control.async { [self] in
+        if pump != nil { TaskControl.streamStarted() }
+        TaskControl.run { [self] in
             let task = makeTask()
             lock.lock()
             self.task = task
@@ -208,7 +200,7 @@ final class Exchange: @unchecked Sendable {
         let task = self.task
         lock.unlock()
         if let task {
-            Self.control.async { task.cancel() }
+            TaskControl.run { task.cancel() }
         }
     }
 
@@ -246,7 +238,10 @@ final class Exchange: @unchecked Sendable {
     /// Hands a snapshot to the waiting caller; kept minimal because it runs on the delegate queue.
     func completed(with error: (any Error)?) {
         DeadlineScheduler.shared.remove(self)
-        pump?.cancel()
+        if let pump {
+            pump.cancel()
+            TaskControl.streamEnded()
+        }
         let bodyError = pump?.error
         lock.lock()
         if case .none = end, let bodyError { end = .bodyFailed(bodyError) }
@@ -257,6 +252,47 @@ final class Exchange: @unchecked Sendable {
         body = Data()
         lock.unlock()
         continuation?.resume(returning: completion)
+    }
+}
+
+/// Where URLSession's task methods (`dataTask(with:)`, `resume()`, `cancel()`) are called.
+///
+/// corelibs-foundation runs them synchronously on URLSession's work queue, one serial queue for
+/// every session in the process, and that queue waits inside a streamed body's `read` until the
+/// body's producer task has bytes. Called from Swift's cooperative pool (two threads on a
+/// two-core machine), two such calls could hold every thread the producer needs: a deadlock
+/// only a deadline would break.
+///
+/// So while any streamed body is in flight, every exchange calls them from one serial queue
+/// (serial queues always get a thread from libdispatch, and only one thread ever waits there);
+/// otherwise they are called directly, as nothing can hold the work queue for long. Not a
+/// queue per exchange: a thousand concurrent requests would ask libdispatch for a thousand
+/// threads, and not a concurrent queue: on Linux it gets one thread per core, and with those
+/// blocked the work queue itself stalls until libdispatch's monitor adds threads (measured:
+/// one-second stalls, and a full test run that hung).
+enum TaskControl {
+    private static let queue = DispatchQueue(label: "Courier.URLSessionTransport.control")
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var streams = 0   // guarded by `lock`
+
+    /// Runs `work` on the control queue while streamed bodies are in flight, else at once.
+    static func run(_ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let deferred = streams > 0
+        lock.unlock()
+        if deferred { queue.async(execute: work) } else { work() }
+    }
+
+    static func streamStarted() {
+        lock.lock()
+        streams += 1
+        lock.unlock()
+    }
+
+    static func streamEnded() {
+        lock.lock()
+        streams -= 1
+        lock.unlock()
     }
 }
 

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Turns the bytes of an XML document into UTF-8 that `XMLParser` reads exactly as intended.
@@ -87,22 +88,9 @@ enum XMLCharset {
         }
     }
 
-    /// IANA charset names (lower-cased) that CourierXML reads.
+    /// IANA charset names (lower-cased) that CourierXML reads: the same as `Response.text()`.
     static func encoding(forCharset charset: String) -> String.Encoding? {
-        switch charset {
-        case "utf-8", "utf8": .utf8
-        case "us-ascii", "ascii": .ascii
-        case "iso-8859-1", "iso8859-1", "latin1", "l1": .isoLatin1
-        case "iso-8859-2", "latin2": .isoLatin2
-        case "windows-1252", "cp1252": .windowsCP1252
-        case "utf-16": .utf16
-        case "utf-16le": .utf16LittleEndian
-        case "utf-16be": .utf16BigEndian
-        case "utf-32": .utf32
-        case "utf-32le": .utf32LittleEndian
-        case "utf-32be": .utf32BigEndian
-        default: nil
-        }
+        Response.encoding(forCharset: charset)
     }
 }
 
