@@ -100,6 +100,19 @@ private struct DemoRoutes: Sendable {
             let user = await users.create(new)
             return Self.json(.created, user, headers: [.location: "/v1/users/\(user.id)"])
         }
+        await server.appendRoute("POST /v1/uploads") { request in
+            // Reads the body as it arrives and reports what came, so the client can check it.
+            var received = 0
+            for try await chunk in request.bodySequence {
+                received += chunk.count
+            }
+            return Self.json(.created, UploadReceipt(
+                bytes: received,
+                contentLength: request.headers[.contentLength].flatMap(Int.init),
+                chunked: request.headers[HTTPHeader("Transfer-Encoding")] != nil,
+                contentType: request.headers[.contentType] ?? ""
+            ))
+        }
         await server.appendRoute("GET /v1/slow") { request in
             if let ticket = request.query["ticket"] {
                 await arrivals.markArrived(ticket)

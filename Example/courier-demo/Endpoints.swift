@@ -62,3 +62,12 @@ struct GetAuthStats: DemoEndpoint {
     var requiresAuthorization: Bool { false }
     func path() throws(CourierError) -> URLPath { try URLPath("/v1/admin/stats") }
 }
+
+/// `POST /v1/uploads`: a multipart form; the API answers with an ``UploadReceipt``.
+struct Upload: DemoEndpoint {
+    let api: BaseURL
+    let form: MultipartForm
+    var method: HTTPMethod { .post }
+    var body: RequestBody? { .multipart(form) }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/uploads") }
+}

@@ -48,3 +48,11 @@ enum DemoAccount {
     static let password = "analytical engine"
     static let userID = 1
 }
+
+/// What `POST /v1/uploads` received: the byte count and the framing headers it came with.
+struct UploadReceipt: Codable, Sendable {
+    var bytes: Int
+    var contentLength: Int?
+    var chunked: Bool
+    var contentType: String
+}

@@ -38,6 +38,8 @@ struct Demo: Sendable {
             guard report.record("fetch created", path, await fetchUser(created)) else { return report }
         }
 
+        guard report.record("multipart upload", "POST /v1/uploads", await uploadFile(bytes: 8 << 20)) else { return report }
+
         let unknownID = 999_999
         guard report.record("unknown user", "GET /v1/users/\(unknownID)", await fetchUnknownUser(id: unknownID)) else { return report }
         let concurrentCalls = 50
@@ -92,6 +94,30 @@ struct Demo: Sendable {
             return .passed("#\(user.id) \(user.name) <\(user.email)>")
         } catch {
             return unexpected(error, expected: "the user created in the previous step")
+        }
+    }
+
+    /// Uploads a temporary file of `bytes` bytes as a multipart part, streamed from disk: the API
+    /// must receive exactly the announced `Content-Length`, without chunked framing.
+    func uploadFile(bytes: Int) async -> Outcome {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            try Data(repeating: 0x2A, count: bytes).write(to: file)
+        } catch {
+            return .failed("could not write a temporary file: \(error.localizedDescription)")
+        }
+        var form = MultipartForm()
+        form.append(text: "Quarterly report", name: "title")
+        form.append(fileAt: file, name: "report", filename: "report.bin")
+        do {
+            let receipt = try await client.enqueue(Upload(api: api, form: form)).resume(expecting: UploadReceipt.self)
+            guard receipt.contentLength == receipt.bytes, !receipt.chunked, receipt.bytes > bytes else {
+                return .failed("the API received \(receipt.bytes) bytes, Content-Length \(receipt.contentLength.map(String.init) ?? "none"), chunked: \(receipt.chunked)")
+            }
+            return .passed("\(bytes >> 20) MiB file streamed from disk in a form of \(receipt.bytes) bytes; Content-Length matched, no chunking")
+        } catch {
+            return unexpected(error, expected: "201 with an upload receipt")
         }
     }
 
