@@ -26,23 +26,36 @@ public actor Client {
     /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
     nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
-        var request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
-        let response: Response
-        switch endpoint.requiresAuthorization ? configuration.authentication : .none {
-        case .none:
-            response = try await send(request)
-        case .basic(let credential):
+        let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
+        let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
+        if case .none = authentication {} else {
             try checkAuthorized(endpoint)
-            request.head.headerFields[.authorization] = try credential.authorizationValue()
-            response = try await send(request)
-        case .bearer(let refresher):
-            try checkAuthorized(endpoint)
-            response = try await sendWithBearer(&request, refresher: refresher)
+        }
+        let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization)
+        let response = try await MiddlewareChain.run(
+            configuration.middleware + endpoint.middleware, request: request, context: context
+        ) { request throws(CourierError) in
+            try await self.sendAuthenticated(request, with: authentication)
         }
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
         }
         return response
+    }
+
+    /// The innermost step of the pipeline: attaches credentials and sends.
+    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication) async throws(CourierError) -> Response {
+        if Task.isCancelled { throw .cancelled }
+        var request = request
+        switch authentication {
+        case .none:
+            return try await send(request)
+        case .basic(let credential):
+            request.head.headerFields[.authorization] = try credential.authorizationValue()
+            return try await send(request)
+        case .bearer(let refresher):
+            return try await sendWithBearer(&request, refresher: refresher)
+        }
     }
 
     /// Signs with the refresher's credential; after a 401 to that credential, replays once with

@@ -55,6 +55,10 @@ public struct Configuration: Sendable {
     /// to the transport. Default: ``defaultUserAgent``, e.g. `Courier/0.4.0 (Linux 6.1.0)`.
     public var userAgent: String?
 
+    /// Middleware every request passes through, outermost first, before the endpoint's own
+    /// (see ``Middleware`` for the order). Default: none.
+    public var middleware: [any Middleware]
+
     /// `Courier/<version> (<operating system> <version>)`.
     public static let defaultUserAgent: String = {
         let version = ProcessInfo.processInfo.operatingSystemVersion
@@ -90,7 +94,8 @@ public struct Configuration: Sendable {
         authentication: Authentication = .none,
         authorizedHosts: Set<String> = [],
         responseDecoders: [any ResponseBodyDecoder] = [],
-        userAgent: String? = Configuration.defaultUserAgent
+        userAgent: String? = Configuration.defaultUserAgent,
+        middleware: [any Middleware] = []
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -103,6 +108,7 @@ public struct Configuration: Sendable {
         self.authorizedHosts = authorizedHosts
         self.responseDecoders = responseDecoders
         self.userAgent = userAgent
+        self.middleware = middleware
     }
 
     /// Whether credentials may be sent to `host`.

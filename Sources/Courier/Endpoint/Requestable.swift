@@ -56,6 +56,9 @@ public protocol Requestable: Sendable {
     /// var responseDecoder: (any ResponseBodyDecoder)? { JSONBodyDecoder(snakeCaseDecoder) }
     /// ```
     var responseDecoder: (any ResponseBodyDecoder)? { get }
+    /// Middleware for this endpoint only, run inside ``Configuration/middleware`` (see
+    /// ``Middleware`` for the order). Default: none.
+    var middleware: [any Middleware] { get }
 }
 
 extension Requestable {
@@ -81,4 +84,6 @@ extension Requestable {
     public var acceptableStatusCodes: Set<Int> { Response.successStatusCodes }
     /// `nil`: chosen by `Content-Type`.
     public var responseDecoder: (any ResponseBodyDecoder)? { nil }
+    /// None.
+    public var middleware: [any Middleware] { [] }
 }

@@ -1,0 +1,66 @@
+/// A step every request of a client (or of one endpoint) passes through, on its way to the
+/// network and back: an async onion.
+///
+/// Each middleware gets the request and `next`, the rest of the pipeline. It can
+/// - decorate the request, then `return try await next(request)`;
+/// - short-circuit: throw a ``CourierError`` or return a ``Response`` of its own without calling
+///   `next`;
+/// - inspect or replace the response `next` returned;
+/// - call `next` again (a retry of its own).
+///
+/// ```swift
+/// struct RequestID: Middleware {
+///     func intercept(_ request: TransportRequest, context: MiddlewareContext,
+///                    next: Next) async throws(CourierError) -> Response {
+///         var request = request
+///         request.head.headerFields[HTTPField.Name("X-Request-ID")!] = UUID().uuidString
+///         return try await next(request)
+///     }
+/// }
+/// let client = Client(configuration: Configuration(middleware: [RequestID()]))
+/// ```
+///
+/// **Order.** ``Configuration/middleware`` runs first, outermost, in array order; then the
+/// endpoint's ``Requestable/middleware``; then authentication (signing, and the 401 replay);
+/// then the transport. So the first middleware sees the request first and the response last,
+/// and every middleware sees the request before credentials are attached: a logging middleware
+/// cannot leak a token it never saw.
+public protocol Middleware: Sendable {
+    /// The rest of the pipeline: the next middleware, or authentication and the transport.
+    typealias Next = @Sendable (TransportRequest) async throws(CourierError) -> Response
+
+    /// Handles one request.
+    /// - Throws: any ``CourierError``; an error thrown by `next` may be rethrown, replaced or
+    ///   recovered from.
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response
+}
+
+/// What a middleware knows about the call it is handling.
+public struct MiddlewareContext: Sendable {
+    /// The endpoint the request was built from.
+    public let endpoint: any Requestable
+    /// Whether the client's authentication will be applied below the middleware.
+    public let requiresAuthorization: Bool
+
+    /// Creates a context (for testing middleware on its own).
+    public init(endpoint: any Requestable, requiresAuthorization: Bool) {
+        self.endpoint = endpoint
+        self.requiresAuthorization = requiresAuthorization
+    }
+}
+
+/// Runs a list of middleware around a final step.
+enum MiddlewareChain {
+    /// `middleware[0]` outermost, `last` innermost, then `terminal`.
+    static func run(_ middleware: [any Middleware], request: TransportRequest, context: MiddlewareContext,
+                    terminal: @escaping Middleware.Next) async throws(CourierError) -> Response {
+        var next = terminal
+        for layer in middleware.reversed() {
+            let inner = next
+            next = { request throws(CourierError) in
+                try await layer.intercept(request, context: context, next: inner)
+            }
+        }
+        return try await next(request)
+    }
+}
