@@ -11,6 +11,8 @@ import HTTPTypes
 public actor Client {
     /// The configuration the client was created with.
     public nonisolated let configuration: Configuration
+    private var gate = CallGate()
+    private var nextHeldID: UInt64 = 0
 
     /// Creates a client.
     public init(configuration: Configuration = Configuration()) {
@@ -26,6 +28,18 @@ public actor Client {
     /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
     nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
+        try await admit()
+        let result: Result<Response, CourierError>
+        do {
+            result = .success(try await performAdmitted(endpoint, accept: accept))
+        } catch {
+            result = .failure(error)
+        }
+        await depart()
+        return try result.get()
+    }
+
+    private nonisolated func performAdmitted(_ endpoint: some Requestable, accept: String?) async throws(CourierError) -> Response {
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
         if case .none = authentication {} else {
@@ -74,6 +88,59 @@ public actor Client {
         request.head.headerFields[.authorization] = replacement.authorizationValue
         return try await send(request)
     }
+
+    // MARK: - Pause and drain
+
+    /// Holds new calls, waits until every call in flight has ended, runs `action` alone, then
+    /// lets the held calls go, in the order they arrived (Conduit's `awaitsOutgoingCompletion`).
+    ///
+    /// ```swift
+    /// // Rotate the API key with no request in flight, and none starting meanwhile:
+    /// try await client.runExclusively { try await keychain.rotateAPIKey() }
+    /// ```
+    /// Exclusive actions run one after another, in the order they were asked for; the calls they
+    /// hold wait for all of them. A held call whose task is cancelled leaves at once with
+    /// ``CourierError/cancelled``. Calls made from inside `action` through this client would
+    /// wait for `action` itself: use another client (or the transport) there.
+    /// - Throws: whatever `action` throws, after the held calls have been released.
+    public func runExclusively<T: Sendable>(_ action: @Sendable () async throws -> T) async throws -> T {
+        await withCheckedContinuation { gate.requestExclusive($0) }
+        await withCheckedContinuation { gate.awaitDrain($0) }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await action())
+        } catch {
+            result = .failure(error)
+        }
+        gate.finishExclusive()
+        return try result.get()
+    }
+
+    /// Lets a call through, or holds it while an exclusive action waits or runs.
+    private func admit() async throws(CourierError) {
+        if gate.arrive() { return }
+        nextHeldID += 1
+        let id = nextHeldID
+        let admission = await withTaskCancellationHandler {
+            await withCheckedContinuation { gate.hold(id, $0) }
+        } onCancel: {
+            Task { await self.cancelHeld(id) }
+        }
+        if case .cancelled = admission { throw .cancelled }
+    }
+
+    private func cancelHeld(_ id: UInt64) {
+        gate.cancel(id)
+    }
+
+    private func depart() {
+        gate.depart()
+    }
+
+    /// The number of calls held by an exclusive action, for tests.
+    var heldCallCount: Int { gate.heldCount }
+    /// Whether new calls are being held, for tests.
+    var isPausedForTests: Bool { gate.isPaused }
 
     /// Credentials go only to the hosts the configuration lists.
     private nonisolated func checkAuthorized(_ endpoint: some Requestable) throws(CourierError) {

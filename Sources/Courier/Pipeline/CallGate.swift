@@ -1,0 +1,93 @@
+/// The state behind ``Client/runExclusively(_:)``: calls in flight, calls held while the client
+/// is paused, and exclusive actions waiting their turn. A pure value type; the ``Client`` actor
+/// owns it and does the waiting.
+struct CallGate {
+    /// What a held call is told when it may go on.
+    enum Admission: Sendable { case admitted, cancelled }
+
+    private(set) var inFlight = 0
+    /// Whether new calls are held (an exclusive action is waiting for the drain or running).
+    private(set) var isPaused = false
+    private var held: [(id: UInt64, continuation: CheckedContinuation<Admission, Never>)] = []
+    private var cancelledBeforeHeld: Set<UInt64> = []
+    private var drained: CheckedContinuation<Void, Never>?
+    private var exclusiveQueue: [CheckedContinuation<Void, Never>] = []
+
+    var heldCount: Int { held.count }
+
+    /// A call arrives: `true` if it may go at once (and is now in flight), `false` if it must be held.
+    mutating func arrive() -> Bool {
+        guard !isPaused else { return false }
+        inFlight += 1
+        return true
+    }
+
+    /// Holds a call until the exclusive action has run; a call cancelled before it got here is
+    /// turned away at once.
+    mutating func hold(_ id: UInt64, _ continuation: CheckedContinuation<Admission, Never>) {
+        if cancelledBeforeHeld.remove(id) != nil {
+            continuation.resume(returning: .cancelled)
+            return
+        }
+        guard isPaused else {
+            // The pause ended between `arrive()` and here.
+            inFlight += 1
+            continuation.resume(returning: .admitted)
+            return
+        }
+        held.append((id, continuation))
+    }
+
+    /// A held call's task was cancelled: it leaves the queue at once; the others keep their places.
+    mutating func cancel(_ id: UInt64) {
+        if let index = held.firstIndex(where: { $0.id == id }) {
+            held.remove(at: index).continuation.resume(returning: .cancelled)
+        } else {
+            cancelledBeforeHeld.insert(id)
+        }
+    }
+
+    /// A call in flight ended.
+    mutating func depart() {
+        inFlight -= 1
+        if inFlight == 0, let drained {
+            self.drained = nil
+            drained.resume()
+        }
+    }
+
+    /// An exclusive action wants to run: `true` if it may pause the client now, else it queues.
+    mutating func requestExclusive(_ continuation: CheckedContinuation<Void, Never>) {
+        if isPaused {
+            exclusiveQueue.append(continuation)
+        } else {
+            isPaused = true
+            continuation.resume()
+        }
+    }
+
+    /// Waits (through `continuation`) until no call is in flight.
+    mutating func awaitDrain(_ continuation: CheckedContinuation<Void, Never>) {
+        if inFlight == 0 {
+            continuation.resume()
+        } else {
+            drained = continuation
+        }
+    }
+
+    /// The exclusive action ended: the next queued one runs (the client stays paused), or the held
+    /// calls go on, in the order they arrived.
+    mutating func finishExclusive() {
+        if !exclusiveQueue.isEmpty {
+            exclusiveQueue.removeFirst().resume()
+            return
+        }
+        isPaused = false
+        let released = held
+        held.removeAll()
+        for call in released {
+            inFlight += 1
+            call.continuation.resume(returning: .admitted)
+        }
+    }
+}
