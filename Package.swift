@@ -73,6 +73,7 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

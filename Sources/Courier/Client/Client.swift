@@ -154,10 +154,10 @@ public actor Client {
         let started = ContinuousClock.now
         do {
             let response = try await configuration.transport.send(request)
-            configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) \(response.statusCode) in \(ContinuousClock.now - started)")
+            configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started)")
             return response
         } catch {
-            configuration.logger.debug("\(request.head.method.rawValue) \(request.url.redactedForLogging) failed after \(ContinuousClock.now - started): \(error)")
+            configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started): \(error)")
             throw error
         }
     }

@@ -55,6 +55,10 @@ public struct Configuration: Sendable {
     /// to the transport. Default: ``defaultUserAgent``, e.g. `Courier/0.4.0 (Linux 6.1.0)`.
     public var userAgent: String?
 
+    /// What Courier hides wherever it prints a request: header values, query items and form or
+    /// JSON fields that carry secrets. Default: ``Redaction/default``.
+    public var redaction: Redaction
+
     /// Middleware every request passes through, outermost first, before the endpoint's own
     /// (see ``Middleware`` for the order). Default: none.
     public var middleware: [any Middleware]
@@ -95,7 +99,8 @@ public struct Configuration: Sendable {
         authorizedHosts: Set<String> = [],
         responseDecoders: [any ResponseBodyDecoder] = [],
         userAgent: String? = Configuration.defaultUserAgent,
-        middleware: [any Middleware] = []
+        middleware: [any Middleware] = [],
+        redaction: Redaction = .default
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -109,6 +114,7 @@ public struct Configuration: Sendable {
         self.responseDecoders = responseDecoders
         self.userAgent = userAgent
         self.middleware = middleware
+        self.redaction = redaction
     }
 
     /// Whether credentials may be sent to `host`.

@@ -97,3 +97,11 @@ enum CURL {
             .trimmingCharacters(in: .whitespaces).lowercased()
     }
 }
+
+extension TransportRequest: CustomStringConvertible {
+    /// Method, URL with secret query items redacted, and the header and body sizes; never header
+    /// values or body bytes (see ``Redaction/describe(_:)-(TransportRequest)``).
+    public var description: String {
+        Redaction.default.describe(self)
+    }
+}
