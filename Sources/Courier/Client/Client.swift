@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// Sends endpoints and decodes what comes back.
@@ -49,7 +50,7 @@ public actor Client {
         let response = try await MiddlewareChain.run(
             configuration.middleware + endpoint.middleware, request: request, context: context
         ) { request throws(CourierError) in
-            try await self.sendAuthenticated(request, with: authentication)
+            try await self.sendWithRetries(request, with: authentication)
         }
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
@@ -57,27 +58,56 @@ public actor Client {
         return response
     }
 
+    /// Below the middleware: sends, and sends again while ``Configuration/retryPolicy`` says so,
+    /// waiting on ``Configuration/clock``. Each attempt is signed anew.
+    private nonisolated func sendWithRetries(_ request: TransportRequest, with authentication: Authentication) async throws(CourierError) -> Response {
+        let policy = configuration.retryPolicy
+        var request = request
+        if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
+            request.head.headerFields[name] = key
+        }
+        var attempt = 1
+        while true {
+            let outcome: Result<Response, CourierError>
+            do {
+                outcome = .success(try await sendAuthenticated(request, with: authentication, attempt: attempt))
+            } catch {
+                outcome = .failure(error)
+            }
+            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: outcome, now: Date()) else {
+                return try outcome.get()
+            }
+            do {
+                try await configuration.clock.sleep(for: delay)
+            } catch {
+                throw .cancelled
+            }
+            if Task.isCancelled { throw .cancelled }
+            attempt += 1
+        }
+    }
+
     /// The innermost step of the pipeline: attaches credentials and sends.
-    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication) async throws(CourierError) -> Response {
+    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication, attempt: Int) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         var request = request
         switch authentication {
         case .none:
-            return try await send(request)
+            return try await send(request, attempt: attempt)
         case .basic(let credential):
             request.head.headerFields[.authorization] = try credential.authorizationValue()
-            return try await send(request)
+            return try await send(request, attempt: attempt)
         case .bearer(let refresher):
-            return try await sendWithBearer(&request, refresher: refresher)
+            return try await sendWithBearer(&request, refresher: refresher, attempt: attempt)
         }
     }
 
     /// Signs with the refresher's credential; after a 401 to that credential, replays once with
     /// the replacement (a newer credential, or the result of one coalesced refresh).
-    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher) async throws(CourierError) -> Response {
+    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher, attempt: Int) async throws(CourierError) -> Response {
         let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
-        let response = try await send(request)
+        let response = try await send(request, attempt: attempt)
         guard response.statusCode == 401,
               let replacement = try await refresher.replacement(forRejected: credential),
               request.body?.isReplayable ?? true else {
@@ -86,7 +116,7 @@ public actor Client {
             return response
         }
         request.head.headerFields[.authorization] = replacement.authorizationValue
-        return try await send(request)
+        return try await send(request, attempt: attempt)
     }
 
     // MARK: - Pause and drain
@@ -150,14 +180,14 @@ public actor Client {
         }
     }
 
-    private nonisolated func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    private nonisolated func send(_ request: TransportRequest, attempt: Int) async throws(CourierError) -> Response {
         let started = ContinuousClock.now
         do {
             let response = try await configuration.transport.send(request)
-            configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started)")
+            configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started), attempt \(attempt)")
             return response
         } catch {
-            configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started): \(error)")
+            configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started), attempt \(attempt): \(error)")
             throw error
         }
     }

@@ -59,6 +59,17 @@ public struct Configuration: Sendable {
     /// JSON fields that carry secrets. Default: ``Redaction/default``.
     public var redaction: Redaction
 
+    /// When and how often a request is sent again (see ``RetryPolicy``). Default:
+    /// ``RetryPolicy/none``: nothing is retried unless you ask for it.
+    ///
+    /// ```swift
+    /// configuration.retryPolicy = .default   // 3 attempts, idempotent requests, full-jitter backoff
+    /// ```
+    public var retryPolicy: RetryPolicy
+    /// The clock retry delays are measured on. Default: `ContinuousClock()`; tests inject one
+    /// that takes no real time.
+    public var clock: any Clock<Duration>
+
     /// Middleware every request passes through, outermost first, before the endpoint's own
     /// (see ``Middleware`` for the order). Default: none.
     public var middleware: [any Middleware]
@@ -100,7 +111,9 @@ public struct Configuration: Sendable {
         responseDecoders: [any ResponseBodyDecoder] = [],
         userAgent: String? = Configuration.defaultUserAgent,
         middleware: [any Middleware] = [],
-        redaction: Redaction = .default
+        redaction: Redaction = .default,
+        retryPolicy: RetryPolicy = .none,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -115,6 +128,8 @@ public struct Configuration: Sendable {
         self.userAgent = userAgent
         self.middleware = middleware
         self.redaction = redaction
+        self.retryPolicy = retryPolicy
+        self.clock = clock
     }
 
     /// Whether credentials may be sent to `host`.

@@ -63,6 +63,7 @@ struct LoggingTests {
         let (level, message) = try #require(lines.first)
         #expect(level == .debug)
         #expect(message.hasPrefix("GET https://api.example.com/items?access_token=<redacted>&page=2 200 in "))
+        #expect(message.hasSuffix(", attempt 1"))
         #expect(!message.contains("S3CR3T"))
     }
 

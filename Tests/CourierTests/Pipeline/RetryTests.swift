@@ -1,0 +1,170 @@
+import Courier
+import Foundation
+import HTTPTypes
+import Testing
+
+/// A clock whose sleeps return at once and are recorded: retries take no real time.
+final class RecordingClock: Clock, @unchecked Sendable {
+    // `@unchecked Sendable`: `offset` and `slept` are only touched under `lock`.
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let lock = NSLock()
+    private var offset = Duration.zero
+    private var slept: [Duration] = []
+
+    var now: Instant {
+        lock.lock()
+        defer { lock.unlock() }
+        return Instant(offset: offset)
+    }
+
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    private func record(_ deadline: Instant) {
+        lock.withLock {
+            slept.append(deadline.offset - offset)
+            offset = max(offset, deadline.offset)
+        }
+    }
+
+    var sleeps: [Duration] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slept
+    }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        record(deadline)
+        await Task.yield()
+        try Task.checkCancellation()
+    }
+}
+
+/// Answers with the given statuses in turn (the last one forever).
+private func sequenceTransport(_ statuses: [Int], headers: [String: String] = [:]) -> RecordingTransport {
+    let counter = Counter()
+    return RecordingTransport { request throws(CourierError) in
+        let index = counter.next()
+        return Response(statusCode: statuses[min(index, statuses.count - 1)], headers: headers, url: request.url)
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    // `@unchecked Sendable`: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value - 1
+    }
+}
+
+@Suite("Retries through the client")
+struct RetryTests {
+    private func client(_ transport: RecordingTransport, clock: RecordingClock, policy: RetryPolicy = .default) -> Client {
+        makeClient(transport) {
+            $0.retryPolicy = policy
+            $0.clock = clock
+        }
+    }
+
+    @Test func aGETAnswered503TwiceThen200IsRetriedAndSucceedsWithJitteredDelaysWithinTheBackoff() async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503, 503, 200])
+
+        let response = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
+
+        #expect(response.statusCode == 200)
+        #expect(await transport.count == 3)
+        let sleeps = clock.sleeps
+        #expect(sleeps.count == 2)
+        #expect(sleeps[0] >= .zero && sleeps[0] <= .milliseconds(250))
+        #expect(sleeps[1] >= .zero && sleeps[1] <= .milliseconds(500))
+    }
+
+    @Test(arguments: ["1", "Sun, 06 Nov 1994 08:49:37 GMT"])
+    func retryAfterIsHonoured(value: String) async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503, 200], headers: ["Retry-After": value])
+
+        _ = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
+
+        // Delta-seconds wait that long; a date in the past means at once.
+        #expect(clock.sleeps == [value == "1" ? .seconds(1) : .zero])
+    }
+
+    @Test func attemptsStopAtTheMaximumAndTheLastResponseIsTheError() async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503])
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
+        }
+        #expect(error?.response?.statusCode == 503)
+        #expect(await transport.count == 3)
+        #expect(clock.sleeps.count == 2)
+    }
+
+    @Test func aPOSTWithoutAnIdempotencyKeyIsNotRetried() async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503, 200])
+        await #expect(throws: CourierError.self) {
+            _ = try await client(transport, clock: clock).enqueue(TestEndpoint(method: .post, body: .data(Data("x".utf8)))).resume()
+        }
+        #expect(await transport.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test func aPOSTWithAnIdempotencyKeyIsRetriedWithTheSameKey() async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503, 200])
+        let endpoint = TestEndpoint(method: .post, headerItems: [HeaderItem(name: "Idempotency-Key", value: "k-1")], body: .data(Data("x".utf8)))
+
+        _ = try await client(transport, clock: clock).enqueue(endpoint).resume()
+
+        #expect(await transport.requests.map { $0.header("Idempotency-Key") } == ["k-1", "k-1"])
+    }
+
+    @Test func aGeneratedIdempotencyKeyMakesAPOSTRetryableAndStaysTheSameAcrossAttempts() async throws {
+        let clock = RecordingClock()
+        let transport = sequenceTransport([503, 200])
+        var policy = RetryPolicy.default
+        policy.generatesIdempotencyKey = true
+
+        _ = try await client(transport, clock: clock, policy: policy).enqueue(TestEndpoint(method: .post, body: .data(Data("x".utf8)))).resume()
+
+        let keys = await transport.requests.map { $0.header("Idempotency-Key") }
+        #expect(keys.count == 2)
+        #expect(keys[0] != nil && keys[0] == keys[1])
+    }
+
+    @Test func cancellingDuringARetryDelayEndsTheCallAsCancelled() async throws {
+        let transport = sequenceTransport([503])
+        let client = makeClient(transport) {
+            $0.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(3_600), maxDelay: .seconds(3_600))
+        }
+        let call = Task { try await client.enqueue(TestEndpoint()).resume() }
+        while await transport.count < 1 { await Task.yield() }
+        call.cancel()
+        let outcome = await call.result
+        guard case .failure(let error) = outcome, case .cancelled? = error as? CourierError else {
+            Issue.record("expected cancelled, got \(outcome)")
+            return
+        }
+    }
+
+    @Test func noPolicyMeansNoRetry() async throws {
+        let transport = sequenceTransport([503, 200])
+        await #expect(throws: CourierError.self) {
+            _ = try await makeClient(transport).enqueue(TestEndpoint()).resume()
+        }
+        #expect(await transport.count == 1)
+    }
+}
