@@ -41,6 +41,10 @@ public actor Client {
     }
 
     private nonisolated func performAdmitted(_ endpoint: some Requestable, accept: String?) async throws(CourierError) -> Response {
+        // Constraints first: what they establish (a session, say) may shape the request.
+        for constraint in endpoint.constraints {
+            try await constraint.waitUntilSatisfied()
+        }
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
         if case .none = authentication {} else {

@@ -59,6 +59,16 @@ public protocol Requestable: Sendable {
     /// Middleware for this endpoint only, run inside ``Configuration/middleware`` (see
     /// ``Middleware`` for the order). Default: none.
     var middleware: [any Middleware] { get }
+    /// Preconditions the call waits for before its request is built (a session, a consent):
+    /// each ``Constraint`` runs its `satisfy` once for all the calls waiting on it, and its
+    /// failure fails them all with ``CourierError/constraint(_:)``. Default: none.
+    ///
+    /// ```swift
+    /// static let session = Constraint(name: "session", isSatisfied: { await store.hasSession },
+    ///                                 satisfy: { try await store.startSession() })
+    /// var constraints: [Constraint] { [Self.session] }
+    /// ```
+    var constraints: [Constraint] { get }
 }
 
 extension Requestable {
@@ -86,4 +96,6 @@ extension Requestable {
     public var responseDecoder: (any ResponseBodyDecoder)? { nil }
     /// None.
     public var middleware: [any Middleware] { [] }
+    /// None.
+    public var constraints: [Constraint] { [] }
 }

@@ -33,6 +33,9 @@ public enum CourierError: Error, Sendable {
     case decoding(DecodingFailure)
     /// Authentication failed or could not be attempted.
     case authentication(AuthenticationFailure)
+    /// A ``Constraint`` the endpoint declared could not be satisfied (its `satisfy` failed, or
+    /// the call waited longer than the constraint's timeout). Nothing was sent.
+    case constraint(ConstraintFailure)
 }
 
 extension CourierError: CustomStringConvertible {
@@ -51,6 +54,8 @@ extension CourierError: CustomStringConvertible {
             return "Decoding failure: \(failure)"
         case .authentication(let failure):
             return "Authentication failure: \(failure)"
+        case .constraint(let failure):
+            return "\(failure)"
         }
     }
 }

@@ -1,0 +1,288 @@
+/// A precondition that requests can wait for, such as "has a session id" or "consent given".
+///
+/// While the constraint is unsatisfied, every caller of ``waitUntilSatisfied()`` waits, and
+/// exactly **one** `satisfy` runs at a time, however many wait. When it succeeds, every waiter
+/// is released; when it fails, every waiter fails with a ``ConstraintFailure`` that keeps the
+/// error.
+///
+/// ```swift
+/// let session = Constraint(
+///     name: "session",
+///     timeout: .seconds(30),
+///     isSatisfied: { await sessionStore.sessionID != nil },
+///     satisfy: { try await sessionStore.startSession() }   // must make isSatisfied true
+/// )
+///
+/// try await session.waitUntilSatisfied()   // returns at once when a session exists
+/// // … send the request …
+/// await session.invalidate()               // the server said the session expired
+/// ```
+///
+/// The rules:
+/// - **Check first.** A caller that finds no run in flight asks `isSatisfied`; if it says yes,
+///   the caller returns at once without waiting. Otherwise the caller starts a run (or joins the
+///   one in flight). A run asks `isSatisfied` once more and calls `satisfy` only if it still
+///   says no, so a run that finished a moment ago is not repeated.
+/// - **One run, shared.** Callers that arrive while a run is in flight join it and get its
+///   result. `isSatisfied` may be called by several callers at once: keep it cheap and free of
+///   side effects. After `satisfy` succeeds, `isSatisfied` should return `true`.
+/// - **No sticky failure.** A failed run fails its waiters; the next caller starts a new run.
+/// - **Leaving early.** A waiter whose task is cancelled leaves at once with
+///   ``CourierError/cancelled``; a waiter that waits longer than ``timeout`` leaves with
+///   ``ConstraintFailure/Reason/timedOut(after:)``. Neither disturbs the other waiters, and
+///   neither cancels `satisfy`: it runs to the end (even if every waiter has left) and its result
+///   goes to whoever is still waiting.
+/// - **Invalidation.** ``invalidate()`` makes the next run call `satisfy` without asking
+///   `isSatisfied` (which may still say yes about a session the server has dropped).
+public actor Constraint {
+    /// The name that identifies the constraint in errors and logs.
+    ///
+    /// ```swift
+    /// print(session.name)   // "session"
+    /// ```
+    public nonisolated let name: String
+
+    /// How long one caller may wait for a run before it fails with
+    /// ``ConstraintFailure/Reason/timedOut(after:)``; `nil` waits as long as the run takes.
+    /// Measured per caller, from the moment it starts waiting for a run, on the constraint's clock.
+    ///
+    /// ```swift
+    /// let consent = Constraint(name: "consent", timeout: .seconds(60),
+    ///                          isSatisfied: { await privacy.hasConsent },
+    ///                          satisfy: { try await privacy.askForConsent() })
+    /// print(consent.timeout as Any)   // Optional(60.0 seconds)
+    /// ```
+    public nonisolated let timeout: Duration?
+
+    private let clock: any Clock<Duration>
+    private let isSatisfied: @Sendable () async -> Bool
+    private let satisfy: @Sendable () async throws -> Void
+    private var gate = ConstraintGate<Waiter>()
+
+    /// A caller waiting for the run in flight.
+    struct Waiter {
+        let continuation: CheckedContinuation<Void, any Error>
+        /// Fires the caller's timeout; cancelled when the caller is released or leaves.
+        let timer: Task<Void, Never>?
+    }
+
+    /// Creates a constraint.
+    ///
+    /// - Parameters:
+    ///   - name: Identifies the constraint in errors and logs.
+    ///   - timeout: How long one caller may wait for a run; `nil` for no limit.
+    ///   - clock: The clock that measures `timeout`. Tests pass a manual clock.
+    ///   - isSatisfied: Whether the precondition holds now. Cheap, without side effects; may be
+    ///     called concurrently.
+    ///   - satisfy: Makes the precondition hold (logs in, asks for consent, …). Never runs twice
+    ///     at once. A thrown error fails every waiter of that run.
+    ///
+    /// ```swift
+    /// let session = Constraint(
+    ///     name: "session",
+    ///     isSatisfied: { await sessionStore.sessionID != nil },
+    ///     satisfy: { try await sessionStore.startSession() }
+    /// )
+    /// ```
+    public init(
+        name: String,
+        timeout: Duration? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
+        isSatisfied: @escaping @Sendable () async -> Bool,
+        satisfy: @escaping @Sendable () async throws -> Void
+    ) {
+        self.name = name
+        self.timeout = timeout
+        self.clock = clock
+        self.isSatisfied = isSatisfied
+        self.satisfy = satisfy
+    }
+
+    /// Returns once the constraint is satisfied, running `satisfy` if needed (shared with every
+    /// other caller waiting at the same time).
+    ///
+    /// - Throws: ``CourierError/cancelled`` when the calling task is cancelled (the caller leaves
+    ///   at once; the run goes on for the others), or ``CourierError/constraint(_:)`` when
+    ///   `satisfy` failed (``ConstraintFailure/Reason/satisfyFailed(_:)``, keeping its error) or
+    ///   this caller waited longer than ``timeout`` (``ConstraintFailure/Reason/timedOut(after:)``).
+    ///
+    /// ```swift
+    /// do {
+    ///     try await session.waitUntilSatisfied()
+    /// } catch .constraint(let failure) {
+    ///     print(failure)   // Constraint "session" failed: …
+    /// } catch {
+    ///     // CourierError.cancelled
+    /// }
+    /// ```
+    public func waitUntilSatisfied() async throws(CourierError) {
+        do {
+            try await waitOrThrow()
+        } catch let error as CourierError {
+            throw error
+        } catch let failure as ConstraintFailure {
+            throw .constraint(failure)
+        } catch {
+            throw .constraint(ConstraintFailure(name: name, reason: .satisfyFailed(error)))
+        }
+    }
+
+    private func waitOrThrow() async throws {
+        if Task.isCancelled { throw CourierError.cancelled }
+        if gate.mayCheckBeforeWaiting {
+            if await isSatisfied() { return }
+            if Task.isCancelled { throw CourierError.cancelled }
+        }
+        let id = gate.makeWaiterID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                register(continuation, id: id)
+            }
+        } onCancel: {
+            Task { await self.leave(id, with: CourierError.cancelled) }
+        }
+    }
+
+    /// Marks the constraint unsatisfied (for example, the server said the session expired): the
+    /// next run calls `satisfy` without asking `isSatisfied`, and callers stop taking
+    /// `isSatisfied`'s word until a run started after this call succeeds. A run already in
+    /// flight is not disturbed.
+    ///
+    /// ```swift
+    /// if response.statusCode == 440 {   // session expired
+    ///     await session.invalidate()
+    ///     try await session.waitUntilSatisfied()   // starts a new session
+    /// }
+    /// ```
+    public func invalidate() {
+        gate.invalidate()
+    }
+
+    /// How many callers are waiting for the run in flight (for tests).
+    var waiterCount: Int { gate.waiterCount }
+
+    /// Whether a run is in flight (for tests).
+    var isRunning: Bool { gate.isRunning }
+
+    // MARK: - Running
+
+    private func register(_ continuation: CheckedContinuation<Void, any Error>, id: ConstraintGate<Waiter>.WaiterID) {
+        // Cancelled before registering: the cancellation handler found nothing to remove, so
+        // answer here.
+        if Task.isCancelled {
+            continuation.resume(throwing: CourierError.cancelled)
+            return
+        }
+        let timer = timeout.map { startTimer(for: id, after: $0) }
+        if let run = gate.addWaiter(Waiter(continuation: continuation, timer: timer), id: id) {
+            // Not a child of the caller: cancelling the caller must not cancel `satisfy`.
+            Task { await self.perform(run) }
+        }
+    }
+
+    private func startTimer(for id: ConstraintGate<Waiter>.WaiterID, after timeout: Duration) -> Task<Void, Never> {
+        let clock = clock
+        let failure = ConstraintFailure(name: name, reason: .timedOut(after: timeout))
+        // Isolated to this actor (it inherits the isolation), so `leave` is a plain call.
+        return Task {
+            do {
+                try await clock.sleep(for: timeout)
+            } catch {
+                return   // cancelled: the waiter was released or left
+            }
+            self.leave(id, with: failure)
+        }
+    }
+
+    private func perform(_ run: ConstraintGate<Waiter>.Run) async {
+        let result: Result<Void, any Error>
+        if run.checksFirst, await isSatisfied() {
+            result = .success(())
+        } else {
+            do {
+                try await satisfy()
+                result = .success(())
+            } catch {
+                result = .failure(ConstraintFailure(name: name, reason: .satisfyFailed(error)))
+            }
+        }
+        let succeeded = if case .success = result { true } else { false }
+        for waiter in gate.finishRun(succeeded: succeeded) {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(with: result)
+        }
+    }
+
+    private func leave(_ id: ConstraintGate<Waiter>.WaiterID, with error: any Error) {
+        guard let waiter = gate.removeWaiter(id) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(throwing: error)
+    }
+}
+
+/// Why a ``Constraint`` could not be satisfied for a caller.
+///
+/// ```swift
+/// do {
+///     try await session.waitUntilSatisfied()
+/// } catch let failure as ConstraintFailure {
+///     switch failure.reason {
+///     case .satisfyFailed(let error): print("could not start a session: \(error)")
+///     case .timedOut(let after): print("gave up after \(after)")
+///     }
+/// }
+/// ```
+public struct ConstraintFailure: Error, Sendable {
+    /// What went wrong.
+    ///
+    /// ```swift
+    /// if case .timedOut = failure.reason { showRetryButton() }
+    /// ```
+    public enum Reason: Sendable {
+        /// The constraint's `satisfy` threw this error. Every caller waiting for that run gets it.
+        case satisfyFailed(any Error)
+        /// This caller waited longer than the constraint's timeout. The others go on waiting.
+        case timedOut(after: Duration)
+    }
+
+    /// The ``Constraint/name`` of the constraint that failed.
+    ///
+    /// ```swift
+    /// print(failure.name)   // "session"
+    /// ```
+    public var name: String
+
+    /// What went wrong.
+    ///
+    /// ```swift
+    /// if case .satisfyFailed(let error as CourierError) = failure.reason { print(error) }
+    /// ```
+    public var reason: Reason
+
+    /// Creates a constraint failure; tests and custom pipelines use it to stand in for one.
+    ///
+    /// ```swift
+    /// let failure = ConstraintFailure(name: "session", reason: .timedOut(after: .seconds(30)))
+    /// ```
+    public init(name: String, reason: Reason) {
+        self.name = name
+        self.reason = reason
+    }
+}
+
+extension ConstraintFailure: CustomStringConvertible {
+    /// A one-line summary naming the constraint and the reason.
+    ///
+    /// ```swift
+    /// print(ConstraintFailure(name: "session", reason: .timedOut(after: .seconds(30))))
+    /// // Constraint "session" timed out after 30.0 seconds
+    /// ```
+    public var description: String {
+        switch reason {
+        case .satisfyFailed(let error):
+            return "Constraint \"\(name)\" failed: \(error)"
+        case .timedOut(let after):
+            return "Constraint \"\(name)\" timed out after \(after)"
+        }
+    }
+}
