@@ -50,11 +50,12 @@ public actor Client {
         if case .none = authentication {} else {
             try checkAuthorized(endpoint)
         }
-        let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization)
+        let metrics = CallMetrics()
+        let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let response = try await MiddlewareChain.run(
             configuration.middleware + endpoint.middleware, request: request, context: context
         ) { request throws(CourierError) in
-            try await self.sendWithRetries(request, with: authentication)
+            try await self.sendWithRetries(request, with: authentication, metrics: metrics)
         }
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
@@ -64,7 +65,8 @@ public actor Client {
 
     /// Below the middleware: sends, and sends again while ``Configuration/retryPolicy`` says so,
     /// waiting on ``Configuration/clock``. Each attempt is signed anew.
-    private nonisolated func sendWithRetries(_ request: TransportRequest, with authentication: Authentication) async throws(CourierError) -> Response {
+    private nonisolated func sendWithRetries(_ request: TransportRequest, with authentication: Authentication,
+                                             metrics: CallMetrics) async throws(CourierError) -> Response {
         let policy = configuration.retryPolicy
         var request = request
         if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
@@ -74,7 +76,7 @@ public actor Client {
         while true {
             let outcome: Result<Response, CourierError>
             do {
-                outcome = .success(try await sendAuthenticated(request, with: authentication, attempt: attempt))
+                outcome = .success(try await sendAuthenticated(request, with: authentication, attempt: attempt, metrics: metrics))
             } catch {
                 outcome = .failure(error)
             }
@@ -92,26 +94,28 @@ public actor Client {
     }
 
     /// The innermost step of the pipeline: attaches credentials and sends.
-    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication, attempt: Int) async throws(CourierError) -> Response {
+    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication, attempt: Int,
+                                               metrics: CallMetrics) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         var request = request
         switch authentication {
         case .none:
-            return try await send(request, attempt: attempt)
+            return try await send(request, attempt: attempt, metrics: metrics)
         case .basic(let credential):
             request.head.headerFields[.authorization] = try credential.authorizationValue()
-            return try await send(request, attempt: attempt)
+            return try await send(request, attempt: attempt, metrics: metrics)
         case .bearer(let refresher):
-            return try await sendWithBearer(&request, refresher: refresher, attempt: attempt)
+            return try await sendWithBearer(&request, refresher: refresher, attempt: attempt, metrics: metrics)
         }
     }
 
     /// Signs with the refresher's credential; after a 401 to that credential, replays once with
     /// the replacement (a newer credential, or the result of one coalesced refresh).
-    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher, attempt: Int) async throws(CourierError) -> Response {
+    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher, attempt: Int,
+                                            metrics: CallMetrics) async throws(CourierError) -> Response {
         let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
-        let response = try await send(request, attempt: attempt)
+        let response = try await send(request, attempt: attempt, metrics: metrics)
         guard response.statusCode == 401,
               let replacement = try await refresher.replacement(forRejected: credential),
               request.body?.isReplayable ?? true else {
@@ -120,7 +124,7 @@ public actor Client {
             return response
         }
         request.head.headerFields[.authorization] = replacement.authorizationValue
-        return try await send(request, attempt: attempt)
+        return try await send(request, attempt: attempt, metrics: metrics)
     }
 
     // MARK: - Pause and drain
@@ -184,13 +188,17 @@ public actor Client {
         }
     }
 
-    private nonisolated func send(_ request: TransportRequest, attempt: Int) async throws(CourierError) -> Response {
+    private nonisolated func send(_ request: TransportRequest, attempt: Int, metrics: CallMetrics) async throws(CourierError) -> Response {
         let started = ContinuousClock.now
         do {
             let response = try await configuration.transport.send(request)
+            metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: response.statusCode,
+                                               bytesSent: request.body?.count, bytesReceived: response.body.count))
             configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started), attempt \(attempt)")
             return response
         } catch {
+            metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: nil,
+                                               bytesSent: request.body?.count, bytesReceived: 0))
             configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started), attempt \(attempt): \(error)")
             throw error
         }

@@ -41,11 +41,14 @@ public struct MiddlewareContext: Sendable {
     public let endpoint: any Requestable
     /// Whether the client's authentication will be applied below the middleware.
     public let requiresAuthorization: Bool
+    /// The call's attempts, durations and bytes, recorded as the pipeline below goes.
+    public let metrics: CallMetrics
 
     /// Creates a context (for testing middleware on its own).
-    public init(endpoint: any Requestable, requiresAuthorization: Bool) {
+    public init(endpoint: any Requestable, requiresAuthorization: Bool, metrics: CallMetrics = CallMetrics()) {
         self.endpoint = endpoint
         self.requiresAuthorization = requiresAuthorization
+        self.metrics = metrics
     }
 }
 

@@ -168,3 +168,35 @@ struct RetryTests {
         #expect(await transport.count == 1)
     }
 }
+
+/// Hands the metrics it saw after `next` to the test.
+private struct MetricsSpy: Middleware {
+    let seen: @Sendable (CallMetrics.Snapshot) -> Void
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        let response = try await next(request)
+        seen(context.metrics.snapshot)
+        return response
+    }
+}
+
+@Suite("Per-call metrics")
+struct CallMetricsTests {
+    @Test func middlewareSeesEveryAttemptWithItsStatusAndBytes() async throws {
+        let (snapshots, continuation) = AsyncStream.makeStream(of: CallMetrics.Snapshot.self)
+        let transport = sequenceTransport([503, 503, 200])
+        let client = makeClient(transport) {
+            $0.retryPolicy = .default
+            $0.clock = RecordingClock()
+            $0.middleware = [MetricsSpy { continuation.yield($0) }]
+        }
+
+        _ = try await client.enqueue(TestEndpoint(method: .put, body: .data(Data(repeating: 1, count: 100)))).resume()
+        continuation.finish()
+
+        var iterator = snapshots.makeAsyncIterator()
+        let snapshot = try #require(await iterator.next())
+        #expect(snapshot.attempts.map(\.statusCode) == [503, 503, 200])
+        #expect(snapshot.bytesSent == 300)
+        #expect(snapshot.attempts.allSatisfy { $0.duration >= .zero })
+    }
+}

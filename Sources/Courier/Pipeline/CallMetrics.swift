@@ -1,0 +1,58 @@
+import Foundation
+
+/// What one call has cost so far: its attempts, how long each took, and the bytes that went
+/// each way. A middleware reads it from ``MiddlewareContext/metrics`` after `next` returns.
+///
+/// ```swift
+/// struct Timing: Middleware {
+///     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+///         let response = try await next(request)
+///         let metrics = context.metrics.snapshot
+///         print("\(metrics.attempts.count) attempt(s), \(metrics.bytesReceived) bytes in \(metrics.totalDuration)")
+///         return response
+///     }
+/// }
+/// ```
+///
+/// `@unchecked Sendable`: the one mutable property, `state`, is read and written only under
+/// `lock`; the pipeline records into it while middleware may read it from another task.
+public final class CallMetrics: @unchecked Sendable {
+    /// One attempt at sending the request.
+    public struct Attempt: Sendable, Equatable {
+        /// How long the attempt took, from handing the request to the transport to its outcome.
+        public var duration: Duration
+        /// The status code, or `nil` when no response arrived.
+        public var statusCode: Int?
+        /// The bytes of the request body, when known.
+        public var bytesSent: Int64?
+        /// The bytes of the response body.
+        public var bytesReceived: Int
+    }
+
+    /// The metrics at one moment.
+    public struct Snapshot: Sendable, Equatable {
+        /// Every attempt so far, in order (a 401 replay counts as an attempt).
+        public var attempts: [Attempt] = []
+        /// The sum of the attempts' durations (retry delays are not included).
+        public var totalDuration: Duration { attempts.reduce(.zero) { $0 + $1.duration } }
+        /// Request body bytes over all attempts.
+        public var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.bytesSent ?? 0) } }
+        /// Response body bytes over all attempts.
+        public var bytesReceived: Int { attempts.reduce(0) { $0 + $1.bytesReceived } }
+    }
+
+    private let lock = NSLock()
+    private var state = Snapshot()
+
+    /// Creates empty metrics (for testing middleware on its own).
+    public init() {}
+
+    /// The metrics now.
+    public var snapshot: Snapshot {
+        lock.withLock { state }
+    }
+
+    func record(_ attempt: Attempt) {
+        lock.withLock { state.attempts.append(attempt) }
+    }
+}
