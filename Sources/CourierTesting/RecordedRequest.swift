@@ -81,9 +81,10 @@ public struct RecordedRequest: Sendable, Equatable {
 }
 
 extension RecordedRequest: CustomStringConvertible {
-    /// The method, the URL and the body size, e.g. `POST https://api.example.com/users (24 bytes)`.
+    /// The method, the URL (secret query items redacted) and the body size, e.g.
+    /// `POST https://api.example.com/users (24 bytes)`.
     public var description: String {
-        "\(method) \(url.absoluteString) (\(body.count) bytes)"
+        "\(method) \(Redaction.default.redact(url: url)) (\(body.count) bytes)"
     }
 }
 

@@ -24,8 +24,11 @@ public struct QueryItem: Hashable, Sendable {
 }
 
 extension QueryItem: CustomStringConvertible {
-    /// `name=value`, as it would appear before encoding.
+    /// `name=value`, as it would appear before encoding; the value of a secret-bearing name
+    /// (`access_token`, `password`, … see ``Redaction/default``) is shown as `<redacted>`.
     public var description: String {
-        value.map { "\(name)=\($0)" } ?? name
+        guard let value else { return name }
+        let names = Redaction.normalizedSet(Redaction.default.queryItems)
+        return "\(name)=\(Redaction.nameMatches(name, names: names) ? Redaction.placeholder : value)"
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a request could not be built. Every case names the offending input so that the message
 /// points at the mistake; header *values* are never included because they may hold secrets.
 public enum InvalidRequest: Sendable, Equatable {
@@ -48,7 +50,7 @@ extension InvalidRequest: CustomStringConvertible {
         case .invalidPath(let path, let reason):
             return "invalid path \(path.debugDescription): \(reason)"
         case .invalidBaseURL(let string, let reason):
-            return "invalid base URL \(string.debugDescription): \(reason)"
+            return "invalid base URL \(Self.redacted(string).debugDescription): \(reason)"
         case .invalidMethod(let method):
             return "invalid HTTP method \(method.debugDescription): must be an RFC 9110 token"
         case .invalidHeaderName(let name):
@@ -60,7 +62,7 @@ extension InvalidRequest: CustomStringConvertible {
         case .encodingFailed(let reason):
             return "the body could not be encoded: \(reason)"
         case .invalidURL(let string):
-            return "the URL \(string.debugDescription) could not be formed"
+            return "the URL \(Self.redacted(string).debugDescription) could not be formed"
         case .invalidTimeout(let timeout):
             return "invalid timeout \(timeout): must be positive"
         case .bodySourceFailed(let reason):
@@ -70,5 +72,19 @@ extension InvalidRequest: CustomStringConvertible {
         case .invalidMultipartForm(let reason):
             return "invalid multipart form: \(reason)"
         }
+    }
+
+    /// A URL string with secret query items and a user-info password redacted, when it parses
+    /// as a URL; otherwise everything after `?` and any user info are dropped.
+    private static func redacted(_ string: String) -> String {
+        if let url = URL(string: string) {
+            return Redaction.default.redact(url: url)
+        }
+        var text = string
+        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) + "?<redacted>" }
+        if let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at {
+            text = String(text[..<scheme.upperBound]) + "<redacted>@" + String(text[text.index(after: at)...])
+        }
+        return text
     }
 }

@@ -92,3 +92,18 @@ struct LoggingTests {
         #expect(request.curlCommand().contains("Authorization: Basic <redacted>"))
     }
 }
+
+@Suite("Descriptions never print secrets")
+struct DescriptionRedactionTests {
+    @Test func aQueryItemHidesASecretValue() {
+        #expect(QueryItem(name: "access_token", value: "S3CR3T").description == "access_token=<redacted>")
+        #expect(QueryItem(name: "page", value: "2").description == "page=2")
+    }
+
+    @Test(arguments: ["https://ada:S3CR3T@api.example.com/x?code=S3CR3T&page=2", "not a url ?password=S3CR3T"])
+    func invalidURLErrorsHideSecrets(string: String) {
+        for error in [CourierError.invalidRequest(.invalidURL(string)), .invalidRequest(.invalidBaseURL(string, reason: "bad"))] {
+            #expect(!error.description.contains("S3CR3T"), "\(error)")
+        }
+    }
+}
