@@ -8,36 +8,128 @@ import Glibc
 import Darwin
 #endif
 
-/// `multipart/form-data` uploads streamed through URLSession to a real server on 127.0.0.1.
-/// The three run in parallel (they also caught a transport deadlock that way); the 50 MB upload
-/// takes about half a second.
-@Suite("Multipart uploads", .timeLimit(.minutes(1)))
-struct MultipartIntegrationTests {
-    /// A fresh temporary directory, removed when `body` returns or throws.
-    static func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-multipart-it-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try await body(directory)
-    }
+extension QueueSensitiveTests {
+    /// `multipart/form-data` uploads streamed through URLSession to a real server on 127.0.0.1.
+    /// The three run in parallel (they also caught a transport deadlock that way); the 50 MB upload
+    /// takes about half a second.
+    @Suite("Multipart uploads", .timeLimit(.minutes(1)))
+    struct MultipartIntegrationTests {
+        /// A fresh temporary directory, removed when `body` returns or throws.
+        static func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-multipart-it-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            return try await body(directory)
+        }
 
-    @Test func aFiftyMegabyteFilePartArrivesByteIdenticalWithItsContentLength() async throws {
-        try await Self.withTemporaryDirectory { directory in
-            let payload = splitMix(count: 50_000_000, seed: 0x50_4D42)
-            let file = directory.appendingPathComponent("video.mp4")
-            try payload.write(to: file)
+        @Test func aFiftyMegabyteFilePartArrivesByteIdenticalWithItsContentLength() async throws {
+            try await Self.withTemporaryDirectory { directory in
+                let payload = splitMix(count: 50_000_000, seed: 0x50_4D42)
+                let file = directory.appendingPathComponent("video.mp4")
+                try payload.write(to: file)
+                var form = MultipartForm()
+                form.append(text: "Holiday", name: "title")
+                form.append(fileAt: file, name: "video")
+                form.append(text: "ünïcödé", name: "tags")
+
+                try await TestServer.run { server in
+                    let received = Recorder<ReceivedRequest>()
+                    await server.route("POST /upload") { request in
+                        await received.record(try await ReceivedRequest(request))
+                        return FlyingFox.HTTPResponse(statusCode: .ok)
+                    }
+                    let endpoint = try server.endpoint("/upload").with {
+                        $0.method = .post
+                        $0.body = .multipart(form)
+                    }
+
+                    _ = try await server.client().enqueue(endpoint).resume()
+
+                    let request = try #require(await received.values.first)
+                    #expect(request.header("Content-Length") == String(request.body.count))
+                    #expect(request.header("Transfer-Encoding") == nil)
+                    let contentType = try #require(request.header("Content-Type"))
+                    #expect(contentType == "multipart/form-data; boundary=\(form.boundary)")
+                    let parts = try ReceivedMultipart.parse(request.body, boundary: form.boundary)
+                    #expect(parts.map(\.disposition) == [
+                        "form-data; name=\"title\"",
+                        "form-data; name=\"video\"; filename=\"video.mp4\"",
+                        "form-data; name=\"tags\"",
+                    ])
+                    #expect(parts.map(\.contentType) == [nil, "video/mp4", nil])
+                    #expect(parts[0].body == Data("Holiday".utf8))
+                    #expect(parts[1].body.count == payload.count)
+                    #expect(parts[1].body == payload)
+                    #expect(parts[2].body == Data("ünïcödé".utf8))
+                }
+            }
+        }
+
+        /// File A is far bigger than what the socket buffers between client and server can hold, so
+        /// while the handler holds its first chunk the client is still reading A: B is deleted before
+        /// the client gets to it, and opening it then must fail the upload.
+        @Test func aPartFileThatDisappearsMidUploadFailsTheCallWithoutHanging() async throws {
+            try await Self.withTemporaryDirectory { directory in
+                let fileA = directory.appendingPathComponent("a.bin")
+                let fileB = directory.appendingPathComponent("b.bin")
+                try splitMix(count: 16 << 20, seed: 0xA).write(to: fileA)
+                try splitMix(count: 100_000, seed: 0xB).write(to: fileB)
+                var form = MultipartForm()
+                form.append(text: "first", name: "t")
+                form.append(fileAt: fileA, name: "a")
+                form.append(fileAt: fileB, name: "b")
+
+                try await TestServer.run { server in
+                    let deleted = Latch()
+                    let handlerEnded = Latch()
+                    await server.route("POST /upload") { request in
+                        defer { handlerEnded.open() }
+                        var chunks = request.bodySequence.makeAsyncIterator()
+                        _ = try await chunks.next()
+                        try FileManager.default.removeItem(at: fileB)
+                        deleted.open()
+                        do {
+                            while try await chunks.next() != nil {}    // drain until the client gives up
+                        } catch {}
+                        return FlyingFox.HTTPResponse(statusCode: .ok)
+                    }
+                    let endpoint = try server.endpoint("/upload").with {
+                        $0.method = .post
+                        $0.body = .multipart(form)
+                    }
+
+                    let result = await server.client().enqueue(endpoint).result()
+
+                    try await awaitCondition("the handler deleted b.bin") { try await deleted.wait() }
+                    guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                        Issue.record("expected bodySourceFailed, got \(result)")
+                        return
+                    }
+                    #expect(reason.contains("part 3 (\"b\")"))
+                    #expect(reason.contains("b.bin"))
+                    try await awaitCondition("the handler saw the upload end") { try await handlerEnded.wait() }
+                }
+            }
+        }
+
+        @Test func aStreamPartOfUnknownLengthGoesOutChunkedAndArrivesIntact() async throws {
+            let pieces = (0..<30).map { splitMix(count: 7_000 + 1_111 * $0, seed: UInt64($0)) }
+            let streamed = pieces.reduce(Data(), +)
             var form = MultipartForm()
-            form.append(text: "Holiday", name: "title")
-            form.append(fileAt: file, name: "video")
-            form.append(text: "ünïcödé", name: "tags")
+            form.append(text: "sensor-7", name: "device")
+            form.append(stream: AsyncStream(Data.self) { continuation in
+                for piece in pieces { continuation.yield(piece) }
+                continuation.finish()
+            }, length: nil, name: "readings", filename: "readings.ndjson")
+            form.append(data: Data("{\"done\":true}".utf8), name: "summary", contentType: "application/json")
 
             try await TestServer.run { server in
                 let received = Recorder<ReceivedRequest>()
-                await server.route("POST /upload") { request in
+                await server.route("POST /ingest") { request in
                     await received.record(try await ReceivedRequest(request))
                     return FlyingFox.HTTPResponse(statusCode: .ok)
                 }
-                let endpoint = try server.endpoint("/upload").with {
+                let endpoint = try server.endpoint("/ingest").with {
                     $0.method = .post
                     $0.body = .multipart(form)
                 }
@@ -45,107 +137,17 @@ struct MultipartIntegrationTests {
                 _ = try await server.client().enqueue(endpoint).resume()
 
                 let request = try #require(await received.values.first)
-                #expect(request.header("Content-Length") == String(request.body.count))
-                #expect(request.header("Transfer-Encoding") == nil)
-                let contentType = try #require(request.header("Content-Type"))
-                #expect(contentType == "multipart/form-data; boundary=\(form.boundary)")
+                #expect(request.header("Transfer-Encoding")?.lowercased() == "chunked")
+                #expect(request.header("Content-Length") == nil)
                 let parts = try ReceivedMultipart.parse(request.body, boundary: form.boundary)
                 #expect(parts.map(\.disposition) == [
-                    "form-data; name=\"title\"",
-                    "form-data; name=\"video\"; filename=\"video.mp4\"",
-                    "form-data; name=\"tags\"",
+                    "form-data; name=\"device\"",
+                    "form-data; name=\"readings\"; filename=\"readings.ndjson\"",
+                    "form-data; name=\"summary\"",
                 ])
-                #expect(parts.map(\.contentType) == [nil, "video/mp4", nil])
-                #expect(parts[0].body == Data("Holiday".utf8))
-                #expect(parts[1].body.count == payload.count)
-                #expect(parts[1].body == payload)
-                #expect(parts[2].body == Data("ünïcödé".utf8))
+                #expect(parts.map(\.contentType) == [nil, "application/x-ndjson", "application/json"])
+                #expect(parts.map(\.body) == [Data("sensor-7".utf8), streamed, Data("{\"done\":true}".utf8)])
             }
-        }
-    }
-
-    /// File A is far bigger than what the socket buffers between client and server can hold, so
-    /// while the handler holds its first chunk the client is still reading A: B is deleted before
-    /// the client gets to it, and opening it then must fail the upload.
-    @Test func aPartFileThatDisappearsMidUploadFailsTheCallWithoutHanging() async throws {
-        try await Self.withTemporaryDirectory { directory in
-            let fileA = directory.appendingPathComponent("a.bin")
-            let fileB = directory.appendingPathComponent("b.bin")
-            try splitMix(count: 16 << 20, seed: 0xA).write(to: fileA)
-            try splitMix(count: 100_000, seed: 0xB).write(to: fileB)
-            var form = MultipartForm()
-            form.append(text: "first", name: "t")
-            form.append(fileAt: fileA, name: "a")
-            form.append(fileAt: fileB, name: "b")
-
-            try await TestServer.run { server in
-                let deleted = Latch()
-                let handlerEnded = Latch()
-                await server.route("POST /upload") { request in
-                    defer { handlerEnded.open() }
-                    var chunks = request.bodySequence.makeAsyncIterator()
-                    _ = try await chunks.next()
-                    try FileManager.default.removeItem(at: fileB)
-                    deleted.open()
-                    do {
-                        while try await chunks.next() != nil {}    // drain until the client gives up
-                    } catch {}
-                    return FlyingFox.HTTPResponse(statusCode: .ok)
-                }
-                let endpoint = try server.endpoint("/upload").with {
-                    $0.method = .post
-                    $0.body = .multipart(form)
-                }
-
-                let result = await server.client().enqueue(endpoint).result()
-
-                try await awaitCondition("the handler deleted b.bin") { try await deleted.wait() }
-                guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
-                    Issue.record("expected bodySourceFailed, got \(result)")
-                    return
-                }
-                #expect(reason.contains("part 3 (\"b\")"))
-                #expect(reason.contains("b.bin"))
-                try await awaitCondition("the handler saw the upload end") { try await handlerEnded.wait() }
-            }
-        }
-    }
-
-    @Test func aStreamPartOfUnknownLengthGoesOutChunkedAndArrivesIntact() async throws {
-        let pieces = (0..<30).map { splitMix(count: 7_000 + 1_111 * $0, seed: UInt64($0)) }
-        let streamed = pieces.reduce(Data(), +)
-        var form = MultipartForm()
-        form.append(text: "sensor-7", name: "device")
-        form.append(stream: AsyncStream(Data.self) { continuation in
-            for piece in pieces { continuation.yield(piece) }
-            continuation.finish()
-        }, length: nil, name: "readings", filename: "readings.ndjson")
-        form.append(data: Data("{\"done\":true}".utf8), name: "summary", contentType: "application/json")
-
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("POST /ingest") { request in
-                await received.record(try await ReceivedRequest(request))
-                return FlyingFox.HTTPResponse(statusCode: .ok)
-            }
-            let endpoint = try server.endpoint("/ingest").with {
-                $0.method = .post
-                $0.body = .multipart(form)
-            }
-
-            _ = try await server.client().enqueue(endpoint).resume()
-
-            let request = try #require(await received.values.first)
-            #expect(request.header("Transfer-Encoding")?.lowercased() == "chunked")
-            #expect(request.header("Content-Length") == nil)
-            let parts = try ReceivedMultipart.parse(request.body, boundary: form.boundary)
-            #expect(parts.map(\.disposition) == [
-                "form-data; name=\"device\"",
-                "form-data; name=\"readings\"; filename=\"readings.ndjson\"",
-                "form-data; name=\"summary\"",
-            ])
-            #expect(parts.map(\.contentType) == [nil, "application/x-ndjson", "application/json"])
-            #expect(parts.map(\.body) == [Data("sensor-7".utf8), streamed, Data("{\"done\":true}".utf8)])
         }
     }
 }

@@ -3,172 +3,174 @@ import FlyingFox
 import Foundation
 import Testing
 
-/// File and `AsyncSequence` bodies, streamed through URLSession to a real server.
-@Suite("Streamed request bodies", .timeLimit(.minutes(1)))
-struct StreamingBodyIntegrationTests {
-    /// A temporary file with `data` in it, removed by the caller.
-    static func temporaryFile(_ data: Data, extension pathExtension: String = "bin") throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-stream-\(UUID().uuidString).\(pathExtension)")
-        try data.write(to: url)
-        return url
-    }
-
-    /// Records the request's framing headers and body, and answers 200.
-    static func receive(into recorder: Recorder<ReceivedRequest>) -> @Sendable (FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
-        { request in
-            await recorder.record(try await ReceivedRequest(request))
-            return FlyingFox.HTTPResponse(statusCode: .ok)
+extension QueueSensitiveTests {
+    /// File and `AsyncSequence` bodies, streamed through URLSession to a real server.
+    @Suite("Streamed request bodies", .timeLimit(.minutes(1)))
+    struct StreamingBodyIntegrationTests {
+        /// A temporary file with `data` in it, removed by the caller.
+        static func temporaryFile(_ data: Data, extension pathExtension: String = "bin") throws -> URL {
+            let url = FileManager.default.temporaryDirectory
+                .appendingPathComponent("courier-stream-\(UUID().uuidString).\(pathExtension)")
+            try data.write(to: url)
+            return url
         }
-    }
 
-    @Test(arguments: [0, 1, 65_536, 3_000_001])
-    func aFileBodyArrivesByteIdenticalWithItsLengthAndMediaType(byteCount: Int) async throws {
-        let payload = pseudoRandomBytes(count: byteCount, seed: 0xF11E)
-        let file = try Self.temporaryFile(payload, extension: "png")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("PUT /upload", handler: Self.receive(into: received))
-            let endpoint = try server.endpoint("/upload").with {
-                $0.method = .put
-                $0.body = .file(file)
-            }
-
-            _ = try await server.client().enqueue(endpoint).resume()
-
-            let request = try #require(await received.values.first)
-            #expect(request.body == payload)
-            #expect(request.header("Content-Length") == String(byteCount))
-            #expect(request.header("Transfer-Encoding") == nil)
-            #expect(request.header("Content-Type") == "image/png")
-        }
-    }
-
-    @Test func anAsyncSequenceOfUnknownLengthGoesOutChunkedAndArrivesIntact() async throws {
-        let chunks = (0..<40).map { pseudoRandomBytes(count: 10_000 + $0, seed: UInt64($0)) }
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("POST /ingest", handler: Self.receive(into: received))
-            let endpoint = try server.endpoint("/ingest").with {
-                $0.method = .post
-                $0.body = .stream(asyncSequence(chunks), contentType: "application/x-ndjson")
-            }
-
-            _ = try await server.client().enqueue(endpoint).resume()
-
-            let request = try #require(await received.values.first)
-            #expect(request.body == chunks.reduce(Data(), +))
-            #expect(request.header("Transfer-Encoding")?.lowercased() == "chunked")
-            #expect(request.header("Content-Length") == nil)
-            #expect(request.header("Content-Type") == "application/x-ndjson")
-        }
-    }
-
-    @Test func aByteSequenceWithAKnownLengthIsSentWithContentLength() async throws {
-        let payload = pseudoRandomBytes(count: 200_003, seed: 7)
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("POST /bytes", handler: Self.receive(into: received))
-            let endpoint = try server.endpoint("/bytes").with {
-                $0.method = .post
-                $0.body = .stream(bytes: asyncSequence(Array(payload)), length: Int64(payload.count))
-            }
-
-            _ = try await server.client().enqueue(endpoint).resume()
-
-            let request = try #require(await received.values.first)
-            #expect(request.body == payload)
-            #expect(request.header("Content-Length") == String(payload.count))
-            #expect(request.header("Transfer-Encoding") == nil)
-        }
-    }
-
-    @Test func aSequenceThatThrowsFailsTheCallWithTheBodysErrorAndDoesNotHang() async throws {
-        struct SensorUnplugged: Error {}
-        try await TestServer.run { server in
-            await server.route("POST /ingest") { request in
-                _ = try? await request.bodyData
+        /// Records the request's framing headers and body, and answers 200.
+        static func receive(into recorder: Recorder<ReceivedRequest>) -> @Sendable (FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
+            { request in
+                await recorder.record(try await ReceivedRequest(request))
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let failing = AsyncThrowingStream<Data, any Error> { continuation in
-                continuation.yield(Data(repeating: 1, count: 100_000))
-                continuation.finish(throwing: SensorUnplugged())
-            }
-            let endpoint = try server.endpoint("/ingest").with {
-                $0.method = .post
-                $0.body = .stream(failing)
-            }
-
-            let result = await server.client().enqueue(endpoint).result()
-
-            guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
-                Issue.record("expected bodySourceFailed, got \(result)")
-                return
-            }
-            #expect(reason.contains("SensorUnplugged"))
         }
-    }
 
-    @Test func aSequenceShorterThanItsAnnouncedLengthFailsInsteadOfLeavingTheServerWaiting() async throws {
-        try await TestServer.run { server in
-            await server.route("POST /bytes") { request in
-                _ = try? await request.bodyData
-                return FlyingFox.HTTPResponse(statusCode: .ok)
-            }
-            let endpoint = try server.endpoint("/bytes").with {
-                $0.method = .post
-                $0.body = .stream(asyncSequence([Data(repeating: 2, count: 1_000)]), length: 5_000)
-            }
+        @Test(arguments: [0, 1, 65_536, 3_000_001])
+        func aFileBodyArrivesByteIdenticalWithItsLengthAndMediaType(byteCount: Int) async throws {
+            let payload = pseudoRandomBytes(count: byteCount, seed: 0xF11E)
+            let file = try Self.temporaryFile(payload, extension: "png")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await TestServer.run { server in
+                let received = Recorder<ReceivedRequest>()
+                await server.route("PUT /upload", handler: Self.receive(into: received))
+                let endpoint = try server.endpoint("/upload").with {
+                    $0.method = .put
+                    $0.body = .file(file)
+                }
 
-            let result = await server.client().enqueue(endpoint).result()
+                _ = try await server.client().enqueue(endpoint).resume()
 
-            guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
-                Issue.record("expected bodySourceFailed, got \(result)")
-                return
+                let request = try #require(await received.values.first)
+                #expect(request.body == payload)
+                #expect(request.header("Content-Length") == String(byteCount))
+                #expect(request.header("Transfer-Encoding") == nil)
+                #expect(request.header("Content-Type") == "image/png")
             }
-            #expect(reason.contains("1000 of the 5000"))
         }
-    }
 
-    @Test func aSingleUseStreamCannotBeSentTwice() async throws {
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("POST /once", handler: Self.receive(into: received))
-            let endpoint = try server.endpoint("/once").with {
-                $0.method = .post
-                $0.body = .stream(asyncSequence([Data("once".utf8)]))
+        @Test func anAsyncSequenceOfUnknownLengthGoesOutChunkedAndArrivesIntact() async throws {
+            let chunks = (0..<40).map { pseudoRandomBytes(count: 10_000 + $0, seed: UInt64($0)) }
+            try await TestServer.run { server in
+                let received = Recorder<ReceivedRequest>()
+                await server.route("POST /ingest", handler: Self.receive(into: received))
+                let endpoint = try server.endpoint("/ingest").with {
+                    $0.method = .post
+                    $0.body = .stream(asyncSequence(chunks), contentType: "application/x-ndjson")
+                }
+
+                _ = try await server.client().enqueue(endpoint).resume()
+
+                let request = try #require(await received.values.first)
+                #expect(request.body == chunks.reduce(Data(), +))
+                #expect(request.header("Transfer-Encoding")?.lowercased() == "chunked")
+                #expect(request.header("Content-Length") == nil)
+                #expect(request.header("Content-Type") == "application/x-ndjson")
             }
-            let call = server.client().enqueue(endpoint)
-
-            _ = try await call.resume()
-            let second = await call.result()
-
-            guard case .failure(.invalidRequest(.bodyNotReplayable)) = second else {
-                Issue.record("expected bodyNotReplayable, got \(second)")
-                return
-            }
-            #expect(await received.values.map(\.body) == [Data("once".utf8)])
         }
-    }
 
-    @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
-        try await TestServer.run { server in
-            let received = Recorder<ReceivedRequest>()
-            await server.route("PUT /upload", handler: Self.receive(into: received))
-            let missing = FileManager.default.temporaryDirectory.appendingPathComponent("courier-missing-\(UUID().uuidString).txt")
-            let endpoint = try server.endpoint("/upload").with {
-                $0.method = .put
-                $0.body = .file(missing)
+        @Test func aByteSequenceWithAKnownLengthIsSentWithContentLength() async throws {
+            let payload = pseudoRandomBytes(count: 200_003, seed: 7)
+            try await TestServer.run { server in
+                let received = Recorder<ReceivedRequest>()
+                await server.route("POST /bytes", handler: Self.receive(into: received))
+                let endpoint = try server.endpoint("/bytes").with {
+                    $0.method = .post
+                    $0.body = .stream(bytes: asyncSequence(Array(payload)), length: Int64(payload.count))
+                }
+
+                _ = try await server.client().enqueue(endpoint).resume()
+
+                let request = try #require(await received.values.first)
+                #expect(request.body == payload)
+                #expect(request.header("Content-Length") == String(payload.count))
+                #expect(request.header("Transfer-Encoding") == nil)
             }
+        }
 
-            let result = await server.client().enqueue(endpoint).result()
+        @Test func aSequenceThatThrowsFailsTheCallWithTheBodysErrorAndDoesNotHang() async throws {
+            struct SensorUnplugged: Error {}
+            try await TestServer.run { server in
+                await server.route("POST /ingest") { request in
+                    _ = try? await request.bodyData
+                    return FlyingFox.HTTPResponse(statusCode: .ok)
+                }
+                let failing = AsyncThrowingStream<Data, any Error> { continuation in
+                    continuation.yield(Data(repeating: 1, count: 100_000))
+                    continuation.finish(throwing: SensorUnplugged())
+                }
+                let endpoint = try server.endpoint("/ingest").with {
+                    $0.method = .post
+                    $0.body = .stream(failing)
+                }
 
-            guard case .failure(.invalidRequest(.bodySourceFailed)) = result else {
-                Issue.record("expected bodySourceFailed, got \(result)")
-                return
+                let result = await server.client().enqueue(endpoint).result()
+
+                guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                    Issue.record("expected bodySourceFailed, got \(result)")
+                    return
+                }
+                #expect(reason.contains("SensorUnplugged"))
             }
-            #expect(await received.values.isEmpty)
+        }
+
+        @Test func aSequenceShorterThanItsAnnouncedLengthFailsInsteadOfLeavingTheServerWaiting() async throws {
+            try await TestServer.run { server in
+                await server.route("POST /bytes") { request in
+                    _ = try? await request.bodyData
+                    return FlyingFox.HTTPResponse(statusCode: .ok)
+                }
+                let endpoint = try server.endpoint("/bytes").with {
+                    $0.method = .post
+                    $0.body = .stream(asyncSequence([Data(repeating: 2, count: 1_000)]), length: 5_000)
+                }
+
+                let result = await server.client().enqueue(endpoint).result()
+
+                guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                    Issue.record("expected bodySourceFailed, got \(result)")
+                    return
+                }
+                #expect(reason.contains("1000 of the 5000"))
+            }
+        }
+
+        @Test func aSingleUseStreamCannotBeSentTwice() async throws {
+            try await TestServer.run { server in
+                let received = Recorder<ReceivedRequest>()
+                await server.route("POST /once", handler: Self.receive(into: received))
+                let endpoint = try server.endpoint("/once").with {
+                    $0.method = .post
+                    $0.body = .stream(asyncSequence([Data("once".utf8)]))
+                }
+                let call = server.client().enqueue(endpoint)
+
+                _ = try await call.resume()
+                let second = await call.result()
+
+                guard case .failure(.invalidRequest(.bodyNotReplayable)) = second else {
+                    Issue.record("expected bodyNotReplayable, got \(second)")
+                    return
+                }
+                #expect(await received.values.map(\.body) == [Data("once".utf8)])
+            }
+        }
+
+        @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
+            try await TestServer.run { server in
+                let received = Recorder<ReceivedRequest>()
+                await server.route("PUT /upload", handler: Self.receive(into: received))
+                let missing = FileManager.default.temporaryDirectory.appendingPathComponent("courier-missing-\(UUID().uuidString).txt")
+                let endpoint = try server.endpoint("/upload").with {
+                    $0.method = .put
+                    $0.body = .file(missing)
+                }
+
+                let result = await server.client().enqueue(endpoint).result()
+
+                guard case .failure(.invalidRequest(.bodySourceFailed)) = result else {
+                    Issue.record("expected bodySourceFailed, got \(result)")
+                    return
+                }
+                #expect(await received.values.isEmpty)
+            }
         }
     }
 }

@@ -192,12 +192,12 @@ public actor Client {
         let started = ContinuousClock.now
         do {
             let response = try await configuration.transport.send(request)
-            metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: response.statusCode,
+            await metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: response.statusCode,
                                                bytesSent: request.body?.count, bytesReceived: response.body.count))
             configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started), attempt \(attempt)")
             return response
         } catch {
-            metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: nil,
+            await metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: nil,
                                                bytesSent: request.body?.count, bytesReceived: 0))
             configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started), attempt \(attempt): \(error)")
             throw error

@@ -1,4 +1,3 @@
-import Foundation
 
 /// What one call has cost so far: its attempts, how long each took, and the bytes that went
 /// each way. A middleware reads it from ``MiddlewareContext/metrics`` after `next` returns.
@@ -7,16 +6,15 @@ import Foundation
 /// struct Timing: Middleware {
 ///     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
 ///         let response = try await next(request)
-///         let metrics = context.metrics.snapshot
+///         let metrics = await context.metrics.snapshot
 ///         print("\(metrics.attempts.count) attempt(s), \(metrics.bytesReceived) bytes in \(metrics.totalDuration)")
 ///         return response
 ///     }
 /// }
 /// ```
 ///
-/// `@unchecked Sendable`: the one mutable property, `state`, is read and written only under
-/// `lock`; the pipeline records into it while middleware may read it from another task.
-public final class CallMetrics: @unchecked Sendable {
+/// An actor: the pipeline records into it while middleware may read it from another task.
+public actor CallMetrics {
     /// One attempt at sending the request.
     public struct Attempt: Sendable, Equatable {
         /// How long the attempt took, from handing the request to the transport to its outcome.
@@ -41,18 +39,13 @@ public final class CallMetrics: @unchecked Sendable {
         public var bytesReceived: Int { attempts.reduce(0) { $0 + $1.bytesReceived } }
     }
 
-    private let lock = NSLock()
-    private var state = Snapshot()
+    /// The metrics now.
+    public private(set) var snapshot = Snapshot()
 
     /// Creates empty metrics (for testing middleware on its own).
     public init() {}
 
-    /// The metrics now.
-    public var snapshot: Snapshot {
-        lock.withLock { state }
-    }
-
     func record(_ attempt: Attempt) {
-        lock.withLock { state.attempts.append(attempt) }
+        snapshot.attempts.append(attempt)
     }
 }

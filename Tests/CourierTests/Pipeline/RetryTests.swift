@@ -174,7 +174,7 @@ private struct MetricsSpy: Middleware {
     let seen: @Sendable (CallMetrics.Snapshot) -> Void
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
         let response = try await next(request)
-        seen(context.metrics.snapshot)
+        seen(await context.metrics.snapshot)
         return response
     }
 }
