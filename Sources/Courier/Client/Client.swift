@@ -29,12 +29,18 @@ public actor Client {
     /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
     nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
+        let scope = CallScope.current
+        if scope.isExclusive(on: self) {
+            throw .invalidRequest(.wouldDeadlock(
+                "a call through this client from inside its own runExclusively action waits for that action to end"))
+        }
         try await admit()
-        let result: Result<Response, CourierError>
-        do {
-            result = .success(try await performAdmitted(endpoint, accept: accept))
-        } catch {
-            result = .failure(error)
+        let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
+            do throws(CourierError) {
+                return Result<Response, CourierError>.success(try await performAdmitted(endpoint, accept: accept))
+            } catch {
+                return .failure(error)
+            }
         }
         await depart()
         return try result.get()
@@ -47,15 +53,15 @@ public actor Client {
         }
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
-        if case .none = authentication {} else {
-            try checkAuthorized(endpoint)
-        }
+        // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized there.
+        // Whether a credential may go is decided per attempt, on the request actually signed.
+        let declaredOrigin = RedirectPolicy.Origin(request.url)
         let metrics = CallMetrics()
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let response = try await MiddlewareChain.run(
             configuration.middleware + endpoint.middleware, request: request, context: context
         ) { request throws(CourierError) in
-            try await self.sendWithRetries(request, with: authentication, metrics: metrics)
+            try await self.sendWithRetries(request, with: authentication, declaredOrigin: declaredOrigin, metrics: metrics)
         }
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
@@ -66,6 +72,7 @@ public actor Client {
     /// Below the middleware: sends, and sends again while ``Configuration/retryPolicy`` says so,
     /// waiting on ``Configuration/clock``. Each attempt is signed anew.
     private nonisolated func sendWithRetries(_ request: TransportRequest, with authentication: Authentication,
+                                             declaredOrigin: RedirectPolicy.Origin?,
                                              metrics: CallMetrics) async throws(CourierError) -> Response {
         let policy = configuration.retryPolicy
         var request = request
@@ -76,7 +83,8 @@ public actor Client {
         while true {
             let outcome: Result<Response, CourierError>
             do {
-                outcome = .success(try await sendAuthenticated(request, with: authentication, attempt: attempt, metrics: metrics))
+                outcome = .success(try await sendAuthenticated(request, with: authentication, declaredOrigin: declaredOrigin,
+                                                               attempt: attempt, metrics: metrics))
             } catch {
                 outcome = .failure(error)
             }
@@ -94,10 +102,18 @@ public actor Client {
     }
 
     /// The innermost step of the pipeline: attaches credentials and sends.
-    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication, attempt: Int,
+    ///
+    /// The authorized-host check runs here, on the request about to be signed, not on what the
+    /// endpoint declared: a middleware may have pointed it elsewhere.
+    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication,
+                                               declaredOrigin: RedirectPolicy.Origin?, attempt: Int,
                                                metrics: CallMetrics) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         var request = request
+        if case .none = authentication {
+            return try await send(request, attempt: attempt, metrics: metrics)
+        }
+        try checkAuthorized(request, declaredOrigin: declaredOrigin)
         switch authentication {
         case .none:
             return try await send(request, attempt: attempt, metrics: metrics)
@@ -116,11 +132,10 @@ public actor Client {
         let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
         let response = try await send(request, attempt: attempt, metrics: metrics)
-        guard response.statusCode == 401,
-              let replacement = try await refresher.replacement(forRejected: credential),
-              request.body?.isReplayable ?? true else {
-            // A single-use stream body cannot be sent twice: the 401 is the answer, and the next
-            // call goes out with the refreshed credential.
+        // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
+        // asked for on its account (nobody would use it; the next call refreshes if it must).
+        guard response.statusCode == 401, request.body?.isReplayable ?? true,
+              let replacement = try await refresher.replacement(forRejected: credential) else {
             return response
         }
         request.head.headerFields[.authorization] = replacement.authorizationValue
@@ -138,17 +153,34 @@ public actor Client {
     /// ```
     /// Exclusive actions run one after another, in the order they were asked for; the calls they
     /// hold wait for all of them. A held call whose task is cancelled leaves at once with
-    /// ``CourierError/cancelled``. Calls made from inside `action` through this client would
-    /// wait for `action` itself: use another client (or the transport) there.
-    /// - Throws: whatever `action` throws, after the held calls have been released.
+    /// ``CourierError/cancelled``.
+    ///
+    /// What would wait for itself forever fails at once with
+    /// ``InvalidRequest/wouldDeadlock(_:)`` instead: calling `runExclusively` from inside a call in
+    /// flight on this client (a middleware, a constraint's `satisfy`) or from inside another
+    /// exclusive action, and calls through this client from inside `action` (use another client,
+    /// or the transport, there). Tasks started with `Task { }` from those places inherit the
+    /// context and are refused too; `Task.detached` ones are not and would wait.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/wouldDeadlock(_:)`` as
+    ///   above; otherwise whatever `action` throws, after the held calls have been released.
     public func runExclusively<T: Sendable>(_ action: @Sendable () async throws -> T) async throws -> T {
+        let scope = CallScope.current
+        if scope.isInCall(on: self) {
+            throw CourierError.invalidRequest(.wouldDeadlock(
+                "runExclusively called from inside a call in flight on the same client waits for that call to end"))
+        }
+        if scope.isExclusive(on: self) {
+            throw CourierError.invalidRequest(.wouldDeadlock(
+                "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
+        }
         await withCheckedContinuation { gate.requestExclusive($0) }
         await withCheckedContinuation { gate.awaitDrain($0) }
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await action())
-        } catch {
-            result = .failure(error)
+        let result: Result<T, any Error> = await CallScope.$current.withValue(scope.entering(exclusiveOn: self)) {
+            do {
+                return .success(try await action())
+            } catch {
+                return .failure(error)
+            }
         }
         gate.finishExclusive()
         return try result.get()
@@ -177,21 +209,30 @@ public actor Client {
 
     /// The number of calls held by an exclusive action, for tests.
     var heldCallCount: Int { gate.heldCount }
+    /// Cancellations remembered for calls not yet held, for tests (0 once every call was held).
+    var pendingCancellationCountForTests: Int { gate.pendingCancellationCount }
     /// Whether new calls are being held, for tests.
     var isPausedForTests: Bool { gate.isPaused }
 
-    /// Credentials go only to the hosts the configuration lists.
-    private nonisolated func checkAuthorized(_ endpoint: some Requestable) throws(CourierError) {
-        let host = try endpoint.baseURL().host
-        guard configuration.authorizes(host) else {
-            throw .authentication(.hostNotAuthorized(host: host))
+    /// Credentials go only to the hosts (or origins) the configuration lists, checked on the URL
+    /// the transport will send to.
+    private nonisolated func checkAuthorized(_ request: TransportRequest, declaredOrigin: RedirectPolicy.Origin?) throws(CourierError) {
+        guard configuration.authorizes(request.url, declaredOrigin: declaredOrigin) else {
+            throw .authentication(.hostNotAuthorized(host: RedirectPolicy.Origin(request.url)?.authority ?? "<no host>"))
         }
     }
 
     private nonisolated func send(_ request: TransportRequest, attempt: Int, metrics: CallMetrics) async throws(CourierError) -> Response {
         let started = ContinuousClock.now
-        do {
+        do throws(CourierError) {
+            // The endpoint's headers were checked when the request was built; a middleware's
+            // are checked here, the last moment before the wire.
+            try RequestBuilder.checkFraming(request.head.headerFields)
             let response = try await configuration.transport.send(request)
+            if let limit = request.maximumResponseSize, response.body.count > limit {
+                // A custom transport that does not enforce the limit still cannot hand it over.
+                throw .transport(.responseTooLarge(limit: limit, url: request.url))
+            }
             await metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: response.statusCode,
                                                bytesSent: request.body?.count, bytesReceived: response.body.count))
             configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started), attempt \(attempt)")

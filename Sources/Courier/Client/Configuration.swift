@@ -36,8 +36,17 @@ public struct Configuration: Sendable {
     public var logger: Logger
     /// How endpoints that require authorization are authenticated. Default: ``Authentication/none``.
     public var authentication: Authentication
-    /// The hosts that may receive credentials, compared case-insensitively with the endpoint's
-    /// ``BaseURL/host`` (IPv6 in brackets, e.g. `"[::1]"`). Default: none.
+    /// The hosts, or origins, that may receive credentials. Default: none.
+    ///
+    /// - A host (`"api.example.com"`, `"127.0.0.1"`, `"[::1]"`, compared case-insensitively)
+    ///   authorizes it at the scheme and port its endpoint's ``BaseURL`` declares.
+    /// - An origin (`"https://api.example.com"`, `"http://127.0.0.1:8080"`) authorizes exactly that
+    ///   scheme, host and port (the default port when none is written), whatever the endpoint
+    ///   declared: list origins when a middleware points requests at another port or scheme.
+    ///
+    /// The check runs on the request actually being signed, for every attempt, after the
+    /// middleware: a middleware that rewrites a request to another host, port or scheme sends it
+    /// without credentials only if that origin is listed too; otherwise the call fails.
     ///
     /// There is deliberately no "any host" default: a credential goes only where the app said it
     /// may, so an endpoint pointed at another host (a CDN, a partner API, a typo) can never leak
@@ -69,6 +78,24 @@ public struct Configuration: Sendable {
     /// The clock retry delays are measured on. Default: `ContinuousClock()`; tests inject one
     /// that takes no real time.
     public var clock: any Clock<Duration>
+
+    /// The most bytes of response body a call reads, counted after decompression, unless its
+    /// endpoint (``Requestable/maximumResponseSize``) says otherwise; `nil` for no limit.
+    /// Default: ``defaultMaximumResponseSize`` (32 MiB).
+    ///
+    /// ``Call/resume()`` and ``Call/resume(expecting:)`` hold the whole body in memory, and a
+    /// server decides how big it is: a 200 KB gzip body can inflate to 200 MB. Past the limit the
+    /// transport stops reading and the call fails with ``CourierError/transport(_:)`` of kind
+    /// ``TransportFailure/Kind/responseTooLarge``, which is never retried.
+    ///
+    /// ```swift
+    /// configuration.maximumResponseSize = 256 << 20   // 256 MiB for a bulk-export API
+    /// ```
+    public var maximumResponseSize: Int?
+
+    /// 32 MiB: far above any JSON or XML document an API answers with, far below what would
+    /// strain a phone or a server handling many calls at once.
+    public static let defaultMaximumResponseSize = 32 << 20
 
     /// Middleware every request passes through, outermost first, before the endpoint's own
     /// (see ``Middleware`` for the order). Default: none.
@@ -113,7 +140,8 @@ public struct Configuration: Sendable {
         middleware: [any Middleware] = [],
         redaction: Redaction = .default,
         retryPolicy: RetryPolicy = .none,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -130,10 +158,20 @@ public struct Configuration: Sendable {
         self.redaction = redaction
         self.retryPolicy = retryPolicy
         self.clock = clock
+        self.maximumResponseSize = maximumResponseSize
     }
 
-    /// Whether credentials may be sent to `host`.
-    func authorizes(_ host: String) -> Bool {
-        authorizedHosts.contains { $0.caseInsensitiveCompare(host) == .orderedSame }
+    /// Whether credentials may be sent to `url`, for an endpoint that declared `declaredOrigin`
+    /// (see ``authorizedHosts``).
+    func authorizes(_ url: URL, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
+        guard let origin = RedirectPolicy.Origin(url) else { return false }
+        for entry in authorizedHosts {
+            if entry.contains("://") {
+                if let entryURL = URL(string: entry), RedirectPolicy.Origin(entryURL) == origin { return true }
+            } else if origin == declaredOrigin, origin.matches(host: entry) {
+                return true
+            }
+        }
+        return false
     }
 }

@@ -50,7 +50,9 @@ enum RequestBuilder {
 
         let head = HTTPRequest(method: httpMethod, scheme: base.scheme.rawValue, authority: base.authority,
                                path: pathAndQuery, headerFields: fields)
-        return TransportRequest(head: head, body: body, timeout: timeout, url: url)
+        return TransportRequest(head: head, body: body, timeout: timeout, url: url,
+                                maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
+                                redaction: configuration.redaction)
     }
 
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
@@ -83,7 +85,29 @@ enum RequestBuilder {
         guard HTTPToken.isValid(item.name), let name = HTTPField.Name(item.name) else {
             throw .invalidRequest(.invalidHeaderName(item.name))
         }
+        guard !reservedHeaders.contains(name) else {
+            throw .invalidRequest(.reservedHeader(item.name))
+        }
         return name
+    }
+
+    /// Headers that frame the message or manage the connection (RFC 9112 §6, RFC 9110 §7.6.1):
+    /// the transport computes them from the body and the URL, and HTTP/2 forbids the
+    /// connection-specific ones (RFC 9113 §8.2.2). One set by hand could disagree with the bytes
+    /// sent and smuggle a second request onto a kept-alive connection.
+    static let reservedHeaders: Set<HTTPField.Name> = [
+        .contentLength, .transferEncoding, .connection, .te, .upgrade,
+        HTTPField.Name("Host")!, HTTPField.Name("Trailer")!, HTTPField.Name("Keep-Alive")!,
+        HTTPField.Name("Proxy-Connection")!,
+    ]
+
+    /// Refuses a request whose headers include one of ``reservedHeaders``: run on what a
+    /// middleware hands to the transport, as the endpoint's headers were checked when built.
+    /// - Throws: ``InvalidRequest/reservedHeader(_:)``.
+    static func checkFraming(_ fields: HTTPFields) throws(CourierError) {
+        for field in fields where reservedHeaders.contains(field.name) {
+            throw .invalidRequest(.reservedHeader(field.name.rawName))
+        }
     }
 
     private static func validValue(_ item: HeaderItem) throws(CourierError) -> String {

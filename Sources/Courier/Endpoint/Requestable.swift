@@ -49,6 +49,13 @@ public protocol Requestable: Sendable {
     /// Status codes that count as success; any other fails the call with
     /// ``CourierError/response(_:)``. Default: ``Response/successStatusCodes`` (200–299).
     var acceptableStatusCodes: Set<Int> { get }
+    /// The most bytes of response body this endpoint's calls read, counted after decompression;
+    /// `nil` uses ``Configuration/maximumResponseSize``. Default: `nil`.
+    ///
+    /// ```swift
+    /// var maximumResponseSize: Int? { 512 << 20 }   // this export may be large; Int.max: no limit
+    /// ```
+    var maximumResponseSize: Int? { get }
     /// The decoder for this endpoint's responses, used whatever their `Content-Type`; `nil`
     /// picks one by `Content-Type` (see ``ResponseBodyDecoder``). Default: `nil`.
     ///
@@ -92,6 +99,8 @@ extension Requestable {
     public var timeout: Duration? { nil }
     /// 200–299.
     public var acceptableStatusCodes: Set<Int> { Response.successStatusCodes }
+    /// `nil`: the configuration's limit.
+    public var maximumResponseSize: Int? { nil }
     /// `nil`: chosen by `Content-Type`.
     public var responseDecoder: (any ResponseBodyDecoder)? { nil }
     /// None.

@@ -37,6 +37,18 @@ public enum InvalidRequest: Sendable, Equatable {
     /// character (CR, LF, NUL…), a per-part `Content-Disposition` header, an invalid fixed
     /// boundary, or a fixed boundary that occurs in a part's bytes.
     case invalidMultipartForm(String)
+    /// A header that frames the message or the connection (`Content-Length`, `Transfer-Encoding`,
+    /// `Host`, `Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`) was set
+    /// by an endpoint, the configuration or a middleware. Courier and the transport compute these
+    /// from the body and the URL; one set by hand could disagree with the bytes sent (a
+    /// `Content-Length: 3` on a 10-byte body makes the other 7 bytes the start of the next request
+    /// on a kept-alive connection), so nothing is sent.
+    case reservedHeader(String)
+    /// The call would wait for itself forever: ``Client/runExclusively(_:)`` called from inside a
+    /// call in flight on the same client (a middleware, a constraint's `satisfy`) or from inside
+    /// another exclusive action, or a call made through the client from inside its own exclusive
+    /// action. The associated text says which.
+    case wouldDeadlock(String)
 }
 
 extension InvalidRequest: CustomStringConvertible {
@@ -71,6 +83,10 @@ extension InvalidRequest: CustomStringConvertible {
             return "the body is a single-use stream that was already sent"
         case .invalidMultipartForm(let reason):
             return "invalid multipart form: \(reason)"
+        case .reservedHeader(let name):
+            return "the header \(name.debugDescription) frames the message and is computed by Courier: it cannot be set"
+        case .wouldDeadlock(let reason):
+            return "this would wait for itself forever: \(reason)"
         }
     }
 

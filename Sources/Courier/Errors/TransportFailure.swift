@@ -20,6 +20,9 @@ public struct TransportFailure: Error, Sendable, Equatable {
         case secureConnectionFailed
         /// The response could not be read (bad or truncated response).
         case badResponse
+        /// The response body grew past the request's limit (``Configuration/maximumResponseSize``,
+        /// counted after decompression); the transport stopped reading it.
+        case responseTooLarge
         /// Anything else.
         case other
     }
@@ -44,6 +47,18 @@ public struct TransportFailure: Error, Sendable, Equatable {
     /// Classifies a `URLError`, keeping it whole.
     public init(_ urlError: URLError, url: URL? = nil) {
         self.init(kind: Kind(urlError.code), urlError: urlError, url: url ?? urlError.failingURL)
+    }
+}
+
+extension TransportFailure {
+    /// The failure a transport reports when a response body passes `limit` bytes (see
+    /// ``TransportRequest/maximumResponseSize``).
+    ///
+    /// ```swift
+    /// throw .transport(.responseTooLarge(limit: request.maximumResponseSize ?? 0, url: request.url))
+    /// ```
+    public static func responseTooLarge(limit: Int, url: URL?) -> TransportFailure {
+        TransportFailure(kind: .responseTooLarge, url: url, message: "the response body exceeded the limit of \(limit) bytes")
     }
 }
 
@@ -116,6 +131,17 @@ extension URLError.Code {
 }
 
 extension URL {
+    /// This URL without user-info, query or fragment (scheme, host, port and path), or `nil` if
+    /// it cannot be taken apart: what an error may carry, since errors get printed.
+    var withoutSecretParts: URL? {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return nil }
+        components.user = nil
+        components.password = nil
+        components.percentEncodedQuery = nil
+        components.fragment = nil
+        return components.url
+    }
+
     /// Scheme, host, port and path, without user-info, query or fragment: safe to print.
     var redactedForLogging: String {
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {

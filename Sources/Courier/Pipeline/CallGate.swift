@@ -9,7 +9,12 @@ struct CallGate {
     /// Whether new calls are held (an exclusive action is waiting for the drain or running).
     private(set) var isPaused = false
     private var held: [(id: UInt64, continuation: CheckedContinuation<Admission, Never>)] = []
+    /// Ids whose cancellation arrived before ``hold(_:_:)`` saw them. Ids are handed out in
+    /// increasing order and held in that order, so only ids above ``highestHeldID`` can be here.
     private var cancelledBeforeHeld: Set<UInt64> = []
+    /// The highest id ``hold(_:_:)`` has seen: a cancellation for an id at or below it that is no
+    /// longer held belongs to a call that has already gone on (or left), and is dropped.
+    private var highestHeldID: UInt64 = 0
     private var drained: CheckedContinuation<Void, Never>?
     private var exclusiveQueue: [CheckedContinuation<Void, Never>] = []
 
@@ -25,6 +30,7 @@ struct CallGate {
     /// Holds a call until the exclusive action has run; a call cancelled before it got here is
     /// turned away at once.
     mutating func hold(_ id: UInt64, _ continuation: CheckedContinuation<Admission, Never>) {
+        highestHeldID = max(highestHeldID, id)
         if cancelledBeforeHeld.remove(id) != nil {
             continuation.resume(returning: .cancelled)
             return
@@ -42,10 +48,15 @@ struct CallGate {
     mutating func cancel(_ id: UInt64) {
         if let index = held.firstIndex(where: { $0.id == id }) {
             held.remove(at: index).continuation.resume(returning: .cancelled)
-        } else {
+        } else if id > highestHeldID {
             cancelledBeforeHeld.insert(id)
         }
+        // Otherwise the call was already admitted (a cancellation that raced its release):
+        // nothing to do, and nothing to remember.
     }
+
+    /// Cancellations waiting for their call to be held, for tests: 0 once every call has been held.
+    var pendingCancellationCount: Int { cancelledBeforeHeld.count }
 
     /// A call in flight ended.
     mutating func depart() {

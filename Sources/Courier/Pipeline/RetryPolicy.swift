@@ -243,6 +243,9 @@ public struct RetryPolicy: Sendable {
             // A bad or untrusted certificate will be just as bad next time, and retrying would
             // hide a possible attack.
             return false
+        case .responseTooLarge:
+            // The server will send the same body again; reading it twice only costs twice.
+            return false
         case .badResponse, .other:
             // A malformed response, a bad URL, or something unknown: repeating the same request
             // is not expected to help.

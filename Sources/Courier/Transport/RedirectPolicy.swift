@@ -24,16 +24,19 @@ import Foundation
 /// too. Putting credentials back would be a confused deputy: B chose the path, query and (with
 /// 307/308) the method on A, and A would see them as the caller's authenticated request.
 ///
-/// Headers kept on purpose:
-/// - `Proxy-Authorization` authenticates the client to the session's proxy, not to the origin
-///   server. The proxy is the same whichever origin the request goes to, and it consumes the
-///   header rather than forwarding it (RFC 9110 §11.7.2); dropping it would only break proxied
-///   redirects.
-/// - Headers an application uses as credentials under another name (`X-API-Key`, …) cannot be
-///   told apart from ordinary headers; Courier's own authentication uses `Authorization`.
+/// What is stripped: `Authorization`, `Proxy-Authorization`, `Cookie`, and every header the
+/// request's ``Redaction`` treats as secret (``Redaction/isSecret(headerName:)``: `X-Api-Key`,
+/// `X-Auth-Token`, `Private-Token`, …), since an application may use any of them as a credential
+/// under its own name. `Proxy-Authorization` goes too: a proxy normally consumes it, but a
+/// misconfigured or absent proxy would forward it to the new origin, and a proxied redirect that
+/// loses it fails loudly (407) rather than leaking.
+///
+/// A redirect from `https` to `http` is never followed (``allowsFollowing(from:to:)``): the 3xx
+/// itself, with its `Location`, becomes the response.
 enum RedirectPolicy {
-    /// Header names (compared case-insensitively) removed from a redirect that leaves the origin.
-    static let strippedHeaders: Set<String> = ["authorization", "cookie"]
+    /// Header names (compared case-insensitively) always removed from a redirect that leaves the
+    /// origin, whatever the redaction says.
+    static let strippedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
     /// The request to send for a redirect.
     /// - Parameters:
@@ -41,16 +44,27 @@ enum RedirectPolicy {
     ///   - original: the request the caller sent (the task's `originalRequest`); `nil` when unknown,
     ///     which is treated as a different origin.
     ///   - previous: the URL that answered with the redirect (the previous hop), if known.
-    /// - Returns: `new`, without ``strippedHeaders`` when its origin differs from the original's
-    ///   or from the previous hop's.
-    static func request(_ new: URLRequest, after original: URLRequest?, from previous: URL? = nil) -> URLRequest {
+    ///   - redaction: which other headers carry secrets.
+    /// - Returns: `new`, without ``strippedHeaders`` and the redaction's secret headers when its
+    ///   origin differs from the original's or from the previous hop's.
+    static func request(_ new: URLRequest, after original: URLRequest?, from previous: URL? = nil,
+                        redaction: Redaction = .default) -> URLRequest {
         guard let newURL = new.url, let originalURL = original?.url,
               let target = Origin(newURL), target == Origin(originalURL),
               previous.map({ Origin($0) == target }) ?? true
         else {
-            return stripped(new)
+            return stripped(new, redaction: redaction)
         }
         return new
+    }
+
+    /// Whether a redirect from `previous` to `new` may be followed at all: never from `https` to
+    /// anything else (a downgrade exposes the request, and whatever the server put in `Location`,
+    /// to anyone on the path), nor to a URL without an HTTP(S) scheme.
+    static func allowsFollowing(from previous: URL?, to new: URL?) -> Bool {
+        guard let scheme = new?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        if previous?.scheme?.lowercased() == "https" { return scheme == "https" }
+        return true
     }
 
     /// Whether URLSession sends a redirected request without the body it carries.
@@ -79,11 +93,11 @@ enum RedirectPolicy {
         return !carriesBody
     }
 
-    /// `request` without ``strippedHeaders``.
-    static func stripped(_ request: URLRequest) -> URLRequest {
+    /// `request` without ``strippedHeaders`` and without the headers `redaction` treats as secret.
+    static func stripped(_ request: URLRequest, redaction: Redaction = .default) -> URLRequest {
         var request = request
         for name in (request.allHTTPHeaderFields ?? [:]).keys
-        where strippedHeaders.contains(name.lowercased()) {
+        where strippedHeaders.contains(name.lowercased()) || redaction.isSecret(headerName: name) {
             request.setValue(nil, forHTTPHeaderField: name)
         }
         return request
@@ -101,13 +115,30 @@ enum RedirectPolicy {
         init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
             self.scheme = scheme
-            self.host = host.lowercased()
+            // Foundation reports an IPv6 host without brackets on some platforms and with them on
+            // others: keep it bare, so both compare equal.
+            self.host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             switch (url.port, scheme) {
             case (let port?, _): self.port = port
             case (nil, "http"), (nil, "ws"): self.port = 80
             case (nil, "https"), (nil, "wss"): self.port = 443
             case (nil, _): self.port = nil
             }
+        }
+
+        /// `host`, or `host:port` when the port is not the scheme's default; IPv6 in brackets.
+        var authority: String {
+            let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+            switch (scheme, port) {
+            case ("http", 80?), ("https", 443?), (_, nil): return host
+            case (_, let port?): return "\(host):\(port)"
+            }
+        }
+
+        /// Whether `name` (a host as ``Configuration/authorizedHosts`` lists it, IPv6 with or
+        /// without brackets) is this origin's host, case-insensitively.
+        func matches(host name: String) -> Bool {
+            name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) == host
         }
     }
 }

@@ -46,13 +46,27 @@ public struct TransportRequest: Sendable {
     public var timeout: Duration
     /// The absolute URL: scheme, authority and path with query of ``head``.
     public var url: URL
+    /// The most bytes of response body the transport may read, counted after decompression, or
+    /// `nil` for no limit. Past it the transport stops reading, stops the request and fails with
+    /// a ``TransportFailure/Kind/responseTooLarge`` failure. Default:
+    /// ``Configuration/defaultMaximumResponseSize``.
+    public var maximumResponseSize: Int?
+    /// Which headers carry secrets: a transport that follows a redirect to another origin removes
+    /// every header for which ``Redaction/isSecret(headerName:)`` is `true`, and a transport that
+    /// logs hides their values. Default: ``Redaction/default``; the client passes its
+    /// ``Configuration/redaction``.
+    public var redaction: Redaction
 
     /// Creates a transport request.
-    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL) {
+    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL,
+                maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,
+                redaction: Redaction = .default) {
         self.head = head
         self.body = body
         self.timeout = timeout
         self.url = url
+        self.maximumResponseSize = maximumResponseSize
+        self.redaction = redaction
     }
 }
 

@@ -69,8 +69,14 @@ public final class URLSessionTransport: Transport {
         if Task.isCancelled { throw .cancelled }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.head.method.rawValue
-        for field in request.head.headerFields {
+        for field in request.head.headerFields where field.name != .cookie {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        // URLRequest folds repeated fields with ", ", which splits or corrupts cookie values;
+        // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
+        let cookies = request.head.headerFields[values: .cookie]
+        if !cookies.isEmpty {
+            urlRequest.setValue(cookies.joined(separator: "; "), forHTTPHeaderField: "Cookie")
         }
         // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
         // seconds; round up so it never fires before Courier's own deadline does.
@@ -103,7 +109,7 @@ public final class URLSessionTransport: Transport {
             break
         }
 
-        let exchange = Exchange(pump: pump)
+        let exchange = Exchange(pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate
@@ -131,10 +137,14 @@ public final class URLSessionTransport: Transport {
 /// of `continuation` first.
 final class Exchange: @unchecked Sendable {
     /// Why the task was stopped before URLSession finished it, if it was.
-    enum End: Sendable { case none, cancelled, timedOut, bodyFailed(CourierError) }
+    enum End: Sendable { case none, cancelled, timedOut, bodyFailed(CourierError), tooLarge(limit: Int) }
 
     /// The streamed body's pump, if the body is streamed.
     private let pump: BodyPump?
+    /// The most body bytes to collect (after decompression), if limited.
+    private let maximumResponseSize: Int?
+    /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
+    let redaction: Redaction
     private let lock = NSLock()
     private var task: URLSessionDataTask?
     private var continuation: CheckedContinuation<Completion, Never>?
@@ -143,8 +153,10 @@ final class Exchange: @unchecked Sendable {
     private var body = Data()
     private var declinedChallenge = false
 
-    init(pump: BodyPump? = nil) {
+    init(pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default) {
         self.pump = pump
+        self.maximumResponseSize = maximumResponseSize
+        self.redaction = redaction
     }
 
     /// Creates and resumes the task, or ends at once if the caller was cancelled before it
@@ -223,14 +235,31 @@ final class Exchange: @unchecked Sendable {
         lock.lock()
         self.response = response
         body.removeAll(keepingCapacity: true)   // a new response (after a 1xx) starts a new body
-        if response.expectedContentLength > 0, response.expectedContentLength < 64 << 20 {
-            body.reserveCapacity(Int(response.expectedContentLength))
+        let length = response.expectedContentLength
+        // Without Content-Encoding the announced length is the body's: refuse it before reading.
+        // With one, only the decoded bytes count, so they are counted as they arrive.
+        let announcedTooLarge = maximumResponseSize.map { length > $0 && response.value(forHTTPHeaderField: "Content-Encoding") == nil } ?? false
+        if !announcedTooLarge, length > 0, length < min(64 << 20, Int64(maximumResponseSize ?? .max)) {
+            body.reserveCapacity(Int(length))
         }
         lock.unlock()
+        if announcedTooLarge, let maximumResponseSize {
+            stop(.tooLarge(limit: maximumResponseSize))
+        }
     }
 
     func received(_ data: Data) {
         lock.lock()
+        guard case .none = end else {
+            lock.unlock()   // stopping: what still arrives is dropped
+            return
+        }
+        if let maximumResponseSize, data.count > maximumResponseSize - body.count {
+            body = Data()
+            lock.unlock()
+            stop(.tooLarge(limit: maximumResponseSize))
+            return
+        }
         body.append(data)
         lock.unlock()
     }
@@ -324,7 +353,10 @@ struct Completion: Sendable {
 
     func outcome(for url: URL) -> Result<Response, CourierError> {
         func failure(_ code: URLError.Code, _ info: [String: any Sendable] = [:]) -> Result<Response, CourierError> {
-            var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url]
+            // The URLError's failing URL ends up in its description: scheme, host, port and path
+            // only, never the query or user-info, which may carry secrets.
+            var userInfo: [String: Any] = [:]
+            if let printable = url.withoutSecretParts { userInfo[NSURLErrorFailingURLErrorKey] = printable }
             userInfo.merge(info) { $1 }
             return .failure(.transport(TransportFailure(URLError(code, userInfo: userInfo), url: url)))
         }
@@ -333,6 +365,8 @@ struct Completion: Sendable {
             return .failure(.cancelled)
         case .timedOut:
             return failure(.timedOut)
+        case .tooLarge(let limit):
+            return .failure(.transport(.responseTooLarge(limit: limit, url: url)))
         case .bodyFailed(let error):
             return .failure(error)
         case .none:
@@ -351,9 +385,10 @@ struct Completion: Sendable {
         }
     }
 
+    /// The response, reported with the URL its body came from (after redirects).
     private func success(_ url: URL) -> Result<Response, CourierError>? {
         guard let response, let head = response.httpResponse else { return nil }
-        return .success(Response(status: head.status, headers: head.headerFields, body: body, url: url))
+        return .success(Response(status: head.status, headers: head.headerFields, body: body, url: response.url ?? url))
     }
 }
 
@@ -397,8 +432,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         exchange(for: task, removing: true)?.completed(with: error)
     }
 
-    /// Follows the redirect, without `Authorization` or `Cookie` once it leaves the origin of the
-    /// request the caller sent (see ``RedirectPolicy``).
+    /// Follows the redirect, without `Authorization`, `Proxy-Authorization`, `Cookie` or any
+    /// other secret header once it leaves the origin of the request the caller sent (see
+    /// ``RedirectPolicy``); never from `https` to `http`: the 3xx is then the response.
     ///
     /// This must be the session delegate's method: on Linux (corelibs-foundation) a task delegate
     /// is never asked about redirects, and without this method the redirected request carries
@@ -413,11 +449,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard RedirectPolicy.canFollow(request) else {
+        guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
+              RedirectPolicy.canFollow(request) else {
             completionHandler(nil)
             return
         }
-        completionHandler(RedirectPolicy.request(request, after: task.originalRequest, from: response.url))
+        let redaction = exchange(for: task)?.redaction ?? .default
+        completionHandler(RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redaction))
     }
 
     /// Answers every challenge, so none can hang the task (see the type's documentation).

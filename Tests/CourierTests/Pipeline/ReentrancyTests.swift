@@ -1,0 +1,163 @@
+@testable import Courier
+import Foundation
+import Testing
+
+/// Calls into the client from places that would wait for themselves fail at once instead of
+/// hanging: every test here hung forever before the check existed (hence the time limit).
+@Suite("Pause and drain: what would wait for itself fails at once", .timeLimit(.minutes(1)))
+struct ReentrancyTests {
+    private struct Endpoint: Requestable {
+        var middleware: [any Middleware] = []
+        var constraints: [Constraint] = []
+        var requiresAuthorization: Bool { false }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    }
+
+    /// A middleware that asks the client it runs in for an exclusive action.
+    private struct ExclusiveFromMiddleware: Middleware {
+        let client: @Sendable () -> Client
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+            do {
+                _ = try await client().runExclusively { 1 }
+            } catch let error as CourierError {
+                throw error
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+            return try await next(request)
+        }
+    }
+
+    private final class ClientBox: Sendable {
+        nonisolated(unsafe) var client: Client?
+    }
+
+    private static func isWouldDeadlock(_ error: any Error) -> Bool {
+        guard case .invalidRequest(.wouldDeadlock(let reason))? = error as? CourierError else { return false }
+        return !reason.isEmpty
+    }
+
+    @Test func runExclusivelyFromAMiddlewareOfACallInFlightThrowsInsteadOfWaitingForItself() async throws {
+        let transport = RecordingTransport()
+        let box = ClientBox()
+        let client = makeClient(transport)
+        box.client = client
+        let endpoint = Endpoint(middleware: [ExclusiveFromMiddleware { box.client! }])
+        await #expect { _ = try await client.enqueue(endpoint).resume() } throws: { Self.isWouldDeadlock($0) }
+        #expect(await transport.count == 0)
+        // The client is not left paused or with a call counted in flight.
+        #expect(await client.isPausedForTests == false)
+        _ = try await client.enqueue(Endpoint()).resume()
+        #expect(try await client.runExclusively { 42 } == 42)
+    }
+
+    @Test func runExclusivelyFromAConstraintsSatisfyThrowsInsteadOfWaitingForItself() async throws {
+        let transport = RecordingTransport()
+        let box = ClientBox()
+        let client = makeClient(transport)
+        box.client = client
+        let constraint = Constraint(name: "session", isSatisfied: { false }) {
+            _ = try await box.client!.runExclusively { 1 }
+        }
+        await #expect { _ = try await client.enqueue(Endpoint(constraints: [constraint])).resume() } throws: { error in
+            guard case .constraint(let failure)? = error as? CourierError,
+                  case .satisfyFailed(let underlying) = failure.reason else { return false }
+            return Self.isWouldDeadlock(underlying)
+        }
+        #expect(await transport.count == 0)
+    }
+
+    @Test func aNestedRunExclusivelyThrowsAndTheOuterActionStillCompletes() async throws {
+        let client = makeClient(RecordingTransport())
+        let outcome = try await client.runExclusively { () async -> Bool in
+            do {
+                _ = try await client.runExclusively { 1 }
+                return false
+            } catch {
+                return Self.isWouldDeadlock(error)
+            }
+        }
+        #expect(outcome)
+        #expect(await client.isPausedForTests == false)
+    }
+
+    @Test func aCallThroughTheClientFromItsOwnExclusiveActionThrows() async throws {
+        let transport = RecordingTransport()
+        let client = makeClient(transport)
+        let outcome = try await client.runExclusively { () async -> Bool in
+            do {
+                _ = try await client.enqueue(Endpoint()).resume()
+                return false
+            } catch {
+                return Self.isWouldDeadlock(error)
+            }
+        }
+        #expect(outcome)
+        #expect(await transport.count == 0)
+        // Another client is fine inside the action, and so is this one afterwards.
+        let other = makeClient(transport)
+        _ = try await client.runExclusively { try await other.enqueue(Endpoint()).resume() }
+        _ = try await client.enqueue(Endpoint()).resume()
+        #expect(await transport.count == 2)
+    }
+
+    @Test func anotherClientsExclusiveActionMayRunFromAMiddleware() async throws {
+        let transport = RecordingTransport()
+        let other = makeClient(transport)
+        let client = makeClient(transport)
+        let endpoint = Endpoint(middleware: [ExclusiveFromMiddleware { other }])
+        _ = try await client.enqueue(endpoint).resume()
+        #expect(await transport.count == 1)
+    }
+
+    // MARK: - The gate's bookkeeping
+
+    /// A continuation of a task that waits to be admitted, and that task.
+    private static func heldCall() async -> (CheckedContinuation<CallGate.Admission, Never>, Task<CallGate.Admission, Never>) {
+        let (stream, yielder) = AsyncStream.makeStream(of: CheckedContinuation<CallGate.Admission, Never>.self)
+        let waiter = Task { await withCheckedContinuation { yielder.yield($0) } }
+        var iterator = stream.makeAsyncIterator()
+        return (await iterator.next()!, waiter)
+    }
+
+    @Test func aCancellationThatArrivesAfterTheCallWasReleasedIsNotRemembered() async {
+        var gate = CallGate()
+        await withCheckedContinuation { gate.requestExclusive($0) }
+        #expect(gate.arrive() == false)
+        let (continuation, waiter) = await Self.heldCall()
+        gate.hold(1, continuation)
+        gate.finishExclusive()         // releases call 1
+        #expect(await waiter.value == .admitted)
+        gate.cancel(1)                 // its task's cancellation handler ran late
+        #expect(gate.pendingCancellationCount == 0)
+        #expect(gate.inFlight == 1)
+    }
+
+    @Test func aCancellationBeforeTheCallIsHeldStillTurnsItAway() async {
+        var gate = CallGate()
+        gate.cancel(7)
+        #expect(gate.pendingCancellationCount == 1)
+        await withCheckedContinuation { gate.requestExclusive($0) }
+        let admission = await withCheckedContinuation { gate.hold(7, $0) }
+        #expect(admission == .cancelled)
+        #expect(gate.pendingCancellationCount == 0)
+    }
+
+    @Test("1,000 held calls cancelled while they are released leave no cancellation behind")
+    func cancellationsRacingTheReleaseLeaveNothingBehind() async throws {
+        let transport = RecordingTransport()
+        let client = makeClient(transport)
+        let (released, release) = AsyncStream.makeStream(of: Never.self)
+        let exclusive = Task { try await client.runExclusively { for await _ in released {} } }
+        while await !client.isPausedForTests { await Task.yield() }
+        let calls = (0..<1_000).map { _ in Task { try? await client.enqueue(Endpoint()).resume() } }
+        while await client.heldCallCount < 1_000 { await Task.yield() }
+        release.finish()
+        for call in calls { call.cancel() }
+        try await exclusive.value
+        for call in calls { _ = await call.value }
+        // Every cancellation has run once every call has ended and the client is idle again.
+        _ = try await client.runExclusively { () }
+        #expect(await client.pendingCancellationCountForTests == 0)
+    }
+}
