@@ -225,9 +225,9 @@ public actor Client {
     private nonisolated func send(_ request: TransportRequest, attempt: Int, metrics: CallMetrics) async throws(CourierError) -> Response {
         let started = ContinuousClock.now
         do throws(CourierError) {
-            // The endpoint's headers were checked when the request was built; a middleware's
-            // are checked here, the last moment before the wire.
-            try RequestBuilder.checkFraming(request.head.headerFields)
+            // The endpoint was checked when the request was built; what a middleware made of it
+            // is checked here, the last moment before the wire.
+            try RequestBuilder.checkSendable(request)
             let response = try await configuration.transport.send(request)
             if let limit = request.maximumResponseSize, response.body.count > limit {
                 // A custom transport that does not enforce the limit still cannot hand it over.

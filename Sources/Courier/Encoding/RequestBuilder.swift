@@ -101,12 +101,25 @@ enum RequestBuilder {
         HTTPField.Name("Proxy-Connection")!,
     ]
 
-    /// Refuses a request whose headers include one of ``reservedHeaders``: run on what a
-    /// middleware hands to the transport, as the endpoint's headers were checked when built.
-    /// - Throws: ``InvalidRequest/reservedHeader(_:)``.
-    static func checkFraming(_ fields: HTTPFields) throws(CourierError) {
-        for field in fields where reservedHeaders.contains(field.name) {
+    /// Refuses what a middleware may have made of a request that the transport must not send:
+    /// a header among ``reservedHeaders`` (the endpoint's were checked when it was built), a URL
+    /// that is not `http` or `https` (URLSession would read a `file:` URL from disk and hand it
+    /// back as a response), or a URL with user-info (the transport would send it as credentials,
+    /// to a host nobody authorized).
+    /// - Throws: ``InvalidRequest/reservedHeader(_:)`` or ``InvalidRequest/invalidBaseURL(_:reason:)``.
+    static func checkSendable(_ request: TransportRequest) throws(CourierError) {
+        for field in request.head.headerFields where reservedHeaders.contains(field.name) {
             throw .invalidRequest(.reservedHeader(field.name.rawName))
+        }
+        let url = request.url
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+            throw .invalidRequest(.invalidBaseURL(url.withoutSecretParts?.absoluteString ?? "",
+                                                  reason: "the request's URL must be http or https with a host"))
+        }
+        guard url.user == nil, url.password == nil else {
+            throw .invalidRequest(.invalidBaseURL(url.withoutSecretParts?.absoluteString ?? "",
+                                                  reason: "the request's URL must not carry user-info (the transport would send it as credentials)"))
         }
     }
 

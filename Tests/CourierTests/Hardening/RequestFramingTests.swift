@@ -67,3 +67,32 @@ struct RequestFramingTests {
         #expect(await transport.last?.header("Expect") == "100-continue")
     }
 }
+
+/// What a middleware makes of the URL is checked before the transport sees it.
+@Suite("A middleware cannot send to a URL the transport must not use")
+struct SendableURLTests {
+    private struct PointingAt: Middleware {
+        let url: String
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+            var request = request
+            request.url = URL(string: url)!
+            return try await next(request)
+        }
+    }
+
+    @Test("file, ftp, hostless and user-info URLs are refused and nothing is sent", arguments: [
+        "file:///etc/passwd", "ftp://files.example.com/x", "https://ghp_SECRET:x@api.example.com/", "https://ghp_SECRET@api.example.com/",
+        "http:/no-host",
+    ])
+    func refused(url: String) async {
+        let transport = RecordingTransport()
+        let client = makeClient(transport) { $0.middleware = [PointingAt(url: url)] }
+        await #expect {
+            _ = try await client.enqueue(TestEndpoint()).resume()
+        } throws: { error in
+            guard case .invalidRequest(.invalidBaseURL)? = error as? CourierError else { return false }
+            return !String(describing: error).contains("SECRET")
+        }
+        #expect(await transport.count == 0)
+    }
+}
