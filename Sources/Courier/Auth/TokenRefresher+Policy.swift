@@ -1,11 +1,15 @@
 extension TokenRefresher {
     /// Timing and limits of refreshing.
+    ///
+    /// Any values are safe: the backoff and the loop window are computed with saturating
+    /// arithmetic (no failure count or `Duration`, however large, can trap), and a negative
+    /// backoff or window counts as zero.
     public struct Policy: Sendable, Equatable {
         /// Refresh this long before the token expires; never more than half the token's lifetime.
         /// Default: 30 seconds.
         public var leeway: Duration
         /// The wait after a first transient failure before another refresh may be tried; it
-        /// doubles with each consecutive failure. Default: 1 second.
+        /// doubles with each consecutive failure, up to ``maximumBackoff``. Default: 1 second.
         public var initialBackoff: Duration
         /// The longest backoff. Default: 60 seconds.
         public var maximumBackoff: Duration

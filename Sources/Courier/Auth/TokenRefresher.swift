@@ -31,11 +31,24 @@ public import Foundation
 ///
 /// A caller whose task is cancelled stops waiting with ``CourierError/cancelled``; the refresh
 /// goes on for the others and its result is stored.
+///
+/// Store order: the refresher performs one store operation at a time (``TokenStore/load()``,
+/// ``TokenStore/save(_:)``, ``TokenStore/remove()``), in the order it decided them, so the store
+/// ends up holding what the refresher decided last: a ``signOut()`` or ``reset(to:)`` always
+/// wins over a refresh that finished before it, however slow that refresh's save is, and a
+/// refresh that finishes after them is dropped (it is cancelled, and its result never written).
+/// A load that returns after a reset or sign-out is ignored. With a ``CoordinatedTokenStore``
+/// (``FileTokenStore`` is one) refreshes, resets and sign-outs also hold the store's lock, so
+/// processes sharing one token file do not spend or overwrite each other's refresh tokens.
 public actor TokenRefresher {
     typealias Refresh = @Sendable (TokenCredential?) async throws(CourierError) -> TokenCredential
     private typealias Waiter = CheckedContinuation<Result<TokenCredential, CourierError>, Never>
+    private typealias LoadTask = Task<Result<TokenCredential?, CourierError>, Never>
 
-    private enum Phase {
+    // Members without `private` are internal only so that the refresh machinery in
+    // TokenRefresher+Refreshing.swift can reach them; nothing else in the module touches them.
+
+    enum Phase {
         case ready
         case refreshing(generation: UInt64)
         case failed(RefreshFailure)
@@ -43,27 +56,27 @@ public actor TokenRefresher {
         case signedOut
     }
 
-    private let store: any TokenStore
-    private let policy: Policy
-    private let now: @Sendable () -> Date
-    private let refresh: Refresh
+    let store: any TokenStore
+    let policy: Policy
+    let now: @Sendable () -> Date
+    let refresh: Refresh
     private let canRefresh: @Sendable (TokenCredential?) -> Bool
 
-    private var loadState: LoadState = .notLoaded
-    private var credential: TokenCredential?
-    private var phase = Phase.ready
-    private var generation: UInt64 = 0
-    private var schedule: RefreshSchedule
+    private var load = CredentialLoad<LoadTask>()
+    /// Every store operation goes through it, so they run one at a time in decision order.
+    var storeQueue = StoreOperationQueue()
+    var credential: TokenCredential?
+    var phase = Phase.ready
+    /// Bumped by every refresh, reset and sign-out: a refresh whose generation is no longer
+    /// current belongs to the past, and its result is dropped.
+    var generation: UInt64 = 0
+    /// The refresh in flight, cancelled when a reset or sign-out makes it stale.
+    var refreshTask: Task<Void, Never>?
+    var schedule: RefreshSchedule
     private var waiters: [UInt64: Waiter] = [:]
     private var nextWaiterID: UInt64 = 0
     private var eventContinuations: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]
     private var nextEventID: UInt64 = 0
-
-    private enum LoadState {
-        case notLoaded
-        case loading(Task<Result<TokenCredential?, CourierError>, Never>)
-        case loaded
-    }
 
     /// A refresher that renews the credential with your own code, for schemes that are not OAuth2.
     ///
@@ -167,39 +180,44 @@ public actor TokenRefresher {
     // MARK: - Managing the credential
 
     /// Replaces the credential (after the user signs in again), saves it, and clears every
-    /// failure, backoff and loop-guard state. Calls waiting on a refresh get this credential.
+    /// failure, backoff and loop-guard state. Calls waiting on a refresh get this credential; a
+    /// refresh in flight is cancelled and its result is never used or stored.
+    ///
+    /// Returns once the save is done. It is written after every store operation decided before
+    /// this call, so the store ends up holding this credential unless a later reset or sign-out
+    /// replaces it.
     /// - Throws: ``AuthenticationFailure/storeFailed(_:)`` if the store cannot save it; the
     ///   credential is used from memory all the same.
     public func reset(to newCredential: TokenCredential) async throws(CourierError) {
-        generation &+= 1   // a refresh in flight now belongs to the past: its result is dropped
+        supersedeRefresh()
         credential = newCredential
-        loadState = .loaded
+        load.markLoaded()   // a load still in flight must not overwrite this credential
         phase = .ready
         schedule = RefreshSchedule(policy: policy)
         resumeWaiters(with: .success(newCredential))
         emit(.credentialReset)
-        do {
-            try await store.save(newCredential)
-        } catch {
-            throw .authentication(.storeFailed(String(describing: error)))
+        if let failure = await submitWrite({ try await $0.save(newCredential) }).value {
+            throw .authentication(.storeFailed(failure))
         }
     }
 
     /// Forgets the credential, removes it from the store, and fails every waiting and later call
     /// that needs authorization with ``AuthenticationFailure/missingCredential`` until
-    /// ``reset(to:)``.
+    /// ``reset(to:)``. A refresh in flight is cancelled and its result is never used or stored.
+    ///
+    /// Returns once the removal is done. It runs after every store operation decided before
+    /// this call (a refresh's save still being written included), so nothing this refresher
+    /// decided earlier can put a credential back.
     /// - Throws: ``AuthenticationFailure/storeFailed(_:)`` if the store cannot remove it.
     public func signOut() async throws(CourierError) {
-        generation &+= 1
+        supersedeRefresh()
         credential = nil
-        loadState = .loaded
+        load.markLoaded()
         phase = .signedOut
         resumeWaiters(with: .failure(.authentication(.missingCredential)))
         emit(.signedOut)
-        do {
-            try await store.remove()
-        } catch {
-            throw .authentication(.storeFailed(String(describing: error)))
+        if let failure = await submitWrite({ try await $0.remove() }).value {
+            throw .authentication(.storeFailed(failure))
         }
     }
 
@@ -229,44 +247,49 @@ public actor TokenRefresher {
         eventContinuations[id] = nil
     }
 
-    private func emit(_ event: AuthEvent) {
+    func emit(_ event: AuthEvent) {
         for continuation in eventContinuations.values {
             continuation.yield(event)
         }
     }
 
-    /// Loads the stored credential once; concurrent first callers share one load.
+    /// Loads the stored credential once; concurrent first callers share one load. A caller whose
+    /// load failed gets that load's error (never goes on without a credential); see
+    /// ``CredentialLoad``.
     private func loadIfNeeded() async throws(CourierError) {
-        switch loadState {
-        case .loaded:
-            return
-        case .loading(let task):
-            try await finishLoading(task)
-        case .notLoaded:
-            let store = self.store
-            let task = Task { () -> Result<TokenCredential?, CourierError> in
-                do {
-                    return .success(try await store.load())
-                } catch {
-                    return .failure(.authentication(.storeFailed(String(describing: error))))
+        while true {
+            let id: UInt64
+            let task: LoadTask
+            switch load.next() {
+            case .proceed:
+                return
+            case .join(let joined, let handle):
+                (id, task) = (joined, handle)
+            case .start(let started):
+                let store = self.store
+                task = storeQueue.submit { () -> Result<TokenCredential?, CourierError> in
+                    do {
+                        return .success(try await store.load())
+                    } catch {
+                        return .failure(.authentication(.storeFailed(String(describing: error))))
+                    }
                 }
+                load.started(id: started, handle: task)
+                id = started
             }
-            loadState = .loading(task)
-            try await finishLoading(task)
-        }
-    }
-
-    private func finishLoading(_ task: Task<Result<TokenCredential?, CourierError>, Never>) async throws(CourierError) {
-        let result = await task.value
-        // Another caller, or reset/signOut, may have finished loading while this one waited.
-        guard case .loading = loadState else { return }
-        switch result {
-        case .success(let stored):
-            credential = stored
-            loadState = .loaded
-        case .failure(let error):
-            loadState = .notLoaded   // the next call tries the store again
-            throw error
+            let result = await task.value
+            let succeeded = if case .success = result { true } else { false }
+            switch (load.finish(id: id, succeeded: succeeded), result) {
+            case (.install, .success(let stored)):
+                credential = stored
+                return
+            case (.proceed, _):
+                return
+            case (.fail, .failure(let error)):
+                throw error
+            case (.install, .failure), (.fail, .success), (.retry, _):
+                continue   // not produced by a real load; `CredentialLoad` documents why
+            }
         }
     }
 
@@ -283,83 +306,8 @@ public actor TokenRefresher {
         }
     }
 
-    /// Starts the one refresh, after the backoff and loop-guard checks, and waits for it.
-    private func startRefresh() async throws(CourierError) -> TokenCredential {
-        switch schedule.permission(at: now()) {
-        case .backingOff(let retryAfter, let last):
-            throw .authentication(.refreshFailed(RefreshFailure(
-                reason: .backingOff(retryAfter: retryAfter), oauth2Error: last.oauth2Error,
-                statusCode: last.statusCode, isPermanent: false)))
-        case .loopDetected(let refreshes, let window):
-            phase = .loopDetected(refreshes: refreshes, window: window)
-            throw .authentication(.refreshLoopDetected(refreshes: refreshes, window: window))
-        case .allowed:
-            break
-        }
-        schedule.recordAttempt(at: now())
-        generation &+= 1
-        let generation = self.generation
-        phase = .refreshing(generation: generation)
-        let previous = credential
-        Task { await self.runRefresh(from: previous, generation: generation) }
-        return try await awaitRefresh()
-    }
-
-    /// Performs the refresh, stores the result, and only then clears the refresh and releases
-    /// every waiter.
-    private func runRefresh(from previous: TokenCredential?, generation: UInt64) async {
-        let result: Result<TokenCredential, CourierError>
-        do {
-            result = .success(try await refresh(previous))
-        } catch {
-            result = .failure(error)
-        }
-        guard generation == self.generation else { return }   // reset or signOut happened meanwhile
-        switch result {
-        case .success(let fresh):
-            // Saved before the refresh is cleared: callers arriving during the save still see
-            // `.refreshing` and join this refresh.
-            var storeError: String?
-            do {
-                try await store.save(fresh)
-            } catch {
-                storeError = String(describing: error)
-            }
-            guard generation == self.generation else { return }
-            credential = fresh
-            phase = .ready
-            schedule.recordSuccess()
-            resumeWaiters(with: .success(fresh))
-            if let storeError { emit(.storeFailed(storeError)) }
-            emit(.refreshed(fresh))
-        case .failure(let error):
-            let failure = Self.refreshFailure(from: error)
-            if failure.isPermanent {
-                phase = .failed(failure)
-            } else {
-                phase = .ready
-                schedule.recordTransientFailure(failure, at: now())
-            }
-            resumeWaiters(with: .failure(.authentication(.refreshFailed(failure))))
-            emit(.refreshFailed(failure))
-        }
-    }
-
-    private static func refreshFailure(from error: CourierError) -> RefreshFailure {
-        switch error {
-        case .authentication(.refreshFailed(let failure)):
-            return failure
-        case .authentication(.missingCredential):
-            return RefreshFailure(reason: .custom("no credential to refresh"), isPermanent: true)
-        case .transport(let failure):
-            return RefreshFailure(reason: .transport(failure), isPermanent: false)
-        default:
-            return RefreshFailure(reason: .custom(error.description), isPermanent: false)
-        }
-    }
-
     /// Waits for the refresh in flight. A cancelled caller leaves at once; the refresh goes on.
-    private func awaitRefresh() async throws(CourierError) -> TokenCredential {
+    func awaitRefresh() async throws(CourierError) -> TokenCredential {
         let id = nextWaiterID
         nextWaiterID &+= 1
         let result = await withTaskCancellationHandler {
@@ -380,7 +328,7 @@ public actor TokenRefresher {
         waiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
     }
 
-    private func resumeWaiters(with result: Result<TokenCredential, CourierError>) {
+    func resumeWaiters(with result: Result<TokenCredential, CourierError>) {
         let released = waiters
         waiters.removeAll()
         for waiter in released.values {
@@ -392,5 +340,13 @@ public actor TokenRefresher {
         for continuation in eventContinuations.values {
             continuation.finish()
         }
+    }
+}
+
+extension TokenRefresher: CustomReflectable {
+    /// A mirror without children: `dump(refresher)` and reflection-based loggers never reach the
+    /// credential, the store or the refresh closure.
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .class)
     }
 }

@@ -3,7 +3,9 @@
 /// Implementations must be safe to call from any task. ``TokenRefresher`` calls ``save(_:)``
 /// with every new credential *before* it lets any caller use it. If saving throws, the new
 /// credential is still used from memory (a rotated refresh token must not be lost) and the
-/// refresher emits ``AuthEvent/storeFailed(_:)``.
+/// refresher emits ``AuthEvent/storeFailed(_:)``. A refresher never calls two of these methods
+/// at once: it waits for each to return before the next, in the order it decided them. A store
+/// that other processes share should also conform to ``CoordinatedTokenStore``.
 ///
 /// Courier ships ``InMemoryTokenStore``, ``FileTokenStore`` (AES-GCM encrypted) and, on Apple
 /// platforms, `KeychainTokenStore`.

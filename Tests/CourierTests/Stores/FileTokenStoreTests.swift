@@ -145,7 +145,7 @@ struct FileTokenStoreTests {
         }
     }
 
-    @Test("a save that cannot rename reports .io, leaves no temporary file and keeps what was there")
+    @Test("a save over a directory reports .io, leaves no temporary file and keeps what was there")
     func failedSaveCleansUp() async throws {
         try await StoreFixtures.withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("token", isDirectory: false)
@@ -160,7 +160,7 @@ struct FileTokenStoreTests {
                 Issue.record("expected .io, got \(String(describing: error))")
                 return
             }
-            #expect(message.contains("rename"))
+            #expect(message.contains("is a directory, not a regular file"))
             #expect(!message.contains("SECRET"))
             #expect(try StoreFixtures.contents(of: directory) == ["token"])
             #expect(try StoreFixtures.contents(of: url) == ["keep"])

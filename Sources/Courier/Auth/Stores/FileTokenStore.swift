@@ -52,11 +52,24 @@ import _CryptoExtras
 /// old file or the new one, never a mix, and the file is never readable by others. A missing
 /// parent directory is created with mode `0700`.
 ///
+/// The token path must be a regular file or absent. A symbolic link, a FIFO, a device or a
+/// directory there is ``TokenStoreError/io(_:)`` for ``load()`` and ``save(_:)`` alike: it is
+/// never followed, never opened in a way that could block, and never replaced. A file larger
+/// than 1 MiB is refused by its size, before anything is read.
+///
+/// ## Sharing the file between processes
+///
+/// The store is a ``CoordinatedTokenStore``: ``withExclusiveAccess(_:)`` holds an advisory
+/// `flock` on `.<name>.lock` next to the file. A ``TokenRefresher`` refreshes inside it and
+/// re-reads the file first, so processes (or stores) sharing one file refresh once per expiry
+/// and never overwrite each other's rotated refresh tokens.
+///
 /// ## What it does not protect against
 ///
 /// Someone who can write the file can delete it (the store then reads as empty) or put back an
 /// older file written under the same key. The key or passphrase stays in memory for the
-/// store's lifetime. Tokens are never logged; ``description`` shows only the path.
+/// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
+/// ``debugDescription`` and `dump` show only the path.
 public actor FileTokenStore: TokenStore {
     /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
     public static let defaultRounds = 600_000
@@ -88,6 +101,15 @@ public actor FileTokenStore: TokenStore {
     private var derivedKey: DerivedKey?
     /// How many PBKDF2 derivations this store has run (tests check the cache with it).
     private(set) var keyDerivationCount = 0
+
+    // The lock of `withExclusiveAccess` (FileTokenStore+Lock.swift).
+    /// How long and how the lock is waited for.
+    var lockWaiting = LockWaiting()
+    /// The ids of this store's `withExclusiveAccess` calls in progress.
+    var activeLocks: Set<UInt64> = []
+    var nextLockID: UInt64 = 0
+    /// The locks the current task holds, to refuse a nested `withExclusiveAccess`.
+    @TaskLocal static var locksHeldByTask: Set<HeldLock> = []
 
     /// Creates a store that encrypts with a raw 256-bit key.
     ///
@@ -169,7 +191,8 @@ public actor FileTokenStore: TokenStore {
     ///   modified file; ``TokenStoreError/corrupted(_:)`` for a file that is truncated, not a
     ///   token file, larger than 1 MiB, claims an iteration count out of range, or does not
     ///   decrypt to a credential;
-    ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:)`` if it cannot be read.
+    ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:)`` if it cannot be
+    ///   read, or the path is a symbolic link, a FIFO, a directory or anything but a regular file.
     public func load() throws(TokenStoreError) -> TokenCredential? {
         guard let data = try SecureFileIO.contents(of: url, maximumSize: TokenFileFormat.maximumFileSize) else {
             return nil
@@ -195,8 +218,9 @@ public actor FileTokenStore: TokenStore {
     /// ```swift
     /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
     /// ```
-    /// - Throws: ``TokenStoreError/io(_:)`` if the file or its directory cannot be written (the
-    ///   previous file is then untouched); ``TokenStoreError/encodingFailed(_:)`` if the
+    /// - Throws: ``TokenStoreError/io(_:)`` if the file or its directory cannot be written, or
+    ///   the path holds something other than a regular file (the previous file, or whatever is
+    ///   there, is then untouched); ``TokenStoreError/encodingFailed(_:)`` if the
     ///   credential cannot be encoded (e.g. a non-finite date).
     public func save(_ credential: TokenCredential) throws(TokenStoreError) {
         let plaintext: Data
@@ -332,8 +356,26 @@ public actor FileTokenStore: TokenStore {
     }
 }
 
-extension FileTokenStore: CustomStringConvertible {
-    /// `FileTokenStore(<path>)`: the path only, never a key or token.
+extension FileTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
+    ///
+    /// ```swift
+    /// print(store)   // FileTokenStore(/var/lib/myapp/token)
+    /// ```
     public nonisolated var description: String { "FileTokenStore(\(url.path))" }
+
+    /// The same as ``description``.
+    public nonisolated var debugDescription: String { description }
+
+    /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
+    /// loggers never reach the key, the passphrase or a derived key.
+    ///
+    /// ```swift
+    /// dump(store)   // ▿ FileTokenStore(/var/lib/myapp/token) #0
+    ///               //   - path: "/var/lib/myapp/token"
+    /// ```
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["path": url.path], displayStyle: .class)
+    }
 }
 #endif

@@ -44,7 +44,16 @@ public actor InMemoryTokenStore: TokenStore {
     }
 }
 
-extension InMemoryTokenStore: CustomStringConvertible {
+extension InMemoryTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `InMemoryTokenStore`; never the credential.
     public nonisolated var description: String { "InMemoryTokenStore" }
+
+    /// The same as ``description``.
+    public nonisolated var debugDescription: String { description }
+
+    /// A mirror without children, so `dump(store)` and reflection-based loggers never reach the
+    /// credential.
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .class)
+    }
 }

@@ -10,11 +10,17 @@ import Android
 import Darwin
 #endif
 
-/// Small POSIX helpers for a secret-holding file: read it whole, replace it atomically with a
-/// file that is `0600` from the moment it exists, remove it.
+/// Small POSIX helpers for a secret-holding file: read it (bounded), replace it atomically with
+/// a file that is `0600` from the moment it exists, remove it.
 ///
 /// Foundation's `Data.write(to:options: .atomic)` creates its temporary file with the default
 /// mode and changes it afterwards, and does not `fsync`; these helpers do neither.
+///
+/// The token path must be a regular file (or absent). Nothing here follows a symbolic link at
+/// it or opens a FIFO or device there: every `open` has `O_NOFOLLOW` and `O_NONBLOCK` (a FIFO
+/// opened without it blocks until a writer appears: `load()` would hang) and is followed by
+/// an `fstat` that must say "regular file". The temporary file and the rename are made relative
+/// to one descriptor of the directory, so the directory cannot be swapped between the steps.
 enum SecureFileIO {
     /// Permissions of the file: read and write for the owner only.
     static let fileMode: mode_t = 0o600
@@ -22,22 +28,32 @@ enum SecureFileIO {
     static let directoryMode: Int = 0o700
 
     /// The file's whole contents, or `nil` if it does not exist.
-    /// - Throws: `.io` if it cannot be opened or read, `.corrupted` if it is larger than `maximumSize`.
+    /// - Throws: `.io` if it cannot be opened or read, or is a symbolic link, a FIFO, a device or
+    ///   anything else but a regular file; `.corrupted` if it is larger than `maximumSize` (told
+    ///   by its size, before reading; a file that grows while being read is cut off at
+    ///   `maximumSize + 1` bytes and refused the same way).
     static func contents(of url: URL, maximumSize: Int) throws(TokenStoreError) -> Data? {
         let path = url.path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            throw .io("cannot open \(path): \(describe(code))")
+            throw openError(code, path: path)
         }
         defer { _ = close(fd) }
+        let size = try regularFileSize(fd, path: path)
+        if size > maximumSize {
+            throw .corrupted("file is larger than \(maximumSize) bytes")
+        }
+        try clearNonBlocking(fd, path: path)
 
         var contents = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
+            // Never more than one byte past the limit, whatever the file claims.
+            let wanted = min(buffer.count, maximumSize + 1 - contents.count)
             let count = buffer.withUnsafeMutableBytes { raw in
-                read(fd, raw.baseAddress, raw.count)
+                read(fd, raw.baseAddress, wanted)
             }
             if count < 0 {
                 let code = errno
@@ -53,17 +69,24 @@ enum SecureFileIO {
     }
 
     /// Replaces the file at `url` with `data` atomically: a temporary file in the same directory,
-    /// created `0600` (`O_CREAT | O_EXCL`, then `fchmod` so the umask cannot change it), written,
-    /// `fsync`ed and renamed over the target; then the directory is `fsync`ed. A reader sees the
-    /// old file or the new one, never a part. The parent directory is created `0700` if missing.
-    /// - Throws: `.io` naming the step that failed; the temporary file is removed.
+    /// created `0600` (`O_CREAT | O_EXCL | O_NOFOLLOW`, then `fchmod` so the umask cannot change
+    /// it), written, `fsync`ed and renamed over the target; then the directory is `fsync`ed. A
+    /// reader sees the old file or the new one, never a part. The parent directory is created
+    /// `0700` if missing.
+    /// - Throws: `.io` naming the step that failed, or saying that the target exists and is not a
+    ///   regular file (a symbolic link, a directory, a FIFO…: it is left alone); the temporary
+    ///   file is removed.
     static func writeAtomically(_ data: Data, to url: URL) throws(TokenStoreError) {
         let directory = url.deletingLastPathComponent()
-        try createDirectoryIfMissing(directory)
+        let directoryFD = try openDirectory(directory, creating: true)
+        defer { _ = close(directoryFD) }
 
+        let targetName = url.lastPathComponent
         let targetPath = url.path
-        let temporaryPath = directory.appendingPathComponent(temporaryName(for: url.lastPathComponent)).path
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        try requireRegularOrAbsent(targetName, in: directoryFD, path: targetPath)
+        let temporaryName = temporaryName(for: targetName)
+        let temporaryPath = directory.appendingPathComponent(temporaryName).path
+        let fd = openat(directoryFD, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         if fd < 0 {
             throw .io("cannot create temporary file in \(directory.path): \(describe(errno))")
         }
@@ -80,15 +103,51 @@ enum SecureFileIO {
             if close(fd) != 0 {
                 throw .io("cannot close \(temporaryPath): \(describe(errno))")
             }
-            if rename(temporaryPath, targetPath) != 0 {
+            if renameat(directoryFD, temporaryName, directoryFD, targetName) != 0 {
                 throw .io("cannot rename temporary file to \(targetPath): \(describe(errno))")
             }
         } catch {
             if isOpen { _ = close(fd) }
-            _ = unlink(temporaryPath)
+            _ = unlinkat(directoryFD, temporaryName, 0)
             throw error
         }
-        syncDirectory(directory)
+        _ = fsync(directoryFD)   // best effort: some file systems refuse it on a directory
+    }
+
+    /// Opens (creating it `0600` if missing) the file `name` in `directory`, for an advisory
+    /// lock: read-write, never through a symbolic link, and only if it is a regular file.
+    /// - Returns: the descriptor; the caller closes it (which also releases any `flock`).
+    /// - Throws: `.io` if the directory or the file cannot be opened or created, or the file is
+    ///   not a regular file.
+    static func openLockFile(named name: String, in directory: URL) throws(TokenStoreError) -> Int32 {
+        let directoryFD = try openDirectory(directory, creating: true)
+        defer { _ = close(directoryFD) }
+        let path = directory.appendingPathComponent(name).path
+        let fd = openat(directoryFD, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, fileMode)
+        if fd < 0 {
+            throw openError(errno, path: path)
+        }
+        do throws(TokenStoreError) {
+            _ = try regularFileSize(fd, path: path)
+        } catch {
+            _ = close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Tries to take an exclusive `flock` on `fd` without waiting.
+    /// - Returns: `false` if another open file description holds it (another process, or
+    ///   another descriptor of this one: `flock` locks belong to open file descriptions).
+    /// - Throws: `.io` for any other failure.
+    static func tryLock(_ fd: Int32, path: String) throws(TokenStoreError) -> Bool {
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN { return false }
+            throw .io("cannot lock \(path): \(describe(code))")
+        }
     }
 
     /// Deletes the file; a file that does not exist is not an error.
@@ -138,24 +197,90 @@ enum SecureFileIO {
         }
     }
 
-    private static func createDirectoryIfMissing(_ directory: URL) throws(TokenStoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return }
-            throw .io("\(directory.path) exists and is not a directory")
+    /// A descriptor of `directory` (`O_DIRECTORY`), creating it `0700` (with any missing
+    /// parents) first when `creating`.
+    private static func openDirectory(_ directory: URL, creating: Bool) throws(TokenStoreError) -> Int32 {
+        let path = directory.path
+        var fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0, errno == ENOENT, creating {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: directoryMode]
+                )
+            } catch {
+                throw .io("cannot create directory \(path): \(error.localizedDescription)")
+            }
+            fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: directoryMode]
-            )
-        } catch {
-            throw .io("cannot create directory \(directory.path): \(error.localizedDescription)")
+        if fd < 0 {
+            let code = errno
+            if code == ENOTDIR { throw .io("\(path) exists and is not a directory") }
+            throw .io("cannot open directory \(path): \(describe(code))")
+        }
+        return fd
+    }
+
+    /// Throws unless `name` in the directory is absent or a regular file (not followed if it
+    /// is a symbolic link).
+    private static func requireRegularOrAbsent(_ name: String, in directoryFD: Int32, path: String) throws(TokenStoreError) {
+        var status = stat()
+        if fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw .io("cannot inspect \(path): \(describe(code))")
+        }
+        if let kind = nonRegularKind(status.st_mode) {
+            throw .io("\(path) is \(kind), not a regular file; refusing to replace it")
         }
     }
 
-    /// Makes a rename or unlink durable. Best effort: some file systems refuse `fsync` on a
-    /// directory, and the change itself has already happened.
+    /// The size of the open file, after checking it is a regular file.
+    private static func regularFileSize(_ fd: Int32, path: String) throws(TokenStoreError) -> Int {
+        var status = stat()
+        if fstat(fd, &status) != 0 {
+            throw .io("cannot inspect \(path): \(describe(errno))")
+        }
+        if let kind = nonRegularKind(status.st_mode) {
+            throw .io("\(path) is \(kind), not a regular file")
+        }
+        return Int(status.st_size)
+    }
+
+    /// `nil` for a regular file, otherwise what it is, for an error message.
+    private static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & mode_t(S_IFMT) {
+        case mode_t(S_IFREG): nil
+        case mode_t(S_IFLNK): "a symbolic link"
+        case mode_t(S_IFDIR): "a directory"
+        case mode_t(S_IFIFO): "a FIFO"
+        case mode_t(S_IFSOCK): "a socket"
+        case mode_t(S_IFCHR), mode_t(S_IFBLK): "a device"
+        default: "not a regular file"
+        }
+    }
+
+    /// `O_NONBLOCK` only kept `open` from waiting on a FIFO; reads of the regular file it
+    /// turned out to be are plain blocking reads (it has no effect on regular files on Linux
+    /// and Darwin, but it is cleared rather than relied on).
+    private static func clearNonBlocking(_ fd: Int32, path: String) throws(TokenStoreError) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 {
+            throw .io("cannot configure \(path): \(describe(errno))")
+        }
+    }
+
+    /// The error for a failed `open` of the token file: `O_NOFOLLOW` reports a symbolic link as
+    /// `ELOOP` (`EMLINK` on FreeBSD).
+    private static func openError(_ code: Int32, path: String) -> TokenStoreError {
+        if code == ELOOP || code == EMLINK {
+            return .io("\(path) is a symbolic link, not a regular file")
+        }
+        return .io("cannot open \(path): \(describe(code))")
+    }
+
+    /// Makes an unlink durable. Best effort: some file systems refuse `fsync` on a directory,
+    /// and the change itself has already happened.
     private static func syncDirectory(_ directory: URL) {
         let fd = open(directory.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         guard fd >= 0 else { return }
