@@ -76,7 +76,7 @@ struct ErrorTests {
         }
         #expect(String(describing: CourierError.response(response)).contains("401"))
         #expect(String(describing: CourierError.response(response)).contains("https://api.example.com/v1/me"))
-        #expect(HeaderItem(name: "Authorization", value: "Bearer SECRET").description == "Authorization: <redacted>")
+        #expect(HeaderItem(name: "Authorization", value: "Bearer SECRET").description == "Authorization: Bearer <redacted>")
     }
 
     @Test("the response accessor finds the response in response and decoding errors")
