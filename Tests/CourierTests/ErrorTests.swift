@@ -31,11 +31,11 @@ struct ErrorTests {
         #expect(TransportFailure(URLError(code)).kind == kind)
     }
 
-    @Test("a transport failure's description names the URL error code and drops the query")
+    @Test("a transport failure's description names the URL error code and redacts the URL")
     func transportDescription() throws {
-        let url = try #require(URL(string: "http://127.0.0.1:1/v1/users?key=SECRET"))
+        let url = try #require(URL(string: "http://ada:pw@127.0.0.1:1/v1/users?key=SECRET&page=2"))
         let text = TransportFailure(URLError(.cannotConnectToHost), url: url).description
-        #expect(text == "cannotConnect, URLError -1004 (cannotConnectToHost), for http://127.0.0.1:1/v1/users?…")
+        #expect(text == "cannotConnect, URLError -1004 (cannotConnectToHost), for http://<redacted>@127.0.0.1:1/v1/users?key=<redacted>&page=2")
     }
 
     @Test("a call whose task is already cancelled ends as cancelled and sends nothing")
@@ -76,7 +76,7 @@ struct ErrorTests {
         }
         #expect(String(describing: CourierError.response(response)).contains("401"))
         #expect(String(describing: CourierError.response(response)).contains("https://api.example.com/v1/me"))
-        #expect(HeaderItem(name: "Authorization", value: "Bearer SECRET").description == "Authorization: <redacted>")
+        #expect(HeaderItem(name: "Authorization", value: "Bearer SECRET").description == "Authorization: Bearer <redacted>")
     }
 
     @Test("the response accessor finds the response in response and decoding errors")
@@ -95,7 +95,8 @@ struct ErrorTests {
         (.invalidPath("/a//b", reason: "has an empty segment"), "/a//b"),
         (.invalidBaseURL("ftp://x", reason: "the scheme must be http or https"), "ftp://x"),
         (.invalidMethod("G ET"), "G ET"),
-        (.invalidHeaderName("X Y"), "X Y"),
+        (.invalidHeaderName("X Y"), "X…"),
+        (.invalidHeaderName("X:Y"), "U+3A"),
         (.invalidHeaderValue(name: "X-Token"), "X-Token"),
         (.bodyNotAllowed(method: "GET"), "GET"),
         (.encodingFailed("invalid value at value"), "invalid value"),

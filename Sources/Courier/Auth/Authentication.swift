@@ -26,7 +26,8 @@ public enum Authentication: Sendable {
 ///
 /// Encoded as UTF-8, joined with `:` and base64-encoded. A username cannot contain `:` (the
 /// server could not tell where it ends); such a credential fails the call with
-/// ``AuthenticationFailure/invalidCredential(_:)``. `description` never prints the password.
+/// ``AuthenticationFailure/invalidCredential(_:)``. Neither `description`, `debugDescription`
+/// nor a `dump` prints the password.
 public struct BasicCredential: Sendable, Equatable {
     /// The user name; must not contain `:`.
     public var username: String
@@ -53,11 +54,24 @@ public struct BasicCredential: Sendable, Equatable {
     }
 }
 
-extension BasicCredential: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The username only.
+extension BasicCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The username only; the password is shown as `<redacted>`.
     public var description: String { "BasicCredential(username: \(username.debugDescription), password: <redacted>)" }
     /// The same as ``description``.
     public var debugDescription: String { description }
+
+    /// The username and a `<redacted>` password, so that `dump(_:)` and reflection-based
+    /// loggers cannot reach the password.
+    ///
+    /// ```swift
+    /// dump(BasicCredential(username: "ada", password: "pw"))
+    /// // ▿ BasicCredential(username: "ada", password: <redacted>)
+    /// //   - username: "ada"
+    /// //   - password: "<redacted>"
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "password": Redaction.placeholder], displayStyle: .struct)
+    }
 }
 
 /// Something that happened to a ``TokenRefresher``'s credential, for apps that must react

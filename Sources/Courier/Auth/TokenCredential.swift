@@ -7,7 +7,8 @@ public import Foundation
 ///                                  expiresAt: Date().addingTimeInterval(3600))
 /// ```
 ///
-/// Its `description` never prints a token.
+/// Neither its `description`, its `debugDescription` nor a `dump` of it prints a token;
+/// `Codable` encodes the real values (for token stores).
 public struct TokenCredential: Codable, Sendable, Equatable {
     /// The access token sent in `Authorization: <tokenType> <accessToken>`.
     public var accessToken: String
@@ -60,7 +61,7 @@ public struct TokenCredential: Codable, Sendable, Equatable {
     }
 }
 
-extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible {
+extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Type, expiry and whether a refresh token is present; never the tokens.
     public var description: String {
         var parts = ["type: \(tokenType)", "access token: <redacted>"]
@@ -72,4 +73,22 @@ extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible
 
     /// The same as ``description``: tokens are never printed.
     public var debugDescription: String { description }
+
+    /// Every property, with both tokens shown as `<redacted>`, so that `dump(_:)` and
+    /// reflection-based loggers cannot reach them. `Codable` still encodes the real tokens.
+    ///
+    /// ```swift
+    /// dump(credential)   // ▿ TokenCredential(type: Bearer, access token: <redacted>, …)
+    ///                    //   - accessToken: "<redacted>" …
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "accessToken": Redaction.placeholder,
+            "refreshToken": refreshToken.map { _ in Redaction.placeholder } as Any,
+            "expiresAt": expiresAt as Any,
+            "tokenType": tokenType,
+            "scope": scope as Any,
+            "issuedAt": issuedAt as Any,
+        ], displayStyle: .struct)
+    }
 }

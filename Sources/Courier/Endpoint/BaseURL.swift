@@ -37,10 +37,17 @@ public struct BaseURL: Hashable, Sendable {
 
     /// Creates a base URL from its parts.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidHost(_:reason:)``
-    ///   naming the host and the rule it breaks, or ``InvalidRequest/invalidPort(_:)``.
+    ///   naming the host and the rule it breaks, or ``InvalidRequest/invalidPort(_:)``. The error
+    ///   never holds user-info or a secret query item: `ghp_x@api.github.com` is reported as
+    ///   `<redacted>@api.github.com`.
+    ///
+    /// ```swift
+    /// let api = try BaseURL(host: "api.example.com")
+    /// ```
     public init(scheme: Scheme = .https, host: String, port: Int? = nil) throws(CourierError) {
         if let problem = HostValidation.problem(with: host) {
-            throw .invalidRequest(.invalidHost(host, reason: problem))
+            // The host may be a pasted URL with a token in it; keep only what may be printed.
+            throw .invalidRequest(.invalidHost(Redaction.default.redact(urlString: host), reason: problem))
         }
         if let port, !(1...65535).contains(port) {
             throw .invalidRequest(.invalidPort(port))
@@ -54,10 +61,15 @@ public struct BaseURL: Hashable, Sendable {
     /// `"http://127.0.0.1:8080"`. A trailing `/` is allowed; any other path, a query, a
     /// fragment or user-info is an error, so nothing in the string is silently dropped.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidBaseURL(_:reason:)``,
-    ///   or the host and port errors of ``init(scheme:host:port:)``.
+    ///   or the host and port errors of ``init(scheme:host:port:)``. The error keeps the string
+    ///   as ``Redaction/redact(urlString:)`` prints it, never its user-info.
+    ///
+    /// ```swift
+    /// let local = try BaseURL(string: "http://127.0.0.1:8080")
+    /// ```
     public init(string: String) throws(CourierError) {
         func fail(_ reason: String) -> CourierError {
-            .invalidRequest(.invalidBaseURL(string, reason: reason))
+            .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: string), reason: reason))
         }
         guard let separator = string.range(of: "://") else {
             throw fail("expected scheme://host[:port]")

@@ -38,9 +38,46 @@ public struct HeaderItem: Hashable, Sendable {
     }
 }
 
-extension HeaderItem: CustomStringConvertible {
-    /// The name only; the value is never printed because it may be a credential.
-    public var description: String { "\(name): <redacted>" }
+extension HeaderItem: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `Name: value`, with the value of a secret header (see ``Redaction/isSecret(headerName:)``
+    /// and ``Redaction/default``) shown as `<redacted>`, keeping a well-known scheme
+    /// (`Authorization: Bearer <redacted>`). A value with control characters is not printed (it
+    /// would forge log lines), nor is the part of an invalid name from its first invalid
+    /// character on (`Authorization: Bearer abc` given as a name).
+    ///
+    /// ```swift
+    /// HeaderItem(name: "X-Api-Key", value: "k").description   // "X-Api-Key: <redacted>"
+    /// HeaderItem.accept("application/json").description       // "Accept: application/json"
+    /// ```
+    public var description: String {
+        "\(Redaction.printableHeaderName(name)): \(printableValue)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The name and the value as ``description`` shows them, so that `dump(_:)` and
+    /// reflection-based loggers cannot reach a secret value.
+    ///
+    /// ```swift
+    /// dump(HeaderItem(name: "Private-Token", value: "t"))
+    /// // ▿ Private-Token: <redacted>
+    /// //   - name: "Private-Token"
+    /// //   - value: "<redacted>"
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": Redaction.printableHeaderName(name), "value": printableValue], displayStyle: .struct)
+    }
+
+    private var printableValue: String {
+        // An invalid name may be a whole header line pasted in, so its value is treated as secret.
+        guard HTTPToken.isValid(name) else { return Redaction.placeholder }
+        let redaction = Redaction.default
+        if redaction.isSecret(headerName: name) || Self.isValidValue(value) {
+            return redaction.redactedValue(ofHeader: name, value: value)
+        }
+        return "<value with control characters, not shown>"
+    }
 }
 
 extension HeaderItem {

@@ -11,6 +11,11 @@ enum HostValidation {
     static func problem(with host: String) -> String? {
         let scalars = host.unicodeScalars
         guard !scalars.isEmpty else { return "the host is empty" }
+        // First, so that no later reason (which may quote a label or an address) can quote a
+        // token given as user-info.
+        if scalars.contains("@") {
+            return "contains user-info (\"@\"); credentials do not belong in the host, use Authentication"
+        }
         if let bad = scalars.first(where: { !$0.isASCII }) {
             let code = "U+" + String(bad.value, radix: 16, uppercase: true)
             return "contains the non-ASCII character \(code); use the name's punycode (IDNA) form, e.g. \"xn--bcher-kva.example\" for \"bücher.example\""
@@ -24,7 +29,6 @@ enum HostValidation {
         for scalar in scalars {
             switch scalar {
             case "/": return "contains a \"/\"; put the path in URLPath, not in the host"
-            case "@": return "contains user-info (\"@\"); credentials do not belong in the host"
             case ":": return "contains a \":\"; pass the port separately, and write IPv6 addresses in brackets"
             case " ", "\t": return "contains white space"
             case "?", "#": return "contains \"\(scalar)\"; a host cannot carry a query or fragment"

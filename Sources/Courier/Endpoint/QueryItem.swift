@@ -23,12 +23,37 @@ public struct QueryItem: Hashable, Sendable {
     }
 }
 
-extension QueryItem: CustomStringConvertible {
-    /// `name=value`, as it would appear before encoding; the value of a secret-bearing name
-    /// (`access_token`, `password`, … see ``Redaction/default``) is shown as `<redacted>`.
+extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `name=value`, as it would appear before encoding; the value of a secret name
+    /// (`access_token`, `password`, `X-Amz-Signature`… see ``Redaction/isSecret(queryItemName:)``
+    /// and ``Redaction/default``) is shown as `<redacted>`.
+    ///
+    /// ```swift
+    /// QueryItem(name: "access_token", value: "t").description   // "access_token=<redacted>"
+    /// QueryItem(name: "page", value: "2").description           // "page=2"
+    /// ```
     public var description: String {
-        guard let value else { return name }
-        let names = Redaction.normalizedSet(Redaction.default.queryItems)
-        return "\(name)=\(Redaction.nameMatches(name, names: names) ? Redaction.placeholder : value)"
+        guard let value = printableValue else { return name }
+        return "\(name)=\(value)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The name and the value as ``description`` shows it, so that `dump(_:)` and
+    /// reflection-based loggers cannot reach a secret value.
+    ///
+    /// ```swift
+    /// dump(QueryItem(name: "token", value: "t"))   // ▿ token=<redacted> - name: "token" - value: "<redacted>"
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "value": printableValue as Any], displayStyle: .struct)
+    }
+
+    private var printableValue: String? {
+        guard let value else { return nil }
+        // The name is given unencoded; `isSecret(queryItemName:)` decodes, which cannot hide a
+        // secret name (decoding only ever reveals more of it).
+        return Redaction.default.isSecret(queryItemName: name) ? Redaction.placeholder : value
     }
 }

@@ -27,14 +27,18 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     case invalidCredential(String)
 }
 
-extension AuthenticationFailure: CustomStringConvertible {
-    /// A readable sentence; never contains a credential.
+extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
+    /// A readable sentence; never contains a credential (a host is printed without user-info).
+    ///
+    /// ```swift
+    /// AuthenticationFailure.missingCredential.description   // "no credential (not signed in, or signed out)"
+    /// ```
     public var description: String {
         switch self {
         case .missingCredential:
             return "no credential (not signed in, or signed out)"
         case .hostNotAuthorized(let host):
-            return "host \(host.debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
+            return "host \(Redaction.default.redact(urlString: host).debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
         case .refreshFailed(let failure):
             return "refresh failed: \(failure)"
         case .refreshLoopDetected(let refreshes, let window):
@@ -44,6 +48,11 @@ extension AuthenticationFailure: CustomStringConvertible {
         case .invalidCredential(let reason):
             return "invalid credential: \(reason)"
         }
+    }
+
+    /// The description only: the default mirror would print a host as it was given.
+    public var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .enum)
     }
 }
 

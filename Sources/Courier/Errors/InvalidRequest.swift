@@ -1,19 +1,27 @@
 import Foundation
 
 /// Why a request could not be built. Every case names the offending input so that the message
-/// points at the mistake; header *values* are never included because they may hold secrets.
+/// points at the mistake, but never a secret it may hold: header *values* are never included,
+/// and hosts, paths and URLs are printed through ``Redaction/redact(urlString:)`` (user-info,
+/// secret query and fragment items hidden), and so is what ``BaseURL`` keeps in its errors.
+/// A `dump(_:)` shows the ``description`` only.
 public enum InvalidRequest: Sendable, Equatable {
     /// The host is not an RFC 1123 name, an IPv4 dotted quad or a bracketed IPv6 literal.
+    /// ``BaseURL`` keeps the host as it may be printed: `ghp_x@api.github.com` is kept as
+    /// `<redacted>@api.github.com`.
     case invalidHost(String, reason: String)
     /// The port is outside 1–65535.
     case invalidPort(Int)
     /// The path breaks the rules of ``URLPath``.
     case invalidPath(String, reason: String)
-    /// A string meant to be a base URL could not be read as `scheme://host[:port]`.
+    /// A string meant to be a base URL could not be read as `scheme://host[:port]`. The string
+    /// is kept as it may be printed (see ``Redaction/redact(urlString:)``).
     case invalidBaseURL(String, reason: String)
     /// The method is not an RFC 9110 token.
     case invalidMethod(String)
-    /// A header name is not an RFC 9110 token.
+    /// A header name is not an RFC 9110 token. The description prints the name only up to its
+    /// first invalid character: `Authorization: Bearer abc` given as a name is a whole header
+    /// line, value included.
     case invalidHeaderName(String)
     /// A header value contains CR, LF, NUL or another control character (header injection).
     /// Only the header's name is kept: its value may be a secret.
@@ -51,24 +59,34 @@ public enum InvalidRequest: Sendable, Equatable {
     case wouldDeadlock(String)
 }
 
-extension InvalidRequest: CustomStringConvertible {
-    /// A readable sentence naming the offending input.
+extension InvalidRequest: CustomStringConvertible, CustomReflectable {
+    /// A readable sentence naming the offending input, without a secret it may hold.
+    ///
+    /// ```swift
+    /// InvalidRequest.invalidURL("https://h/p?token=t").description
+    /// // "the URL \"https://h/p?token=<redacted>\" could not be formed"
+    /// ```
     public var description: String {
         switch self {
         case .invalidHost(let host, let reason):
-            return "invalid host \(host.debugDescription): \(reason)"
+            return "invalid host \(Self.redacted(host).debugDescription): \(reason)"
         case .invalidPort(let port):
             return "invalid port \(port): must be between 1 and 65535"
         case .invalidPath(let path, let reason):
-            return "invalid path \(path.debugDescription): \(reason)"
+            return "invalid path \(Self.redacted(path).debugDescription): \(reason)"
         case .invalidBaseURL(let string, let reason):
             return "invalid base URL \(Self.redacted(string).debugDescription): \(reason)"
         case .invalidMethod(let method):
             return "invalid HTTP method \(method.debugDescription): must be an RFC 9110 token"
         case .invalidHeaderName(let name):
-            return "invalid header name \(name.debugDescription): must be an RFC 9110 token"
+            guard let bad = Redaction.firstInvalidHeaderNameScalar(name) else {
+                return "invalid header name \(name.debugDescription): must be an RFC 9110 token"
+            }
+            // Nothing from the first invalid character on: it may start a value (`: Bearer …`).
+            let code = "U+" + String(name.unicodeScalars[bad].value, radix: 16, uppercase: true)
+            return "invalid header name \(Redaction.printableHeaderName(name).debugDescription): it has the character \(code), and a name must be an RFC 9110 token (the rest of it is not shown)"
         case .invalidHeaderValue(let name):
-            return "invalid value for header \(name.debugDescription): control characters such as CR or LF are not allowed"
+            return "invalid value for header \(Redaction.printableHeaderName(name).debugDescription): control characters such as CR or LF are not allowed"
         case .bodyNotAllowed(let method):
             return "a \(method) request cannot carry a body"
         case .encodingFailed(let reason):
@@ -90,17 +108,13 @@ extension InvalidRequest: CustomStringConvertible {
         }
     }
 
-    /// A URL string with secret query items and a user-info password redacted, when it parses
-    /// as a URL; otherwise everything after `?` and any user info are dropped.
+    /// The description only: the default mirror would print the associated values as given.
+    public var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .enum)
+    }
+
+    /// A host, path or URL string as it may be printed (see ``Redaction/redact(urlString:)``).
     private static func redacted(_ string: String) -> String {
-        if let url = URL(string: string) {
-            return Redaction.default.redact(url: url)
-        }
-        var text = string
-        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) + "?<redacted>" }
-        if let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at {
-            text = String(text[..<scheme.upperBound]) + "<redacted>@" + String(text[text.index(after: at)...])
-        }
-        return text
+        Redaction.default.redact(urlString: string)
     }
 }

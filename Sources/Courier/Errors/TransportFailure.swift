@@ -88,21 +88,41 @@ extension TransportFailure.Kind {
     }
 }
 
-extension TransportFailure: CustomStringConvertible {
-    /// The kind, the URL error code and the URL's scheme, host and path (never its query,
-    /// which may carry secrets).
+extension TransportFailure: CustomStringConvertible, CustomReflectable {
+    /// The kind, the URL error code and the URL as ``Redaction/default`` prints it: no
+    /// user-info, secret query, fragment and path-parameter values shown as `<redacted>`.
+    ///
+    /// ```swift
+    /// TransportFailure(URLError(.cannotConnectToHost), url: URL(string: "http://127.0.0.1:1/v1?key=k&page=2")!)
+    /// // cannotConnect, URLError -1004 (cannotConnectToHost), for http://127.0.0.1:1/v1?key=<redacted>&page=2
+    /// ```
     public var description: String {
         var parts = [kind.rawValue]
         if let urlError {
             parts.append("URLError \(urlError.code.rawValue)\(urlError.code.name.map { " (\($0))" } ?? "")")
         }
         if let url {
-            parts.append("for \(url.redactedForLogging)")
+            parts.append("for \(Redaction.default.redact(url: url))")
         }
         if let message {
             parts.append(message)
         }
         return parts.joined(separator: ", ")
+    }
+
+    /// Kind, URL error code, redacted URL and message. The `URLError` itself is left out: its
+    /// `userInfo` holds the failing URL whole, query included.
+    ///
+    /// ```swift
+    /// dump(failure)   // ▿ timedOut, URLError -1001 (timedOut), for https://h/p?token=<redacted> …
+    /// ```
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "kind": kind,
+            "urlErrorCode": urlError.map { $0.code.rawValue } as Any,
+            "url": url.map { Redaction.default.redact(url: $0) } as Any,
+            "message": message as Any,
+        ], displayStyle: .struct)
     }
 }
 
@@ -153,5 +173,34 @@ extension URL {
         components.percentEncodedQuery = nil
         components.fragment = nil
         return (components.string ?? "<unprintable URL>") + (hadQuery ? "?…" : "")
+    }
+
+    /// This URL as a URL that may be kept where a `URL` must go and might be printed (a
+    /// `URLError`'s failing URL): no user-info, and the values of secret query, fragment and
+    /// path-parameter items (by ``Redaction/default``) replaced by `%3Credacted%3E`, which
+    /// prints as `<redacted>` once decoded. A URL that cannot be taken apart becomes its
+    /// scheme and host alone, or `about:blank`.
+    var redactedForErrors: URL {
+        let replacement = "%3Credacted%3E"
+        let redaction = Redaction.default
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {
+            return URL(string: "about:blank") ?? URL(fileURLWithPath: "/")
+        }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        components.percentEncodedPath = redaction.redactPathParameters(components.percentEncodedPath, replacement: replacement)
+        if let query = components.percentEncodedQuery {
+            components.percentEncodedQuery = Redaction.redactParameters(
+                query, isSecret: redaction.queryItemNameTest, replacement: replacement)
+        }
+        if let fragment = components.percentEncodedFragment {
+            components.percentEncodedFragment = Redaction.redactParameters(
+                fragment, isSecret: redaction.queryItemNameTest, replacement: replacement)
+        }
+        if let url = components.url { return url }
+        var bare = URLComponents()
+        bare.scheme = components.scheme
+        bare.percentEncodedHost = components.percentEncodedHost
+        return bare.url ?? URL(string: "about:blank") ?? URL(fileURLWithPath: "/")
     }
 }

@@ -8,11 +8,12 @@ extension TransportRequest {
     /// request's order. `-X METHOD` for every method but `GET` (and `--head` for `HEAD`);
     /// `--globoff` when the URL contains `[`, `]`, `{` or `}`, so curl does not read them as
     /// a glob pattern. The body:
-    /// - `application/x-www-form-urlencoded`: `--data-binary` with listed fields redacted;
-    /// - JSON (`application/json`, `…+json`): `--data-binary` with listed keys redacted (keys sorted);
+    /// - `application/x-www-form-urlencoded`: `--data-binary` with secret fields redacted;
+    /// - JSON (`application/json`, `…+json`): `--data-binary` with secret keys redacted at any
+    ///   depth (keys sorted);
     /// - other UTF-8 text without control characters: `--data-binary` as it is;
-    /// - anything else, anything longer than ``Redaction/bodyPreviewLimit`` after redaction, and
-    ///   streamed bodies: `--data-binary @-  # N bytes of <content type>, not shown`, so the
+    /// - anything else, anything longer than ``Redaction/bodyPreviewLimit`` after redaction (or
+    ///   longer than 64 KiB before, which is not parsed), and streamed bodies: `--data-binary @-  # N bytes of <content type>, not shown`, so the
     ///   command runs with the body piped in and the comment says what it was.
     ///
     /// ```swift
@@ -32,9 +33,8 @@ extension TransportRequest {
             arguments.append("--globoff")
         }
         arguments.append(CURL.quoted(url))
-        let listed = Redaction.normalizedSet(redaction.headers)
         for field in head.headerFields {
-            let value = redaction.redactedValue(of: field, listed: listed)
+            let value = redaction.redactedValue(ofHeader: field.name.rawName, value: field.value)
             arguments.append("-H \(CURL.quoted("\(field.name.rawName): \(value)"))")
         }
         if let body {
@@ -67,8 +67,15 @@ enum CURL {
         }
     }
 
+    /// The largest form or JSON body that is parsed to be redacted and shown: 64 KiB.
+    static let maximumParsedBody = 16 * Redaction.bodyPreviewLimit
+
     /// The body as it may be printed, or `nil` when it must not or cannot be.
     private static func preview(_ data: Data, mediaType: String?, redaction: Redaction) -> String? {
+        // Redaction only shortens values, so a body many times the limit is almost never shown,
+        // and parsing it costs seconds (JSONSerialization with sorted keys, 1.6 MB: ~9 s on
+        // Linux in a debug build). Hiding it unparsed only ever hides more.
+        guard data.count <= maximumParsedBody else { return nil }
         switch mediaType {
         case "application/x-www-form-urlencoded"?:
             return redaction.redact(formBody: data)

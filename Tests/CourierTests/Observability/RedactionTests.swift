@@ -97,7 +97,7 @@ struct SecretCase: Sendable, CustomTestStringConvertible {
         },
         SecretCase("array-name") { makeRequest("https://api.example.com/v1?password%5B%5D=\($0)") },
         SecretCase("fragment") { makeRequest("https://app.example.com/cb#access_token=\($0)&token_type=bearer") },
-        SecretCase("userinfo", visible: ["bob:<redacted>@"]) { makeRequest("https://bob:\($0)@api.example.com/v1") },
+        SecretCase("userinfo", visible: ["https://<redacted>@api.example.com"]) { makeRequest("https://bob:\($0)@api.example.com/v1") },
         // Form bodies
         SecretCase("form-password", visible: ["username=bob", "grant_type=password"]) {
             makeRequest(.post, "https://id.example.com/token", headers: [("Content-Type", form)],
@@ -199,8 +199,10 @@ struct RedactionTests {
         ("https://h.example/p", "https://h.example/p"),
         ("https://h.example:8443/a/b?x=1&y", "https://h.example:8443/a/b?x=1&y"),
         ("http://[::1]:8080/p?token=abc", "http://[::1]:8080/p?token=<redacted>"),
-        ("https://bob@h.example/", "https://bob@h.example/"),
-        ("https://bob:pw@h.example/", "https://bob:<redacted>@h.example/"),
+        ("https://bob@h.example/", "https://<redacted>@h.example/"),
+        ("https://bob:pw@h.example/", "https://<redacted>@h.example/"),
+        ("https://h.example/p?a=1;token=t;b=2", "https://h.example/p?a=1;token=<redacted>;b=2"),
+        ("https://h.example/p;jsessionid=s/q;v=1", "https://h.example/p;jsessionid=<redacted>/q;v=1"),
         ("https://h.example/p?a=1&&token=&b", "https://h.example/p?a=1&&token=<redacted>&b"),
         ("https://h.example/p?token", "https://h.example/p?token"),
         ("https://h.example/p?code=1&decode=2&zipcode=3", "https://h.example/p?code=<redacted>&decode=2&zipcode=3"),
@@ -236,20 +238,20 @@ struct RedactionTests {
             "https://h.example/p?code=c0de&sig=S1G",
             headers: [("X-Tenant-Secret", "T3NANT"), ("Authorization", "Bearer B34RER")])
         var redaction = Redaction.default
-        redaction.headers.insert("x-tenant-secret")
-        redaction.headers.remove("Authorization")
+        redaction.exposed.insert("x-tenant-secret")   // shown, although it matches `secret`
+        redaction.exposed.insert("Authorization")
         redaction.queryItems.insert("SIG")
         redaction.queryItems.remove("code")
         let curl = request.curlCommand(redaction: redaction)
-        #expect(curl == "curl 'https://h.example/p?code=c0de&sig=<redacted>' -H 'X-Tenant-Secret: <redacted>' -H 'Authorization: Bearer B34RER'")
+        #expect(curl == "curl 'https://h.example/p?code=c0de&sig=<redacted>' -H 'X-Tenant-Secret: T3NANT' -H 'Authorization: Bearer B34RER'")
         #expect(redaction != Redaction.default)
 
-        let nothing = Redaction(headers: [], queryItems: [], formFields: [])
-        #expect(request.curlCommand(redaction: nothing).contains("T3NANT"))
-        #expect(nothing.redact(url: request.url) == "https://h.example/p?code=c0de&sig=S1G")
+        #expect(request.curlCommand(redaction: .disabled).contains("T3NANT"))
+        #expect(Redaction.disabled.redact(url: request.url) == "https://h.example/p?code=c0de&sig=S1G")
 
-        let formOnly = Redaction(formFields: ["pin"])
+        let formOnly = Redaction(formFields: ["pin"], namePatterns: Redaction.NamePatterns())
         #expect(formOnly.redact(formBody: Data("pin=1234&password=x".utf8)) == "pin=<redacted>&password=x")
+        #expect(Redaction(formFields: ["pin"]).redact(formBody: Data("pin=1234&password=x".utf8)) == "pin=<redacted>&password=<redacted>")
         #expect(Redaction() == Redaction.default)
     }
 
@@ -282,6 +284,17 @@ struct RedactionTests {
         #expect(request.curlCommand() == expected)
     }
 
+    @Test("a form or JSON body past 64 KiB is described, not parsed, even when its redacted form would be short")
+    func largeBodiesAreNotParsed() {
+        let assertion = String(repeating: "a", count: 70_000)
+        let json = makeRequest(.post, "https://h.example/t", headers: [("Content-Type", "application/json")],
+                               body: .data(Data(#"{"assertion":"\#(assertion)"}"#.utf8)))
+        #expect(json.curlCommand() == "curl -X 'POST' 'https://h.example/t' -H 'Content-Type: application/json' --data-binary @-  # 70016 bytes of application/json, not shown")
+        let small = makeRequest(.post, "https://h.example/t", headers: [("Content-Type", "application/json")],
+                                body: .data(Data(#"{"assertion":"\#(assertion.prefix(60_000))"}"#.utf8)))
+        #expect(small.curlCommand().hasSuffix(#"--data-binary '{"assertion":"<redacted>"}'"#))
+    }
+
     @Test("streamed bodies are described, never read")
     func streamedBody() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("redaction-\(UUID().uuidString).bin")
@@ -300,7 +313,7 @@ struct RedactionTests {
     ])
     func shellRoundTrip(_ value: String) throws {
         let request = makeRequest("https://h.example/p", headers: [("X-Value", value)])
-        let command = request.curlCommand(redaction: Redaction(headers: [], queryItems: [], formFields: []))
+        let command = request.curlCommand(redaction: .disabled)
         let sent = try #require(request.head.headerFields[HTTPField.Name("X-Value")!])
         let quoted = try #require(command.components(separatedBy: " -H ").last)
         let shell = URL(fileURLWithPath: "/bin/sh")
