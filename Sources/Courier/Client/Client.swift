@@ -54,8 +54,12 @@ public actor Client {
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized there.
-        // Whether a credential may go is decided per attempt, on the request actually signed.
         let declaredOrigin = RedirectPolicy.Origin(request.url)
+        if case .none = authentication {} else {
+            // An endpoint whose own origin may not receive the credential fails before any
+            // middleware runs; each attempt is checked again on the request actually signed.
+            try checkAuthorized(request, declaredOrigin: declaredOrigin)
+        }
         let metrics = CallMetrics()
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let response = try await MiddlewareChain.run(

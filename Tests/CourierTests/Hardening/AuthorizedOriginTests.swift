@@ -55,15 +55,24 @@ struct AuthorizedOriginTests {
         #expect(await transport.last?.header("Authorization")?.hasPrefix("Basic ") == true)
     }
 
-    @Test("an origin listed in authorizedHosts is signed wherever the request came from", arguments: [
+    @Test("an origin listed in authorizedHosts is signed when a middleware moves the request there", arguments: [
         ("http://127.0.0.1:18092", "http://127.0.0.1:18092/"),
         ("https://api.example.com", "https://api.example.com:443/"),
         ("HTTPS://API.example.com:443", "https://api.example.com/"),
     ])
     func anAuthorizedOriginIsSigned(entry: String, url: String) async throws {
         let transport = RecordingTransport()
-        _ = try await client(transport, hosts: [entry], rewriteTo: url).enqueue(Endpoint()).resume()
+        _ = try await client(transport, hosts: ["127.0.0.1", entry], rewriteTo: url).enqueue(Endpoint()).resume()
         #expect(await transport.last?.header("Authorization")?.hasPrefix("Basic ") == true)
+    }
+
+    @Test("an endpoint whose own origin is not authorized fails before any middleware, even one that would move it to an authorized origin")
+    func theDeclaredOriginMustBeAuthorizedToo() async {
+        let transport = RecordingTransport()
+        await #expect(throws: CourierError.self) {
+            _ = try await client(transport, hosts: ["http://127.0.0.1:18092"], rewriteTo: "http://127.0.0.1:18092/").enqueue(Endpoint()).resume()
+        }
+        #expect(await transport.count == 0)
     }
 
     @Test("an origin entry authorizes only its own scheme and port", arguments: [
@@ -74,7 +83,7 @@ struct AuthorizedOriginTests {
     func anOriginEntryIsExact(entry: String, url: String) async {
         let transport = RecordingTransport()
         await #expect(throws: CourierError.self) {
-            _ = try await client(transport, hosts: [entry], rewriteTo: url).enqueue(Endpoint()).resume()
+            _ = try await client(transport, hosts: ["127.0.0.1", entry], rewriteTo: url).enqueue(Endpoint()).resume()
         }
         #expect(await transport.count == 0)
     }
