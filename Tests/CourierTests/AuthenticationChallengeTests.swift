@@ -186,6 +186,22 @@ struct AuthenticationChallengeTests {
         #expect(response.authenticationChallenges[1].error == "invalid_token")
     }
 
+    @Test("the Authentication guide's example: a 403's insufficient_scope challenge reaches the caller through the error")
+    func guideExample() async throws {
+        let transport = RecordingTransport(status: 403, headers: [
+            "WWW-Authenticate": #"Bearer realm="api", error="insufficient_scope", scope="repo delete_repo""#,
+        ])
+        do {
+            _ = try await makeClient(transport).enqueue(TestEndpoint(method: .delete)).resume()
+            Issue.record("a 403 must fail")
+        } catch {
+            let bearer = error.response?.authenticationChallenges.first { $0.hasScheme("Bearer") }
+            #expect(bearer?.error == "insufficient_scope")
+            #expect(bearer?.scopes == ["repo", "delete_repo"])
+            #expect(bearer?.realm == "api")
+        }
+    }
+
     @Test("a response with no WWW-Authenticate field has no challenges")
     func responseWithoutChallenges() throws {
         let response = Response(statusCode: 401, url: try #require(URL(string: "https://api.example.com/")))
