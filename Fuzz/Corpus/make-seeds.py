@@ -103,6 +103,11 @@ PI_WITHOUT_DATA = "<a><?foo?></a>"
 UTF7_DECLARATION = b'<?xml version="1.0" encoding="UTF-7" \x01?><a/>'
 xml_tree("regression-pi-without-data", PI_WITHOUT_DATA, "utf-8")
 xml_tree("regression-utf7-declaration", UTF7_DECLARATION, "utf-8")
+# Leading 00 00 00 3C: libxml2 guesses UCS-4 and dereferences NULL (SIGSEGV), with no charset
+# or charset=utf-8.
+UCS4_GUESS = b"\x00\x00\x00<c<<<<<"
+xml_tree("regression-ucs4-guess", UCS4_GUESS)
+xml_decoder("regression-ucs4-guess", UCS4_GUESS, "utf-8")
 xml_decoder("regression-pi-without-data", PI_WITHOUT_DATA, "utf-8")
 xml_decoder("regression-utf7-declaration", UTF7_DECLARATION, "utf-8")
 
