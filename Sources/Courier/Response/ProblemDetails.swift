@@ -69,7 +69,10 @@ public struct ProblemDetails: Sendable, Equatable {
     /// Decodes the whole body as `type`, to read the extension members a problem type defines.
     /// - Throws: ``CourierError/decoding(_:)`` when the body does not decode as `type`.
     public func extensions<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(CourierError) -> T {
-        let response = Response(statusCode: status ?? 500, headers: ["Content-Type": "application/problem+json"],
+        // `status` is whatever the body says (99999, -1, …); a Response only holds a real status
+        // code (swift-http-types traps outside 0...999), so keep it only when it is one.
+        let code = status.flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
+        let response = Response(statusCode: code, headers: ["Content-Type": "application/problem+json"],
                                 body: body, url: URL(fileURLWithPath: "/"))
         return try response.decode(type, using: decoder)
     }

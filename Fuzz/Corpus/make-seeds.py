@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Writes the handwritten seed corpus of every fuzz target into Fuzz/Corpus/<Target>/.
+
+Run it after changing a seed here (python3 Fuzz/Corpus/make-seeds.py); the files it writes are
+committed, so CI needs no Python. A file dropped into a corpus folder by hand (a crash turned
+regression input, say) is kept: this script only writes the files it names.
+
+Several targets read a first byte of options before the input proper; the helpers below write
+it (see each target's header comment for what it selects).
+"""
+import os
+import struct
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# Mirrors fuzzCharsets in Fuzz/Sources/FuzzSupport/XMLInputs.swift.
+CHARSETS = [None, "utf-8", "us-ascii", "iso-8859-1", "windows-1252", "utf-16", "utf-16le", "utf-16be", "utf-32", "ebcdic-fuzz"]
+
+
+def write(target, name, data):
+    folder = os.path.join(ROOT, target)
+    os.makedirs(folder, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def xml_tree(name, body, charset=None, whitespace=False):
+    """FuzzXMLTree: options byte = charset index << 1 | preservingWhitespace."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    write("FuzzXMLTree", name, bytes([CHARSETS.index(charset) << 1 | int(whitespace)]) + body)
+
+
+def xml_decoder(name, body, charset=None):
+    """FuzzXMLBodyDecoder: options byte = charset index."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    write("FuzzXMLBodyDecoder", name, bytes([CHARSETS.index(charset)]) + body)
+
+
+SOAP_TYPES = ["text/xml", "application/soap+xml", "text/xml; charset=utf-8",
+              "application/soap+xml; charset=utf-16", "text/xml; charset=iso-8859-1"]
+
+
+def soap(name, body, content_type="text/xml"):
+    """FuzzSOAP: options byte = Content-Type index."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    write("FuzzSOAP", name, bytes([SOAP_TYPES.index(content_type)]) + body)
+
+
+# --- XML documents shared by the XML targets ---------------------------------------------
+CATALOG = ('<?xml version="1.0" encoding="UTF-8"?>\n<catalog>\n  <name>Books &amp; more</name>\n  <count>2</count>\n'
+           '  <active>true</active>\n  <book id="b1"><title>Dune</title><price>9.99</price><tags>sf</tags><tags>classic</tags></book>\n'
+           '  <book id="b2"><title><![CDATA[<Neuromancer>]]></title><price>1e2</price></book>\n'
+           '  <meta><isbn>123</isbn><lang>en</lang></meta>\n</catalog>\n')
+XXE = '<?xml version="1.0"?>\n<!DOCTYPE catalog [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<catalog><name>&xxe;</name></catalog>'
+LAUGHS = ('<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">'
+          '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;">]>\n<lolz>&lol3;</lolz>')
+# The issue 9 attack: a DOCTYPE in UTF-16LE without a byte-order mark, served as an 8-bit charset.
+ENTITY_UTF16 = ('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "' + "y" * 64 + '">]><a>' + "&x;" * 32 + "</a>").encode("utf-16-le")
+NAMESPACES = ('<r xmlns="urn:default" xmlns:p="urn:p"><p:a p:attr="1" b=\'2\'>t&#x41;&#65;&lt;&gt;&quot;&apos;</p:a>'
+              '<!-- comment --><?pi data?><p:b xmlns:p="urn:other"/></r>')
+MIXED = "<p>  <b>bold</b> <i>italic</i>\n\ttext  </p>"
+LATIN1 = '<?xml version="1.0" encoding="ISO-8859-1"?><name>Fran\xe7ois M\xfcller</name>'.encode("latin-1")
+CP1252 = '<?xml version="1.0" encoding="windows-1252"?><q>\x93quoted\x94 \x80</q>'.encode("latin-1")
+DEEP_200 = "<a>" * 200 + "x" + "</a>" * 200
+WIDE_ATTRS = "<a " + " ".join('k%d="v%d"' % (i, i) for i in range(50)) + "/>"
+
+xml_tree("catalog-utf8", CATALOG, "utf-8")
+xml_tree("catalog-no-charset", CATALOG)
+xml_tree("catalog-utf16le-bom", b"\xff\xfe" + CATALOG.encode("utf-16-le"))
+xml_tree("catalog-utf16be-bom-declared-utf8", b"\xfe\xff" + CATALOG.encode("utf-16-be"), "utf-8")
+xml_tree("catalog-utf32-bom", b"\xff\xfe\x00\x00" + CATALOG.encode("utf-32-le"))
+xml_tree("catalog-utf16-sniffed", CATALOG.encode("utf-16-le"))
+xml_tree("xxe", XXE, "utf-8")
+xml_tree("billion-laughs", LAUGHS)
+xml_tree("entity-utf16le-no-bom-as-utf8", ENTITY_UTF16, "utf-8")
+xml_tree("entity-utf16le-no-bom-as-latin1", ENTITY_UTF16, "iso-8859-1")
+xml_tree("entity-utf16le-no-bom-as-ascii", ENTITY_UTF16, "us-ascii")
+xml_tree("entity-utf16be-no-bom-as-utf8", ('<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>').encode("utf-16-be"), "utf-8")
+xml_tree("namespaces", NAMESPACES, "utf-8")
+xml_tree("mixed-whitespace-kept", MIXED, "utf-8", whitespace=True)
+xml_tree("mixed-whitespace-dropped", MIXED, "utf-8")
+xml_tree("latin1-declared", LATIN1)
+xml_tree("windows-1252", CP1252, "windows-1252")
+xml_tree("invalid-utf8", b"<a>\xc3\x28\xff</a>", "utf-8")
+xml_tree("nul-in-utf8", b"<a>x\x00y</a>", "utf-8")
+xml_tree("deep-200", DEEP_200, "utf-8")
+xml_tree("wide-attributes", WIDE_ATTRS, "utf-8")
+xml_tree("only-comment", "<?xml version='1.0'?><!-- nothing -->")
+xml_tree("empty", "")
+xml_tree("unknown-charset", "<a/>", "ebcdic-fuzz")
+xml_tree("declaration-standalone", '<?xml version="1.1" encoding="utf-8" standalone="yes"?><a x="&#10;&#9;"/>')
+xml_tree("mismatched-tags", "<a>\n<b>\n</a>", "utf-8")
+
+# Found by fuzzing, crash until CourierXML keeps them from FoundationXML (see Fuzz/README.md):
+# a processing instruction without data makes FoundationXML call strlen(NULL) (SIGSEGV on Linux);
+# a declaration Courier does not rewrite but libxml2 reads switches libxml2 to UTF-7 (SIGSEGV).
+PI_WITHOUT_DATA = "<a><?foo?></a>"
+UTF7_DECLARATION = b'<?xml version="1.0" encoding="UTF-7" \x01?><a/>'
+xml_tree("regression-pi-without-data", PI_WITHOUT_DATA, "utf-8")
+xml_tree("regression-utf7-declaration", UTF7_DECLARATION, "utf-8")
+# Leading 00 00 00 3C: libxml2 guesses UCS-4 and dereferences NULL (SIGSEGV), with no charset
+# or charset=utf-8.
+UCS4_GUESS = b"\x00\x00\x00<c<<<<<"
+xml_tree("regression-ucs4-guess", UCS4_GUESS)
+xml_decoder("regression-ucs4-guess", UCS4_GUESS, "utf-8")
+xml_decoder("regression-pi-without-data", PI_WITHOUT_DATA, "utf-8")
+xml_decoder("regression-utf7-declaration", UTF7_DECLARATION, "utf-8")
+
+xml_decoder("catalog", CATALOG, "utf-8")
+xml_decoder("catalog-no-charset", CATALOG)
+xml_decoder("catalog-utf16le-bom", b"\xff\xfe" + CATALOG.encode("utf-16-le"), "utf-16")
+xml_decoder("flat-dictionary", "<m><a>1</a><b>two</b><c/></m>", "utf-8")
+xml_decoder("wrong-types", "<catalog><count>many</count><active>maybe</active><book><price>NaN</price></book></catalog>", "utf-8")
+xml_decoder("xxe", XXE, "utf-8")
+xml_decoder("entity-utf16le-no-bom-as-utf8", ENTITY_UTF16, "utf-8")
+xml_decoder("entity-utf16le-no-bom-as-latin1", ENTITY_UTF16, "iso-8859-1")
+xml_decoder("deep-200", DEEP_200, "utf-8")
+xml_decoder("latin1", LATIN1, "iso-8859-1")
+xml_decoder("empty", "", "utf-8")
+
+SOAP11 = ('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">'
+          '<soap:Header><t:Trace xmlns:t="urn:trace">1</t:Trace></soap:Header><soap:Body>'
+          '<m:GetPriceResponse xmlns:m="urn:stock"><m:Price>1.90</m:Price><m:Currency>EUR</m:Currency>'
+          '<m:Items>a</m:Items><m:Items>b</m:Items></m:GetPriceResponse></soap:Body></soap:Envelope>')
+SOAP12 = ('<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"><env:Body>'
+          '<GetPriceResponse xmlns="urn:stock"><Price>3</Price></GetPriceResponse></env:Body></env:Envelope>')
+FAULT11 = ('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault>'
+           '<faultcode>soap:Server</faultcode><faultstring xml:lang="en">Out of pears</faultstring>'
+           '<faultactor>urn:actor</faultactor><detail><e:Stock xmlns:e="urn:e">0</e:Stock></detail>'
+           '</soap:Fault></soap:Body></soap:Envelope>')
+FAULT12 = ('<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:rpc="http://www.w3.org/2003/05/soap-rpc">'
+           '<env:Body><env:Fault><env:Code><env:Value>env:Sender</env:Value><env:Subcode><env:Value>rpc:BadArguments</env:Value>'
+           '<env:Subcode><env:Value>x:Deeper</env:Value></env:Subcode></env:Subcode></env:Code>'
+           '<env:Reason><env:Text xml:lang="en">Bad</env:Text><env:Text xml:lang="fr">Mauvais</env:Text></env:Reason>'
+           '<env:Node>urn:node</env:Node><env:Role>urn:role</env:Role><env:Detail><d>1</d></env:Detail>'
+           '</env:Fault></env:Body></env:Envelope>')
+soap("soap11-payload", SOAP11)
+soap("soap12-payload", SOAP12, "application/soap+xml")
+soap("soap11-fault", FAULT11, "text/xml; charset=utf-8")
+soap("soap12-fault", FAULT12, "application/soap+xml")
+soap("soap11-utf16", b"\xff\xfe" + SOAP11.encode("utf-16-le"), "application/soap+xml; charset=utf-16")
+soap("no-body", '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/></soap:Envelope>')
+soap("empty-body", '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body/></soap:Envelope>')
+soap("not-an-envelope", "<Envelope><Body><x/></Body></Envelope>")
+soap("wrong-namespace-body", '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><Body xmlns="urn:x"><a/></Body></s:Envelope>')
+soap("entity-utf16le-no-bom-as-latin1", ENTITY_UTF16, "text/xml; charset=iso-8859-1")
+soap("xxe", XXE.replace("catalog", "soap:Envelope"), "text/xml")
+soap("regression-pi-without-data", SOAP11.replace("<soap:Body>", "<soap:Body><?foo?>"), "text/xml")
+
+# --- OAuth2 --------------------------------------------------------------------------------
+T = "FuzzOAuth2TokenResponse"
+write(T, "full", '{"access_token":"at-new","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-new","scope":"read write"}')
+write(T, "minimal", '{"access_token":"a","token_type":"bearer"}')
+write(T, "expires-as-string", '{"access_token":"a","token_type":"Bearer","expires_in":" 3599.5 "}')
+write(T, "scope-array", '{"access_token":"a","token_type":"DPoP","scope":["a","b"],"refresh_token":null}')
+write(T, "bom", b'\xef\xbb\xbf{"access_token":"a","token_type":"Bearer","expires_in":1e3}')
+write(T, "control-in-token", '{"access_token":"a\\r\\nX-Injected: 1","token_type":"Bearer"}')
+write(T, "bad-token-type", '{"access_token":"a","token_type":"Bearer token"}')
+write(T, "negative-expiry", '{"access_token":"a","token_type":"Bearer","expires_in":-1}')
+write(T, "huge-expiry", '{"access_token":"a","token_type":"Bearer","expires_in":1e309}')
+write(T, "nul-escape", '{"access_token":"\\u0000","token_type":"Bearer"}')
+write(T, "duplicate-keys", '{"access_token":"a","access_token":"b","token_type":"Bearer"}')
+write(T, "deep-array", '{"access_token":"a","token_type":"Bearer","scope":' + "[" * 300 + "]" * 300 + "}")
+write(T, "not-an-object", '["access_token"]')
+write(T, "truncated", '{"access_token":"a","tok')
+write(T, "empty", "  \r\n")
+write(T, "error-body", '{"error":"invalid_grant","error_description":"revoked"}')
+E = "FuzzOAuth2ErrorBody"
+write(E, "full", '{"error":"invalid_grant","error_description":"The refresh token was revoked","error_uri":"https://example.com/e"}')
+write(E, "code-only", '{"error":"invalid_client"}')
+write(E, "wrong-types", '{"error":"invalid_scope","error_description":42,"error_uri":["x"]}')
+write(E, "code-not-string", '{"error":1}')
+write(E, "empty-code", '{"error":""}')
+write(E, "bom", b'\xef\xbb\xbf{"error":"invalid_request"}')
+write(E, "html", "<html><body>502 Bad Gateway</body></html>")
+write(E, "unicode", '{"error":"invalid_grant","error_description":"caf\\u00e9 \\ud83d\\ude00 \\ud800"}')
+write(E, "deep", '{"error":"x","extra":' + '{"a":' * 200 + "1" + "}" * 200 + "}")
+
+# --- Retry-After: 8 bytes of "now" (big-endian seconds after 1900-01-01, modulo the years up to
+# 9999), then the value ---
+EPOCH_1900 = 2_208_988_800
+def now(seconds_since_1970):
+    return struct.pack(">Q", seconds_since_1970 + EPOCH_1900)
+NOW_2026 = now(1_780_000_000)
+R = "FuzzRetryAfter"
+for name, value in [("seconds", "120"), ("padded-seconds", " \t30 "), ("zero", "0"), ("huge", "99999999999999999999"),
+                    ("negative", "-1"), ("imf-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT"),
+                    ("rfc850", "Sunday, 06-Nov-94 08:49:37 GMT"), ("asctime", "Sun Nov  6 08:49:37 1994"),
+                    ("leap-second", "Wed, 31 Dec 2025 23:59:60 GMT"), ("feb-29", "Tue, 29 Feb 2028 00:00:00 GMT"),
+                    ("feb-30", "Wed, 30 Feb 2028 00:00:00 GMT"), ("lowercase", "sun, 06 nov 1994 08:49:37 gmt"),
+                    ("non-ascii", "１２０"), ("soon", "soon")]:
+    write(R, name, NOW_2026 + value.encode("utf-8"))
+write(R, "rfc850-now-1970", now(0) + b"Thursday, 01-Jan-70 00:00:00 GMT")
+write(R, "rfc850-now-9999", now(253_402_300_799) + b"Monday, 01-Jan-01 00:00:00 GMT")
+write(R, "rfc850-now-1900", now(-EPOCH_1900) + b"Monday, 01-Jan-01 00:00:00 GMT")
+
+# --- WWW-Authenticate (lines become separate fields in the Response half of the target) ---
+W = "FuzzWWWAuthenticate"
+write(W, "rfc9110-example", 'Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"')
+write(W, "bearer-rfc6750", 'Bearer realm="example", error="invalid_token", error_description="The access token expired", '
+      'error_uri="https://example.com/e", scope="openid profile"')
+write(W, "negotiate-token68", "Negotiate YIIBhgYGKwYBBQUCoIIBejCCAXagMDAuBgkqhkiC9xIBAgIGCSqGSIb3EgECAgYKKwYBBAGCNwICHgYKKwYBBAGCNwICCg==")
+write(W, "digest", 'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=SHA-256, '
+      'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"')
+write(W, "several-fields", 'Basic realm="a"\nBearer error="insufficient_scope", scope="repo"\nDPoP algs="ES256 PS256"')
+write(W, "empty-elements", ' ,, Basic realm="a" ,\t, Bearer ,')
+write(W, "malformed-unterminated", 'Basic realm="a", Bearer error="unterminated')
+write(W, "malformed-duplicate", "Bearer realm=a, REALM=b")
+write(W, "escapes-and-utf8", 'Custom a="x, b=y", c="back\\\\slash", d="caf\u00e9 \u2713"')
+write(W, "many-challenges", ", ".join("S%d p=%d" % (i, i) for i in range(40)))
+
+# --- Problem details: 1 byte of Content-Type choice (0 = application/problem+json), then the body ---
+P = "FuzzProblemDetails"
+def problem(name, body, choice=0):
+    write(P, name, bytes([choice]) + body.encode("utf-8"))
+problem("rfc9457-example", '{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.",'
+        '"detail":"Your current balance is 30, but that costs 50.","instance":"/account/12345/msgs/abc",'
+        '"balance":30,"accounts":["/account/12345","/account/67890"]}')
+problem("wrong-types", '{"type":1,"title":["x"],"status":"400","detail":null,"instance":{}}')
+problem("status-float", '{"status":400.5,"nested":{"a":1.5,"b":"x"}}')
+problem("with-parameters", '{"title":"t"}', 1)
+problem("plain-json", '{"title":"t"}', 2)
+problem("not-an-object", '"about:blank"')
+problem("deep", '{"a":' + "[" * 400 + "]" * 400 + "}")
+problem("big-numbers", '{"status":99999999999999999999999,"balance":1e400}')
+# Crashed extensions(as:) before the status was checked (Tests/CourierTests/FuzzRegressionTests.swift).
+problem("regression-status-99999", '{"status":99999,"balance":1e400}')
+
+# --- BaseURL and URLPath (the same text goes to both) ---------------------------------------
+B = "FuzzBaseURL"
+for i, text in enumerate(["https://api.example.com", "http://127.0.0.1:8080", "http://[::1]:8080/", "HTTPS://API.Example.COM/",
+                          "https://user:pw@api.example.com", "http://host:65536", "http://host:0", "http://256.1.1.1",
+                          "https://xn--bcher-kva.example", "https://b\u00fccher.example", "https://a..b", "https://-a.example",
+                          "ftp://example.com", "https://example.com/path?q#f", "http://[fe80::1%25eth0]:80",
+                          "/v1/users/%41", "/a/%2e%2E/b", "/a//b", "/", "/users/:id@x!$&'()*+,;=", "/caf\u00e9", "/a/%zz"]):
+    write(B, "seed-%02d" % i, text)
+
+# --- Token file: magic "CRTK", version 1, key derivation id, [salt(16) rounds(4)], box ---------
+F = "FuzzTokenFileFormat"
+BOX = bytes(range(12)) + b"ciphertext" + bytes(16)
+write(F, "raw-key", b"CRTK\x01\x01" + BOX)
+write(F, "passphrase", b"CRTK\x01\x02" + bytes(range(16)) + struct.pack(">I", 600_000) + BOX)
+write(F, "wrong-version", b"CRTK\x02\x01" + BOX)
+write(F, "unknown-derivation", b"CRTK\x01\x07" + BOX)
+write(F, "short-box", b"CRTK\x01\x01" + bytes(27))
+write(F, "truncated-header", b"CRTK\x01\x02" + bytes(10))
+write(F, "magic-prefix", b"CR")
+write(F, "json-plaintext", b'{"accessToken":"at"}')
+write(F, "empty", b"")
+
+# --- Query strings: option bytes, items, parameters (see FuzzQueryString.swift's readers) ---
+Q = "FuzzQueryString"
+def qstring(text):
+    data = text.encode("utf-8")
+    return bytes([len(data)]) + data
+
+def qvalue(kind, payload=b""):
+    return bytes([kind]) + payload
+
+def options(array=0, dot=False, space=0, plus=0, mask=0):
+    # arrayFormat, dictionaryFormat (odd = subscripted), space, plus, 3 mask bytes
+    return bytes([array, 0 if dot else 1, space, plus, (mask >> 16) & 0xFF, (mask >> 8) & 0xFF, mask & 0xFF])
+
+items = bytes([2]) + qstring("q") + b"\x01" + qstring("swift & linux = fun+") + qstring("verbose") + b"\x00"
+string = lambda text: qvalue(0, qstring(text))
+params = (bytes([3])
+          + qstring("include") + qvalue(6, bytes([2]) + string("fuzzy") + string("not, mean"))
+          + qstring("page") + qvalue(7, bytes([2]) + qstring("size") + qvalue(1, struct.pack(">q", 20))
+                                     + qstring("after") + string("x/1?#[]"))
+          + qstring("ratio") + qvalue(2, struct.pack(">d", 0.1))
+          + b"\x01")
+for array in range(4):
+    for space, plus in [(0, 0), (1, 2), (1, 1)]:
+        write(Q, "mixed-array%d-space%d-plus%d" % (array, space, plus),
+              options(array=array, space=space, plus=plus, mask=0b1010101) + items + params)
+write(Q, "dot-notation-all-reserved-encoded", options(dot=True, mask=0xFFF) + b"\x00" + params)
+write(Q, "nan", options() + b"\x00" + bytes([1]) + qstring("n") + qvalue(2, struct.pack(">d", float("nan"))) + b"\x01")
+write(Q, "decimal-nan", options() + b"\x00" + bytes([1]) + qstring("d") + qvalue(3, bytes(8) + b"\x01") + b"\x01")
+write(Q, "utf8-and-nulls", options(array=3) + b"\x01" + qstring("caf\u00e9") + b"\x01" + qstring("\u2713 \x00")
+      + bytes([1]) + qstring("k") + qvalue(6, bytes([3]) + qvalue(5) + string("a,b") + qvalue(4, b"\x01")) + b"\x01")
+print("seeds written under", ROOT)

@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libFuzzer targets for every Courier parser of outside input. Built and run by `run.sh`
+// (see README.md); not part of the root package, so `swift build` and `swift test` at the root
+// never compile them. Each target is an executable whose only file defines
+// `LLVMFuzzerTestOneInput`; libFuzzer's runtime supplies `main`.
+//
+// The sanitizer flags come from the command line (`-Xswiftc -sanitize=fuzzer,address`), not
+// from here: SwiftPM refuses `unsafeFlags` in a package that is not the root, and the flags
+// must reach Courier's own modules too, so that libFuzzer sees their coverage.
+
+let targets = [
+    "FuzzXMLTree", "FuzzXMLBodyDecoder", "FuzzSOAP",
+    "FuzzOAuth2TokenResponse", "FuzzOAuth2ErrorBody",
+    "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
+    "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
+]
+
+let package = Package(
+    name: "CourierFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        // The default trait (EncryptedTokenStore) stays on: the token file format needs it.
+        .package(name: "Courier", path: ".."),
+    ],
+    targets: [
+        .target(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Sources/FuzzSupport"),
+    ] + targets.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierXML", package: "Courier"),
+            ],
+            path: "Sources/\(name)"
+        )
+    }
+)
