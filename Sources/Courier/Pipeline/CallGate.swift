@@ -19,6 +19,8 @@ struct CallGate {
     private var exclusiveQueue: [CheckedContinuation<Void, Never>] = []
 
     var heldCount: Int { held.count }
+    /// The ids of the held calls, in the order they will be released, for tests.
+    var heldIDs: [UInt64] { held.map(\.id) }
 
     /// A call arrives: `true` if it may go at once (and is now in flight), `false` if it must be held.
     mutating func arrive() -> Bool {

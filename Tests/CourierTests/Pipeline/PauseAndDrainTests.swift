@@ -80,8 +80,11 @@ struct PauseAndDrainTests {
         let events = await log.events
         #expect(events.last == "action")
         #expect(events.filter { $0.hasPrefix("first") }.count == 3)
+        // The held calls are released in the order they arrived (the gate's queue, checked in
+        // `ReentrancyTests`), but once released they run concurrently: the order in which they
+        // reach the transport is the scheduler's, so only the set is checked here.
         let sent = await transport.sentPaths
-        #expect(Array(sent.suffix(5)) == (0..<5).map { "/held/\($0)" })
+        #expect(Set(sent.suffix(5)) == Set((0..<5).map { "/held/\($0)" }))
     }
 
     @Test func aHeldCallThatIsCancelledLeavesAtOnceAndTheOthersStillGo() async throws {

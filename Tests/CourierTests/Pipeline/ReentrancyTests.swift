@@ -133,6 +133,25 @@ struct ReentrancyTests {
         #expect(gate.inFlight == 1)
     }
 
+    @Test func heldCallsAreQueuedInArrivalOrderAndACancelledOneLeavesItsPlace() async {
+        var gate = CallGate()
+        await withCheckedContinuation { gate.requestExclusive($0) }
+        var waiters: [Task<CallGate.Admission, Never>] = []
+        for id in UInt64(1)...5 {
+            let (continuation, waiter) = await Self.heldCall()
+            gate.hold(id, continuation)
+            waiters.append(waiter)
+        }
+        #expect(gate.heldIDs == [1, 2, 3, 4, 5])
+        gate.cancel(3)
+        #expect(gate.heldIDs == [1, 2, 4, 5])
+        gate.finishExclusive()
+        #expect(gate.heldIDs.isEmpty && gate.inFlight == 4)
+        var admissions: [CallGate.Admission] = []
+        for waiter in waiters { admissions.append(await waiter.value) }
+        #expect(admissions == [.admitted, .admitted, .cancelled, .admitted, .admitted])
+    }
+
     @Test func aCancellationBeforeTheCallIsHeldStillTurnsItAway() async {
         var gate = CallGate()
         gate.cancel(7)
