@@ -72,7 +72,8 @@ enum XMLCoding {
         }
         let data = try encoder.encode(value, withRootKey: rootKey, header: header)
         do {
-            _ = try XMLTreeParser.parse(data, charset: "utf-8", buildsTree: false)
+            // The app's own values: no limits (XMLCoder has already recursed through them).
+            _ = try XMLTreeParser.parse(data, charset: "utf-8", buildsTree: false, limits: .unlimited)
         } catch {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [], debugDescription: "XMLCoder wrote XML that is not well-formed: \(error)", underlyingError: error))

@@ -26,13 +26,24 @@ public import XMLCoder
 /// - bytes that are not valid text in that charset fail with
 ///   ``DecodingFailure/Reason/invalidText(charset:)`` (an unknown charset with
 ///   ``DecodingFailure/Reason/unsupportedCharset(_:)``), as ``Response/text()`` does;
-/// - a document that is not well-formed, or has a `<!DOCTYPE` (refused: no XXE, no entity
-///   expansion), fails with ``DecodingFailure/Reason/decodingError(_:)`` holding a
+/// - a document that is not well-formed, has a `<!DOCTYPE` (refused: no XXE, no entity
+///   expansion), holds a NUL, starts with bytes in another encoding than its charset (UTF-16 served
+///   as `charset=utf-8`), or passes one of the ``limits`` (nesting depth, element count,
+///   attributes per element) fails with ``DecodingFailure/Reason/decodingError(_:)`` holding a
 ///   `DecodingError.dataCorrupted` whose underlying error is the ``XMLParsingError`` (with line
-///   and column);
+///   and column); XMLCoder never sees such a document;
 /// - a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
 public struct XMLBodyDecoder: ResponseBodyDecoder {
     private let makeDecoder: @Sendable () -> XMLDecoder
+    /// What a response may hold before XMLCoder sees it; ``XMLParsingLimits/default`` unless
+    /// given. The default depth, 128, keeps XMLCoder's recursion well within a 512 KB thread stack
+    /// (see ``XMLParsingLimits/maximumDepth`` for a model that contains itself).
+    ///
+    /// ```swift
+    /// var decoder = XMLBodyDecoder()
+    /// decoder.limits.maximumDepth = 32
+    /// ```
+    public var limits: XMLParsingLimits
 
     /// Creates a decoder.
     ///
@@ -44,11 +55,15 @@ public struct XMLBodyDecoder: ResponseBodyDecoder {
     ///     return decoder
     /// }
     /// ```
-    /// - Parameter makeDecoder: makes the `XMLDecoder` to use, called once per response (an
-    ///   `XMLDecoder` is a mutable class, so Courier never shares one between calls). Its
-    ///   `errorContextLength` is set to 0: XMLCoder's error context can crash on some documents,
-    ///   and Courier reports the line and column itself.
-    public init(_ makeDecoder: @escaping @Sendable () -> XMLDecoder = { XMLDecoder() }) {
+    /// - Parameters:
+    ///   - limits: what a response may hold (depth, elements, attributes per element);
+    ///     ``XMLParsingLimits/default`` unless given.
+    ///   - makeDecoder: makes the `XMLDecoder` to use, called once per response (an
+    ///     `XMLDecoder` is a mutable class, so Courier never shares one between calls). Its
+    ///     `errorContextLength` is set to 0: XMLCoder's error context can crash on some documents,
+    ///     and Courier reports the line and column itself.
+    public init(limits: XMLParsingLimits = .default, _ makeDecoder: @escaping @Sendable () -> XMLDecoder = { XMLDecoder() }) {
+        self.limits = limits
         self.makeDecoder = makeDecoder
     }
 
@@ -75,7 +90,7 @@ public struct XMLBodyDecoder: ResponseBodyDecoder {
     /// let book = try XMLBodyDecoder().decode(Book.self, from: response)
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T {
-        let data = try XMLResponseBody.checkedData(of: response, expecting: T.self)
+        let data = try XMLResponseBody.checkedData(of: response, limits: limits, expecting: T.self)
         let decoder = makeDecoder()
         decoder.errorContextLength = 0
         return try decoder.decode(T.self, from: data)
@@ -89,22 +104,23 @@ public struct XMLBodyDecoder: ResponseBodyDecoder {
 
 /// Reading a response's XML body safely.
 enum XMLResponseBody {
-    /// The body as UTF-8 XML that is well-formed and has no document type declaration.
+    /// The body as UTF-8 XML that is well-formed, within `limits`, and has no document type
+    /// declaration: the very bytes that were checked, for XMLCoder to parse.
     /// - Throws: `CourierError.decoding` for text that is not valid in its charset;
     ///   `DecodingError.dataCorrupted` (underlying: ``XMLParsingError``) for anything else.
-    static func checkedData<T>(of response: Response, expecting type: T.Type) throws -> Data {
+    static func checkedData<T>(of response: Response, limits: XMLParsingLimits, expecting type: T.Type) throws -> Data {
         do {
-            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false).bytes)
+            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false, limits: limits).bytes)
         } catch {
             throw translate(error, response: response, expecting: type)
         }
     }
 
     /// The tree of the body.
-    /// - Throws: as ``checkedData(of:expecting:)``.
-    static func document<T>(of response: Response, expecting type: T.Type) throws -> XMLTreeDocument {
+    /// - Throws: as ``checkedData(of:limits:expecting:)``.
+    static func document<T>(of response: Response, limits: XMLParsingLimits, expecting type: T.Type) throws -> XMLTreeDocument {
         do {
-            return try XMLTreeDocument(data: response.body, charset: response.charset)
+            return try XMLTreeDocument(data: response.body, charset: response.charset, limits: limits)
         } catch {
             throw translate(error, response: response, expecting: type)
         }
@@ -120,7 +136,8 @@ enum XMLResponseBody {
         case .unsupportedCharset(let charset):
             return CourierError.decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: response,
                                                          expectedType: "\(T.self)"))
-        case .notWellFormed, .noRootElement, .documentTypeNotAllowed:
+        case .notWellFormed, .noRootElement, .documentTypeNotAllowed, .charsetMismatch, .nullCharacter, .tooDeep,
+             .tooManyElements, .tooManyAttributes:
             return DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: error.description, underlyingError: error))
         }

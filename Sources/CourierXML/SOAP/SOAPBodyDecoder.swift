@@ -22,7 +22,7 @@ public import XMLCoder
 ///   `Body`. It is handed to XMLCoder on its own, with the namespace declarations in scope copied
 ///   onto it, and (by default) with `shouldProcessNamespaces` on, so that coding keys match local
 ///   names (`Price` for `m:Price`). For the payload as a tree, call
-///   ``Courier/Response/soapPayload()`` on the response of `resume()`.
+///   ``Courier/Response/soapPayload(limits:)`` on the response of `resume()`.
 /// - A `Fault` in `Body` is thrown as ``SOAPFault``: Courier keeps it in
 ///   ``DecodingFailure/Reason/decoderError(_:)``, and ``Courier/CourierError/soapFault`` reads it.
 ///   (A fault with status 500 fails the call before decoding, with ``CourierError/response(_:)``;
@@ -36,6 +36,14 @@ public import XMLCoder
 /// operations.
 public struct SOAPBodyDecoder: ResponseBodyDecoder {
     private let makeDecoder: @Sendable () -> XMLDecoder
+    /// What a response may hold (the whole envelope) before it is read; ``XMLParsingLimits/default``
+    /// unless given. Past a limit the call fails as for ``XMLBodyDecoder``.
+    ///
+    /// ```swift
+    /// var decoder = SOAPBodyDecoder()
+    /// decoder.limits.maximumElementCount = 10_000
+    /// ```
+    public var limits: XMLParsingLimits
 
     /// Creates a decoder.
     ///
@@ -47,10 +55,15 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
     ///     return decoder
     /// }
     /// ```
-    /// - Parameter makeDecoder: makes the `XMLDecoder` for the payload, once per response. The
-    ///   default has `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0, as in
-    ///   ``XMLBodyDecoder``.
-    public init(_ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder) {
+    /// - Parameters:
+    ///   - limits: what a response may hold (depth, elements, attributes per element);
+    ///     ``XMLParsingLimits/default`` unless given.
+    ///   - makeDecoder: makes the `XMLDecoder` for the payload, once per response. The default has
+    ///     `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0, as in
+    ///     ``XMLBodyDecoder``.
+    public init(limits: XMLParsingLimits = .default,
+                _ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder) {
+        self.limits = limits
         self.makeDecoder = makeDecoder
     }
 
@@ -88,7 +101,7 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
     /// let price = try SOAPBodyDecoder().decode(GetPriceResponse.self, from: response)
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T {
-        let payload = try SOAPMessage.payload(of: response, expecting: T.self)
+        let payload = try SOAPMessage.payload(of: response, limits: limits, expecting: T.self)
         let decoder = makeDecoder()
         decoder.errorContextLength = 0
         return try decoder.decode(T.self, from: try XMLTreeDocument(root: payload, declaration: nil).xmlData())
@@ -99,9 +112,9 @@ extension SOAPMessage {
     /// The first element in the response's SOAP `Body`, with the namespace declarations in scope
     /// copied onto it so that it reads on its own.
     /// - Throws: the ``SOAPFault``; a `DecodingError` for a body that is not an envelope, has no
-    ///   `Body` or an empty one; errors of ``XMLResponseBody/document(of:expecting:)``.
-    static func payload<T>(of response: Response, expecting type: T.Type) throws -> XMLTreeNode {
-        let document = try XMLResponseBody.document(of: response, expecting: T.self)
+    ///   `Body` or an empty one; errors of ``XMLResponseBody/document(of:limits:expecting:)``.
+    static func payload<T>(of response: Response, limits: XMLParsingLimits, expecting type: T.Type) throws -> XMLTreeNode {
+        let document = try XMLResponseBody.document(of: response, limits: limits, expecting: T.self)
         let message = try SOAPMessage(document)
         if let fault = message.fault { throw fault }
         guard let payload = message.bodyEntries.first else {
@@ -122,30 +135,34 @@ extension Response {
     /// let payload = try response.soapPayload()                       // <m:GetPriceResponse xmlns:m="urn:stock">…
     /// let price = try payload.firstChild(named: "m:Price")?.value(Decimal.self)
     /// ```
+    /// - Parameter limits: what the envelope may hold (depth, elements, attributes per element);
+    ///   ``XMLParsingLimits/default`` unless given.
     /// - Throws: ``CourierError/decoding(_:)``, as ``SOAPBodyDecoder`` would fail: a fault is kept
     ///   in ``DecodingFailure/Reason/decoderError(_:)`` (``Courier/CourierError/soapFault`` reads it).
-    public func soapPayload() throws(CourierError) -> XMLTreeNode {
+    public func soapPayload(limits: XMLParsingLimits = .default) throws(CourierError) -> XMLTreeNode {
         do {
-            return try SOAPMessage.payload(of: self, expecting: XMLTreeNode.self)
+            return try SOAPMessage.payload(of: self, limits: limits, expecting: XMLTreeNode.self)
         } catch {
             throw XMLResponseBody.courierError(error, response: self, expectedType: "XMLTreeNode")
         }
     }
 
     /// The body as an XML tree, read in the response's charset (see
-    /// ``XMLTreeDocument/init(data:charset:preservingWhitespace:)``).
+    /// ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``).
     ///
     /// ```swift
     /// let response = try await client.enqueue(GetFeed()).resume()
     /// let titles = try response.xmlDocument().root.descendants(named: "title").map(\.text)
     /// ```
+    /// - Parameter limits: what the document may hold (depth, elements, attributes per element);
+    ///   ``XMLParsingLimits/default`` unless given.
     /// - Throws: ``CourierError/decoding(_:)``: ``DecodingFailure/Reason/invalidText(charset:)`` or
     ///   ``DecodingFailure/Reason/unsupportedCharset(_:)`` for bad text, else
     ///   ``DecodingFailure/Reason/decodingError(_:)`` with a `DecodingError.dataCorrupted` whose
-    ///   underlying error is the ``XMLParsingError``.
-    public func xmlDocument() throws(CourierError) -> XMLTreeDocument {
+    ///   underlying error is the ``XMLParsingError`` (a limit passed included).
+    public func xmlDocument(limits: XMLParsingLimits = .default) throws(CourierError) -> XMLTreeDocument {
         do {
-            return try XMLResponseBody.document(of: self, expecting: XMLTreeDocument.self)
+            return try XMLResponseBody.document(of: self, limits: limits, expecting: XMLTreeDocument.self)
         } catch {
             throw XMLResponseBody.courierError(error, response: self, expectedType: "XMLTreeDocument")
         }

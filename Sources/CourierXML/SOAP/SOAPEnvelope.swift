@@ -85,7 +85,7 @@ public struct SOAPEnvelope: Sendable {
         self.header = header
         makeBody = {
             let data = try XMLCoding.encode(body, rootKey: rootKey, encoder: encoder?() ?? XMLCoding.defaultEncoder(), header: nil)
-            var node = try XMLTreeDocument(data: data, charset: "utf-8").root
+            var node = try XMLTreeDocument(data: data, charset: "utf-8", limits: .unlimited).root
             if let namespace {
                 node.attributes.removeAll { $0.name == "xmlns" }
                 node.attributes.insert(XMLTreeNode.Attribute(name: "xmlns", value: namespace), at: 0)

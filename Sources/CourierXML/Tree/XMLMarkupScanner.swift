@@ -1,13 +1,20 @@
 /// A lexical pass over a UTF-8 document, for what `XMLParser` does not say: the order of each
-/// start tag's attributes (its delegate gets a dictionary), and whether there is a `<!DOCTYPE`.
+/// start tag's attributes (its delegate gets a dictionary), and whether there is a `<!DOCTYPE`;
+/// and for what must be refused before `XMLParser` spends time on it: too many attributes on one
+/// element (libxml2 checks them for duplicates in quadratic time).
 ///
 /// It only finds tags; well-formedness is `XMLParser`'s job. Because a document type declaration
 /// is refused, no entity can add elements, so the n-th start tag found here is the n-th element
-/// `XMLParser` reports.
+/// `XMLParser` reports. It reads the same bytes `XMLParser` gets (see ``XMLCharset``), and agrees
+/// with it on every well-formed construct (comments, processing instructions, CDATA sections,
+/// quoted attribute values); where the two could part ways, the document is not well-formed and
+/// `XMLParser` stops at that error first, since CourierXML aborts at the first error it reports.
 enum XMLMarkupScanner {
     /// The attribute names of every start tag, in document order.
-    /// - Throws: ``XMLParsingError/Reason/documentTypeNotAllowed`` at the `<!DOCTYPE`.
-    static func attributeOrder(_ bytes: [UInt8]) throws(XMLParsingError) -> [[String]] {
+    /// - Throws: ``XMLParsingError/Reason/documentTypeNotAllowed`` at the `<!DOCTYPE`;
+    ///   ``XMLParsingError/Reason/tooManyAttributes(maximumAttributesPerElement:)`` at a start tag
+    ///   with more than `maximumAttributes`.
+    static func attributeOrder(_ bytes: [UInt8], maximumAttributes: Int = .max) throws(XMLParsingError) -> [[String]] {
         var tags: [[String]] = []
         var index = 0
         let count = bytes.count
@@ -26,7 +33,13 @@ enum XMLMarkupScanner {
                 index = end(of: ">", in: bytes, from: index + 2)
             } else {
                 var names: [String] = []
+                let start = index
                 index = scanStartTag(bytes, from: index + 1, names: &names)
+                if names.count > maximumAttributes {
+                    let (line, column) = position(of: start, in: bytes)
+                    throw XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: maximumAttributes),
+                                          line: line, column: column)
+                }
                 tags.append(names)
             }
             if index >= count { break }

@@ -1,7 +1,7 @@
 /// Why an XML document could not be read, and where.
 ///
-/// Thrown by ``XMLTreeDocument/init(data:charset:preservingWhitespace:)`` and
-/// ``XMLTreeDocument/init(string:preservingWhitespace:)``; ``XMLBodyDecoder`` and
+/// Thrown by ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)`` and
+/// ``XMLTreeDocument/init(string:preservingWhitespace:limits:)``; ``XMLBodyDecoder`` and
 /// ``SOAPBodyDecoder`` keep it as the underlying error of a `DecodingError`.
 ///
 /// ```swift
@@ -52,6 +52,44 @@ public struct XMLParsingError: Error, Sendable, Equatable {
         /// XMLParsingError.Reason.unsupportedCharset("ebcdic")
         /// ```
         case unsupportedCharset(String)
+        /// The first bytes of the document are in another encoding than the charset it is read in:
+        /// a UTF-16 or UTF-32 document (recognised, without a byte-order mark, by its first `<`,
+        /// as XML 1.0 appendix F describes) served as `charset=utf-8`, say. `XMLParser` would
+        /// read such a document in the encoding its bytes show, not in the one it was checked in,
+        /// so it is refused. `charset` is the charset it was to be read in (lower-cased), `detected`
+        /// what its first bytes show: `"UTF-16LE"`, `"UTF-16BE"`, `"UTF-32LE"`, `"UTF-32BE"`,
+        /// `"UCS-4"` (an unusual byte order), `"EBCDIC"`, or `"an ASCII-compatible charset"`.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.charsetMismatch(charset: "utf-8", detected: "UTF-16LE")
+        /// ```
+        case charsetMismatch(charset: String, detected: String)
+        /// The document holds U+0000 (a NUL character), which XML does not allow anywhere, not
+        /// even as a character reference. Such bytes usually mean the document is in UTF-16 or
+        /// UTF-32 but was read in an 8-bit charset.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.nullCharacter   // "<a>x\u{0}</a>"
+        /// ```
+        case nullCharacter
+        /// Elements nest deeper than ``XMLParsingLimits/maximumDepth``.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.tooDeep(maximumDepth: 128)
+        /// ```
+        case tooDeep(maximumDepth: Int)
+        /// The document has more elements than ``XMLParsingLimits/maximumElementCount``.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.tooManyElements(maximumElementCount: 1_000_000)
+        /// ```
+        case tooManyElements(maximumElementCount: Int)
+        /// An element has more attributes than ``XMLParsingLimits/maximumAttributesPerElement``.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.tooManyAttributes(maximumAttributesPerElement: 256)
+        /// ```
+        case tooManyAttributes(maximumAttributesPerElement: Int)
     }
 
     /// What went wrong.
@@ -104,6 +142,16 @@ extension XMLParsingError: CustomStringConvertible {
             what = "XML document is not valid \(charset) text"
         case .unsupportedCharset(let charset):
             what = "XML document uses an unsupported charset \(charset.debugDescription)"
+        case .charsetMismatch(let charset, let detected):
+            what = "XML document is read as \(charset) but its first bytes are \(detected)"
+        case .nullCharacter:
+            what = "XML document holds a NUL character (U+0000)"
+        case .tooDeep(let maximum):
+            what = "XML elements nest deeper than the limit of \(maximum)"
+        case .tooManyElements(let maximum):
+            what = "XML document has more elements than the limit of \(maximum)"
+        case .tooManyAttributes(let maximum):
+            what = "XML element has more attributes than the limit of \(maximum)"
         }
         return line > 0 ? "\(what) at line \(line), column \(column)" : what
     }
@@ -117,6 +165,7 @@ extension XMLParsingError: CustomStringConvertible {
         case 23: "'&' without an entity name"
         case 26: "undeclared entity"
         case 38: "malformed attribute value"
+        case 57: "malformed XML declaration"
         case 39: "'<' in an attribute value"
         case 41: "attribute without a value"
         case 42: "duplicate attribute"

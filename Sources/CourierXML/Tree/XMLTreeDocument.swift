@@ -17,7 +17,9 @@ public import Foundation
 /// ```
 ///
 /// Parsing is safe with untrusted input: a document with a `<!DOCTYPE` is refused (so no entity
-/// is ever declared: no XXE, no "billion laughs"), and errors are typed with a line and column.
+/// is ever declared: no XXE, no "billion laughs"), whatever charset it is in; ``XMLParsingLimits``
+/// bound its depth, element count and attributes; and errors are typed with a line and column.
+/// A tree of any depth is copied, compared, hashed, written and freed without recursion.
 /// Comments and processing instructions are dropped. Parsing, then writing, then parsing again
 /// gives an equal tree.
 public struct XMLTreeDocument: Sendable, Hashable {
@@ -100,9 +102,13 @@ public struct XMLTreeDocument: Sendable, Hashable {
     ///     pretty-printed document. An element with any other text or a CDATA section keeps all of
     ///     its text. Pass `true` to keep whitespace everywhere, for mixed content such as
     ///     `<p><b>a</b> <i>b</i></p>` where the space matters.
-    /// - Throws: ``XMLParsingError`` with the line and column of the problem.
-    public init(data: Data, charset: String? = nil, preservingWhitespace: Bool = false) throws(XMLParsingError) {
-        let result = try XMLTreeParser.parse(data, charset: charset, preservingWhitespace: preservingWhitespace)
+    ///   - limits: how deep, how many elements, how many attributes per element;
+    ///     ``XMLParsingLimits/default`` unless given.
+    /// - Throws: ``XMLParsingError`` with the line and column of the problem: not well-formed, a
+    ///   `<!DOCTYPE`, bad text, a charset its first bytes contradict, a NUL, or a limit passed.
+    public init(data: Data, charset: String? = nil, preservingWhitespace: Bool = false,
+                limits: XMLParsingLimits = .default) throws(XMLParsingError) {
+        let result = try XMLTreeParser.parse(data, charset: charset, preservingWhitespace: preservingWhitespace, limits: limits)
         guard let root = result.root else { throw XMLParsingError(reason: .noRootElement) }
         self.root = root
         declaration = result.declaration.map { raw in
@@ -118,9 +124,10 @@ public struct XMLTreeDocument: Sendable, Hashable {
     /// let document = try XMLTreeDocument(string: #"<user id="7"><name>Ada</name></user>"#)
     /// document.root[attribute: "id"]   // "7"
     /// ```
-    /// - Throws: ``XMLParsingError`` with the line and column of the problem.
-    public init(string: String, preservingWhitespace: Bool = false) throws(XMLParsingError) {
-        try self.init(data: Data(string.utf8), charset: "utf-8", preservingWhitespace: preservingWhitespace)
+    /// - Throws: ``XMLParsingError`` with the line and column of the problem, as
+    ///   ``init(data:charset:preservingWhitespace:limits:)``.
+    public init(string: String, preservingWhitespace: Bool = false, limits: XMLParsingLimits = .default) throws(XMLParsingError) {
+        try self.init(data: Data(string.utf8), charset: "utf-8", preservingWhitespace: preservingWhitespace, limits: limits)
     }
 
     /// The document as XML text: the declaration (if any), then the root element.

@@ -9,8 +9,20 @@ extension XMLTreeNode {
     /// p.text   // "Hello bold <world>"
     /// ```
     public var text: String {
+        // Depth-first with a work list of the children still to visit at each level, not
+        // recursion: a tree can be deeper than the stack allows.
         var result = ""
-        appendText(to: &result)
+        var pending: [ArraySlice<Child>] = [children[...]]
+        while !pending.isEmpty {
+            guard let child = pending[pending.count - 1].popFirst() else {
+                pending.removeLast()
+                continue
+            }
+            switch child {
+            case .text(let text), .cdata(let text): result += text
+            case .element(let node): pending.append(node.children[...])
+            }
+        }
         return result
     }
 
@@ -40,15 +52,6 @@ extension XMLTreeNode {
             throw XMLValueError(elementName: name, text: text, expectedType: "\(Value.self)")
         }
         return value
-    }
-
-    private func appendText(to result: inout String) {
-        for child in children {
-            switch child {
-            case .text(let text), .cdata(let text): result += text
-            case .element(let node): node.appendText(to: &result)
-            }
-        }
     }
 
     /// Drops XML whitespace (space, tab, CR, LF; not other Unicode spaces) at both ends.

@@ -5,7 +5,7 @@
 /// names on macOS (and FoundationXML on Linux), and a file importing both Foundation and
 /// CourierXML would find the short names ambiguous.
 ///
-/// Build one in code, or read one with ``XMLTreeDocument/init(data:charset:preservingWhitespace:)``:
+/// Build one in code, or read one with ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``:
 ///
 /// ```swift
 /// let order = XMLTreeNode("order", attributes: ["id": "42", "currency": "EUR"], elements: [
@@ -21,6 +21,9 @@
 /// Names are qualified names as written (`soap:Body`): ``prefix`` and ``localName`` split them,
 /// and ``namespaceDeclaration(forPrefix:)`` reads the `xmlns` attributes of this element.
 /// Comments and processing instructions are not kept.
+///
+/// A tree may be of any depth: comparing, hashing, writing, searching, reading its text and
+/// freeing it never recurse, so none of them can overflow the stack.
 public struct XMLTreeNode: Sendable, Hashable {
     /// One attribute: a qualified name and its value (unescaped).
     ///
@@ -105,7 +108,25 @@ public struct XMLTreeNode: Sendable, Hashable {
     /// ```swift
     /// XMLTreeNode("p", text: "Hi").children   // [.text("Hi")]
     /// ```
-    public var children: [Child]
+    public var children: [Child] {
+        get { storage.children }
+        set {
+            if isKnownUniquelyReferenced(&storage) {
+                storage.children = newValue
+            } else {
+                storage = XMLTreeNodeStorage(newValue)
+            }
+        }
+        _modify {
+            // Copy on write: the storage is shared by copies of this node until one changes.
+            if !isKnownUniquelyReferenced(&storage) { storage = XMLTreeNodeStorage(storage.children) }
+            yield &storage.children
+        }
+    }
+
+    /// Where ``children`` live: a class, so that freeing a deep tree can be made iterative (see
+    /// ``XMLTreeNodeStorage``).
+    var storage: XMLTreeNodeStorage
 
     /// Creates an element from its parts; attributes keep the order written.
     ///
@@ -115,7 +136,7 @@ public struct XMLTreeNode: Sendable, Hashable {
     public init(_ name: String, attributes: KeyValuePairs<String, String> = [:], children: [Child] = []) {
         self.name = name
         self.attributes = attributes.map { Attribute(name: $0.key, value: $0.value) }
-        self.children = children
+        storage = XMLTreeNodeStorage(children)
     }
 
     /// Creates an element that holds only text.
@@ -144,7 +165,7 @@ public struct XMLTreeNode: Sendable, Hashable {
     public init(name: String, attributes: [Attribute], children: [Child]) {
         self.name = name
         self.attributes = attributes
-        self.children = children
+        storage = XMLTreeNodeStorage(children)
     }
 
     /// The value of the first attribute with this qualified name; setting `nil` removes it, setting

@@ -123,17 +123,52 @@ extension XMLTreeNode {
     /// - Throws: ``XMLSerializationError`` for an invalid name or a character XML cannot carry.
     public func xmlString(_ formatting: XMLTreeFormatting = .compact) throws(XMLSerializationError) -> String {
         var writer = XMLTreeWriter(indent: formatting.indent)
-        try writer.write(self, depth: 0, inline: false)
+        try writer.write(self)
         return writer.output
     }
 }
 
-/// Writes nodes as XML text.
+/// Writes nodes as XML text, without recursion: a tree can be deeper than the stack allows.
 struct XMLTreeWriter {
     let indent: String?
     var output = ""
 
-    mutating func write(_ node: XMLTreeNode, depth: Int, inline: Bool) throws(XMLSerializationError) {
+    /// An element whose start tag is written and whose children are being written.
+    private struct Frame {
+        let node: XMLTreeNode
+        let children: [XMLTreeNode.Child]
+        let depth: Int
+        /// Its children go on lines of their own (pretty-printing, and it holds only elements).
+        let indented: Bool
+        var next = 0
+    }
+
+    mutating func write(_ root: XMLTreeNode) throws(XMLSerializationError) {
+        var stack: [Frame] = []
+        if let frame = try open(root, depth: 0, inline: false) { stack.append(frame) }
+        while let frame = stack.last {
+            guard frame.next < frame.children.count else {
+                if let indent, frame.indented { output += "\n" + String(repeating: indent, count: frame.depth) }
+                output += "</" + frame.node.name + ">"
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].next += 1
+            switch frame.children[frame.next] {
+            case .element(let element):
+                if let indent, frame.indented { output += "\n" + String(repeating: indent, count: frame.depth + 1) }
+                // Once a level is written inline (it has text), everything inside it is too.
+                if let child = try open(element, depth: frame.depth + 1, inline: !frame.indented) { stack.append(child) }
+            case .text(let text):
+                try appendEscaped(text, in: frame.node.name, attribute: false)
+            case .cdata(let text):
+                try appendCDATA(text, in: frame.node.name)
+            }
+        }
+    }
+
+    /// Writes the start tag (or the whole element, when empty); the frame for its children.
+    private mutating func open(_ node: XMLTreeNode, depth: Int, inline: Bool) throws(XMLSerializationError) -> Frame? {
         try Self.checkName(node.name)
         output += "<" + node.name
         for attribute in node.attributes {
@@ -142,34 +177,14 @@ struct XMLTreeWriter {
             try appendEscaped(attribute.value, in: node.name, attribute: true)
             output += "\""
         }
-        guard !node.children.isEmpty else {
+        let children = node.children
+        guard !children.isEmpty else {
             output += "/>"
-            return
+            return nil
         }
         output += ">"
-        let onlyElements = node.children.allSatisfy { $0.element != nil }
-        if let indent, !inline, onlyElements {
-            let inner = String(repeating: indent, count: depth + 1)
-            for child in node.children {
-                if case .element(let element) = child {
-                    output += "\n" + inner
-                    try write(element, depth: depth + 1, inline: false)
-                }
-            }
-            output += "\n" + String(repeating: indent, count: depth)
-        } else {
-            for child in node.children {
-                switch child {
-                case .element(let element):
-                    try write(element, depth: depth + 1, inline: true)
-                case .text(let text):
-                    try appendEscaped(text, in: node.name, attribute: false)
-                case .cdata(let text):
-                    try appendCDATA(text, in: node.name)
-                }
-            }
-        }
-        output += "</" + node.name + ">"
+        let indented = indent != nil && !inline && children.allSatisfy(\.isElement)
+        return Frame(node: node, children: children, depth: depth, indented: indented)
     }
 
     private mutating func appendEscaped(_ text: String, in elementName: String, attribute: Bool) throws(XMLSerializationError) {
