@@ -39,7 +39,8 @@ sanitizers=("$@")
 # lists, one by one and with the reason, the leaks that are not Courier's.
 export LSAN_OPTIONS="suppressions=$PWD/.ci/lsan-suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # A ThreadSanitizer report fails the pass (it exits 66 after reporting); AddressSanitizer aborts
-# at its first report.
+# at its first report. Reports that are not Courier's are suppressed one by one, with the reason.
+export TSAN_OPTIONS="suppressions=$PWD/.ci/tsan-suppressions.txt${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 
 timings=()
 timed() {
