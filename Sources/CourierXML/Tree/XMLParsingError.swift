@@ -81,7 +81,7 @@ public struct XMLParsingError: Error, Sendable, Equatable {
         /// The document has more elements than ``XMLParsingLimits/maximumElementCount``.
         ///
         /// ```swift
-        /// XMLParsingError.Reason.tooManyElements(maximumElementCount: 1_000_000)
+        /// XMLParsingError.Reason.tooManyElements(maximumElementCount: 100_000)
         /// ```
         case tooManyElements(maximumElementCount: Int)
         /// An element has more attributes than ``XMLParsingLimits/maximumAttributesPerElement``.
