@@ -47,4 +47,18 @@ struct DocumentationExampleTests {
             </order>
             """)
     }
+
+    @Test("limits: each reader takes XMLParsingLimits")
+    func limits() throws {
+        var limits = XMLParsingLimits()
+        limits.maximumDepth = 32
+        var configuration = Configuration()
+        configuration.responseDecoders = [XMLBodyDecoder(limits: limits)]
+        #expect(SOAPBodyDecoder(limits: limits).limits.maximumDepth == 32)
+        let body = Data("<a><b/></a>".utf8)
+        #expect(try XMLTreeDocument(data: body, limits: XMLParsingLimits(maximumElementCount: 1_000_000)).root.elements.count == 1)
+        let response = makeResponse(data: body)
+        #expect(try response.xmlDocument(limits: limits).root.name == "a")
+        #expect(parsingError { _ = try response.xmlDocument(limits: XMLParsingLimits(maximumDepth: 1)) }?.reason == .tooDeep(maximumDepth: 1))
+    }
 }

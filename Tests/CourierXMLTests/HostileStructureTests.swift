@@ -16,9 +16,9 @@ struct HostileStructureTests {
         #endif
     }
 
-    @Test("the defaults: depth 128, 1,000,000 elements, 256 attributes per element")
+    @Test("the defaults: depth 128, 100,000 elements, 256 attributes per element")
     func defaults() {
-        #expect(XMLParsingLimits.default == XMLParsingLimits(maximumDepth: 128, maximumElementCount: 1_000_000,
+        #expect(XMLParsingLimits.default == XMLParsingLimits(maximumDepth: 128, maximumElementCount: 100_000,
                                                               maximumAttributesPerElement: 256))
         #expect(XMLBodyDecoder().limits == .default)
         #expect(SOAPBodyDecoder().limits == .default)
@@ -122,6 +122,13 @@ struct HostileStructureTests {
         }
         #expect(kept.0 == "x")   // and `middle`, 50,001 levels deep, is freed on return
         #expect(kept.1 == 100_000 * 7 + "<leaf>x</leaf>".utf8.count)
+    }
+
+    @Test("100,001 elements are refused by default, before XMLCoder sees them")
+    func defaultElementCount() {
+        let xml = "<r>" + String(repeating: "<i/>", count: 100_000) + "</r>"
+        let expected = XMLParsingError.Reason.tooManyElements(maximumElementCount: 100_000)
+        #expect(parsingError { _ = try XMLBodyDecoder().decode(TopOnly.self, from: makeResponse(xml)) }?.reason == expected)
     }
 
     @Test("more elements than the limit are a typed error", arguments: [1, 10, 1_000])

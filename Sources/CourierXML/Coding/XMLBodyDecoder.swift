@@ -29,7 +29,9 @@ public import XMLCoder
 /// - a document that is not well-formed, has a `<!DOCTYPE` (refused: no XXE, no entity
 ///   expansion), holds a NUL, starts with bytes in another encoding than its charset (UTF-16 served
 ///   as `charset=utf-8`), or passes one of the ``limits`` (nesting depth, element count,
-///   attributes per element) fails with ``DecodingFailure/Reason/decodingError(_:)`` holding a
+///   attributes per element), or has text in so many pieces that XMLCoder would take seconds to
+///   join them (``XMLParsingError/Reason/textTooFragmented``), fails with
+///   ``DecodingFailure/Reason/decodingError(_:)`` holding a
 ///   `DecodingError.dataCorrupted` whose underlying error is the ``XMLParsingError`` (with line
 ///   and column); XMLCoder never sees such a document;
 /// - a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
@@ -110,7 +112,20 @@ enum XMLResponseBody {
     ///   `DecodingError.dataCorrupted` (underlying: ``XMLParsingError``) for anything else.
     static func checkedData<T>(of response: Response, limits: XMLParsingLimits, expecting type: T.Type) throws -> Data {
         do {
-            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false, limits: limits).bytes)
+            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false, limits: limits,
+                                                checksTextJoining: true).bytes)
+        } catch {
+            throw translate(error, response: response, expecting: type)
+        }
+    }
+
+    /// `data`, XML that CourierXML wrote from a checked tree (a SOAP payload), once checked for
+    /// text XMLCoder would take too long to join (see ``XMLCoderTextJoining``). The line and
+    /// column of that error are in `data`, not in the response.
+    static func checkedTextJoining<T>(of data: Data, response: Response, expecting type: T.Type) throws -> Data {
+        do {
+            _ = try XMLTreeParser.parse(data, charset: "utf-8", buildsTree: false, limits: .unlimited, checksTextJoining: true)
+            return data
         } catch {
             throw translate(error, response: response, expecting: type)
         }
@@ -137,7 +152,7 @@ enum XMLResponseBody {
             return CourierError.decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: response,
                                                          expectedType: "\(T.self)"))
         case .notWellFormed, .noRootElement, .documentTypeNotAllowed, .charsetMismatch, .nullCharacter, .tooDeep,
-             .tooManyElements, .tooManyAttributes:
+             .tooManyElements, .tooManyAttributes, .textTooFragmented:
             return DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: error.description, underlyingError: error))
         }

@@ -104,7 +104,8 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
         let payload = try SOAPMessage.payload(of: response, limits: limits, expecting: T.self)
         let decoder = makeDecoder()
         decoder.errorContextLength = 0
-        return try decoder.decode(T.self, from: try XMLTreeDocument(root: payload, declaration: nil).xmlData())
+        let data = try XMLTreeDocument(root: payload, declaration: nil).xmlData()
+        return try decoder.decode(T.self, from: try XMLResponseBody.checkedTextJoining(of: data, response: response, expecting: T.self))
     }
 }
 

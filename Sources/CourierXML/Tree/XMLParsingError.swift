@@ -81,7 +81,7 @@ public struct XMLParsingError: Error, Sendable, Equatable {
         /// The document has more elements than ``XMLParsingLimits/maximumElementCount``.
         ///
         /// ```swift
-        /// XMLParsingError.Reason.tooManyElements(maximumElementCount: 1_000_000)
+        /// XMLParsingError.Reason.tooManyElements(maximumElementCount: 100_000)
         /// ```
         case tooManyElements(maximumElementCount: Int)
         /// An element has more attributes than ``XMLParsingLimits/maximumAttributesPerElement``.
@@ -90,6 +90,16 @@ public struct XMLParsingError: Error, Sendable, Equatable {
         /// XMLParsingError.Reason.tooManyAttributes(maximumAttributesPerElement: 256)
         /// ```
         case tooManyAttributes(maximumAttributesPerElement: Int)
+        /// The text of an element comes in so many pieces (one at every entity or character
+        /// reference, after every CR, every few hundred non-ASCII characters) that XMLCoder,
+        /// which joins them by copying all the text so far each time, would take more than about
+        /// a quarter of a second. Only ``XMLBodyDecoder`` and ``SOAPBodyDecoder`` check this;
+        /// ``XMLTreeDocument`` gathers text in linear time and reads such a document.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.textTooFragmented   // "<a>" + 150,000 × "&amp;" + "</a>"
+        /// ```
+        case textTooFragmented
     }
 
     /// What went wrong.
@@ -152,6 +162,8 @@ extension XMLParsingError: CustomStringConvertible {
             what = "XML document has more elements than the limit of \(maximum)"
         case .tooManyAttributes(let maximum):
             what = "XML element has more attributes than the limit of \(maximum)"
+        case .textTooFragmented:
+            what = "XML text comes in too many pieces (entity or character references, CRs) for XMLCoder to join"
         }
         return line > 0 ? "\(what) at line \(line), column \(column)" : what
     }

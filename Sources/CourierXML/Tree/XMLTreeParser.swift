@@ -45,6 +45,8 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
     /// Text reported since the last element boundary, not yet added to the open element.
     private var pendingText = ""
     private var pendingKind: TextKind?
+    /// What XMLCoder would spend joining text pieces, when the document is checked for it.
+    private var textJoining: XMLCoderTextJoining?
 
     /// libxml2's `XML_WAR_*` codes, which FoundationXML reports as errors though parsing goes on
     /// (97: an XML version other than 1.0, 98: a bad `xml:lang`, …).
@@ -61,7 +63,8 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
     /// Parses `data` (in `charset`, or as the document says) into a tree, or only checks that it
     /// is well-formed and within `limits` when `buildsTree` is `false`.
     static func parse(_ data: Data, charset: String?, preservingWhitespace: Bool = false,
-                      buildsTree: Bool = true, limits: XMLParsingLimits) throws(XMLParsingError) -> Result {
+                      buildsTree: Bool = true, limits: XMLParsingLimits,
+                      checksTextJoining: Bool = false) throws(XMLParsingError) -> Result {
         let document = try XMLCharset.utf8Document(data, charset: charset)
         let order = try XMLMarkupScanner.attributeOrder(document.bytes, maximumAttributes: limits.maximumAttributesPerElement)
         guard !order.isEmpty else {
@@ -70,6 +73,7 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
         }
         let delegate = XMLTreeParser(preservingWhitespace: preservingWhitespace, buildsTree: buildsTree, limits: limits)
         delegate.attributeOrder = order
+        if checksTextJoining { delegate.textJoining = XMLCoderTextJoining() }
         let parser = XMLParser(data: Data(document.bytes))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -112,6 +116,7 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
             // The scanner refuses these first; kept so the limit never rests on the scanner alone.
             return fail(.tooManyAttributes(maximumAttributesPerElement: limits.maximumAttributesPerElement), parser)
         }
+        textJoining?.startElement()
         guard buildsTree else { return }
         flushText()
         let names = tagIndex < attributeOrder.count ? attributeOrder[tagIndex] : []
@@ -128,6 +133,7 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
         guard error == nil else { return }
         depth -= 1
         if depth == 0 { closedRoot = true }
+        textJoining?.endElement()
         guard buildsTree else { return }
         flushText()
         guard var node = stack.popLast() else { return }
@@ -156,13 +162,19 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
+        countJoining(string.utf8.count, parser)
         gather(string, as: .text)
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        countJoining(CDATABlock.count, parser)
         gather(String(decoding: CDATABlock, as: UTF8.self), as: .cdata)
     }
 
+    private func countJoining(_ length: Int, _ parser: XMLParser) {
+        guard error == nil, depth > 0, textJoining?.add(length) == false else { return }
+        fail(.textTooFragmented, parser)
+    }
 
     /// Adds a piece of text to the buffer; adjacent pieces of one kind become one child.
     private func gather(_ string: String, as kind: TextKind) {

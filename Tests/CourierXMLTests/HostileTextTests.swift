@@ -1,0 +1,53 @@
+import Courier
+import CourierTesting
+import CourierXML
+import Foundation
+import Testing
+
+@Suite("Hostile XML: text in many pieces costs linear time")
+struct HostileTextTests {
+    /// 150,000 references: one piece each, so XMLCoder would copy about 1.1 × 10^10 bytes.
+    static let fragmented = "<a>" + String(repeating: "&amp;", count: 150_000) + "</a>"
+
+    @Test("text reported in 800,000 pieces (one per reference) is gathered in linear time")
+    func textInPieces() throws {
+        let xml = "<a>" + String(repeating: "&amp;", count: 400_000) + "x" + String(repeating: "&#233;", count: 400_000) + "</a>"
+        var document: XMLTreeDocument?
+        let cpu = try threadCPUTime { document = try XMLTreeDocument(string: xml) }
+        #expect(document?.root.children.count == 1)
+        #expect(document?.root.text.unicodeScalars.count == 800_001)
+        // About 1.2 s of CPU in a debug build; joining the pieces one string at a time, as before
+        // (quadratic), took 3 s for half as many pieces, so about 12 s for these.
+        #expect(cpu < .seconds(4), "took \(cpu) of CPU")
+    }
+
+    @Test("XMLBodyDecoder refuses text XMLCoder would take seconds to join, at once; the tree reads it",
+          arguments: ["references", "CRLF"])
+    func xmlBodyRefusesFragmentedText(kind: String) throws {
+        // One piece per reference, or one per CRLF line end.
+        let xml = kind == "CRLF" ? "<a>" + String(repeating: "x\r\n", count: 200_000) + "</a>" : Self.fragmented
+        let response = makeResponse(xml)
+        var error: XMLParsingError?
+        let cpu = threadCPUTime { error = parsingError { _ = try XMLBodyDecoder().decode(TopOnlyText.self, from: response) } }
+        #expect(error?.reason == .textTooFragmented)
+        #expect(cpu < .seconds(1), "took \(cpu) of CPU")
+        #expect(try XMLTreeDocument(string: xml).root.text.count >= 150_000)
+    }
+
+    @Test("SOAPBodyDecoder refuses a payload whose text XMLCoder would take seconds to join")
+    func soapRefusesFragmentedText() throws {
+        let response = makeResponse(HostileDocuments.envelope(Self.fragmented), contentType: "text/xml")
+        #expect(parsingError { _ = try SOAPBodyDecoder().decode(TopOnlyText.self, from: response) }?.reason == .textTooFragmented)
+        #expect(try response.soapPayload().text.count == 150_000)   // the tree reads it
+    }
+
+    @Test("text in fewer pieces still decodes: 50,000 references, and 300,000 Chinese characters")
+    func belowTheBudget() throws {
+        let references = "<a>" + String(repeating: "&amp;", count: 50_000) + "</a>"
+        #expect(try XMLBodyDecoder().decode(TopOnlyText.self, from: makeResponse(references)).value == String(repeating: "&", count: 50_000))
+        let chinese = String(repeating: "汉字", count: 150_000)
+        #expect(try XMLBodyDecoder().decode(TopOnlyText.self, from: makeResponse("<a>\(chinese)</a>")).value == chinese)
+        let response = makeResponse(HostileDocuments.envelope("<p>\(chinese)</p>"), contentType: "text/xml")
+        #expect(try SOAPBodyDecoder().decode(TopOnlyText.self, from: response).value == chinese)
+    }
+}
