@@ -152,7 +152,7 @@ enum XMLResponseBody {
             return CourierError.decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: response,
                                                          expectedType: "\(T.self)"))
         case .notWellFormed, .noRootElement, .documentTypeNotAllowed, .charsetMismatch, .nullCharacter, .tooDeep,
-             .tooManyElements, .tooManyAttributes, .textTooFragmented:
+             .tooManyElements, .tooManyAttributes, .textTooFragmented, .emptyProcessingInstruction:
             return DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: error.description, underlyingError: error))
         }

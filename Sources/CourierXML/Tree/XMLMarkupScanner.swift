@@ -21,7 +21,12 @@ enum XMLMarkupScanner {
         while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
             index = open
             if matches(bytes, at: index, "<?") {
+                let start = index
                 index = end(of: "?>", in: bytes, from: index + 2)
+                if !hasData(processingInstruction: bytes[(start + 2)..<min(index, count)]) {
+                    let (line, column) = position(of: start, in: bytes)
+                    throw XMLParsingError(reason: .emptyProcessingInstruction, line: line, column: column)
+                }
             } else if matches(bytes, at: index, "<!--") {
                 index = end(of: "-->", in: bytes, from: index + 4)
             } else if matches(bytes, at: index, "<![CDATA[") {
@@ -45,6 +50,16 @@ enum XMLMarkupScanner {
             if index >= count { break }
         }
         return tags
+    }
+
+    /// Whether a processing instruction (the bytes between `<?` and just past `?>`) has data
+    /// after its target. libxml2 reports one without data with a NULL pointer, which corelibs
+    /// FoundationXML passes to `strlen` (a crash found by fuzzing); whitespace-only data is
+    /// refused too, as libxml2 may report it the same way.
+    private static func hasData(processingInstruction body: ArraySlice<UInt8>) -> Bool {
+        let content = body.suffix(2).elementsEqual([UInt8(ascii: "?"), UInt8(ascii: ">")]) ? body.dropLast(2) : body
+        guard let nameEnd = content.firstIndex(where: isSpace) else { return false }
+        return content[nameEnd...].contains { !isSpace($0) }
     }
 
     /// Reads the element name and attribute names of a start tag; returns the index past it.

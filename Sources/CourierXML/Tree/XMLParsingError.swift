@@ -100,6 +100,13 @@ public struct XMLParsingError: Error, Sendable, Equatable {
         /// XMLParsingError.Reason.textTooFragmented   // "<a>" + 150,000 × "&amp;" + "</a>"
         /// ```
         case textTooFragmented
+        /// A processing instruction with a target but no data (`<?foo?>`): corelibs FoundationXML
+        /// hands libxml2's missing data to `strlen` and crashes, so it never reaches the parser.
+        ///
+        /// ```swift
+        /// XMLParsingError.Reason.emptyProcessingInstruction   // "<a><?foo?></a>"
+        /// ```
+        case emptyProcessingInstruction
     }
 
     /// What went wrong.
@@ -164,6 +171,8 @@ extension XMLParsingError: CustomStringConvertible {
             what = "XML element has more attributes than the limit of \(maximum)"
         case .textTooFragmented:
             what = "XML text comes in too many pieces (entity or character references, CRs) for XMLCoder to join"
+        case .emptyProcessingInstruction:
+            what = "XML processing instruction without data"
         }
         return line > 0 ? "\(what) at line \(line), column \(column)" : what
     }
