@@ -38,9 +38,9 @@ struct SecretLeakRegressionTests {
     // MARK: BaseURL errors
 
     @Test("a token given as user-info is in no BaseURL error, its description or its payload", arguments: [
-        "ghp_SECRET@api.github.com",
-        "ghp_SECRET:x-oauth-basic@api.github.com",
-        "https://ghp_SECRET:pw@api.github.com",
+        "ghp_SECRET@api.example.com",
+        "ghp_SECRET:x-oauth-basic@api.example.com",
+        "https://ghp_SECRET:pw@api.example.com",
         "[ghp_SECRET@::1]",
         "ghp_SECRET@bücher.example",
         "ghp_SECRET@-bad-.example",
@@ -55,19 +55,19 @@ struct SecretLeakRegressionTests {
         #expect(reason.contains("user-info"), "\(reason)")
         #expect(renderings(of: error, containing: "SECRET").isEmpty)
         #expect(!error.localizedDescription.contains("SECRET"))
-        #expect(error.description.contains("api.github.com") || host.contains("::1") || host.contains("example"))
+        #expect(error.description.contains("api.example.com") || host.contains("::1") || host.contains("example"))
     }
 
     @Test("a token in a base URL string is in no error, its description or its payload", arguments: [
-        "https://ghp_SECRET:pw@api.github.com",
-        "https://ghp_SECRET@api.github.com",
-        "https://ghp_SECRET:pw@api.github.com/v1",
-        "https://ghp_SECRET@api.github.com?x=1",
-        "https://api.github.com/v1?access_token=SECRET",
-        "https://api.github.com#access_token=SECRET",
-        "https://u:SECRET/with/slash@api.github.com",
-        "ftp://ghp_SECRET@api.github.com",
-        "api.github.com?token=SECRET",
+        "https://ghp_SECRET:pw@api.example.com",
+        "https://ghp_SECRET@api.example.com",
+        "https://ghp_SECRET:pw@api.example.com/v1",
+        "https://ghp_SECRET@api.example.com?x=1",
+        "https://api.example.com/v1?access_token=SECRET",
+        "https://api.example.com#access_token=SECRET",
+        "https://u:SECRET/with/slash@api.example.com",
+        "ftp://ghp_SECRET@api.example.com",
+        "api.example.com?token=SECRET",
     ])
     func baseURLStringWithSecret(string: String) throws {
         let error = try #require(thrownError { () throws(CourierError) in _ = try BaseURL(string: string) })

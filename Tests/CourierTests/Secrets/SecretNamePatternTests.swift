@@ -91,7 +91,7 @@ struct SecretNamePatternTests {
     }
 
     @Test("redact(urlString:) reads what does not parse, hiding user-info and secret items", arguments: [
-        ("ghp_S3CR3T@api.github.com", "<redacted>@api.github.com"),
+        ("ghp_S3CR3T@api.example.com", "<redacted>@api.example.com"),
         ("https://u:p/S3CR3T@h x/p?token=S3CR3T&a=1", "https://<redacted>@h x/p?token=<redacted>&a=1"),
         ("//u:S3CR3T@h/p", "//<redacted>@h/p"),
         ("/users/ada@example.com?token=S3CR3T", "/users/ada@example.com?token=<redacted>"),
