@@ -85,6 +85,19 @@ struct OAuth2TokenResponseTests {
         #expect(try await refresh(#"{"access_token":"a","token_type":"Bearer","scope":["a","b"]}"#).scope == "a b")
     }
 
+    /// Found by FuzzOAuth2TokenResponse: `"scope":[""]` parsed as an empty scope, which a later
+    /// request would have sent as `scope=`.
+    @Test("scope tokens are normalized: empty entries and whitespace runs never make an empty or padded scope",
+          arguments: [
+              (#"[""]"#, nil), (#"["", " "]"#, nil), (#""   ""#, nil), (#""\t""#, nil),
+              (#"["read", "", "write"]"#, "read write"), (#""  read   write ""#, "read write"),
+              (#"["read write", "admin"]"#, "read write admin"),
+          ] as [(String, String?)])
+    func scopeNormalized(scopeJSON: String, expected: String?) async throws {
+        let credential = try await refresh(#"{"access_token":"a","token_type":"Bearer","scope":"# + scopeJSON + "}")
+        #expect(credential.scope == expected)
+    }
+
     @Test("client_credentials: the requested scope stands in for an omitted one, and no refresh token is invented")
     func clientCredentialsScope() async throws {
         let endpoint = try OAuth2Fixtures.endpoint(OAuth2Fixtures.answering(200, #"{"access_token":"a","token_type":"Bearer","expires_in":60}"#),

@@ -8,8 +8,8 @@ import Foundation
 /// - `refresh_token`: optional; `null` or `""` count as absent.
 /// - `expires_in`: optional; an integer, a decimal, or a string holding either (`"3600"`);
 ///   `null` counts as absent; negative, non-finite or non-numeric values are errors.
-/// - `scope`: optional; a string, or an array of strings (joined with spaces); `null` or `""`
-///   count as absent.
+/// - `scope`: optional; a string, or an array of strings (joined with spaces); `null`, `""`,
+///   whitespace and arrays of empty strings count as absent, and runs of spaces become one.
 ///
 /// Failures throw ``OAuth2MalformedResponse`` naming the field and the problem; a value is
 /// never quoted, so a token can never end up in an error message or a log.
@@ -108,12 +108,20 @@ struct OAuth2TokenResponse: Decodable, Equatable {
     private static func scope(in container: KeyedDecodingContainer<CodingKeys>) throws -> String? {
         guard container.contains(.scope), !((try? container.decodeNil(forKey: .scope)) ?? false) else { return nil }
         if let text = try? container.decode(String.self, forKey: .scope) {
-            return text.isEmpty ? nil : text
+            return normalizedScope([text])
         }
         if let list = try? container.decode([String].self, forKey: .scope) {
-            return list.isEmpty ? nil : list.joined(separator: " ")
+            return normalizedScope(list)
         }
         throw OAuth2MalformedResponse("scope is neither a string nor an array of strings")
+    }
+
+    /// The scope tokens (RFC 6749 §3.3: space-delimited, never empty) joined by single spaces,
+    /// or nil when there are none: `"  "`, `[""]` and `["", " "]` all mean "no scope", and
+    /// `["read", "", "write"]` means `"read write"`.
+    private static func normalizedScope(_ parts: [String]) -> String? {
+        let tokens = parts.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) }
+        return tokens.isEmpty ? nil : tokens.joined(separator: " ")
     }
 }
 
