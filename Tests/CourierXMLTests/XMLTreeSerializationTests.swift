@@ -23,6 +23,9 @@ struct XMLTreeSerializationTests {
         ("a]]>b", "<![CDATA[a]]]]><![CDATA[>b]]>"),
         ("]]>]]>", "<![CDATA[]]]]><![CDATA[>]]]]><![CDATA[>]]>"),
         ("", "<![CDATA[]]>"),
+        // A combining mark after the ">" once hid the "]]>" from a character-level search, and
+        // the section ended there: "<b/>" became markup.
+        ("a]]>\u{0301}<b/>", "<![CDATA[a]]]]><![CDATA[>\u{0301}<b/>]]>"),
     ])
     func cdata(content: String, expected: String) throws {
         let node = XMLTreeNode("a", children: [.cdata(content)])

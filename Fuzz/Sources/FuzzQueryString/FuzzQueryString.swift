@@ -170,7 +170,9 @@ private struct Model {
         case .replacedWithEncodedSpace: " "
         case .decoded: options.spaceEncodingRule == .replacedWithDecodedPlus ? " " : "+"
         }
-        return text.replacingOccurrences(of: "+", with: plus)
+        // By bytes, as the encoder and a server work: `replacingOccurrences(of: "+", …)` compares
+        // grapheme clusters and skips a "+" that a combining mark follows ("+\u{06E4}").
+        return String(decoding: text.utf8.flatMap { $0 == UInt8(ascii: "+") ? Array(plus.utf8) : [$0] }, as: UTF8.self)
     }
 
     /// Percent-decodes `raw`, reading `+` as a space when spaces are written as `+`; a malformed

@@ -44,7 +44,9 @@ public struct BasicCredential: Sendable, Equatable {
     /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/invalidCredential(_:)``
     ///   when the username contains `:` or either part contains a control character.
     public func authorizationValue() throws(CourierError) -> String {
-        guard !username.contains(":") else {
+        // Scalars, not characters: ":" followed by a combining mark is still the separator a
+        // server splits the decoded pair at.
+        guard !username.unicodeScalars.contains(":") else {
             throw .authentication(.invalidCredential("a Basic username cannot contain \":\""))
         }
         guard HeaderItem.isValidValue(username), HeaderItem.isValidValue(password) else {

@@ -46,9 +46,11 @@ extension TransportRequest {
 
 /// Shell quoting and body rendering for ``TransportRequest/curlCommand(redaction:)``.
 enum CURL {
-    /// `text` in single quotes for a POSIX shell: `it's` becomes `'it'\''s'`.
+    /// `text` in single quotes for a POSIX shell: `it's` becomes `'it'\''s'`. Every `'` scalar
+    /// is replaced (`.literal`), also one a combining mark follows, which a character-level
+    /// replacement skips and which would end the quoting early.
     static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#, options: .literal) + "'"
     }
 
     static func bodyArgument(_ body: TransportBody, contentType: String?, redaction: Redaction) -> String {
@@ -91,7 +93,7 @@ enum CURL {
                   let text = String(data: data, encoding: .utf8),
                   !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" && $0 != "\r" })
             else { return nil }
-            if text.contains("=") {
+            if text.utf8.contains(UInt8(ascii: "=")) {
                 return redaction.redact(formBody: data) ?? text
             }
             return text

@@ -146,9 +146,14 @@ extension Redaction {
 
     /// A query or form name, percent-decoded (`+` as a space) up to three times, so that an
     /// encoded name cannot slip past the patterns.
+    ///
+    /// Works on UTF-8 bytes, as a server does: `String.replacingOccurrences(of: "+", …)` and
+    /// `contains("%")` compare grapheme clusters, and miss a `+` or `%` that a combining mark
+    /// (U+0301, U+06E4, …) follows.
     static func decodedName(_ name: Substring) -> String {
-        var text = name.utf8.contains(UInt8(ascii: "+")) ? name.replacingOccurrences(of: "+", with: " ") : String(name)
-        for _ in 0..<3 where text.contains("%") {
+        let percent = UInt8(ascii: "%")
+        var text = String(decoding: name.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        for _ in 0..<3 where text.utf8.contains(percent) {
             guard let bytes = PercentEncoding.decodeBytes(text) else { break }
             text = String(decoding: bytes, as: UTF8.self)
         }

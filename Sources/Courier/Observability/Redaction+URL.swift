@@ -30,15 +30,18 @@ extension Redaction {
         if let components = URLComponents(string: urlString), let redacted = redact(components) {
             return redacted
         }
+        // Every delimiter is found among Unicode scalars, never `Character`s: a combining mark
+        // after a "?", "@" or "=" (U+0301) makes one grapheme cluster with it, which a
+        // character search skips, leaving a secret unredacted.
         var rest = Substring(urlString)
         var fragment: Substring?
         var query: Substring?
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = rest[rest.index(after: hash)...]
+        if let hash = rest.unicodeScalars.firstIndex(of: "#") {
+            fragment = rest[rest.unicodeScalars.index(after: hash)...]
             rest = rest[..<hash]
         }
-        if let question = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: question)...]
+        if let question = rest.unicodeScalars.firstIndex(of: "?") {
+            query = rest[rest.unicodeScalars.index(after: question)...]
             rest = rest[..<question]
         }
         // Where an authority would start: after `scheme://`, after a leading `//`, or at once
@@ -46,16 +49,16 @@ extension Redaction {
         // the last `@` before the query, not at the first `/`: a password may hold an
         // unescaped `/`, and an invalid string is better over-redacted than leaking one.
         let authorityStart: Substring.Index? =
-            if let scheme = rest.range(of: "://") { scheme.upperBound }
-            else if rest.hasPrefix("//") { rest.index(rest.startIndex, offsetBy: 2) }
-            else if !rest.hasPrefix("/") { rest.startIndex }
+            if let scheme = rest.range(of: "://", options: .literal) { scheme.upperBound }
+            else if rest.utf8.starts(with: "//".utf8) { rest.utf8.index(rest.startIndex, offsetBy: 2) }
+            else if rest.utf8.first != UInt8(ascii: "/") { rest.startIndex }
             else { nil }
         var text = ""
-        if let start = authorityStart, let at = rest[start...].lastIndex(of: "@") {
+        if let start = authorityStart, let at = rest.unicodeScalars[start...].lastIndex(of: "@") {
             text = rest[..<start] + Self.placeholder + "@"
-            rest = rest[rest.index(after: at)...]
+            rest = rest[rest.unicodeScalars.index(after: at)...]
             // What follows the host is a path, whose parameters are redacted below.
-            if let slash = rest.firstIndex(of: "/") {
+            if let slash = rest.unicodeScalars.firstIndex(of: "/") {
                 text += rest[..<slash]
                 rest = rest[slash...]
             } else {
@@ -95,10 +98,11 @@ extension Redaction {
     /// A path whose segments' `;name=value` parameters (RFC 3986 §3.3, Java's `;jsessionid=`)
     /// have their secret values hidden; segments themselves are kept.
     func redactPathParameters(_ path: String, replacement: String = placeholder) -> String {
-        guard path.contains(";") else { return path }
-        return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            guard let semicolon = segment.firstIndex(of: ";") else { return String(segment) }
-            let parameters = segment[segment.index(after: semicolon)...]
+        guard path.utf8.contains(UInt8(ascii: ";")) else { return path }
+        return path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map { scalars -> String in
+            let segment = Substring(scalars)
+            guard let semicolon = segment.unicodeScalars.firstIndex(of: ";") else { return String(segment) }
+            let parameters = segment[segment.unicodeScalars.index(after: semicolon)...]
             return segment[...semicolon]
                 + Self.redactParameters(parameters, isSecret: queryItemNameTest, replacement: replacement)
         }.joined(separator: "/")
@@ -110,23 +114,24 @@ extension Redaction {
     static func redactParameters(
         _ encoded: some StringProtocol, isSecret: (String) -> Bool, replacement: String = placeholder
     ) -> String {
+        let scalars = Substring(encoded).unicodeScalars
         var result = ""
-        var itemStart = encoded.startIndex
-        var index = encoded.startIndex
+        var itemStart = scalars.startIndex
+        var index = scalars.startIndex
         while true {
-            let atEnd = index == encoded.endIndex
-            if atEnd || encoded[index] == "&" || encoded[index] == ";" {
-                let item = encoded[itemStart..<index]
+            let atEnd = index == scalars.endIndex
+            if atEnd || scalars[index] == "&" || scalars[index] == ";" {
+                let item = scalars[itemStart..<index]
                 if let equals = item.firstIndex(of: "="), isSecret(String(item[..<equals])) {
-                    result += item[..<equals] + "=" + replacement
+                    result += String(item[..<equals]) + "=" + replacement
                 } else {
-                    result += item
+                    result += String(item)
                 }
                 if atEnd { break }
-                result.append(encoded[index])
-                itemStart = encoded.index(after: index)
+                result.unicodeScalars.append(scalars[index])
+                itemStart = scalars.index(after: index)
             }
-            index = encoded.index(after: index)
+            index = scalars.index(after: index)
         }
         return result
     }

@@ -203,11 +203,14 @@ struct XMLTreeWriter {
         }
     }
 
+    /// `text` in CDATA sections, each `]]>` split across two. `.literal` compares scalars: a
+    /// character-level search skips a `]]>` that a combining mark follows, which would end the
+    /// section early and let the rest of the text be read as markup.
     private mutating func appendCDATA(_ text: String, in elementName: String) throws(XMLSerializationError) {
         for scalar in text.unicodeScalars {
             try Self.checkCharacter(scalar, in: elementName)
         }
-        output += "<![CDATA[" + text.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]>"
+        output += "<![CDATA[" + text.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>", options: .literal) + "]]>"
     }
 
     /// XML 1.0 `Char`: tab, LF, CR, U+0020–U+D7FF, U+E000–U+FFFD, U+10000–U+10FFFF.

@@ -162,7 +162,9 @@ extension MultipartForm {
             throw .invalidRequest(.invalidMultipartForm(
                 "the \(what) \(value.debugDescription) of part \(index + 1) contains the control character \(code)"))
         }
-        return value.replacingOccurrences(of: "\"", with: "%22")
+        // `.literal`: every `"` scalar, also one a combining mark follows (a character-level
+        // replacement skips `"\u{301}`, which would end the quoted parameter early).
+        return value.replacingOccurrences(of: "\"", with: "%22", options: .literal)
     }
 
     /// RFC 2046 §5.1.1: `boundary := 0*69<bchars> bcharsnospace`, `bchars := bcharsnospace / " "`,
