@@ -168,6 +168,7 @@ write(T, "duplicate-keys", '{"access_token":"a","access_token":"b","token_type":
 write(T, "deep-array", '{"access_token":"a","token_type":"Bearer","scope":' + "[" * 300 + "]" * 300 + "}")
 write(T, "not-an-object", '["access_token"]')
 write(T, "truncated", '{"access_token":"a","tok')
+write(T, "regression-empty-scope-entry", '{"access_token":"a","token_type":"DPInt","scope":[""]}')
 write(T, "empty", "  \r\n")
 write(T, "error-body", '{"error":"invalid_grant","error_description":"revoked"}')
 E = "FuzzOAuth2ErrorBody"
@@ -283,4 +284,6 @@ write(Q, "nan", options() + b"\x00" + bytes([1]) + qstring("n") + qvalue(2, stru
 write(Q, "decimal-nan", options() + b"\x00" + bytes([1]) + qstring("d") + qvalue(3, bytes(8) + b"\x01") + b"\x01")
 write(Q, "utf8-and-nulls", options(array=3) + b"\x01" + qstring("caf\u00e9") + b"\x01" + qstring("\u2713 \x00")
       + bytes([1]) + qstring("k") + qvalue(6, bytes([3]) + qvalue(5) + string("a,b") + qvalue(4, b"\x01")) + b"\x01")
+# regression-plus-before-combining-mark is the raw input CI's run found (kept as written by
+# libFuzzer, not generated here): a "+" followed by U+06E4, which the target's model missed.
 print("seeds written under", ROOT)

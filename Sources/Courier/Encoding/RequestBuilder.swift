@@ -114,11 +114,11 @@ enum RequestBuilder {
         let url = request.url
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
-            throw .invalidRequest(.invalidBaseURL(url.withoutSecretParts?.absoluteString ?? "",
+            throw .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: url.absoluteString),
                                                   reason: "the request's URL must be http or https with a host"))
         }
         guard url.user == nil, url.password == nil else {
-            throw .invalidRequest(.invalidBaseURL(url.withoutSecretParts?.absoluteString ?? "",
+            throw .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: url.absoluteString),
                                                   reason: "the request's URL must not carry user-info (the transport would send it as credentials)"))
         }
     }

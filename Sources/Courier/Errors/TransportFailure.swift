@@ -151,17 +151,6 @@ extension URLError.Code {
 }
 
 extension URL {
-    /// This URL without user-info, query or fragment (scheme, host, port and path), or `nil` if
-    /// it cannot be taken apart: what an error may carry, since errors get printed.
-    var withoutSecretParts: URL? {
-        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return nil }
-        components.user = nil
-        components.password = nil
-        components.percentEncodedQuery = nil
-        components.fragment = nil
-        return components.url
-    }
-
     /// Scheme, host, port and path, without user-info, query or fragment: safe to print.
     var redactedForLogging: String {
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {

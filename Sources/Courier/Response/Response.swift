@@ -32,6 +32,10 @@ public struct Response: Sendable, Equatable {
 
     /// Creates a response from plain values, for tests and custom transports. Header names that
     /// are not valid tokens are skipped.
+    ///
+    /// - Precondition: `statusCode` is in `0...999`, as `HTTPResponse.Status(code:)` requires (it
+    ///   traps otherwise). A transport reading a status from the network must check it first and
+    ///   report a bad one as a `TransportFailure` (`badServerResponse`), never pass it on.
     public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
         var fields = HTTPFields()
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {

@@ -353,10 +353,9 @@ struct Completion: Sendable {
 
     func outcome(for url: URL) -> Result<Response, CourierError> {
         func failure(_ code: URLError.Code, _ info: [String: any Sendable] = [:]) -> Result<Response, CourierError> {
-            // The URLError's failing URL ends up in its description: scheme, host, port and path
-            // only, never the query or user-info, which may carry secrets.
-            var userInfo: [String: Any] = [:]
-            if let printable = url.withoutSecretParts { userInfo[NSURLErrorFailingURLErrorKey] = printable }
+            // The URLError's failing URL ends up in its description: never user-info, and secret
+            // query, fragment and path-parameter values redacted.
+            var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url.redactedForErrors]
             userInfo.merge(info) { $1 }
             return .failure(.transport(TransportFailure(URLError(code, userInfo: userInfo), url: url)))
         }
