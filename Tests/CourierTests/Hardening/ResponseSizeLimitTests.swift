@@ -62,17 +62,18 @@ struct ResponseSizeLimitTests {
     }
 }
 
-/// The `URLError`s Courier makes itself carry no query or user-info: they get printed.
+/// The `URLError`s Courier makes itself carry no user-info and no secret query value: they get
+/// printed. They use the same redaction as every other error URL (`URL.redactedForErrors`).
 @Suite("Errors Courier makes keep secrets out of their URL")
 struct CourierMadeURLErrorTests {
-    @Test func aTimeoutsURLErrorHasNoQuery() throws {
+    @Test func aTimeoutsURLErrorHasNoSecrets() throws {
         let url = try #require(URL(string: "https://user:pw@api.example.com/v1/me?access_token=SECRET#frag"))
         guard case .failure(.transport(let failure)) = Completion(end: .timedOut).outcome(for: url) else {
             Issue.record("expected a transport failure")
             return
         }
         let urlError = try #require(failure.urlError)
-        #expect(urlError.failingURL?.absoluteString == "https://api.example.com/v1/me")
+        #expect(urlError.failingURL?.absoluteString == "https://api.example.com/v1/me?access_token=%3Credacted%3E#frag")
         for text in [String(describing: urlError), urlError.localizedDescription, "\(urlError.userInfo)", failure.description] {
             #expect(!text.contains("SECRET") && !text.contains("pw"), "\(text)")
         }
