@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import FlyingFox
 import Foundation
 #if canImport(FoundationNetworking)
@@ -409,11 +409,26 @@ extension TokenRotationIntegrationTests {
                 // Bounded: a regression fails the counts below instead of hanging the suite.
                 let allStarted = await started.wait(forAtLeast: count, upTo: .seconds(30))
                 let arrived = await auth.tokenRequestArrival.wait(forAtLeast: 1, upTo: .seconds(30))
-                #expect(allStarted && arrived, "calls started: \(allStarted), token request arrived: \(arrived)")
+                // A task that has started may not have reached the refresher yet (under
+                // ThreadSanitizer, 9 of 100 had not): the held refresh is released only once every
+                // call waits for it, so none of them can arrive after it failed and see a backoff.
+                let allWaiting = await waitUntil(upTo: .seconds(30)) { await refresher.waitingCallerCount >= count }
+                #expect(allStarted && arrived && allWaiting,
+                        "calls started: \(allStarted), token request arrived: \(arrived), all waiting: \(allWaiting)")
                 await release.increment()
                 await auth.holdTokenResponses(until: nil)   // in case no token request came to take it
                 return await Self.ordered(&group, count: count)
             }
+        }
+
+        /// Whether `condition` held before `limit` passed, checking it between yields.
+        private func waitUntil(upTo limit: Duration, _ condition: () async -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + limit
+            while ContinuousClock.now < deadline {
+                if await condition() { return true }
+                await Task.yield()
+            }
+            return await condition()
         }
 
         private static func ordered(

@@ -237,6 +237,9 @@ public actor TokenRefresher {
 
     // MARK: - Internals
 
+    /// How many callers wait for the refresh in flight (for tests and diagnostics).
+    var waitingCallerCount: Int { waiters.count }
+
     /// Whether a refresh is in flight (for tests and diagnostics).
     var isRefreshInFlight: Bool {
         if case .refreshing = phase { return true }
