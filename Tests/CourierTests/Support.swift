@@ -57,3 +57,14 @@ extension TransportRequest {
         HTTPField.Name(name).flatMap { head.headerFields[$0] }
     }
 }
+
+extension Call {
+    /// The outcome of ``Call/resume()`` as a `Result`.
+    func result() async -> Result<Response, CourierError> {
+        do {
+            return .success(try await resume())
+        } catch {
+            return .failure(error)
+        }
+    }
+}

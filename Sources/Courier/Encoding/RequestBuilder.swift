@@ -13,10 +13,8 @@ enum RequestBuilder {
         let path = try endpoint.path()
         let method = endpoint.method
         let pathAndQuery = try path.rawValue + queryString(items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
-        let urlString = "\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"
-        guard let url = URL(string: urlString),
-              let httpMethod = HTTPRequest.Method(method.rawValue) else {
-            throw .invalidRequest(.invalidURL(urlString))
+        guard let httpMethod = HTTPRequest.Method(method.rawValue) else {
+            throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
 
         var body: TransportBody?
@@ -50,9 +48,13 @@ enum RequestBuilder {
 
         let head = HTTPRequest(method: httpMethod, scheme: base.scheme.rawValue, authority: base.authority,
                                path: pathAndQuery, headerFields: fields)
-        return TransportRequest(head: head, body: body, timeout: timeout, url: url,
-                                maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
-                                redaction: configuration.redaction)
+        let request = TransportRequest(head: head, body: body, timeout: timeout,
+                                       maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
+                                       redaction: configuration.redaction)
+        guard request.resolvedURL != nil else {
+            throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
+        }
+        return request
     }
 
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
@@ -111,7 +113,11 @@ enum RequestBuilder {
         for field in request.head.headerFields where reservedHeaders.contains(field.name) {
             throw .invalidRequest(.reservedHeader(field.name.rawName))
         }
-        let url = request.url
+        guard let url = request.resolvedURL else {
+            let head = request.head
+            let described = "\(head.scheme ?? "")://\(head.authority ?? "")\(head.path ?? "")"
+            throw .invalidRequest(.invalidURL(Redaction.default.redact(urlString: described)))
+        }
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
             throw .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: url.absoluteString),

@@ -35,17 +35,27 @@ extension Transport {
 }
 
 /// A fully built request, as a transport receives it.
+///
+/// ``head`` is the one source of truth for where the request goes: ``url`` is derived from its
+/// scheme, authority and path (with the query), and setting ``url`` sets those three. A
+/// middleware that edits `head.path` or `head.authority` changes what goes on the wire, and the
+/// authorized-host check sees exactly that.
+///
+/// ```swift
+/// var request = request
+/// request.head.path = "/v2" + (request.head.path ?? "/")   // the transport sends to /v2/…
+/// ```
 public struct TransportRequest: Sendable {
     /// Method, scheme, authority, path with query, and header fields (swift-http-types).
-    public var head: HTTPRequest
+    public var head: HTTPRequest {
+        didSet { refreshTarget() }
+    }
     /// The body, if any.
     public var body: TransportBody?
     /// How long the whole exchange may take, from sending the request to the last byte of the
     /// response. A transport must enforce it to the millisecond and fail with a
     /// ``TransportFailure/Kind/timedOut`` failure when it passes.
     public var timeout: Duration
-    /// The absolute URL: scheme, authority and path with query of ``head``.
-    public var url: URL
     /// The most bytes of response body the transport may read, counted after decompression, or
     /// `nil` for no limit. Past it the transport stops reading, stops the request and fails with
     /// a ``TransportFailure/Kind/responseTooLarge`` failure. Default:
@@ -57,16 +67,123 @@ public struct TransportRequest: Sendable {
     /// ``Configuration/redaction``.
     public var redaction: Redaction
 
+    /// The URL ``head`` describes, and the scheme, authority and path it was made from: kept so
+    /// that editing a header does not parse a URL again.
+    private var target: Target
+
     /// Creates a transport request.
-    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL,
+    /// - Parameter url: when given, replaces the scheme, authority and path of `head` (they
+    ///   must describe one request; the URL wins). When `nil`, the URL is derived from `head`.
+    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL? = nil,
                 maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,
                 redaction: Redaction = .default) {
+        var head = head
+        if let url { Target.apply(url, to: &head) }
         self.head = head
+        self.target = Target(head)
         self.body = body
         self.timeout = timeout
-        self.url = url
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
+    }
+
+    /// The absolute URL of ``head``: its scheme, authority and path with query. Setting it sets
+    /// those three parts of ``head``, user-info included in the authority (which the client
+    /// then refuses to send).
+    ///
+    /// When the head's parts make no URL (no scheme, or a path with a space, say), this is
+    /// `about:blank`, and the client fails the call with ``InvalidRequest/invalidURL(_:)``
+    /// before it reaches a transport.
+    public var url: URL {
+        get { target.url ?? Target.unusable }
+        set {
+            var head = self.head
+            Target.apply(newValue, to: &head)
+            self.head = head
+        }
+    }
+
+    /// The URL of ``head``, or `nil` when its parts make none.
+    var resolvedURL: URL? { target.url }
+
+    private mutating func refreshTarget() {
+        // Only the three parts of a URL matter: a header edit keeps the parsed URL.
+        if head.scheme != target.scheme || head.authority != target.authority || head.path != target.path {
+            target = Target(head)
+        }
+    }
+
+    /// Where a request goes, parsed once.
+    private struct Target: Sendable {
+        var scheme: String?
+        var authority: String?
+        var path: String?
+        var url: URL?
+
+        static let unusable = URL(string: "about:blank") ?? URL(fileURLWithPath: "/")
+
+        init(_ head: HTTPRequest) {
+            scheme = head.scheme
+            authority = head.authority
+            path = head.path
+            // Checked byte by byte first: Foundation's URL(string:) quietly percent-encodes a space
+            // and would read a path without its leading "/" as more of the host.
+            if let scheme, let authority, let path, Self.isValid(authority: authority), Self.isValid(pathAndQuery: path) {
+                url = URL(string: scheme + "://" + authority + path)
+            }
+        }
+
+        /// RFC 3986 `path-absolute [ "?" query ]`: a leading `/`, then `pchar`, `/` and `?`, with
+        /// every `%` starting a valid escape. No fragment, space, control or non-ASCII byte.
+        static func isValid(pathAndQuery: String) -> Bool {
+            pathAndQuery.utf8.first == UInt8(ascii: "/") && hasOnlyURLBytes(pathAndQuery, extra: "/?")
+        }
+
+        /// RFC 3986 `[ userinfo "@" ] host [ ":" port ]`, as bytes: not empty, and only what those
+        /// may hold (user-info is refused later, with its own error).
+        static func isValid(authority: String) -> Bool {
+            !authority.isEmpty && hasOnlyURLBytes(authority, extra: "[]")
+        }
+
+        /// Unreserved, sub-delims, `:`, `@`, valid `%XX` escapes and the `extra` bytes.
+        private static func hasOnlyURLBytes(_ text: String, extra: StaticString) -> Bool {
+            let extras = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
+            var bytes = text.utf8.makeIterator()
+            while let byte = bytes.next() {
+                switch byte {
+                case UInt8(ascii: "%"):
+                    guard bytes.next().flatMap(PercentEncoding.hexValue) != nil,
+                          bytes.next().flatMap(PercentEncoding.hexValue) != nil else { return false }
+                case _ where PercentEncoding.isUnreserved(byte):
+                    continue
+                case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+                     UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+                     UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                    continue
+                default:
+                    guard extras.contains(byte) else { return false }
+                }
+            }
+            return true
+        }
+
+        /// Sets `head`'s scheme, authority (`user:password@host:port`, as written) and path with
+        /// query (`/` when the URL has no path) from `url`.
+        static func apply(_ url: URL, to head: inout HTTPRequest) {
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+            head.scheme = components?.scheme ?? url.scheme
+            var authority = components?.percentEncodedHost ?? ""
+            if authority.utf8.contains(UInt8(ascii: ":")), authority.utf8.first != UInt8(ascii: "[") { authority = "[" + authority + "]" }
+            if let port = components?.port { authority += ":\(port)" }
+            if let user = components?.percentEncodedUser {
+                let password = components?.percentEncodedPassword.map { ":" + $0 } ?? ""
+                authority = user + password + "@" + authority
+            }
+            head.authority = authority
+            let path = components?.percentEncodedPath ?? ""
+            let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
+            head.path = (path.isEmpty ? "/" : path) + query
+        }
     }
 }
 
