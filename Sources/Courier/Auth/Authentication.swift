@@ -20,6 +20,18 @@ public enum Authentication: Sendable {
     /// `Authorization: Bearer <token>` from a ``TokenRefresher``, which refreshes the token
     /// before it expires and after a 401, one refresh for any number of concurrent calls.
     case bearer(TokenRefresher)
+    /// Whatever a ``RequestSigner`` adds, run once per attempt: an API key, an HMAC signature,
+    /// a SigV4-style scheme. The host rules are the same as for the other cases.
+    ///
+    /// ```swift
+    /// configuration.authentication = .signed(APIKeySigner(header: "X-Api-Key", key: key))
+    /// ```
+    case signed(any RequestSigner)
+
+    /// Whether this is ``none``.
+    var isNone: Bool {
+        if case .none = self { true } else { false }
+    }
 }
 
 /// A username and password for HTTP Basic authentication (RFC 7617).

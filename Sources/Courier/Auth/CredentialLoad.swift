@@ -41,6 +41,11 @@ struct CredentialLoad<Handle> {
     }
 
     private(set) var state = State.notLoaded
+
+    /// Whether the credential is settled (loaded, or set by a reset or sign-out).
+    var isLoaded: Bool {
+        if case .loaded = state { true } else { false }
+    }
     private var nextID: UInt64 = 0
 
     /// The next step for a caller that needs the credential.

@@ -62,11 +62,20 @@ public actor TokenRefresher {
     let refresh: Refresh
     private let canRefresh: @Sendable (TokenCredential?) -> Bool
 
-    private var load = CredentialLoad<LoadTask>()
+    private var load = CredentialLoad<LoadTask>() {
+        didSet { publishFastPath() }
+    }
     /// Every store operation goes through it, so they run one at a time in decision order.
     var storeQueue = StoreOperationQueue()
-    var credential: TokenCredential?
-    var phase = Phase.ready
+    var credential: TokenCredential? {
+        didSet { publishFastPath() }
+    }
+    var phase = Phase.ready {
+        didSet { publishFastPath() }
+    }
+    /// The credential while it is loaded and no refresh, failure or sign-out is in the way, else
+    /// `nil`: what ``credentialIfValidNow()`` reads without a turn on the actor.
+    private nonisolated let fastPath = LockedState<TokenCredential?>(nil)
     /// Bumped by every refresh, reset and sign-out: a refresh whose generation is no longer
     /// current belongs to the past, and its result is dropped.
     var generation: UInt64 = 0
@@ -175,6 +184,21 @@ public actor TokenRefresher {
     public func currentCredential() async throws(CourierError) -> TokenCredential? {
         try await loadIfNeeded()
         return credential
+    }
+
+    /// The current credential when a call can use it at once: loaded, not about to expire, and no
+    /// refresh, failure or sign-out in the way. Takes a lock, never a turn on the actor, so calls
+    /// with a valid token do not queue behind each other or behind the actor's other work.
+    /// `nil` means "ask ``validCredential()``", which decides everything else.
+    nonisolated func credentialIfValidNow() -> TokenCredential? {
+        guard let credential = fastPath.withLock({ $0 }),
+              !credential.needsRefresh(at: now(), leeway: policy.leeway) else { return nil }
+        return credential
+    }
+
+    private func publishFastPath() {
+        let usable: TokenCredential? = if load.isLoaded, case .ready = phase { credential } else { nil }
+        fastPath.withLock { $0 = usable }
     }
 
     // MARK: - Managing the credential

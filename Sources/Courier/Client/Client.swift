@@ -12,8 +12,8 @@ import HTTPTypes
 public actor Client {
     /// The configuration the client was created with.
     public nonisolated let configuration: Configuration
-    private var gate = CallGate()
-    private var nextHeldID: UInt64 = 0
+    /// Pause-and-drain bookkeeping under a lock: a call that is not held costs no actor hop.
+    private nonisolated let gate = LockedState(CallGate())
 
     /// Creates a client.
     public init(configuration: Configuration = Configuration()) {
@@ -42,108 +42,31 @@ public actor Client {
                 return .failure(error)
             }
         }
-        await depart()
+        depart()
         return try result.get()
     }
 
+    /// Constraints, then the request, then the stages of ``CallPipeline``, then the status check.
     private nonisolated func performAdmitted(_ endpoint: some Requestable, accept: String?) async throws(CourierError) -> Response {
         // Constraints first: what they establish (a session, say) may shape the request.
         for constraint in endpoint.constraints {
             try await constraint.waitUntilSatisfied()
         }
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
-        let authentication = endpoint.requiresAuthorization ? configuration.authentication : .none
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized there.
-        let declaredOrigin = RedirectPolicy.Origin(request.url)
-        if case .none = authentication {} else {
+        let declaredOrigin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
+        if endpoint.requiresAuthorization, !configuration.authentication.isNone,
+           let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin) {
             // An endpoint whose own origin may not receive the credential fails before any
-            // middleware runs; each attempt is checked again on the request actually signed.
-            try checkAuthorized(request, declaredOrigin: declaredOrigin)
+            // middleware runs; the authentication stage checks each attempt again.
+            throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let metrics = CallMetrics()
-        let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
-        let response = try await MiddlewareChain.run(
-            configuration.middleware + endpoint.middleware, request: request, context: context
-        ) { request throws(CourierError) in
-            try await self.sendWithRetries(request, with: authentication, declaredOrigin: declaredOrigin, metrics: metrics)
-        }
+        let response = try await CallPipeline.run(request, endpoint: endpoint, configuration: configuration,
+                                                  declaredOrigin: declaredOrigin, metrics: CallMetrics())
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
         }
         return response
-    }
-
-    /// Below the middleware: sends, and sends again while ``Configuration/retryPolicy`` says so,
-    /// waiting on ``Configuration/clock``. Each attempt is signed anew.
-    private nonisolated func sendWithRetries(_ request: TransportRequest, with authentication: Authentication,
-                                             declaredOrigin: RedirectPolicy.Origin?,
-                                             metrics: CallMetrics) async throws(CourierError) -> Response {
-        let policy = configuration.retryPolicy
-        var request = request
-        if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
-            request.head.headerFields[name] = key
-        }
-        var attempt = 1
-        while true {
-            let outcome: Result<Response, CourierError>
-            do {
-                outcome = .success(try await sendAuthenticated(request, with: authentication, declaredOrigin: declaredOrigin,
-                                                               attempt: attempt, metrics: metrics))
-            } catch {
-                outcome = .failure(error)
-            }
-            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: outcome, now: Date()) else {
-                return try outcome.get()
-            }
-            do {
-                try await configuration.clock.sleep(for: delay)
-            } catch {
-                throw .cancelled
-            }
-            if Task.isCancelled { throw .cancelled }
-            attempt += 1
-        }
-    }
-
-    /// The innermost step of the pipeline: attaches credentials and sends.
-    ///
-    /// The authorized-host check runs here, on the request about to be signed, not on what the
-    /// endpoint declared: a middleware may have pointed it elsewhere.
-    private nonisolated func sendAuthenticated(_ request: TransportRequest, with authentication: Authentication,
-                                               declaredOrigin: RedirectPolicy.Origin?, attempt: Int,
-                                               metrics: CallMetrics) async throws(CourierError) -> Response {
-        if Task.isCancelled { throw .cancelled }
-        var request = request
-        if case .none = authentication {
-            return try await send(request, attempt: attempt, metrics: metrics)
-        }
-        try checkAuthorized(request, declaredOrigin: declaredOrigin)
-        switch authentication {
-        case .none:
-            return try await send(request, attempt: attempt, metrics: metrics)
-        case .basic(let credential):
-            request.head.headerFields[.authorization] = try credential.authorizationValue()
-            return try await send(request, attempt: attempt, metrics: metrics)
-        case .bearer(let refresher):
-            return try await sendWithBearer(&request, refresher: refresher, attempt: attempt, metrics: metrics)
-        }
-    }
-
-    /// Signs with the refresher's credential; after a 401 to that credential, replays once with
-    /// the replacement (a newer credential, or the result of one coalesced refresh).
-    private nonisolated func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher, attempt: Int,
-                                            metrics: CallMetrics) async throws(CourierError) -> Response {
-        let credential = try await refresher.validCredential()
-        request.head.headerFields[.authorization] = credential.authorizationValue
-        let response = try await send(request, attempt: attempt, metrics: metrics)
-        // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
-        // asked for on its account (nobody would use it; the next call refreshes if it must).
-        guard response.statusCode == 401, request.body?.isReplayable ?? true,
-              let replacement = try await refresher.replacement(forRejected: credential) else {
-            return response
-        }
-        request.head.headerFields[.authorization] = replacement.authorizationValue
-        return try await send(request, attempt: attempt, metrics: metrics)
     }
 
     // MARK: - Pause and drain
@@ -177,8 +100,8 @@ public actor Client {
             throw CourierError.invalidRequest(.wouldDeadlock(
                 "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
         }
-        await withCheckedContinuation { gate.requestExclusive($0) }
-        await withCheckedContinuation { gate.awaitDrain($0) }
+        await withCheckedContinuation { continuation in gate.withLock { $0.requestExclusive(continuation) } }
+        await withCheckedContinuation { continuation in gate.withLock { $0.awaitDrain(continuation) } }
         let result: Result<T, any Error> = await CallScope.$current.withValue(scope.entering(exclusiveOn: self)) {
             do {
                 return .success(try await action())
@@ -186,66 +109,29 @@ public actor Client {
                 return .failure(error)
             }
         }
-        gate.finishExclusive()
+        gate.withLock { $0.finishExclusive() }
         return try result.get()
     }
 
     /// Lets a call through, or holds it while an exclusive action waits or runs.
-    private func admit() async throws(CourierError) {
-        if gate.arrive() { return }
-        nextHeldID += 1
-        let id = nextHeldID
+    private nonisolated func admit() async throws(CourierError) {
+        guard let id = gate.withLock({ $0.arrive() ? nil : $0.nextHoldID() }) else { return }
         let admission = await withTaskCancellationHandler {
-            await withCheckedContinuation { gate.hold(id, $0) }
+            await withCheckedContinuation { continuation in gate.withLock { $0.hold(id, continuation) } }
         } onCancel: {
-            Task { await self.cancelHeld(id) }
+            gate.withLock { $0.cancel(id) }
         }
         if case .cancelled = admission { throw .cancelled }
     }
 
-    private func cancelHeld(_ id: UInt64) {
-        gate.cancel(id)
-    }
-
-    private func depart() {
-        gate.depart()
+    private nonisolated func depart() {
+        gate.withLock { $0.depart() }
     }
 
     /// The number of calls held by an exclusive action, for tests.
-    var heldCallCount: Int { gate.heldCount }
+    var heldCallCount: Int { gate.withLock { $0.heldCount } }
     /// Cancellations remembered for calls not yet held, for tests (0 once every call was held).
-    var pendingCancellationCountForTests: Int { gate.pendingCancellationCount }
+    var pendingCancellationCountForTests: Int { gate.withLock { $0.pendingCancellationCount } }
     /// Whether new calls are being held, for tests.
-    var isPausedForTests: Bool { gate.isPaused }
-
-    /// Credentials go only to the hosts (or origins) the configuration lists, checked on the URL
-    /// the transport will send to.
-    private nonisolated func checkAuthorized(_ request: TransportRequest, declaredOrigin: RedirectPolicy.Origin?) throws(CourierError) {
-        guard configuration.authorizes(request.url, declaredOrigin: declaredOrigin) else {
-            throw .authentication(.hostNotAuthorized(host: RedirectPolicy.Origin(request.url)?.authority ?? "<no host>"))
-        }
-    }
-
-    private nonisolated func send(_ request: TransportRequest, attempt: Int, metrics: CallMetrics) async throws(CourierError) -> Response {
-        let started = ContinuousClock.now
-        do throws(CourierError) {
-            // The endpoint was checked when the request was built; what a middleware made of it
-            // is checked here, the last moment before the wire.
-            try RequestBuilder.checkSendable(request)
-            let response = try await configuration.transport.send(request)
-            if let limit = request.maximumResponseSize, response.body.count > limit {
-                // A custom transport that does not enforce the limit still cannot hand it over.
-                throw .transport(.responseTooLarge(limit: limit, url: request.url))
-            }
-            await metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: response.statusCode,
-                                               bytesSent: request.body?.count, bytesReceived: response.body.count))
-            configuration.logger.debug("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) \(response.statusCode) in \(ContinuousClock.now - started), attempt \(attempt)")
-            return response
-        } catch {
-            await metrics.record(CallMetrics.Attempt(duration: ContinuousClock.now - started, statusCode: nil,
-                                               bytesSent: request.body?.count, bytesReceived: 0))
-            configuration.logger.error("\(request.head.method.rawValue) \(configuration.redaction.redact(url: request.url)) failed after \(ContinuousClock.now - started), attempt \(attempt): \(error)")
-            throw error
-        }
-    }
+    var isPausedForTests: Bool { gate.withLock { $0.isPaused } }
 }

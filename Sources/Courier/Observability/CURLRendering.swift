@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 
 extension TransportRequest {
-    /// A `curl` command line that repeats this request, with its secrets hidden by `redaction`.
+    /// A `curl` command line that repeats this request, with its secrets hidden by `redaction`,
+    /// or by the request's own ``TransportRequest/redaction`` when `redaction` is `nil` (which
+    /// includes the names a ``RequestSigner`` such as ``APIKeySigner`` added).
     ///
     /// One line, arguments in single quotes (a `'` inside becomes `'\''`), headers in the
     /// request's order. `-X METHOD` for every method but `GET` (and `--head` for `HEAD`);
@@ -20,7 +22,8 @@ extension TransportRequest {
     /// print(request.curlCommand())
     /// // curl -X POST 'https://id.example.com/token' -H 'Content-Type: application/x-www-form-urlencoded' --data-binary 'grant_type=refresh_token&refresh_token=<redacted>'
     /// ```
-    public func curlCommand(redaction: Redaction = .default) -> String {
+    public func curlCommand(redaction: Redaction? = nil) -> String {
+        let redaction = redaction ?? self.redaction
         var arguments = ["curl"]
         let method = head.method.rawValue
         if method == "HEAD" {
@@ -108,9 +111,10 @@ enum CURL {
 }
 
 extension TransportRequest: CustomStringConvertible {
-    /// Method, URL with secret query items redacted, and the header and body sizes; never header
-    /// values or body bytes (see ``Redaction/describe(_:)-(TransportRequest)``).
+    /// Method, URL with secret query items redacted (by the request's own ``redaction``), and the
+    /// header and body sizes; never header values or body bytes (see
+    /// ``Redaction/describe(_:)-(TransportRequest)``).
     public var description: String {
-        Redaction.default.describe(self)
+        redaction.describe(self)
     }
 }

@@ -1,6 +1,6 @@
 /// The state behind ``Client/runExclusively(_:)``: calls in flight, calls held while the client
-/// is paused, and exclusive actions waiting their turn. A pure value type; the ``Client`` actor
-/// owns it and does the waiting.
+/// is paused, and exclusive actions waiting their turn. A pure value type; the ``Client`` keeps
+/// it under a lock (so an unheld call costs no actor hop) and does the waiting.
 struct CallGate {
     /// What a held call is told when it may go on.
     enum Admission: Sendable { case admitted, cancelled }
@@ -18,7 +18,15 @@ struct CallGate {
     private var drained: CheckedContinuation<Void, Never>?
     private var exclusiveQueue: [CheckedContinuation<Void, Never>] = []
 
+    private var lastHoldID: UInt64 = 0
+
     var heldCount: Int { held.count }
+
+    /// A new id for a call about to be held; ids increase, so they are held in arrival order.
+    mutating func nextHoldID() -> UInt64 {
+        lastHoldID += 1
+        return lastHoldID
+    }
     /// The ids of the held calls, in the order they will be released, for tests.
     var heldIDs: [UInt64] { held.map(\.id) }
 

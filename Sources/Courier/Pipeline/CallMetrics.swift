@@ -13,7 +13,8 @@
 /// }
 /// ```
 ///
-/// An actor: the pipeline records into it while middleware may read it from another task.
+/// An actor, so that reading it is an `await` like any shared state; the pipeline records into
+/// it under a lock, without an actor hop per attempt.
 public actor CallMetrics {
     /// One attempt at sending the request.
     public struct Attempt: Sendable, Equatable {
@@ -40,12 +41,14 @@ public actor CallMetrics {
     }
 
     /// The metrics now.
-    public private(set) var snapshot = Snapshot()
+    public var snapshot: Snapshot { storage.withLock { $0 } }
+
+    private nonisolated let storage = LockedState(Snapshot())
 
     /// Creates empty metrics (for testing middleware on its own).
     public init() {}
 
-    func record(_ attempt: Attempt) {
-        snapshot.attempts.append(attempt)
+    nonisolated func record(_ attempt: Attempt) {
+        storage.withLock { $0.attempts.append(attempt) }
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+
+/// Custom authentication: code that adds credentials to each attempt of a request, for schemes
+/// other than Basic and Bearer (an API key, an HMAC signature, AWS SigV4-style signing).
+///
+/// A signer runs in the authentication stage, once per attempt (every retry and every replay is
+/// signed anew, so a signature can cover a fresh date or nonce), after the request's origin was
+/// checked against ``Configuration/authorizedHosts`` and before the request is sent. No stage
+/// above authentication sees what it adds.
+///
+/// The request it returns must go where the request it was given was going: a signer that
+/// changes the scheme or the authority fails the call with
+/// ``AuthenticationFailure/hostNotAuthorized(host:)`` unless the new origin is authorized too,
+/// and the framing headers stay refused as everywhere else.
+///
+/// ```swift
+/// struct HMACSigner: RequestSigner {
+///     let key: SymmetricKey
+///     func sign(_ request: inout TransportRequest, context: SigningContext) async throws(CourierError) {
+///         let date = ISO8601DateFormatter().string(from: Date())
+///         let message = "\(request.head.method.rawValue)\n\(request.head.path ?? "/")\n\(date)"
+///         let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+///         request.head.headerFields[HTTPField.Name("X-Date")!] = date
+///         request.head.headerFields[.authorization] = "HMAC " + Data(mac).base64EncodedString()
+///     }
+/// }
+/// configuration.authentication = .signed(HMACSigner(key: key))
+/// ```
+///
+/// Name the headers and query items that carry a secret in ``Configuration/redaction`` (or add
+/// them to `request.redaction`), unless the standard patterns already match them, so that logs
+/// hide them and redirects to another origin drop them.
+public protocol RequestSigner: Sendable {
+    /// Adds this attempt's credentials to `request`.
+    /// - Throws: any ``CourierError``; the call fails with it and nothing is sent.
+    func sign(_ request: inout TransportRequest, context: SigningContext) async throws(CourierError)
+}
+
+/// What a ``RequestSigner`` knows about the attempt it signs.
+public struct SigningContext: Sendable {
+    /// The endpoint the request was built from.
+    public let endpoint: any Requestable
+    /// Which attempt this is, from 1: a retry by ``Configuration/retryPolicy`` counts up.
+    public let attempt: Int
+
+    /// Creates a context (for testing a signer on its own).
+    public init(endpoint: any Requestable, attempt: Int) {
+        self.endpoint = endpoint
+        self.attempt = attempt
+    }
+}
+
+/// A static API key sent in a header or a query item with every attempt: the simplest
+/// ``RequestSigner``.
+///
+/// ```swift
+/// configuration.authentication = .signed(APIKeySigner(header: "X-Api-Key", key: "s3cr3t"))
+/// configuration.authentication = .signed(APIKeySigner(queryItem: "api_key", key: "s3cr3t"))
+/// ```
+/// The name is added to the request's ``TransportRequest/redaction``, so that logs, `curlCommand()`
+/// and errors hide the key and a redirect to another origin drops the header, whatever the name.
+public struct APIKeySigner: RequestSigner, CustomStringConvertible, CustomReflectable {
+    /// Where the key goes.
+    public enum Placement: Sendable, Equatable {
+        /// A header field with this name.
+        case header(String)
+        /// A query item with this name, appended to the request's query.
+        case queryItem(String)
+    }
+
+    /// Where the key goes.
+    public let placement: Placement
+    private let key: String
+
+    /// A key sent as the header `name`.
+    public init(header name: String, key: String) {
+        placement = .header(name)
+        self.key = key
+    }
+
+    /// A key sent as the query item `name` (percent-encoded).
+    public init(queryItem name: String, key: String) {
+        placement = .queryItem(name)
+        self.key = key
+    }
+
+    /// Adds the key.
+    /// - Throws: ``AuthenticationFailure/invalidCredential(_:)`` for a header name that is not an
+    ///   HTTP token or a key that cannot be a header value, and
+    ///   ``InvalidRequest/reservedHeader(_:)`` for a framing header's name.
+    public func sign(_ request: inout TransportRequest, context: SigningContext) async throws(CourierError) {
+        switch placement {
+        case .header(let name):
+            guard HTTPToken.isValid(name), let field = HTTPField.Name(name) else {
+                throw .authentication(.invalidCredential("the API key header name \(name.debugDescription) is not an HTTP token"))
+            }
+            guard !RequestBuilder.reservedHeaders.contains(field) else { throw .invalidRequest(.reservedHeader(name)) }
+            guard HeaderItem.isValidValue(key) else {
+                throw .authentication(.invalidCredential("the API key cannot contain control characters"))
+            }
+            request.redaction.headers.insert(name)
+            request.head.headerFields[field] = key
+        case .queryItem(let name):
+            request.redaction.queryItems.insert(name)
+            let encoder = QueryStringEncoder(options: QueryStringFormattingOptions())
+            let item = encoder.escape(name) + "=" + encoder.escape(key)
+            let path = request.head.path ?? "/"
+            request.head.path = path + (path.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + item
+        }
+    }
+
+    /// Where the key goes, never the key.
+    public var description: String {
+        switch placement {
+        case .header(let name): "APIKeySigner(header: \(name.debugDescription), key: <redacted>)"
+        case .queryItem(let name): "APIKeySigner(queryItem: \(name.debugDescription), key: <redacted>)"
+        }
+    }
+
+    /// The placement and a `<redacted>` key, so that `dump(_:)` cannot reach the key.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["placement": placement, "key": Redaction.placeholder], displayStyle: .struct)
+    }
+}

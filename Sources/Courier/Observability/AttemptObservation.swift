@@ -1,0 +1,29 @@
+import Logging
+
+/// The attempt-observation stage, just above the transport: one log line and one
+/// ``CallMetrics/Attempt`` per request handed to the transport (each retry and each 401 replay
+/// is one), with its duration, status and bytes.
+///
+/// It sits below authentication, so it sees the request as sent; it logs only the method, the
+/// URL as ``TransportRequest/redaction`` prints it, the status and the timing, never a header.
+struct AttemptObservation: Middleware {
+    let logger: Logger
+
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        let started = ContinuousClock.now
+        do throws(CourierError) {
+            let response = try await next(request)
+            let duration = ContinuousClock.now - started
+            context.metrics.record(CallMetrics.Attempt(duration: duration, statusCode: response.statusCode,
+                                                       bytesSent: request.body?.count, bytesReceived: response.body.count))
+            logger.debug("\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)")
+            return response
+        } catch {
+            let duration = ContinuousClock.now - started
+            context.metrics.record(CallMetrics.Attempt(duration: duration, statusCode: nil,
+                                                       bytesSent: request.body?.count, bytesReceived: 0))
+            logger.error("\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
+            throw error
+        }
+    }
+}

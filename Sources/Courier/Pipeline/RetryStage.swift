@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTypes
+
+/// The retry stage: sends, and sends again while ``Configuration/retryPolicy`` says so, waiting
+/// on ``Configuration/clock`` between attempts. Below it, every attempt is authenticated and
+/// observed anew; above it, users' middleware sees one request and one outcome.
+///
+/// Before the first attempt it adds the policy's idempotency key (when the policy asks for one),
+/// so that every attempt carries the same key.
+struct RetryStage: Middleware {
+    let policy: RetryPolicy
+    let clock: any Clock<Duration>
+
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        var request = request
+        if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
+            request.head.headerFields[name] = key
+        }
+        var attempt = 1
+        while true {
+            let outcome = await Attempt.$current.withValue(attempt) { [request] in
+                do throws(CourierError) {
+                    return Result<Response, CourierError>.success(try await next(request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: outcome, now: Date()) else {
+                return try outcome.get()
+            }
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw .cancelled
+            }
+            if Task.isCancelled { throw .cancelled }
+            attempt += 1
+        }
+    }
+}
+
+/// The attempt a stage below retry is working on, from 1.
+enum Attempt {
+    @TaskLocal static var current = 1
+}
