@@ -21,8 +21,10 @@
 /// ```
 ///
 /// **Order.** ``Configuration/middleware`` runs first, outermost, in array order; then the
-/// endpoint's ``Requestable/middleware``; then authentication (signing, and the 401 replay);
-/// then the transport. So the first middleware sees the request first and the response last,
+/// endpoint's ``Requestable/middleware``; then Courier's own stages: retry, authentication
+/// (host check, signing, the 401 replay) and attempt observation (log line, metrics); then the
+/// transport (the list is in `Pipeline/CallPipeline.swift`). So the first middleware sees the
+/// request first and the response last, sees one outcome per call (retries happen below it),
 /// and every middleware sees the request before credentials are attached: a logging middleware
 /// cannot leak a token it never saw.
 public protocol Middleware: Sendable {
