@@ -1,30 +1,10 @@
 import Courier
+import CourierTesting
 import Foundation
 import HTTPTypes
 
-/// A transport that records what it is asked to send and answers with a canned response.
-actor RecordingTransport: Transport {
-    private(set) var requests: [TransportRequest] = []
-    private let answer: @Sendable (TransportRequest) throws(CourierError) -> Response
-
-    init(answer: @escaping @Sendable (TransportRequest) throws(CourierError) -> Response) {
-        self.answer = answer
-    }
-
-    init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
-        self.init { request throws(CourierError) in
-            Response(statusCode: status, headers: headers, body: body, url: request.url)
-        }
-    }
-
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
-        requests.append(request)
-        return try answer(request)
-    }
-
-    var count: Int { requests.count }
-    var last: TransportRequest? { requests.last }
-}
+/// Courier's own tests use the testing module's transport, as users do.
+typealias RecordingTransport = CourierTesting.RecordingTransport
 
 /// An endpoint whose every member can be set, for tests.
 struct TestEndpoint: Requestable {

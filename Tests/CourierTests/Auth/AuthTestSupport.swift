@@ -2,8 +2,9 @@
 import Foundation
 import HTTPTypes
 
-/// A wall clock the test moves by hand.
-final class TestClock: Sendable {
+/// A wall clock (`Date`) the test moves by hand, for `TokenRefresher(now:)`; for `Duration`
+/// clocks (retry delays, constraint timeouts) tests use `CourierTesting.TestClock`.
+final class WallClock: Sendable {
     private let storage = Locked(Date(timeIntervalSince1970: 1_800_000_000))
 
     var now: Date { storage.value }
@@ -95,10 +96,10 @@ actor CountingStore: TokenStore {
 /// Counts refreshes and hands out numbered tokens: at-1, at-2, …
 final class TokenMint: Sendable {
     let count = Locked(0)
-    let clock: TestClock
+    let clock: WallClock
     let lifetime: TimeInterval
 
-    init(clock: TestClock, lifetime: TimeInterval = 3600) {
+    init(clock: WallClock, lifetime: TimeInterval = 3600) {
         self.clock = clock
         self.lifetime = lifetime
     }
@@ -113,7 +114,7 @@ final class TokenMint: Sendable {
     }
 }
 
-extension TestClock {
+extension WallClock {
     func credential(_ name: String, expiresIn seconds: TimeInterval, issuedAgo: TimeInterval = 3600) -> TokenCredential {
         TokenCredential(accessToken: name, refreshToken: "rt-\(name)", expiresAt: now.addingTimeInterval(seconds),
                         issuedAt: now.addingTimeInterval(-issuedAgo))
@@ -170,7 +171,7 @@ func expectAuthFailure(_ error: any Error, _ match: (AuthenticationFailure) -> B
 }
 
 /// A token endpoint behind a fake transport: answers every POST with a new token, counting them.
-func countingTokenEndpoint(clock: TestClock) throws -> (OAuth2TokenEndpoint, Locked<Int>) {
+func countingTokenEndpoint(clock: WallClock) throws -> (OAuth2TokenEndpoint, Locked<Int>) {
     let requests = Locked(0)
     let transport = RecordingTransport { request throws(CourierError) in
         let n = requests.withValue { value -> Int in

@@ -47,7 +47,7 @@ struct ClientAuthenticationTests {
     @Test("an endpoint that does not require authorization gets no credential, whatever its host")
     func noAuthorizationRequired() async throws {
         let api = BearerAPI()
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(), now: clock.closure) { _ in mint.next() }
         _ = try await client(api, .bearer(refresher)).enqueue(APIEndpoint(host: "public.example.org", requiresAuthorization: false)).resume()
         _ = try await client(api, .basic(BasicCredential(username: "a", password: "b"))).enqueue(APIEndpoint(requiresAuthorization: false)).resume()
@@ -68,7 +68,7 @@ struct ClientAuthenticationTests {
           arguments: [true, false])
     func replayOnceAfter401(challenges: Bool) async throws {
         let api = BearerAPI(challenges: challenges, valid: { $0 != "Bearer at-0" })
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: 3600)), now: clock.closure) { _ in mint.next() }
         let response = try await client(api, .bearer(refresher)).enqueue(APIEndpoint()).resume()
         #expect(response.statusCode == 200)
@@ -79,7 +79,7 @@ struct ClientAuthenticationTests {
     @Test("a 401 after the replay is returned as the response error; no second replay")
     func secondRejectionIsReturned() async {
         let api = BearerAPI(valid: { _ in false })
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: 3600)), now: clock.closure) { _ in mint.next() }
         await #expect { _ = try await client(api, .bearer(refresher)).enqueue(APIEndpoint()).resume() } throws: { error in
             guard case .response(let response) = error as? CourierError else { return false }
@@ -92,7 +92,7 @@ struct ClientAuthenticationTests {
     @Test("a 401 to a token older than the current one replays with the current one, without refreshing")
     func staleCredentialReplaysWithoutRefreshing() async throws {
         let api = BearerAPI(valid: { $0 != "Bearer at-0" })
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: 3600)), now: clock.closure) { _ in mint.next() }
         let hold = Gate(), arrived = Gate()
         await api.hold(until: hold, signalling: arrived)
@@ -108,7 +108,7 @@ struct ClientAuthenticationTests {
     @Test("after a permanent refresh failure, calls that need authorization fail at once; others keep working")
     func permanentFailureSparesPublicEndpoints() async throws {
         let api = BearerAPI()
-        let clock = TestClock()
+        let clock = WallClock()
         let refreshes = Locked(0)
         let rejected = RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant"), statusCode: 400, isPermanent: true)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -5)), now: clock.closure) { _ in
@@ -129,7 +129,7 @@ struct ClientAuthenticationTests {
     @Test("10,000 concurrent calls with an expired token: exactly one token request per expiry over 20 rounds, all succeed")
     func tenThousandConcurrentCallsShareOneRefreshPerRound() async throws {
         let api = BearerAPI()
-        let clock = TestClock()
+        let clock = WallClock()
         let (tokenEndpoint, tokenRequests) = try countingTokenEndpoint(clock: clock)
         let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), tokenEndpoint: tokenEndpoint,
                                        now: clock.closure)

@@ -68,7 +68,7 @@ struct CoordinatedRefreshTests {
     @Test("200 trials: two refreshers on one store, both holding the same expired token, 50 callers each: one refresh, one token")
     func twoRefreshersShareOneRefresh() async throws {
         for trial in 0..<200 {
-            let clock = TestClock()
+            let clock = WallClock()
             let store = SharedLockingStore(clock.credential("old", expiresIn: -1))
             let mint = TokenMint(clock: clock)
             let seen = Locked<[String?]>([])
@@ -100,7 +100,7 @@ struct CoordinatedRefreshTests {
 
     @Test("a refresher whose token another one rotated and let expire renews with the rotated refresh token, never its spent one")
     func renewsWithTheRotatedRefreshToken() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock, lifetime: 600)
+        let clock = WallClock(), mint = TokenMint(clock: clock, lifetime: 600)
         let store = SharedLockingStore(clock.credential("old", expiresIn: -1))
         let used = Locked<[String?]>([])
         let makeRefresher = {
@@ -119,7 +119,7 @@ struct CoordinatedRefreshTests {
 
     @Test("sign-out during a coordinated refresh cancels it at the token endpoint; nothing is saved, the store ends empty")
     func signOutCancelsCoordinatedRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = SharedLockingStore(clock.credential("old", expiresIn: -1))
         let atEndpoint = Gate(), answer = Gate()
         let sawCancellation = Locked(false)
@@ -143,7 +143,7 @@ struct CoordinatedRefreshTests {
 
     @Test("resets and sign-outs take the lock too, so another refresher's refresh cannot write over them")
     func writesTakeTheLock() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = SharedLockingStore(clock.credential("old", expiresIn: 3600))
         let refresher = TokenRefresher(store: store, now: clock.closure) { _ in mint.next() }
         try await refresher.reset(to: clock.credential("new", expiresIn: 3600))

@@ -97,7 +97,7 @@ struct RefreshScheduleTests {
 
     @Test("a refresher with a 37 s backoff survives 100 consecutive transient failures (the daemon in an outage)")
     func refresherSurvivesLongOutage() async throws {
-        let clock = TestClock()
+        let clock = WallClock()
         let attempts = Locked(0)
         let policy = TokenRefresher.Policy(initialBackoff: .seconds(37), maximumBackoff: .seconds(Int64.max),
                                            maximumRefreshes: .max, refreshWindow: .seconds(1))

@@ -7,14 +7,14 @@ import Testing
 /// `validCredential()` would return that same credential without waiting.
 @Suite("The refresher's fast path offers only what validCredential would return at once")
 struct RefresherFastPathTests {
-    private func refresher(_ store: CountingStore, clock: TestClock, refresh: @escaping @Sendable () async throws -> TokenCredential)
+    private func refresher(_ store: CountingStore, clock: WallClock, refresh: @escaping @Sendable () async throws -> TokenCredential)
         -> TokenRefresher {
         TokenRefresher(store: store, now: clock.closure) { _ in try await refresh() }
     }
 
     @Test("nothing before the store was read; the credential once it was; nothing once it is about to expire")
     func loadAndExpiry() async throws {
-        let clock = TestClock()
+        let clock = WallClock()
         let store = CountingStore(clock.credential("stored", expiresIn: 3600))
         let mint = TokenMint(clock: clock)
         let refresher = refresher(store, clock: clock) { mint.next() }
@@ -29,7 +29,7 @@ struct RefresherFastPathTests {
 
     @Test("nothing while a refresh runs, after a permanent failure, or after a sign-out; the new credential after a reset")
     func phases() async throws {
-        let clock = TestClock()
+        let clock = WallClock()
         let store = CountingStore(clock.credential("old", expiresIn: 3600))
         let entered = Gate()
         let release = Gate()
@@ -54,7 +54,7 @@ struct RefresherFastPathTests {
 
     @Test("10,000 concurrent calls with a valid token all carry it, and none refreshes")
     func manyCallsWithAValidToken() async throws {
-        let clock = TestClock()
+        let clock = WallClock()
         let mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("at-valid", expiresIn: 3600))
         let refresher = refresher(store, clock: clock) { mint.next() }

@@ -8,7 +8,7 @@ import Testing
 /// then lets the held operation finish.
 @Suite("TokenRefresher: store operations land in the order they were decided")
 struct TokenRefresherStoreOrderTests {
-    func makeRefresher(_ store: HoldingStore, clock: TestClock, mint: TokenMint, gate: Gate? = nil,
+    func makeRefresher(_ store: HoldingStore, clock: WallClock, mint: TokenMint, gate: Gate? = nil,
                        cancelled: Locked<Bool>? = nil) -> TokenRefresher {
         TokenRefresher(store: store, now: clock.closure) { _ in
             if let gate {
@@ -21,7 +21,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("sign-out while a refresh's save is still being written: the store ends empty and a new refresher loads nothing")
     func signOutAfterRefreshSaveStarted() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: -1))
         let save = await store.holdNext(.save)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -43,7 +43,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("reset while a refresh's save is still being written: the reset credential is what stays stored")
     func resetAfterRefreshSaveStarted() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: -1))
         let save = await store.holdNext(.save)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -65,7 +65,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("reset then reset while the first save is still being written: the second one stays stored")
     func resetThenReset() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: 3600))
         let firstSave = await store.holdNext(.save)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -86,7 +86,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("reset while a sign-out's removal is still running: the reset credential stays stored")
     func signOutThenReset() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: 3600))
         let remove = await store.holdNext(.remove)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -106,7 +106,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("a refresh's save, a sign-out and a reset decided in that order land in that order")
     func saveThenSignOutThenReset() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: -1))
         let save = await store.holdNext(.save)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -129,7 +129,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("sign-out while the refresh is at the token endpoint: the refresh is cancelled and its result never saved")
     func signOutDuringNetworkRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("old", expiresIn: -1))
         let atEndpoint = Gate(), answer = Gate(), answered = Gate()
         let sawCancellation = Locked(false)
@@ -157,7 +157,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("sign-out while the first load is still reading: the caller fails, the late load is ignored, the store ends empty")
     func signOutDuringLoad() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("stored", expiresIn: 3600))
         let load = await store.holdNext(.load)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -178,7 +178,7 @@ struct TokenRefresherStoreOrderTests {
 
     @Test("reset while the first load is still reading: the late load never overwrites the reset credential")
     func resetDuringLoad() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = HoldingStore(clock.credential("stale", expiresIn: 3600))
         let load = await store.holdNext(.load)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -201,7 +201,7 @@ struct TokenRefresherStoreOrderTests {
         let trials = 300, callers = 12
         var succeeded = 0, storeFailures = 0, wrongFailures = 0, refreshes = 0, refreshesWithNil = 0
         for _ in 0..<trials {
-            let clock = TestClock()
+            let clock = WallClock()
             let store = HoldingStore(clock.credential("stored", expiresIn: 3600))
             await store.failLoads(Set(stride(from: 1, through: 2 * callers, by: 2)))   // loads 1, 3, 5, … fail
             let calls = Locked((all: 0, withNil: 0))

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("TokenRefresher: one refresh for any number of callers")
 struct TokenRefresherTests {
-    func makeRefresher(_ store: CountingStore, clock: TestClock, mint: TokenMint, policy: TokenRefresher.Policy = .init(),
+    func makeRefresher(_ store: CountingStore, clock: WallClock, mint: TokenMint, policy: TokenRefresher.Policy = .init(),
                        gate: Gate? = nil, failure: (@Sendable () -> (any Error)?)? = nil) -> TokenRefresher {
         TokenRefresher(store: store, policy: policy, now: clock.closure) { _ in
             if let gate { await gate.wait() }
@@ -15,7 +15,7 @@ struct TokenRefresherTests {
 
     @Test("a token outside the leeway is used as it is", arguments: [31.0, 120, 3600])
     func freshTokenIsNotRefreshed(expiresIn: Double) async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: expiresIn)), clock: clock, mint: mint)
         #expect(try await refresher.validCredential().accessToken == "old")
         #expect(mint.count.value == 0)
@@ -23,7 +23,7 @@ struct TokenRefresherTests {
 
     @Test("a token within the leeway, or expired, is refreshed before use", arguments: [29.0, 1, 0, -10])
     func expiringTokenIsRefreshed(expiresIn: Double) async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: expiresIn))
         let refresher = makeRefresher(store, clock: clock, mint: mint)
         #expect(try await refresher.validCredential().accessToken == "at-1")
@@ -32,7 +32,7 @@ struct TokenRefresherTests {
 
     @Test("the leeway is capped at half the token's lifetime, so a short-lived token is not born expired")
     func leewayIsCappedAtHalfTheLifetime() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let shortLived = clock.credential("short", expiresIn: 40, issuedAgo: 0)   // lives 40 s; leeway 30 s > 20 s
         let refresher = makeRefresher(CountingStore(shortLived), clock: clock, mint: mint)
         #expect(try await refresher.validCredential().accessToken == "short")
@@ -45,7 +45,7 @@ struct TokenRefresherTests {
 
     @Test("a token without expiry is never refreshed proactively")
     func noExpiryMeansNoProactiveRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = makeRefresher(CountingStore(TokenCredential(accessToken: "forever")), clock: clock, mint: mint)
         clock.advance(by: 10 * 365 * 86400)
         #expect(try await refresher.validCredential().accessToken == "forever")
@@ -54,7 +54,7 @@ struct TokenRefresherTests {
 
     @Test("10,000 concurrent callers of an expired token share exactly one refresh, round after round")
     func concurrentCallersShareOneRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: -1))
         let refresher = makeRefresher(store, clock: clock, mint: mint)
         for round in 1...5 {
@@ -74,7 +74,7 @@ struct TokenRefresherTests {
 
     @Test("callers that arrive while the new credential is being stored join the refresh instead of starting another")
     func refreshIsNotStartedTwiceWhenCallersArriveDuringStore() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: -1))
         let saveGate = Gate(), saveEntered = Gate()
         await store.configure(saveGate: saveGate, saveEntered: saveEntered)
@@ -93,7 +93,7 @@ struct TokenRefresherTests {
 
     @Test("a cancelled waiter leaves at once; the refresh goes on for the others and is stored")
     func cancelledWaiterLeavesWithoutStoppingTheRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: -1))
         let gate = Gate()
         let refresher = makeRefresher(store, clock: clock, mint: mint, gate: gate)
@@ -117,7 +117,7 @@ struct TokenRefresherTests {
 
     @Test("a permanent failure fails every waiter and every later caller, without refreshing again, until reset")
     func permanentFailureIsStickyUntilReset() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let rejected = RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant", errorDescription: "revoked"),
                                       statusCode: 400, isPermanent: true)
         let failing = Locked(true)
@@ -148,7 +148,7 @@ struct TokenRefresherTests {
 
     @Test("a transient failure fails the waiters; the next refresh waits for the backoff, which doubles")
     func transientFailureBacksOff() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let unavailable = RefreshFailure(reason: .unexpectedStatus, statusCode: 503, isPermanent: false)
         let failing = Locked(true)
         let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
@@ -183,7 +183,7 @@ struct TokenRefresherTests {
     @Test("a custom closure's ordinary error is a transient custom failure")
     func customErrorsAreTransient() async {
         struct Boom: Error {}
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint, failure: { Boom() })
         await #expect { _ = try await refresher.validCredential() } throws: { error in
             expectAuthFailure(error) {
@@ -195,7 +195,7 @@ struct TokenRefresherTests {
 
     @Test("the loop guard stops refreshing after too many refreshes in the window, until reset")
     func loopGuardStopsRefreshing() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let policy = TokenRefresher.Policy(maximumRefreshes: 3, refreshWindow: .seconds(60))
         let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: 3600)), clock: clock, mint: mint, policy: policy)
         for n in 1...3 {
@@ -214,7 +214,7 @@ struct TokenRefresherTests {
 
     @Test("refreshes spread beyond the window do not trip the loop guard")
     func loopGuardForgetsOldRefreshes() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let policy = TokenRefresher.Policy(maximumRefreshes: 2, refreshWindow: .seconds(60))
         let refresher = makeRefresher(CountingStore(), clock: clock, mint: mint, policy: policy)
         for _ in 0..<10 {
@@ -226,7 +226,7 @@ struct TokenRefresherTests {
 
     @Test("a 401 to the current credential refreshes; a 401 to an older one just gets the current one")
     func replacementForRejectedCredential() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = makeRefresher(CountingStore(clock.credential("current", expiresIn: 3600)), clock: clock, mint: mint)
         let current = try await refresher.validCredential()
         let stale = TokenCredential(accessToken: "older")
@@ -238,7 +238,7 @@ struct TokenRefresherTests {
 
     @Test("signing out fails waiters and later calls with missingCredential and empties the store")
     func signOut() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: -1))
         let gate = Gate()
         let refresher = makeRefresher(store, clock: clock, mint: mint, gate: gate)
@@ -253,7 +253,7 @@ struct TokenRefresherTests {
 
     @Test("the event stream reports refreshes, failures, resets and sign-outs in order")
     func events() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let failing = Locked(false)
         let rejected = RefreshFailure(reason: .rejected, statusCode: 401, isPermanent: true)
         let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
@@ -280,7 +280,7 @@ struct TokenRefresherTests {
 
     @Test("concurrent first callers load the store once; a failing load is a typed error and is retried")
     func storeLoading() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("stored", expiresIn: 3600))
         await store.configure(failLoads: true)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -298,7 +298,7 @@ struct TokenRefresherTests {
 
     @Test("a credential that cannot be saved is still used, and the failure is reported as an event")
     func saveFailureKeepsTheNewCredential() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let store = CountingStore(clock.credential("old", expiresIn: -1))
         await store.configure(failSaves: true)
         let refresher = makeRefresher(store, clock: clock, mint: mint)
@@ -312,7 +312,7 @@ struct TokenRefresherTests {
 
     @Test("no credential at all: a refresh-token refresher cannot help, a custom closure is asked")
     func missingCredential() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let custom = makeRefresher(CountingStore(), clock: clock, mint: mint)
         #expect(try await custom.validCredential().accessToken == "at-1")
     }

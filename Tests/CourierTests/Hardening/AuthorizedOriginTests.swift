@@ -112,7 +112,7 @@ struct AuthorizedOriginTests {
 @Suite("A 401 to a single-use body asks for no refresh")
 struct UnreplayableBodyTests {
     @Test func a401ToAStreamedBodyDoesNotRefresh() async throws {
-        let clock = TestClock(), mint = TokenMint(clock: clock)
+        let clock = WallClock(), mint = TokenMint(clock: clock)
         let refresher = TokenRefresher(store: InMemoryTokenStore(clock.credential("at-0", expiresIn: 3600)), now: clock.closure) { _ in
             mint.next()
         }

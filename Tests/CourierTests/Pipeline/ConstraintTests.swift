@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -45,82 +46,6 @@ private actor ConstraintLatch {
 
 private struct SatisfyError: Error, Equatable {}
 
-/// A clock that only moves when the test calls `advance(by:)`.
-private final class ManualClock: Clock, @unchecked Sendable {   // all state is guarded by `lock`
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private struct Sleeper {
-        let id: UInt64
-        let deadline: Instant
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
-    private var sleepers: [Sleeper] = []
-    private var nextID: UInt64 = 0
-
-    var now: Instant { lock.withLock { current } }
-    var minimumResolution: Duration { .zero }
-    var sleeperCount: Int { lock.withLock { sleepers.count } }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = makeID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enqueue(Sleeper(id: id, deadline: deadline, continuation: continuation))
-            }
-        } onCancel: {
-            self.cancel(id)
-        }
-    }
-
-    /// Moves time forward and wakes every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
-        let due: [Sleeper] = lock.withLock {
-            current = current.advanced(by: duration)
-            let due = sleepers.filter { $0.deadline <= current }
-            sleepers.removeAll { $0.deadline <= current }
-            return due
-        }
-        for sleeper in due { sleeper.continuation.resume() }
-    }
-
-    private func makeID() -> UInt64 {
-        lock.withLock {
-            defer { nextID += 1 }
-            return nextID
-        }
-    }
-
-    private func enqueue(_ sleeper: Sleeper) {
-        enum Outcome { case wait, wake, cancel }
-        let outcome: Outcome = lock.withLock {
-            if Task.isCancelled { return .cancel }
-            if sleeper.deadline <= current { return .wake }
-            sleepers.append(sleeper)
-            return .wait
-        }
-        switch outcome {
-        case .wait: break
-        case .wake: sleeper.continuation.resume()
-        case .cancel: sleeper.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    private func cancel(_ id: UInt64) {
-        let cancelled: Sleeper? = lock.withLock {
-            guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-            return sleepers.remove(at: index)
-        }
-        cancelled?.continuation.resume(throwing: CancellationError())
-    }
-}
 
 /// A constraint whose `satisfy` counts itself, waits behind `latch` (if any), fails while the
 /// probe has failures left, and otherwise makes `isSatisfied` true.
@@ -128,7 +53,7 @@ private func makeConstraint(
     probe: ConstraintProbe,
     latch: ConstraintLatch? = nil,
     timeout: Duration? = nil,
-    clock: ManualClock = ManualClock()
+    clock: TestClock = TestClock()
 ) -> Constraint {
     Constraint(
         name: "session",
@@ -324,17 +249,17 @@ struct ConstraintTests {
 
     @Test("a waiter past its timeout fails alone; a later waiter still gets the satisfy")
     func timeoutFailsOnlyTheLateWaiter() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let probe = ConstraintProbe()
         let latch = ConstraintLatch()
         let constraint = makeConstraint(probe: probe, latch: latch, timeout: .seconds(5), clock: clock)
 
         let early = Task { try await constraint.waitUntilSatisfied() }
-        await eventually { await constraint.waiterCount == 1 && clock.sleeperCount == 1 }
+        await eventually { await constraint.waiterCount == 1 && clock.pendingSleepCount == 1 }
         clock.advance(by: .seconds(3))
 
         let late = Task { try await constraint.waitUntilSatisfied() }
-        await eventually { await constraint.waiterCount == 2 && clock.sleeperCount == 2 }
+        await eventually { await constraint.waiterCount == 2 && clock.pendingSleepCount == 2 }
         clock.advance(by: .seconds(2))   // early has waited 5 s, late 2 s
 
         let earlyError = failure(of: await early.result) as? ConstraintFailure
@@ -349,7 +274,7 @@ struct ConstraintTests {
         await latch.open()
         try await late.value
         #expect(await probe.satisfyCalls == 1)
-        await eventually { clock.sleeperCount == 0 }   // late's timer was cancelled
+        await eventually { clock.pendingSleepCount == 0 }   // late's timer was cancelled
     }
 
     @Test("invalidate makes the next wait run satisfy again, even if isSatisfied says yes")

@@ -1,75 +1,17 @@
 import Courier
+import CourierTesting
 import Foundation
 import HTTPTypes
 import Testing
 
-/// A clock whose sleeps return at once and are recorded: retries take no real time.
-final class RecordingClock: Clock, @unchecked Sendable {
-    // `@unchecked Sendable`: `offset` and `slept` are only touched under `lock`.
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let lock = NSLock()
-    private var offset = Duration.zero
-    private var slept: [Duration] = []
-
-    var now: Instant {
-        lock.lock()
-        defer { lock.unlock() }
-        return Instant(offset: offset)
-    }
-
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    private func record(_ deadline: Instant) {
-        lock.withLock {
-            slept.append(deadline.offset - offset)
-            offset = max(offset, deadline.offset)
-        }
-    }
-
-    var sleeps: [Duration] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slept
-    }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        record(deadline)
-        await Task.yield()
-        try Task.checkCancellation()
-    }
-}
-
 /// Answers with the given statuses in turn (the last one forever).
 private func sequenceTransport(_ statuses: [Int], headers: [String: String] = [:]) -> RecordingTransport {
-    let counter = Counter()
-    return RecordingTransport { request throws(CourierError) in
-        let index = counter.next()
-        return Response(statusCode: statuses[min(index, statuses.count - 1)], headers: headers, url: request.url)
-    }
-}
-
-private final class Counter: @unchecked Sendable {
-    // `@unchecked Sendable`: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value - 1
-    }
+    RecordingTransport(script: statuses.map { .status($0, headers: headers) })
 }
 
 @Suite("Retries through the client")
 struct RetryTests {
-    private func client(_ transport: RecordingTransport, clock: RecordingClock, policy: RetryPolicy = .default) -> Client {
+    private func client(_ transport: RecordingTransport, clock: TestClock, policy: RetryPolicy = .default) -> Client {
         makeClient(transport) {
             $0.retryPolicy = policy
             $0.clock = clock
@@ -77,7 +19,7 @@ struct RetryTests {
     }
 
     @Test func aGETAnswered503TwiceThen200IsRetriedAndSucceedsWithJitteredDelaysWithinTheBackoff() async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503, 503, 200])
 
         let response = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
@@ -92,7 +34,7 @@ struct RetryTests {
 
     @Test(arguments: ["1", "Sun, 06 Nov 1994 08:49:37 GMT"])
     func retryAfterIsHonoured(value: String) async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503, 200], headers: ["Retry-After": value])
 
         _ = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
@@ -102,7 +44,7 @@ struct RetryTests {
     }
 
     @Test func attemptsStopAtTheMaximumAndTheLastResponseIsTheError() async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503])
         let error = await #expect(throws: CourierError.self) {
             _ = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
@@ -113,7 +55,7 @@ struct RetryTests {
     }
 
     @Test func aPOSTWithoutAnIdempotencyKeyIsNotRetried() async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503, 200])
         await #expect(throws: CourierError.self) {
             _ = try await client(transport, clock: clock).enqueue(TestEndpoint(method: .post, body: .data(Data("x".utf8)))).resume()
@@ -123,7 +65,7 @@ struct RetryTests {
     }
 
     @Test func aPOSTWithAnIdempotencyKeyIsRetriedWithTheSameKey() async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503, 200])
         let endpoint = TestEndpoint(method: .post, headerItems: [HeaderItem(name: "Idempotency-Key", value: "k-1")], body: .data(Data("x".utf8)))
 
@@ -133,7 +75,7 @@ struct RetryTests {
     }
 
     @Test func aGeneratedIdempotencyKeyMakesAPOSTRetryableAndStaysTheSameAcrossAttempts() async throws {
-        let clock = RecordingClock()
+        let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503, 200])
         var policy = RetryPolicy.default
         policy.generatesIdempotencyKey = true
@@ -147,11 +89,13 @@ struct RetryTests {
 
     @Test func cancellingDuringARetryDelayEndsTheCallAsCancelled() async throws {
         let transport = sequenceTransport([503])
+        let clock = TestClock()
         let client = makeClient(transport) {
             $0.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(3_600), maxDelay: .seconds(3_600))
+            $0.clock = clock
         }
         let call = Task { try await client.enqueue(TestEndpoint()).resume() }
-        while await transport.count < 1 { await Task.yield() }
+        await clock.waitForSleepers(1)   // the call is in its delay after the first 503
         call.cancel()
         let outcome = await call.result
         guard case .failure(let error) = outcome, case .cancelled? = error as? CourierError else {
@@ -186,7 +130,7 @@ struct CallMetricsTests {
         let transport = sequenceTransport([503, 503, 200])
         let client = makeClient(transport) {
             $0.retryPolicy = .default
-            $0.clock = RecordingClock()
+            $0.clock = TestClock(sleepsReturnImmediately: true)
             $0.middleware = [MetricsSpy { continuation.yield($0) }]
         }
 

@@ -43,7 +43,7 @@ struct FileTokenStoreLockTests {
         try await StoreFixtures.withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("token")
             for trial in 0..<50 {
-                let clock = TestClock(), mint = TokenMint(clock: clock)
+                let clock = WallClock(), mint = TokenMint(clock: clock)
                 try await makeFileStore(.rawKey, at: url).save(clock.credential("old", expiresIn: -1))
                 let used = Locked<[String?]>([])
                 let polls = Locked(0)

@@ -1,0 +1,166 @@
+import Foundation
+
+/// A clock your tests move by hand, for ``Configuration/clock`` (retry delays) and
+/// ``Constraint`` timeouts: no test waits for real time.
+///
+/// Two ways to use it:
+/// - **manual** (the default): `sleep` suspends until ``advance(by:)`` moves the clock past its
+///   deadline. Use it to check what happens *during* a delay: await ``waitForSleepers(_:)``,
+///   check, then advance.
+/// - **immediate** (`TestClock(sleepsReturnImmediately: true)`): every `sleep` moves the clock to
+///   its deadline and returns at once. Use it when only the delays matter: read ``sleeps``.
+///
+/// ```swift
+/// let clock = TestClock(sleepsReturnImmediately: true)
+/// var configuration = Configuration(transport: transport)
+/// configuration.clock = clock
+/// _ = try await Client(configuration: configuration).enqueue(GetUser()).resume()
+/// #expect(clock.sleeps.count == 2)   // two retries, and no real time spent
+/// ```
+///
+/// Cancelling a sleeping task ends its sleep at once with `CancellationError`.
+public final class TestClock: Clock, Sendable {
+    /// A point on the test clock: the time since the clock was made.
+    public struct Instant: InstantProtocol, CustomStringConvertible {
+        /// The time since the clock was made.
+        public var offset: Duration
+
+        /// An instant `offset` after the clock's start.
+        public init(offset: Duration) { self.offset = offset }
+
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`.
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `lhs` comes first.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// `+1.5 seconds`, say.
+        public var description: String { "+\(offset)" }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var sleeps: [Duration] = []
+        var nextID: UInt64 = 0
+        /// Tasks waiting in ``waitForSleepers(_:)``, with the count each waits for.
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = TestingLock(State())
+    private let sleepsReturnImmediately: Bool
+
+    /// Creates a clock at offset zero.
+    /// - Parameter sleepsReturnImmediately: `true` to move the clock and return from every
+    ///   `sleep` at once; `false` (the default) to suspend each `sleep` until ``advance(by:)``.
+    public init(sleepsReturnImmediately: Bool = false) {
+        self.sleepsReturnImmediately = sleepsReturnImmediately
+    }
+
+    /// The current instant.
+    public var now: Instant { state.withLock { $0.now } }
+
+    /// `.zero`: any duration can be slept.
+    public var minimumResolution: Duration { .zero }
+
+    /// Every sleep asked for, in order, as the duration from the instant it was asked.
+    public var sleeps: [Duration] { state.withLock { $0.sleeps } }
+
+    /// How many sleeps are suspended now, waiting for ``advance(by:)``.
+    public var pendingSleepCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until the clock reaches `deadline` (or at once in immediate mode).
+    /// - Throws: `CancellationError` when the task is cancelled, before or during the sleep.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        if sleepsReturnImmediately {
+            try Task.checkCancellation()
+            state.withLock {
+                $0.sleeps.append($0.now.duration(to: deadline))
+                $0.now = max($0.now, deadline)
+            }
+            return
+        }
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enqueue(Sleeper(id: id, deadline: deadline, continuation: continuation))
+            }
+        } onCancel: {
+            let cancelled: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward by `duration` and wakes every sleep whose deadline has come, in
+    /// deadline order.
+    public func advance(by duration: Duration) {
+        let due: [Sleeper] = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` sleeps are suspended on this clock: await it before
+    /// ``advance(by:)`` instead of polling or sleeping for real.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func enqueue(_ sleeper: Sleeper) {
+        enum Outcome { case wait([CheckedContinuation<Void, Never>]), wake, cancel }
+        let outcome: Outcome = state.withLock { state in
+            if Task.isCancelled { return .cancel }
+            state.sleeps.append(state.now.duration(to: sleeper.deadline))
+            if sleeper.deadline <= state.now { return .wake }
+            state.sleepers.append(sleeper)
+            let count = state.sleepers.count
+            let satisfied = state.watchers.filter { $0.count <= count }.map(\.continuation)
+            state.watchers.removeAll { $0.count <= count }
+            return .wait(satisfied)
+        }
+        switch outcome {
+        case .wait(let watchers): for watcher in watchers { watcher.resume() }
+        case .wake: sleeper.continuation.resume()
+        case .cancel: sleeper.continuation.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// A value behind a lock, for the testing types' state.
+///
+/// `@unchecked Sendable`: `value` is only touched inside `withLock`, under `lock`.
+final class TestingLock<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
