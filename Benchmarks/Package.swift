@@ -16,6 +16,8 @@ let package = Package(
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Counts allocations per call in `--overhead` (preloaded by the benchmark itself).
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
     targets: [
         .executableTarget(
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

@@ -17,6 +17,7 @@ struct CourierBench {
         var multipartGiB: Double?
         var multipartRounds = 3
         var sink = false
+        var overhead = 0
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
@@ -53,6 +54,9 @@ struct CourierBench {
                            as a plain file body to a sink in a child process; peak RSS and
                            throughput (see MultipartBench.swift)
           --multipart-rounds N  uploads of each body in that mode (default 3)
+          --overhead N     instead of the modes: N sequential calls per variant and round to a
+                           transport that answers at once: Courier's own µs, context switches
+                           and allocations per call (see Overhead.swift)
         """
 
         static func parse(_ arguments: [String]) throws -> Options {
@@ -105,6 +109,8 @@ struct CourierBench {
                     options.multipartGiB = number
                 case "--multipart-rounds":
                     options.multipartRounds = try positive(for: argument)
+                case "--overhead":
+                    options.overhead = try positive(for: argument)
                 case "--sink":       // internal: the child process of --multipart-gib
                     options.sink = true
                 case "-h", "--help":
@@ -131,6 +137,16 @@ struct CourierBench {
         }
         if options.sink || options.multipartGiB != nil {
             await runMultipart(options)
+        }
+        if options.overhead > 0 {
+            Overhead.reexecWithInterposer()
+            do {
+                try await Overhead.run(calls: options.overhead, rounds: options.rounds)
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+                exit(1)
+            }
         }
         let server: any BenchServer
         do {
