@@ -22,20 +22,21 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         // The default trait (EncryptedTokenStore) stays on: the token file format needs it.
-        .package(name: "Courier", path: ".."),
+        .package(name: "Courier", path: "..")
     ],
     targets: [
         .target(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Sources/FuzzSupport"),
-    ] + targets.map { name in
-        .executableTarget(
-            name: name,
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "Courier", package: "Courier"),
-                .product(name: "CourierXML", package: "Courier"),
-            ],
-            path: "Sources/\(name)"
-        )
-    }
+    ]
+        + targets.map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "FuzzSupport",
+                    .product(name: "Courier", package: "Courier"),
+                    .product(name: "CourierXML", package: "Courier"),
+                ],
+                path: "Sources/\(name)"
+            )
+        }
 )

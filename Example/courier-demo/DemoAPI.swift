@@ -106,18 +106,20 @@ private struct DemoRoutes: Sendable {
             for try await chunk in request.bodySequence {
                 received += chunk.count
             }
-            return Self.json(.created, UploadReceipt(
-                bytes: received,
-                contentLength: request.headers[.contentLength].flatMap(Int.init),
-                chunked: request.headers[HTTPHeader("Transfer-Encoding")] != nil,
-                contentType: request.headers[.contentType] ?? ""
-            ))
+            return Self.json(
+                .created,
+                UploadReceipt(
+                    bytes: received,
+                    contentLength: request.headers[.contentLength].flatMap(Int.init),
+                    chunked: request.headers[HTTPHeader("Transfer-Encoding")] != nil,
+                    contentType: request.headers[.contentType] ?? ""
+                ))
         }
         await server.appendRoute("GET /v1/slow") { request in
             if let ticket = request.query["ticket"] {
                 await arrivals.markArrived(ticket)
             }
-            try await Task.sleep(for: DemoServer.slowDelay)   // cancelled when the server stops
+            try await Task.sleep(for: DemoServer.slowDelay)  // cancelled when the server stops
             return Self.json(.ok, ["message": "thanks for waiting"])
         }
         await server.appendRoute("GET /v1/slow/arrivals/:ticket") { request in
@@ -129,7 +131,8 @@ private struct DemoRoutes: Sendable {
         }
         await server.appendRoute("POST /oauth/token") { request in
             let contentType = request.headers[.contentType] ?? ""
-            let form = contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
+            let form =
+                contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
                 ? FormEncoding.parse(try await request.bodyData) : nil
             switch await tokens.answer(form: form, authorization: request.headers[.authorization]) {
             case .issued(let token):
@@ -216,7 +219,8 @@ private actor TokenAuthority {
     /// The user whose family's current access token `token` is, if it is one.
     func user(forAccessToken token: String) -> Int? {
         guard let family = accessTokens[token], let entry = families[family],
-              !entry.revoked, entry.accessToken == token else { return nil }
+            !entry.revoked, entry.accessToken == token
+        else { return nil }
         return entry.userID
     }
 
@@ -224,7 +228,8 @@ private actor TokenAuthority {
     func answer(form: [(name: String, value: String)]?, authorization: String?) -> Answer {
         stats.tokenRequests += 1
         guard let client = authorization.flatMap(FormEncoding.basicCredentials),
-              client.id == DemoClient.id, client.secret == DemoClient.secret else {
+            client.id == DemoClient.id, client.secret == DemoClient.secret
+        else {
             return .rejected(.unauthorized, OAuth2ErrorBody(error: "invalid_client", errorDescription: "unknown client or wrong secret"))
         }
         guard let form else {
@@ -275,7 +280,7 @@ private actor TokenAuthority {
     private func issue(in family: Int) -> TokenResponseBody {
         let access = "at-" + UUID().uuidString.lowercased()
         let refresh = "rt-" + UUID().uuidString.lowercased()
-        families[family]?.accessToken = access   // the previous access token stops working
+        families[family]?.accessToken = access  // the previous access token stops working
         accessTokens[access] = family
         refreshTokens[refresh] = (family, false)
         return TokenResponseBody(accessToken: access, tokenType: "Bearer", expiresIn: Self.accessTokenLifetime, refreshToken: refresh)
@@ -325,11 +330,12 @@ private enum FormEncoding {
     /// `Basic base64(urlencoded id ":" urlencoded secret)` (RFC 6749 §2.3.1), decoded.
     static func basicCredentials(_ authorization: String) -> (id: String, secret: String)? {
         guard authorization.hasPrefix("Basic "),
-              let data = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
-              let joined = String(data: data, encoding: .utf8),
-              let colon = joined.firstIndex(of: ":"),
-              let id = decode(joined[..<colon]),
-              let secret = decode(joined[joined.index(after: colon)...]) else { return nil }
+            let data = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
+            let joined = String(data: data, encoding: .utf8),
+            let colon = joined.firstIndex(of: ":"),
+            let id = decode(joined[..<colon]),
+            let secret = decode(joined[joined.index(after: colon)...])
+        else { return nil }
         return (id, secret)
     }
 }

@@ -18,10 +18,11 @@ struct Demo: Sendable {
 
     init(api: BaseURL) {
         self.api = api
-        client = Client(configuration: Configuration(
-            timeout: .seconds(10),
-            headers: [.accept("application/json"), .userAgent("courier-demo")]
-        ))
+        client = Client(
+            configuration: Configuration(
+                timeout: .seconds(10),
+                headers: [.accept("application/json"), .userAgent("courier-demo")]
+            ))
     }
 
     /// Runs every step in order, printing one line per step, and returns what went wrong.
@@ -43,10 +44,12 @@ struct Demo: Sendable {
         let unknownID = 999_999
         guard report.record("unknown user", "GET /v1/users/\(unknownID)", await fetchUnknownUser(id: unknownID)) else { return report }
         let concurrentCalls = 50
-        guard report.record(
-            "coalesced refresh", "\(concurrentCalls) concurrent calls with an expired token",
-            await coalescedRefresh(calls: concurrentCalls)
-        ) else { return report }
+        guard
+            report.record(
+                "coalesced refresh", "\(concurrentCalls) concurrent calls with an expired token",
+                await coalescedRefresh(calls: concurrentCalls)
+            )
+        else { return report }
         guard report.record("cancellation", "GET /v1/slow", await cancelSlowCall()) else { return report }
         _ = report.record("timeout", "GET /v1/slow", await timeOutSlowCall(after: .milliseconds(300)))
         return report
@@ -113,7 +116,8 @@ struct Demo: Sendable {
         do {
             let receipt = try await client.enqueue(Upload(api: api, form: form)).resume(expecting: UploadReceipt.self)
             guard receipt.contentLength == receipt.bytes, !receipt.chunked, receipt.bytes > bytes else {
-                return .failed("the API received \(receipt.bytes) bytes, Content-Length \(receipt.contentLength.map(String.init) ?? "none"), chunked: \(receipt.chunked)")
+                return .failed(
+                    "the API received \(receipt.bytes) bytes, Content-Length \(receipt.contentLength.map(String.init) ?? "none"), chunked: \(receipt.chunked)")
             }
             return .passed("\(bytes >> 20) MiB file streamed from disk in a form of \(receipt.bytes) bytes; Content-Length matched, no chunking")
         } catch {
@@ -161,10 +165,12 @@ struct Demo: Sendable {
                 transport: URLSessionTransport(),
                 timeout: .seconds(10)
             )
-            signedIn = try await tokens.requestToken(grantType: "password", parameters: [
-                QueryItem(name: "username", value: DemoAccount.username),
-                QueryItem(name: "password", value: DemoAccount.password),
-            ])
+            signedIn = try await tokens.requestToken(
+                grantType: "password",
+                parameters: [
+                    QueryItem(name: "username", value: DemoAccount.username),
+                    QueryItem(name: "password", value: DemoAccount.password),
+                ])
         } catch {
             return unexpected(error, expected: "to sign in with the password grant at POST /oauth/token")
         }
@@ -173,12 +179,13 @@ struct Demo: Sendable {
         expired.issuedAt = Date(timeIntervalSinceNow: -7_200)
         expired.expiresAt = Date(timeIntervalSinceNow: -3_600)
         let refresher = TokenRefresher(store: InMemoryTokenStore(expired), tokenEndpoint: tokens)
-        let authorized = Client(configuration: Configuration(
-            timeout: .seconds(10),
-            headers: client.configuration.headers,
-            authentication: .bearer(refresher),
-            authorizedHosts: [api.host]
-        ))
+        let authorized = Client(
+            configuration: Configuration(
+                timeout: .seconds(10),
+                headers: client.configuration.headers,
+                authentication: .bearer(refresher),
+                authorizedHosts: [api.host]
+            ))
 
         let results = await withTaskGroup(of: Result<User, CourierError>.self) { group in
             for _ in 0..<calls {

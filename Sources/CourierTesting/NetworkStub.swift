@@ -1,9 +1,10 @@
 public import Courier
+
 #if canImport(FoundationNetworking)
-import Foundation
-public import FoundationNetworking
+    import Foundation
+    public import FoundationNetworking
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// A stand-in for the network, for tests: answers requests with stubbed responses and records
@@ -114,8 +115,9 @@ public final class NetworkStub: Sendable {
         times: Int? = nil
     ) {
         if let times, times <= 0 { return }
-        storage.add(.path(method: method.rawValue, path: path, ignoringQuery: ignoringQuery, response: response),
-                    times: times)
+        storage.add(
+            .path(method: method.rawValue, path: path, ignoringQuery: ignoringQuery, response: response),
+            times: times)
     }
 
     /// Answers requests for which `handler` returns a response; when it returns `nil`, later

@@ -1,11 +1,12 @@
 public import Courier
-#if canImport(FoundationNetworking)
-public import Foundation
-import FoundationNetworking
-#else
-public import Foundation
-#endif
 public import HTTPTypes
+
+#if canImport(FoundationNetworking)
+    public import Foundation
+    import FoundationNetworking
+#else
+    public import Foundation
+#endif
 
 /// A request as it reached a ``NetworkStub``: method, URL, header fields and the whole body.
 ///
@@ -74,8 +75,9 @@ public struct RecordedRequest: Sendable, Equatable {
         } catch let error as DecodingError {
             throw error
         } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: "The decoder failed: \(error)", underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "The decoder failed: \(error)", underlyingError: error))
         }
     }
 }
@@ -106,10 +108,11 @@ extension RecordedRequest {
         } else {
             body = Data()
         }
-        self.init(method: request.httpMethod ?? "GET",
-                  url: request.url ?? URL(fileURLWithPath: "/"),
-                  headers: fields,
-                  body: body)
+        self.init(
+            method: request.httpMethod ?? "GET",
+            url: request.url ?? URL(fileURLWithPath: "/"),
+            headers: fields,
+            body: body)
     }
 
     /// Every byte of `stream`, up to its end or its first error.
@@ -121,7 +124,7 @@ extension RecordedRequest {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         while true {
             let count = stream.read(&buffer, maxLength: chunkSize)
-            guard count > 0 else { break }   // 0 is the end, a negative count an error
+            guard count > 0 else { break }  // 0 is the end, a negative count an error
             data.append(buffer, count: count)
         }
         return data

@@ -68,7 +68,8 @@ final class StubStorage: @unchecked Sendable {
             switch route.rule {
             case .path(let method, let path, let ignoringQuery, let response):
                 guard method == request.method, Self.target(of: request, ignoringQuery: ignoringQuery) == path,
-                      claim(route.id) else { continue }
+                    claim(route.id)
+                else { continue }
                 return response
             case .handler(let handler):
                 if let response = handler(request) { return response }

@@ -69,8 +69,9 @@ public struct StubResponse: Sendable, Equatable {
     /// network.stub(.get, "/motd", with: .text("Hello"))
     /// ```
     public static func text(_ text: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
-        StubResponse(statusCode: status, headers: headers.addingIfAbsent("Content-Type", "text/plain; charset=utf-8"),
-                     body: Data(text.utf8))
+        StubResponse(
+            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "text/plain; charset=utf-8"),
+            body: Data(text.utf8))
     }
 
     /// A response whose body is `value` encoded as JSON with `encoder`, sent as
@@ -92,11 +93,14 @@ public struct StubResponse: Sendable, Equatable {
         } catch let error as EncodingError {
             throw error
         } catch {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [], debugDescription: "The encoder failed: \(error)", underlyingError: error))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "The encoder failed: \(error)", underlyingError: error))
         }
-        return StubResponse(statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
-                            body: body)
+        return StubResponse(
+            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
+            body: body)
     }
 
     /// A response whose body is the JSON document `json`, given as text and sent as it is (not
@@ -106,8 +110,9 @@ public struct StubResponse: Sendable, Equatable {
     /// network.stub(.get, "/users/42", with: .json(#"{"id": 42, "name": "Ada"}"#))
     /// ```
     public static func json(_ json: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
-        StubResponse(statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
-                     body: Data(json.utf8))
+        StubResponse(
+            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
+            body: Data(json.utf8))
     }
 
     /// A request that fails with `error` and produces no response, as when the network is

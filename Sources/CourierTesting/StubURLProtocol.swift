@@ -1,8 +1,8 @@
 #if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
+    import Foundation
+    import FoundationNetworking
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The URLProtocol that answers every request of a stubbed session from its ``NetworkStub``.
@@ -26,7 +26,7 @@ class StubURLProtocol: URLProtocol {
     private let pending = PendingDelivery()
 
     override class func canInit(with request: URLRequest) -> Bool {
-        true   // every request of a stubbed session is answered by the stub; none reaches the network
+        true  // every request of a stubbed session is answered by the stub; none reaches the network
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
@@ -70,37 +70,45 @@ class StubURLProtocol: URLProtocol {
             return
         }
         guard (100...599).contains(response.statusCode),
-              let head = HTTPURLResponse(url: url, statusCode: response.statusCode,
-                                         httpVersion: "HTTP/1.1", headerFields: response.headers) else {
+            let head = HTTPURLResponse(
+                url: url, statusCode: response.statusCode,
+                httpVersion: "HTTP/1.1", headerFields: response.headers)
+        else {
             let message = "CourierTesting: the stubbed status code \(response.statusCode) is not in 100–599"
-            client.urlProtocol(self, didFailWithError: URLError(.badServerResponse, userInfo: [
-                NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message,
-            ]))
+            client.urlProtocol(
+                self,
+                didFailWithError: URLError(
+                    .badServerResponse,
+                    userInfo: [
+                        NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message,
+                    ]))
             return
         }
         client.urlProtocol(self, didReceive: head, cacheStoragePolicy: .notAllowed)
         if !response.body.isEmpty {
-            client.urlProtocol(self, didLoad: response.body)   // in one piece: Linux keeps only the last chunk for completion-handler tasks
+            client.urlProtocol(self, didLoad: response.body)  // in one piece: Linux keeps only the last chunk for completion-handler tasks
         }
         client.urlProtocolDidFinishLoading(self)
     }
 
     /// The documented answer when no route matches: `501 Not Implemented`, naming the request.
     static func unmatched(_ request: RecordedRequest) -> StubResponse {
-        .text("CourierTesting: no stub matches \(request.method) \(request.url.absoluteString)",
-              status: 501, headers: ["X-Courier-Stub": "unmatched"])
+        .text(
+            "CourierTesting: no stub matches \(request.method) \(request.url.absoluteString)",
+            status: 501, headers: ["X-Courier-Stub": "unmatched"])
     }
 
     /// The answer for a session whose ``NetworkStub`` no longer exists.
     static func released(_ request: RecordedRequest) -> StubResponse {
-        .text("CourierTesting: the NetworkStub of this session was released before \(request.method) \(request.url.absoluteString); keep a reference to it while its transport is in use",
-              status: 501, headers: ["X-Courier-Stub": "released"])
+        .text(
+            "CourierTesting: the NetworkStub of this session was released before \(request.method) \(request.url.absoluteString); keep a reference to it while its transport is in use",
+            status: 501, headers: ["X-Courier-Stub": "released"])
     }
 
     /// Where delayed responses are delivered (see the type's documentation).
     private static func deliveryQueue(for task: URLSessionTask?) -> DispatchQueue {
         #if canImport(FoundationNetworking)
-        if let task, let queue = workQueue(of: task) { return queue }
+            if let task, let queue = workQueue(of: task) { return queue }
         #endif
         return fallbackQueue
     }
@@ -108,18 +116,18 @@ class StubURLProtocol: URLProtocol {
     private static let fallbackQueue = DispatchQueue(label: "CourierTesting.StubURLProtocol.delivery")
 
     #if canImport(FoundationNetworking)
-    /// The internal `workQueue` of a corelibs-foundation task, found by reflection because it is
-    /// not public; `nil` if a later Foundation renames it (delivery then uses a private queue).
-    private static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
-        var mirror: Mirror? = Mirror(reflecting: task)
-        while let current = mirror {
-            for child in current.children where child.label == "workQueue" {
-                return child.value as? DispatchQueue
+        /// The internal `workQueue` of a corelibs-foundation task, found by reflection because it is
+        /// not public; `nil` if a later Foundation renames it (delivery then uses a private queue).
+        private static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
+            var mirror: Mirror? = Mirror(reflecting: task)
+            while let current = mirror {
+                for child in current.children where child.label == "workQueue" {
+                    return child.value as? DispatchQueue
+                }
+                mirror = current.superclassMirror
             }
-            mirror = current.superclassMirror
+            return nil
         }
-        return nil
-    }
     #endif
 }
 

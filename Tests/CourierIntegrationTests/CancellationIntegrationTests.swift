@@ -52,7 +52,7 @@ struct CancellationIntegrationTests {
             let arrived = Latch()
             await server.route("GET /slow") { _ in
                 arrived.open()
-                try await Task.sleep(for: .seconds(60))   // cancelled when the server stops
+                try await Task.sleep(for: .seconds(60))  // cancelled when the server stops
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
             let call = server.client(timeout: .seconds(30)).enqueue(try server.endpoint("/slow"))
@@ -133,7 +133,7 @@ struct EndlessBody: AsyncBufferedSequence {
         }
 
         mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
-            try await Task.sleep(for: .milliseconds(20))   // pacing the stream, not waiting for anything
+            try await Task.sleep(for: .milliseconds(20))  // pacing the stream, not waiting for anything
             defer { probe.firstChunk.open() }
             return [UInt8](repeating: UInt8(ascii: "a"), count: Swift.max(1, Swift.min(count, 1024)))
         }

@@ -13,12 +13,13 @@ struct CredentialPlacementIntegrationTests {
         HeaderItem(name: "X-Auth-Token", value: "token-SECRET"),
         HeaderItem(name: "Private-Token", value: "private-SECRET"),
         HeaderItem(name: "Proxy-Authorization", value: "Basic cHJveHk6U0VDUkVU"),
-        HeaderItem(name: "X-Trace", value: "trace-1"),   // an ordinary header, which must survive
+        HeaderItem(name: "X-Trace", value: "trace-1"),  // an ordinary header, which must survive
     ]
 
     static func redirect(_ code: Int, to location: String) -> FlyingFox.HTTPResponse {
-        FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(code, phrase: "Redirect"),
-                               headers: [HTTPHeader("Location"): location])
+        FlyingFox.HTTPResponse(
+            statusCode: HTTPStatusCode(code, phrase: "Redirect"),
+            headers: [HTTPHeader("Location"): location])
     }
 
     @Test("a cross-origin redirect carries no API key, token or proxy credential", arguments: [301, 302, 303, 307, 308])

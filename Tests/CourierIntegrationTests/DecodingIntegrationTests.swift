@@ -127,7 +127,7 @@ struct DecodingIntegrationTests {
 
     @Test func aBodyThatIsNotValidUTF8EndsAsDecodingWithInvalidText() async throws {
         try await TestServer.run { server in
-            let latin1 = Data([0x63, 0x61, 0x66, 0xE9])   // "café" in ISO-8859-1: 0xE9 alone is not UTF-8
+            let latin1 = Data([0x63, 0x61, 0x66, 0xE9])  // "café" in ISO-8859-1: 0xE9 alone is not UTF-8
             await server.route("GET /text") { _ in
                 FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: latin1)
             }

@@ -2,10 +2,11 @@ import Courier
 import FlyingFox
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension QueueSensitiveTests {
@@ -52,11 +53,12 @@ extension QueueSensitiveTests {
                     let contentType = try #require(request.header("Content-Type"))
                     #expect(contentType == "multipart/form-data; boundary=\(form.boundary)")
                     let parts = try ReceivedMultipart.parse(request.body, boundary: form.boundary)
-                    #expect(parts.map(\.disposition) == [
-                        "form-data; name=\"title\"",
-                        "form-data; name=\"video\"; filename=\"video.mp4\"",
-                        "form-data; name=\"tags\"",
-                    ])
+                    #expect(
+                        parts.map(\.disposition) == [
+                            "form-data; name=\"title\"",
+                            "form-data; name=\"video\"; filename=\"video.mp4\"",
+                            "form-data; name=\"tags\"",
+                        ])
                     #expect(parts.map(\.contentType) == [nil, "video/mp4", nil])
                     #expect(parts[0].body == Data("Holiday".utf8))
                     #expect(parts[1].body.count == payload.count)
@@ -90,7 +92,7 @@ extension QueueSensitiveTests {
                         try FileManager.default.removeItem(at: fileB)
                         deleted.open()
                         do {
-                            while try await chunks.next() != nil {}    // drain until the client gives up
+                            while try await chunks.next() != nil {}  // drain until the client gives up
                         } catch {}
                         return FlyingFox.HTTPResponse(statusCode: .ok)
                     }
@@ -118,10 +120,11 @@ extension QueueSensitiveTests {
             let streamed = pieces.reduce(Data(), +)
             var form = MultipartForm()
             form.append(text: "sensor-7", name: "device")
-            form.append(stream: AsyncStream(Data.self) { continuation in
-                for piece in pieces { continuation.yield(piece) }
-                continuation.finish()
-            }, length: nil, name: "readings", filename: "readings.ndjson")
+            form.append(
+                stream: AsyncStream(Data.self) { continuation in
+                    for piece in pieces { continuation.yield(piece) }
+                    continuation.finish()
+                }, length: nil, name: "readings", filename: "readings.ndjson")
             form.append(data: Data("{\"done\":true}".utf8), name: "summary", contentType: "application/json")
 
             try await TestServer.run { server in
@@ -141,11 +144,12 @@ extension QueueSensitiveTests {
                 #expect(request.header("Transfer-Encoding")?.lowercased() == "chunked")
                 #expect(request.header("Content-Length") == nil)
                 let parts = try ReceivedMultipart.parse(request.body, boundary: form.boundary)
-                #expect(parts.map(\.disposition) == [
-                    "form-data; name=\"device\"",
-                    "form-data; name=\"readings\"; filename=\"readings.ndjson\"",
-                    "form-data; name=\"summary\"",
-                ])
+                #expect(
+                    parts.map(\.disposition) == [
+                        "form-data; name=\"device\"",
+                        "form-data; name=\"readings\"; filename=\"readings.ndjson\"",
+                        "form-data; name=\"summary\"",
+                    ])
                 #expect(parts.map(\.contentType) == [nil, "application/x-ndjson", "application/json"])
                 #expect(parts.map(\.body) == [Data("sensor-7".utf8), streamed, Data("{\"done\":true}".utf8)])
             }
@@ -179,7 +183,8 @@ private enum ReceivedMultipart {
             guard bytes[position...].starts(with: [13, 10]) else { throw Malformed(description: "no CRLF after a boundary") }
             position += 2
             guard let end = find(delimiter, in: bytes, from: position),
-                  let blank = find(Array("\r\n\r\n".utf8), in: bytes, from: position), blank < end else {
+                let blank = find(Array("\r\n\r\n".utf8), in: bytes, from: position), blank < end
+            else {
                 throw Malformed(description: "a part without a head or an end")
             }
             var part = Part(body: Data(bytes[(blank + 4)..<end]))

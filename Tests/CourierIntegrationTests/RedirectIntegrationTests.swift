@@ -16,7 +16,7 @@ struct RedirectIntegrationTests {
     static let credentials = [
         HeaderItem(name: "Authorization", value: token),
         HeaderItem(name: "Cookie", value: cookie),
-        HeaderItem(name: "X-Trace", value: "trace-1"),   // an ordinary header, which must survive
+        HeaderItem(name: "X-Trace", value: "trace-1"),  // an ordinary header, which must survive
     ]
 
     static func redirect(_ code: Int, to location: String) -> FlyingFox.HTTPResponse {
@@ -71,7 +71,7 @@ struct RedirectIntegrationTests {
 
                 #expect(response.statusCode == 200)
                 #expect(response.body == Data("from-b".utf8))
-                Self.expectCredentials(await atA.values.first)    // the original request had them
+                Self.expectCredentials(await atA.values.first)  // the original request had them
                 let landed = await atB.values
                 #expect(landed.count == 1)
                 #expect(landed.first?.method == "GET")
@@ -105,20 +105,20 @@ struct RedirectIntegrationTests {
 
                 let landed = await atB.values
                 #if canImport(FoundationNetworking)
-                guard case .failure(.response(let response)) = result else {
-                    Issue.record("expected the \(code) as the response, got \(result)")
-                    return
-                }
-                #expect(response.statusCode == code)
-                #expect(response.headerValue(for: "Location") == target)
-                #expect(landed.isEmpty)
+                    guard case .failure(.response(let response)) = result else {
+                        Issue.record("expected the \(code) as the response, got \(result)")
+                        return
+                    }
+                    #expect(response.statusCode == code)
+                    #expect(response.headerValue(for: "Location") == target)
+                    #expect(landed.isEmpty)
                 #else
-                #expect(try result.get().body == Data("created-at-b".utf8))
-                #expect(landed.count == 1)
-                #expect(landed.first?.method == "POST")
-                #expect(landed.first?.body == payload)
-                #expect(landed.first?.header("Content-Type") == "application/json")
-                Self.expectNoCredentials(landed.first)
+                    #expect(try result.get().body == Data("created-at-b".utf8))
+                    #expect(landed.count == 1)
+                    #expect(landed.first?.method == "POST")
+                    #expect(landed.first?.body == payload)
+                    #expect(landed.first?.header("Content-Type") == "application/json")
+                    Self.expectNoCredentials(landed.first)
                 #endif
             }
         }
@@ -268,17 +268,17 @@ struct RedirectIntegrationTests {
 
             let landed = await atNew.values
             #if canImport(FoundationNetworking)
-            guard case .failure(.response(let response)) = result else {
-                Issue.record("expected the \(code) as the response, got \(result)")
-                return
-            }
-            #expect(response.statusCode == code)
-            #expect(response.headerValue(for: "Location") == "/new")
-            #expect(landed.isEmpty)
+                guard case .failure(.response(let response)) = result else {
+                    Issue.record("expected the \(code) as the response, got \(result)")
+                    return
+                }
+                #expect(response.statusCode == code)
+                #expect(response.headerValue(for: "Location") == "/new")
+                #expect(landed.isEmpty)
             #else
-            #expect(try result.get().body == Data("stored".utf8))
-            #expect(landed.first?.body == payload)
-            Self.expectCredentials(landed.first)
+                #expect(try result.get().body == Data("stored".utf8))
+                #expect(landed.first?.body == payload)
+                Self.expectCredentials(landed.first)
             #endif
         }
     }

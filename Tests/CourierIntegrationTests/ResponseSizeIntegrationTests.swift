@@ -11,8 +11,10 @@ struct ResponseSizeIntegrationTests {
         Client(configuration: Configuration(transport: URLSessionTransport(), maximumResponseSize: limit))
     }
 
-    static func expectTooLarge(_ result: Result<Response, CourierError>, limit: Int,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectTooLarge(
+        _ result: Result<Response, CourierError>, limit: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard case .failure(.transport(let failure)) = result, failure.kind == .responseTooLarge else {
             Issue.record("expected responseTooLarge, got \(result)", sourceLocation: sourceLocation)
             return
@@ -22,13 +24,14 @@ struct ResponseSizeIntegrationTests {
 
     @Test("a 260 KB gzip body that inflates to 42 MB fails at the default 32 MiB limit")
     func aGzipBombStopsAtTheLimit() async throws {
-        let zeros = 1 + 258 * 162_600   // 41,950,801 bytes once inflated
+        let zeros = 1 + 258 * 162_600  // 41,950,801 bytes once inflated
         let bomb = GzipZeros.make(count: zeros)
         #expect(bomb.count < 300_000)
         try await TestServer.run { server in
             await server.route("GET /bomb") { _ in
-                FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json", HTTPHeader("Content-Encoding"): "gzip"],
-                                       body: bomb)
+                FlyingFox.HTTPResponse(
+                    statusCode: .ok, headers: [.contentType: "application/json", HTTPHeader("Content-Encoding"): "gzip"],
+                    body: bomb)
             }
             Self.expectTooLarge(await Self.client().enqueue(try server.endpoint("/bomb")).result(), limit: 32 << 20)
         }
@@ -36,7 +39,7 @@ struct ResponseSizeIntegrationTests {
 
     @Test("a gzip body is counted after decompression: at the limit it passes, one byte under the limit it fails")
     func decompressedBytesAreCounted() async throws {
-        let size = 1 + 258 * 4_064   // 1,048,513 bytes inflated from about 6.6 KB
+        let size = 1 + 258 * 4_064  // 1,048,513 bytes inflated from about 6.6 KB
         let body = GzipZeros.make(count: size)
         try await TestServer.run { server in
             await server.route("GET /zeros") { _ in
@@ -77,14 +80,14 @@ enum GzipZeros {
     static func make(count: Int) -> Data {
         precondition(count >= 1 && (count - 1) % 258 == 0, "count must be 1 + 258·n")
         var writer = BitWriter()
-        writer.write(1, bits: 1)                 // BFINAL
-        writer.write(1, bits: 2)                 // BTYPE 01: fixed Huffman codes
-        writer.writeCode(0x30, length: 8)        // literal 0
+        writer.write(1, bits: 1)  // BFINAL
+        writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman codes
+        writer.writeCode(0x30, length: 8)  // literal 0
         for _ in 0..<((count - 1) / 258) {
-            writer.writeCode(0xC5, length: 8)    // length symbol 285: 258 bytes
-            writer.writeCode(0, length: 5)       // distance code 0: distance 1
+            writer.writeCode(0xC5, length: 8)  // length symbol 285: 258 bytes
+            writer.writeCode(0, length: 5)  // distance code 0: distance 1
         }
-        writer.writeCode(0, length: 7)           // end of block (256)
+        writer.writeCode(0, length: 7)  // end of block (256)
         var gzip = Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF])
         gzip.append(writer.bytesFlushed)
         gzip.append(littleEndian: crc32OfZeros(count))

@@ -47,8 +47,10 @@ struct RetryIntegrationTests {
             let counts = Recorder<String>()
             await install(on: server, counts: counts)
             let clock = InstantClock()
-            let client = Client(configuration: Configuration(transport: URLSessionTransport(), timeout: .seconds(10),
-                                                             retryPolicy: .default, clock: clock))
+            let client = Client(
+                configuration: Configuration(
+                    transport: URLSessionTransport(), timeout: .seconds(10),
+                    retryPolicy: .default, clock: clock))
 
             let response = try await client.enqueue(server.endpoint("/flaky")).resume()
 
@@ -63,8 +65,10 @@ struct RetryIntegrationTests {
             let counts = Recorder<String>()
             await install(on: server, counts: counts)
             let clock = InstantClock()
-            let client = Client(configuration: Configuration(transport: URLSessionTransport(), timeout: .seconds(10),
-                                                             retryPolicy: .default, clock: clock))
+            let client = Client(
+                configuration: Configuration(
+                    transport: URLSessionTransport(), timeout: .seconds(10),
+                    retryPolicy: .default, clock: clock))
             let endpoint = try server.endpoint("/flaky").with {
                 $0.method = .post
                 $0.body = .json(["order": 1])

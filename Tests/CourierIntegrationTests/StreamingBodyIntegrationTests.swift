@@ -192,7 +192,7 @@ struct StallingChunks: AsyncSequence, Sendable {
             // An AsyncStream that is never fed ends only when the waiting task is cancelled.
             let (never, continuation) = AsyncStream.makeStream(of: Data.self)
             for await _ in never {}
-            continuation.finish()   // kept alive until here: a dropped continuation could end the stream
+            continuation.finish()  // kept alive until here: a dropped continuation could end the stream
             return nil
         }
     }
@@ -201,7 +201,6 @@ struct StallingChunks: AsyncSequence, Sendable {
         AsyncIterator(stalled: stalled)
     }
 }
-
 
 /// The elements of `array`, one by one, as an `AsyncSequence`.
 func asyncSequence<Element: Sendable>(_ array: [Element]) -> AsyncStream<Element> {

@@ -1,10 +1,12 @@
-@testable import Courier
 import FlyingFox
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Courier's `Client` + `URLSessionTransport` + `TokenRefresher` + `OAuth2TokenEndpoint` against a
 /// real FlyingFox server on `127.0.0.1` that is both the API and an OAuth2 authorization server
@@ -209,7 +211,8 @@ struct TokenRotationIntegrationTests {
             // Immediately after: backing off, no request.
             let immediate = await fixture.client.enqueue(fixture.me(callID: 1_000)).result()
             guard case .failure(.authentication(.refreshFailed(let backingOff))) = immediate,
-                  case .backingOff(let retryAfter) = backingOff.reason else {
+                case .backingOff(let retryAfter) = backingOff.reason
+            else {
                 Issue.record("expected refreshFailed(.backingOff), got \(immediate)")
                 return
             }
@@ -355,12 +358,13 @@ extension TokenRotationIntegrationTests {
                 )
                 let sessionConfiguration = URLSessionConfiguration.ephemeral
                 sessionConfiguration.httpMaximumConnectionsPerHost = connectionsPerHost
-                let client = Client(configuration: Configuration(
-                    transport: URLSessionTransport(configuration: sessionConfiguration),
-                    timeout: .seconds(60),
-                    authentication: .bearer(refresher),
-                    authorizedHosts: ["127.0.0.1"]
-                ))
+                let client = Client(
+                    configuration: Configuration(
+                        transport: URLSessionTransport(configuration: sessionConfiguration),
+                        timeout: .seconds(60),
+                        authentication: .bearer(refresher),
+                        authorizedHosts: ["127.0.0.1"]
+                    ))
                 try await body(Fixture(server: server, auth: auth, clock: clock, refresher: refresher, client: client))
             }
         }
@@ -413,10 +417,11 @@ extension TokenRotationIntegrationTests {
                 // ThreadSanitizer, 9 of 100 had not): the held refresh is released only once every
                 // call waits for it, so none of them can arrive after it failed and see a backoff.
                 let allWaiting = await waitUntil(upTo: .seconds(30)) { await refresher.waitingCallerCount >= count }
-                #expect(allStarted && arrived && allWaiting,
-                        "calls started: \(allStarted), token request arrived: \(arrived), all waiting: \(allWaiting)")
+                #expect(
+                    allStarted && arrived && allWaiting,
+                    "calls started: \(allStarted), token request arrived: \(arrived), all waiting: \(allWaiting)")
                 await release.increment()
-                await auth.holdTokenResponses(until: nil)   // in case no token request came to take it
+                await auth.holdTokenResponses(until: nil)  // in case no token request came to take it
                 return await Self.ordered(&group, count: count)
             }
         }
@@ -460,7 +465,7 @@ extension TokenRotationIntegrationTests {
     }
 
     /// A wall clock the test moves by hand, shared by the refresher and the token endpoint.
-    final class WallClock: @unchecked Sendable {   // `date` is only touched under `lock`
+    final class WallClock: @unchecked Sendable {  // `date` is only touched under `lock`
         private let lock = NSLock()
         private var date = Date(timeIntervalSince1970: 1_900_000_000)
 
@@ -681,12 +686,14 @@ extension TokenRotationIntegrationTests {
                 return Self.oauthError(.badRequest, "invalid_request", "no bearer token on the token endpoint")
             }
             guard let basic = ClientBasic(authorization),
-                  basic.clientID == Self.clientID, basic.clientSecret == Self.clientSecret else {
+                basic.clientID == Self.clientID, basic.clientSecret == Self.clientSecret
+            else {
                 stats.protocolViolations.append("bad client authentication: \(authorization.isEmpty ? "none" : "wrong")")
                 return Self.oauthError(.unauthorized, "invalid_client", "client authentication failed")
             }
             guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-                  let form = Self.parseForm(request.body) else {
+                let form = Self.parseForm(request.body)
+            else {
                 stats.protocolViolations.append("the token request is not a form")
                 return Self.oauthError(.badRequest, "invalid_request", "expected a form")
             }
@@ -720,14 +727,15 @@ extension TokenRotationIntegrationTests {
             refreshTokens[presented]?.spent = true
             stats.refreshesIssued += 1
             let issued = issue(family: entry.family)
-            let body = #"{"access_token":"\#(issued.accessToken)","token_type":"Bearer","expires_in":\#(Self.accessTokenLifetime),"refresh_token":"\#(issued.refreshToken)"}"#
+            let body =
+                #"{"access_token":"\#(issued.accessToken)","token_type":"Bearer","expires_in":\#(Self.accessTokenLifetime),"refresh_token":"\#(issued.refreshToken)"}"#
             return Self.json(.ok, body)
         }
 
         private func issue(family: Int) -> Issued {
             serial += 1
             // Short but unique: FlyingFox parses request heads a byte at a time, and 20,000 calls carry one each.
-        let issued = Issued(accessToken: "at.\(family).\(serial)", refreshToken: "rt.\(family).\(serial)")
+            let issued = Issued(accessToken: "at.\(family).\(serial)", refreshToken: "rt.\(family).\(serial)")
             families[family]?.currentAccessToken = issued.accessToken
             accessTokenFamilies[issued.accessToken] = family
             refreshTokens[issued.refreshToken] = (family, false)
@@ -751,11 +759,11 @@ extension TokenRotationIntegrationTests {
                 stats.apiAccepted += 1
                 apiLog.append(APIHit(callID: callID, accessToken: token, status: 200))
                 // No body: FlyingFox writes a response's head and body in two send()s without
-            // TCP_NODELAY, so on Linux loopback a body waits ~40 ms for the client's delayed ACK.
-            // 20,000 such calls would take most of a minute; the head alone goes out at once.
-            var headers = HTTPHeaders()
-            headers[HTTPHeader("X-Subject")] = "user-\(family)"
-            return FlyingFox.HTTPResponse(statusCode: .ok, headers: headers)
+                // TCP_NODELAY, so on Linux loopback a body waits ~40 ms for the client's delayed ACK.
+                // 20,000 such calls would take most of a minute; the head alone goes out at once.
+                var headers = HTTPHeaders()
+                headers[HTTPHeader("X-Subject")] = "user-\(family)"
+                return FlyingFox.HTTPResponse(statusCode: .ok, headers: headers)
             }
             stats.apiRejected += 1
             apiLog.append(APIHit(callID: callID, accessToken: token, status: 401))
@@ -811,7 +819,8 @@ extension TokenRotationIntegrationTests {
             for pair in text.split(separator: "&", omittingEmptySubsequences: false) {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard let name = formDecode(parts[0]),
-                      let value = formDecode(parts.count == 2 ? parts[1] : "") else { return nil }
+                    let value = formDecode(parts.count == 2 ? parts[1] : "")
+                else { return nil }
                 pairs.append((name, value))
             }
             return pairs
@@ -826,13 +835,15 @@ extension TokenRotationIntegrationTests {
 
             init?(_ authorization: String) {
                 guard authorization.hasPrefix("Basic "),
-                      let data = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
-                      let joined = String(data: data, encoding: .utf8),
-                      let colon = joined.firstIndex(of: ":") else { return nil }
+                    let data = Data(base64Encoded: String(authorization.dropFirst("Basic ".count))),
+                    let joined = String(data: data, encoding: .utf8),
+                    let colon = joined.firstIndex(of: ":")
+                else { return nil }
                 encodedID = String(joined[..<colon])
                 encodedSecret = String(joined[joined.index(after: colon)...])
                 guard let id = RotatingAuthServer.formDecode(Substring(encodedID)),
-                      let secret = RotatingAuthServer.formDecode(Substring(encodedSecret)) else { return nil }
+                    let secret = RotatingAuthServer.formDecode(Substring(encodedSecret))
+                else { return nil }
                 clientID = id
                 clientSecret = secret
             }

@@ -45,7 +45,7 @@ struct DelayTests {
         let client = makeClient(network)
         let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
 
-        for await _ in arrivals { break }   // the request is at the stub, waiting on its delay
+        for await _ in arrivals { break }  // the request is at the stub, waiting on its delay
         let clock = ContinuousClock()
         let start = clock.now
         call.cancel()
@@ -100,7 +100,7 @@ struct DelayTests {
 
         for round in 0..<300 {
             let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/race"))) }
-            _ = await waiting.next()                                    // the request is at the stub
+            _ = await waiting.next()  // the request is at the stub
             try await Task.sleep(for: .microseconds(round % 30 * 100))  // jitter, 0–2.9 ms
             call.cancel()
             switch await call.value {

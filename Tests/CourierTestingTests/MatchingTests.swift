@@ -28,18 +28,19 @@ struct MatchingTests {
         #expect(network.unmatchedRequests.map(\.method) == ["DELETE"])
     }
 
-    @Test(arguments: [
-        // (registered path, ignoringQuery, requested query, matches)
-        ("/search", false, nil, true),
-        ("/search", false, [QueryItem(name: "q", value: "swift")], false),
-        ("/search?q=swift", false, [QueryItem(name: "q", value: "swift")], true),
-        ("/search?q=swift", false, [QueryItem(name: "q", value: "linux")], false),
-        ("/search?q=swift%20%26%20linux", false, [QueryItem(name: "q", value: "swift & linux")], true),
-        ("/search", true, [QueryItem(name: "q", value: "swift")], true),
-        ("/search", true, nil, true),
-        ("/search", true, [QueryItem(name: "page", value: "2"), QueryItem(name: "flag")], true),
-        ("/search/", true, [QueryItem(name: "q", value: "swift")], false),
-    ] as [(String, Bool, [QueryItem]?, Bool)])
+    @Test(
+        arguments: [
+            // (registered path, ignoringQuery, requested query, matches)
+            ("/search", false, nil, true),
+            ("/search", false, [QueryItem(name: "q", value: "swift")], false),
+            ("/search?q=swift", false, [QueryItem(name: "q", value: "swift")], true),
+            ("/search?q=swift", false, [QueryItem(name: "q", value: "linux")], false),
+            ("/search?q=swift%20%26%20linux", false, [QueryItem(name: "q", value: "swift & linux")], true),
+            ("/search", true, [QueryItem(name: "q", value: "swift")], true),
+            ("/search", true, nil, true),
+            ("/search", true, [QueryItem(name: "page", value: "2"), QueryItem(name: "flag")], true),
+            ("/search/", true, [QueryItem(name: "q", value: "swift")], false),
+        ] as [(String, Bool, [QueryItem]?, Bool)])
     func theQueryIsComparedExactlyUnlessIgnored(path: String, ignoringQuery: Bool, query: [QueryItem]?, matches: Bool) async {
         let network = NetworkStub()
         network.stub(.get, path, ignoringQuery: ignoringQuery, with: .status(204))
@@ -101,7 +102,8 @@ struct MatchingTests {
         let client = makeClient(network)
         let body = RequestBody.json(NewUser(name: "Ada", age: 36))
 
-        let signed = await outcome(of: client.enqueue(TestEndpoint(.post, "/users", headers: [HeaderItem(name: "Authorization", value: "Bearer abc")], body: body)))
+        let signed = await outcome(
+            of: client.enqueue(TestEndpoint(.post, "/users", headers: [HeaderItem(name: "Authorization", value: "Bearer abc")], body: body)))
         let unsigned = await outcome(of: client.enqueue(TestEndpoint(.post, "/users", body: body)))
         let elsewhere = await outcome(of: client.enqueue(TestEndpoint(.get, "/users")))
 

@@ -1,11 +1,12 @@
 import Courier
 import CourierTesting
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("Recording requests")
 struct RecordingTests {
@@ -84,10 +85,11 @@ struct RecordingTests {
     @Test func recordedHeadersAreExactlyTheRequestsOwnWithoutAnIsolationHeader() async throws {
         let network = NetworkStub()
         network.stub(.get, "/", with: .status(200))
-        let client = Client(configuration: Configuration(
-            transport: network.makeTransport(),
-            headers: [.accept("application/json"), .userAgent("CourierTests/1.0")]
-        ))
+        let client = Client(
+            configuration: Configuration(
+                transport: network.makeTransport(),
+                headers: [.accept("application/json"), .userAgent("CourierTests/1.0")]
+            ))
 
         _ = try await client.enqueue(TestEndpoint(headers: [HeaderItem(name: "X-Request-ID", value: "42")])).resume()
 
@@ -146,12 +148,13 @@ struct ValueTests {
         #expect(request.queryItems.isEmpty)
     }
 
-    @Test(arguments: [
-        (StubResponse.text("hi"), "text/plain; charset=utf-8"),
-        (StubResponse.json("{}"), "application/json"),
-        (StubResponse.json("{}", headers: ["content-type": "application/problem+json"]), "application/problem+json"),
-        (StubResponse.data(Data([1])), nil),
-    ] as [(StubResponse, String?)])
+    @Test(
+        arguments: [
+            (StubResponse.text("hi"), "text/plain; charset=utf-8"),
+            (StubResponse.json("{}"), "application/json"),
+            (StubResponse.json("{}", headers: ["content-type": "application/problem+json"]), "application/problem+json"),
+            (StubResponse.data(Data([1])), nil),
+        ] as [(StubResponse, String?)])
     func factoriesSetAContentTypeUnlessOneIsGiven(response: StubResponse, contentType: String?) {
         let given = response.headers.first { $0.key.lowercased() == "content-type" }
         #expect(given?.value == contentType)

@@ -9,8 +9,12 @@ struct TestClockTests {
     func manual() async throws {
         let clock = TestClock()
         let woke = AsyncStream.makeStream(of: Int.self)
-        let late = Task { try await clock.sleep(for: .seconds(5)); woke.continuation.yield(5) }
-        let early = Task { try await clock.sleep(for: .seconds(2)); woke.continuation.yield(2) }
+        let late = Task {
+            try await clock.sleep(for: .seconds(5)); woke.continuation.yield(5)
+        }
+        let early = Task {
+            try await clock.sleep(for: .seconds(2)); woke.continuation.yield(2)
+        }
         await clock.waitForSleepers(2)
         #expect(clock.pendingSleepCount == 2)
         clock.advance(by: .seconds(1))

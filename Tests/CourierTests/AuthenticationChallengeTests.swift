@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 private typealias Challenge = AuthenticationChallenge
 private typealias Parameter = AuthenticationChallenge.Parameter
@@ -11,18 +12,22 @@ struct AuthenticationChallengeTests {
     @Test("the RFC 9110 §11.6.1 example: two challenges, a token value, an escaped quote")
     func rfcExample() {
         let challenges = Challenge.parse(#"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple""#)
-        #expect(challenges == [
-            Challenge(scheme: "Newauth", parameters: [
-                Parameter(name: "realm", value: "apps"), Parameter(name: "type", value: "1"),
-                Parameter(name: "title", value: #"Login to "apps""#),
-            ]),
-            Challenge(scheme: "Basic", parameters: [Parameter(name: "realm", value: "simple")]),
-        ])
+        #expect(
+            challenges == [
+                Challenge(
+                    scheme: "Newauth",
+                    parameters: [
+                        Parameter(name: "realm", value: "apps"), Parameter(name: "type", value: "1"),
+                        Parameter(name: "title", value: #"Login to "apps""#),
+                    ]),
+                Challenge(scheme: "Basic", parameters: [Parameter(name: "realm", value: "simple")]),
+            ])
     }
 
     @Test("RFC 6750 §3 Bearer challenges: realm, error, error_description, error_uri and scope")
     func bearer() throws {
-        let field = #"Bearer realm="example", error="invalid_token", error_description="The access token expired", "#
+        let field =
+            #"Bearer realm="example", error="invalid_token", error_description="The access token expired", "#
             + #"error_uri="https://example.com/e/1", scope="openid profile  email""#
         let challenge = try #require(Challenge.parse(field).first)
         #expect(challenge.hasScheme("bearer"))
@@ -41,27 +46,34 @@ struct AuthenticationChallengeTests {
         #expect(challenge.realm == nil && challenge.error == nil && challenge.scopes.isEmpty)
     }
 
-    @Test("token68 stands alone after its scheme, with trailing '=' padding", arguments: [
-        ("Negotiate YIIBhgYGKwYBBQUC", [Challenge(scheme: "Negotiate", token68: "YIIBhgYGKwYBBQUC")]),
-        ("Basic dXNlcjpwYXNz==", [Challenge(scheme: "Basic", token68: "dXNlcjpwYXNz==")]),
-        ("Foo a-._~+/9=  ", [Challenge(scheme: "Foo", token68: "a-._~+/9=")]),
-        // The grammar reads a lone `name=` as a token68, not as a parameter without a value.
-        ("Bearer realm=", [Challenge(scheme: "Bearer", token68: "realm=")]),
-        ("Negotiate abc=, Basic realm=x", [
-            Challenge(scheme: "Negotiate", token68: "abc="),
-            Challenge(scheme: "Basic", parameters: [Parameter(name: "realm", value: "x")]),
-        ]),
-    ])
+    @Test(
+        "token68 stands alone after its scheme, with trailing '=' padding",
+        arguments: [
+            ("Negotiate YIIBhgYGKwYBBQUC", [Challenge(scheme: "Negotiate", token68: "YIIBhgYGKwYBBQUC")]),
+            ("Basic dXNlcjpwYXNz==", [Challenge(scheme: "Basic", token68: "dXNlcjpwYXNz==")]),
+            ("Foo a-._~+/9=  ", [Challenge(scheme: "Foo", token68: "a-._~+/9=")]),
+            // The grammar reads a lone `name=` as a token68, not as a parameter without a value.
+            ("Bearer realm=", [Challenge(scheme: "Bearer", token68: "realm=")]),
+            (
+                "Negotiate abc=, Basic realm=x",
+                [
+                    Challenge(scheme: "Negotiate", token68: "abc="),
+                    Challenge(scheme: "Basic", parameters: [Parameter(name: "realm", value: "x")]),
+                ]
+            ),
+        ])
     func token68(field: String, expected: [AuthenticationChallenge]) {
         #expect(Challenge.parse(field) == expected)
     }
 
-    @Test("several challenges in one field, with empty list elements and optional whitespace", arguments: [
-        ("Basic, Bearer", ["Basic", "Bearer"]),
-        (" ,, Basic realm=\"a\" ,\t, Bearer error=invalid_token ,", ["Basic", "Bearer"]),
-        ("Basic , realm=a, Bearer", ["Basic", "Bearer"]),
-        ("Basic realm = \"a\"\t,DPoP algs=\"ES256 PS256\", Bearer", ["Basic", "DPoP", "Bearer"]),
-    ])
+    @Test(
+        "several challenges in one field, with empty list elements and optional whitespace",
+        arguments: [
+            ("Basic, Bearer", ["Basic", "Bearer"]),
+            (" ,, Basic realm=\"a\" ,\t, Bearer error=invalid_token ,", ["Basic", "Bearer"]),
+            ("Basic , realm=a, Bearer", ["Basic", "Bearer"]),
+            ("Basic realm = \"a\"\t,DPoP algs=\"ES256 PS256\", Bearer", ["Basic", "DPoP", "Bearer"]),
+        ])
     func severalChallenges(field: String, schemes: [String]) {
         #expect(Challenge.parse(field).map(\.scheme) == schemes)
     }
@@ -79,34 +91,37 @@ struct AuthenticationChallengeTests {
     @Test("quoted-strings: escapes, commas, equals signs, tabs and non-ASCII text are values, not structure")
     func quotedStrings() throws {
         let challenge = try #require(Challenge.parse("Custom a=\"x, b=y\", c=\"back\\\\slash\", d=\"tab\\\there\", e=\"café ✓\", f=\"\"").first)
-        #expect(challenge.parameters == [
-            Parameter(name: "a", value: "x, b=y"), Parameter(name: "c", value: #"back\slash"#),
-            Parameter(name: "d", value: "tab\there"), Parameter(name: "e", value: "café ✓"), Parameter(name: "f", value: ""),
-        ])
+        #expect(
+            challenge.parameters == [
+                Parameter(name: "a", value: "x, b=y"), Parameter(name: "c", value: #"back\slash"#),
+                Parameter(name: "d", value: "tab\there"), Parameter(name: "e", value: "café ✓"), Parameter(name: "f", value: ""),
+            ])
     }
 
-    @Test("a malformed challenge ends the reading; the complete challenges before it are kept", arguments: [
-        (#"Bearer error="unterminated"#, []),
-        (#"Basic realm="a", Bearer error="unterminated"#, ["Basic"]),
-        ("Bearer realm=\"a\", error=", []),               // no value
-        ("Bearer a=1, realm=, Basic", []),
-        ("Bearer realm x", []),                            // a parameter without "="
-        ("Bearer realm=a b", []),                          // two tokens as one value
-        ("Bearer realm=\"a\"\"b\"", []),                    // a quote after a value
-        ("Bearer =x", []),                                 // no name
-        ("Bearer\"x\"", []),                               // no space after the scheme
-        ("=Basic", []),                                    // no scheme
-        ("Bearer realm=a, realm=b", []),                   // a name twice
-        ("Bearer realm=a, REALM=b", []),                   // a name twice, in other case
-        ("Negotiate abc, realm=x", ["Negotiate"]),         // token68 takes no parameters
-        ("Basic realm=\"a\u{7F}\"", []),                   // DEL in a quoted-string
-        ("Basic realm=\"a\u{01}\"", []),                   // a control character
-        ("Basic realm=\"a\\\u{01}\"", []),                 // an escaped control character
-        ("Basic realm=\"a\\", []),                         // a backslash at the end
-        ("Basic realm=é", []),                             // non-ASCII outside quotes
-        ("Bäsic realm=a", []),
-        ("Basic, Bearer realm=\"x\", =", ["Basic"]),           // garbage after a parameter
-    ])
+    @Test(
+        "a malformed challenge ends the reading; the complete challenges before it are kept",
+        arguments: [
+            (#"Bearer error="unterminated"#, []),
+            (#"Basic realm="a", Bearer error="unterminated"#, ["Basic"]),
+            ("Bearer realm=\"a\", error=", []),  // no value
+            ("Bearer a=1, realm=, Basic", []),
+            ("Bearer realm x", []),  // a parameter without "="
+            ("Bearer realm=a b", []),  // two tokens as one value
+            ("Bearer realm=\"a\"\"b\"", []),  // a quote after a value
+            ("Bearer =x", []),  // no name
+            ("Bearer\"x\"", []),  // no space after the scheme
+            ("=Basic", []),  // no scheme
+            ("Bearer realm=a, realm=b", []),  // a name twice
+            ("Bearer realm=a, REALM=b", []),  // a name twice, in other case
+            ("Negotiate abc, realm=x", ["Negotiate"]),  // token68 takes no parameters
+            ("Basic realm=\"a\u{7F}\"", []),  // DEL in a quoted-string
+            ("Basic realm=\"a\u{01}\"", []),  // a control character
+            ("Basic realm=\"a\\\u{01}\"", []),  // an escaped control character
+            ("Basic realm=\"a\\", []),  // a backslash at the end
+            ("Basic realm=é", []),  // non-ASCII outside quotes
+            ("Bäsic realm=a", []),
+            ("Basic, Bearer realm=\"x\", =", ["Basic"]),  // garbage after a parameter
+        ])
     func malformed(field: String, keptSchemes: [String]) {
         #expect(Challenge.parse(field).map(\.scheme) == keptSchemes)
     }
@@ -147,14 +162,16 @@ struct AuthenticationChallengeTests {
         #expect(Challenge.parse(String(repeating: ",", count: 8_000)).isEmpty)
         let manyBareSchemes = String(repeating: "a,", count: 4_000)
         #expect(Challenge.parse(manyBareSchemes).count == Challenge.maximumChallenges)
-        #expect(Challenge.parse("x " + String(repeating: "a=\"\",", count: 1_600)).isEmpty)   // a name repeated
+        #expect(Challenge.parse("x " + String(repeating: "a=\"\",", count: 1_600)).isEmpty)  // a name repeated
     }
 
-    @Test("every parsed challenge written back as a field value reads as itself", arguments: [
-        #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple""#,
-        "Negotiate YIIBhgYGKwYBBQUC==, Bearer",
-        #"Bearer error="insufficient_scope", scope="a b", error_description="back\\slash \"quoted\" café""#,
-    ])
+    @Test(
+        "every parsed challenge written back as a field value reads as itself",
+        arguments: [
+            #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple""#,
+            "Negotiate YIIBhgYGKwYBBQUC==, Bearer",
+            #"Bearer error="insufficient_scope", scope="a b", error_description="back\\slash \"quoted\" café""#,
+        ])
     func roundTrip(field: String) {
         let challenges = Challenge.parse(field)
         #expect(!challenges.isEmpty)
@@ -166,7 +183,8 @@ struct AuthenticationChallengeTests {
 
     @Test("the description shows scheme and parameters but only the length of a token68")
     func description() {
-        #expect(Challenge.parse(#"Bearer realm="api", error=invalid_token"#).first?.description
+        #expect(
+            Challenge.parse(#"Bearer realm="api", error=invalid_token"#).first?.description
                 == #"Bearer realm="api", error="invalid_token""#)
         let negotiate = Challenge.parse("Negotiate c2VydmVyLXNlY3JldA==").first
         #expect(negotiate?.description == "Negotiate <token68: 20 characters>")
@@ -188,9 +206,11 @@ struct AuthenticationChallengeTests {
 
     @Test("the Authentication guide's example: a 403's insufficient_scope challenge reaches the caller through the error")
     func guideExample() async throws {
-        let transport = RecordingTransport(status: 403, headers: [
-            "WWW-Authenticate": #"Bearer realm="api", error="insufficient_scope", scope="repo delete_repo""#,
-        ])
+        let transport = RecordingTransport(
+            status: 403,
+            headers: [
+                "WWW-Authenticate": #"Bearer realm="api", error="insufficient_scope", scope="repo delete_repo""#
+            ])
         do {
             _ = try await makeClient(transport).enqueue(TestEndpoint(method: .delete)).resume()
             Issue.record("a 403 must fail")

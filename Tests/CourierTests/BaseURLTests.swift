@@ -3,57 +3,61 @@ import Testing
 
 @Suite("BaseURL host and port validation")
 struct BaseURLTests {
-    @Test("accepts RFC 1123 names, dotted quads and bracketed IPv6", arguments: [
-        "api.example.com", "localhost", "a", "x-1.example", "EXAMPLE.com", "1st.example.com",
-        "example.123abc", "xn--bcher-kva.example",
-        String(repeating: "a", count: 63) + ".com",
-        "127.0.0.1", "0.0.0.0", "255.255.255.255", "192.0.2.1",
-        "[::1]", "[::]", "[2001:db8::1]", "[2001:0db8:0000:0000:0000:ff00:0042:8329]",
-        "[fe80::]", "[::ffff:192.0.2.1]", "[1:2:3:4:5:6:7::]", "[::2:3:4:5:6:7:8]",
-    ])
+    @Test(
+        "accepts RFC 1123 names, dotted quads and bracketed IPv6",
+        arguments: [
+            "api.example.com", "localhost", "a", "x-1.example", "EXAMPLE.com", "1st.example.com",
+            "example.123abc", "xn--bcher-kva.example",
+            String(repeating: "a", count: 63) + ".com",
+            "127.0.0.1", "0.0.0.0", "255.255.255.255", "192.0.2.1",
+            "[::1]", "[::]", "[2001:db8::1]", "[2001:0db8:0000:0000:0000:ff00:0042:8329]",
+            "[fe80::]", "[::ffff:192.0.2.1]", "[1:2:3:4:5:6:7::]", "[::2:3:4:5:6:7:8]",
+        ])
     func acceptsValidHosts(host: String) throws {
         let base = try BaseURL(host: host)
         #expect(base.host == host.lowercased())
     }
 
-    @Test("rejects invalid hosts with an error naming the host", arguments: [
-        ("", "empty"),
-        ("https://api.example.com", "scheme"),
-        ("api.example.com/v1", "/"),
-        ("user@api.example.com", "user-info"),
-        ("api.example.com:8080", "port"),
-        ("api example.com", "white space"),
-        ("api.example.com?x", "query"),
-        ("api.example.com#x", "fragment"),
-        ("api..example.com", "empty label"),
-        (".example.com", "empty label"),
-        ("example.com.", "empty label"),
-        ("-api.example.com", "hyphen"),
-        ("api-.example.com", "hyphen"),
-        ("api_v1.example.com", "\"_\""),
-        (String(repeating: "a", count: 64) + ".com", "63"),
-        (Array(repeating: String(repeating: "a", count: 50), count: 6).joined(separator: "."), "253"),
-        ("bücher.example", "punycode"),
-        ("e\u{301}xample.com", "U+301"),          // combining acute accent after an ASCII letter
-        ("ex\u{200B}ample.com", "U+200B"),        // zero-width space
-        ("аpple.com", "U+430"),                   // Cyrillic а, looks like Latin a
-        ("example.ｃom", "U+FF43"),               // full-width c
-        ("256.1.1.1", "IPv4"),
-        ("1.2.3", "IPv4"),
-        ("1.2.3.4.5", "IPv4"),
-        ("example.123", "IPv4"),
-        ("01.2.3.4", "leading zero"),
-        ("1.2.3.-4", "hyphen"),
-        ("[::1", "bracketed"),
-        ("[1::2::3]", "IPv6"),
-        ("[12345::]", "IPv6"),
-        ("[1:2:3:4:5:6:7:8:9]", "IPv6"),
-        ("[1:2:3:4:5:6:7]", "IPv6"),
-        ("[fe80::1%25eth0]", "zone"),
-        ("[::ffff:300.0.0.1]", "IPv6"),
-        ("[g::1]", "IPv6"),
-        ("ex%41mple.com", "percent"),
-    ])
+    @Test(
+        "rejects invalid hosts with an error naming the host",
+        arguments: [
+            ("", "empty"),
+            ("https://api.example.com", "scheme"),
+            ("api.example.com/v1", "/"),
+            ("user@api.example.com", "user-info"),
+            ("api.example.com:8080", "port"),
+            ("api example.com", "white space"),
+            ("api.example.com?x", "query"),
+            ("api.example.com#x", "fragment"),
+            ("api..example.com", "empty label"),
+            (".example.com", "empty label"),
+            ("example.com.", "empty label"),
+            ("-api.example.com", "hyphen"),
+            ("api-.example.com", "hyphen"),
+            ("api_v1.example.com", "\"_\""),
+            (String(repeating: "a", count: 64) + ".com", "63"),
+            (Array(repeating: String(repeating: "a", count: 50), count: 6).joined(separator: "."), "253"),
+            ("bücher.example", "punycode"),
+            ("e\u{301}xample.com", "U+301"),  // combining acute accent after an ASCII letter
+            ("ex\u{200B}ample.com", "U+200B"),  // zero-width space
+            ("аpple.com", "U+430"),  // Cyrillic а, looks like Latin a
+            ("example.ｃom", "U+FF43"),  // full-width c
+            ("256.1.1.1", "IPv4"),
+            ("1.2.3", "IPv4"),
+            ("1.2.3.4.5", "IPv4"),
+            ("example.123", "IPv4"),
+            ("01.2.3.4", "leading zero"),
+            ("1.2.3.-4", "hyphen"),
+            ("[::1", "bracketed"),
+            ("[1::2::3]", "IPv6"),
+            ("[12345::]", "IPv6"),
+            ("[1:2:3:4:5:6:7:8:9]", "IPv6"),
+            ("[1:2:3:4:5:6:7]", "IPv6"),
+            ("[fe80::1%25eth0]", "zone"),
+            ("[::ffff:300.0.0.1]", "IPv6"),
+            ("[g::1]", "IPv6"),
+            ("ex%41mple.com", "percent"),
+        ])
     func rejectsInvalidHosts(host: String, mention: String) {
         #expect {
             _ = try BaseURL(host: host)
@@ -67,8 +71,8 @@ struct BaseURLTests {
 
     @Test("a combining mark cannot hide behind a Character that looks like ASCII")
     func combiningMarkIsCheckedAsAUnicodeScalar() {
-        let host = "a\u{308}pi.example.com"   // "äpi" as a + combining diaeresis
-        #expect(host.count == 15)             // 15 Characters, 16 scalars
+        let host = "a\u{308}pi.example.com"  // "äpi" as a + combining diaeresis
+        #expect(host.count == 15)  // 15 Characters, 16 scalars
         #expect(throws: CourierError.self) { _ = try BaseURL(host: host) }
     }
 
@@ -96,14 +100,16 @@ struct BaseURLTests {
         #expect(base.description == "http://[::1]:8080")
     }
 
-    @Test("init(string:) reads scheme, host and port", arguments: [
-        ("https://api.example.com", BaseURL.Scheme.https, "api.example.com", nil as Int?),
-        ("http://127.0.0.1:8080", .http, "127.0.0.1", 8080),
-        ("http://127.0.0.1:8080/", .http, "127.0.0.1", 8080),
-        ("HTTP://API.example.com", .http, "api.example.com", nil),
-        ("http://[::1]:9000", .http, "[::1]", 9000),
-        ("https://[2001:db8::1]", .https, "[2001:db8::1]", nil),
-    ])
+    @Test(
+        "init(string:) reads scheme, host and port",
+        arguments: [
+            ("https://api.example.com", BaseURL.Scheme.https, "api.example.com", nil as Int?),
+            ("http://127.0.0.1:8080", .http, "127.0.0.1", 8080),
+            ("http://127.0.0.1:8080/", .http, "127.0.0.1", 8080),
+            ("HTTP://API.example.com", .http, "api.example.com", nil),
+            ("http://[::1]:9000", .http, "[::1]", 9000),
+            ("https://[2001:db8::1]", .https, "[2001:db8::1]", nil),
+        ])
     func parsesStrings(string: String, scheme: BaseURL.Scheme, host: String, port: Int?) throws {
         let base = try BaseURL(string: string)
         #expect(base.scheme == scheme)
@@ -111,11 +117,13 @@ struct BaseURLTests {
         #expect(base.port == port)
     }
 
-    @Test("init(string:) refuses anything it would have to drop", arguments: [
-        "api.example.com", "ftp://api.example.com", "https://api.example.com/v1",
-        "https://api.example.com?x=1", "https://alice.example:pw@api.example.com", "http://127.0.0.1:", "http://127.0.0.1:80a",
-        "https://api.example.com#top",
-    ])
+    @Test(
+        "init(string:) refuses anything it would have to drop",
+        arguments: [
+            "api.example.com", "ftp://api.example.com", "https://api.example.com/v1",
+            "https://api.example.com?x=1", "https://alice.example:pw@api.example.com", "http://127.0.0.1:", "http://127.0.0.1:80a",
+            "https://api.example.com#top",
+        ])
     func rejectsStrings(string: String) {
         #expect(throws: CourierError.self) { _ = try BaseURL(string: string) }
     }

@@ -35,8 +35,10 @@ private func client(_ transport: RecordingTransport, decoders: [any ResponseBody
 struct ContentTypeDecodingTests {
     static let userJSON = Data(#"{"id":7,"name":"Ada"}"#.utf8)
 
-    @Test(arguments: ["application/json", "application/json; charset=utf-8", "APPLICATION/JSON",
-                      "application/vnd.api+json", "application/problem+json", nil])
+    @Test(arguments: [
+        "application/json", "application/json; charset=utf-8", "APPLICATION/JSON",
+        "application/vnd.api+json", "application/problem+json", nil,
+    ])
     func jsonAndEveryPlusJSONTypeAndAMissingContentTypeDecodeAsJSON(contentType: String?) async throws {
         let headers = contentType.map { ["Content-Type": $0] } ?? [:]
         let user = try await client(RecordingTransport(headers: headers, body: Self.userJSON))
@@ -57,7 +59,8 @@ struct ContentTypeDecodingTests {
             _ = try await client(transport).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .unsupportedMediaType(let mediaType) = failure.reason else { return false }
+                case .unsupportedMediaType(let mediaType) = failure.reason
+            else { return false }
             return mediaType == "text/html" && failure.response.body == Data("<html>oops</html>".utf8)
         }
     }
@@ -83,7 +86,8 @@ struct ContentTypeDecodingTests {
             _ = try await client(transport, decoders: [LineDecoder()]).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .decoderError(let underlying) = failure.reason else { return false }
+                case .decoderError(let underlying) = failure.reason
+            else { return false }
             return underlying is LineDecoder.NotALine
         }
     }
@@ -104,7 +108,8 @@ struct ContentTypeDecodingTests {
             _ = try await client(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .invalidText(let charset) = failure.reason else { return false }
+                case .invalidText(let charset) = failure.reason
+            else { return false }
             return charset == "utf-8"
         }
     }
@@ -183,7 +188,7 @@ struct DefaultHeaderTests {
         let userAgent = try #require(request.header("User-Agent"))
         #expect(userAgent.hasPrefix("Courier/\(CourierLibrary.version) ("))
         #if os(Linux)
-        #expect(userAgent.contains("(Linux "))
+            #expect(userAgent.contains("(Linux "))
         #endif
         #expect(userAgent == Configuration.defaultUserAgent)
     }
@@ -230,8 +235,12 @@ struct DefaultHeaderTests {
         #expect(request.header("X-Format-Version") == "3")
         #expect(request.bodyData == Data("a,b\n".utf8))
 
-        let overriding = TestEndpoint(method: .post, headerItems: [HeaderItem(name: "x-format-version", value: "4"),
-                                                                   HeaderItem(name: "content-type", value: "text/csv; header=present")], body: body)
+        let overriding = TestEndpoint(
+            method: .post,
+            headerItems: [
+                HeaderItem(name: "x-format-version", value: "4"),
+                HeaderItem(name: "content-type", value: "text/csv; header=present"),
+            ], body: body)
         _ = try await makeClient(transport).enqueue(overriding).resume()
         let second = try #require(await transport.last)
         #expect(second.head.headerFields[values: .contentType] == ["text/csv; header=present"])
@@ -252,11 +261,12 @@ struct DefaultHeaderTests {
 
 @Suite("RFC 9457 problem details")
 struct ProblemDetailsTests {
-    static let body = Data(#"""
-    {"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.",
-     "status":403,"detail":"Your current balance is 30, but that costs 50.",
-     "instance":"/account/12345/msgs/abc","balance":30,"accounts":["/account/12345","/account/67890"]}
-    """#.utf8)
+    static let body = Data(
+        #"""
+        {"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.",
+         "status":403,"detail":"Your current balance is 30, but that costs 50.",
+         "instance":"/account/12345/msgs/abc","balance":30,"accounts":["/account/12345","/account/67890"]}
+        """#.utf8)
 
     @Test func aProblemResponseIsReadableFromTheResponseError() async throws {
         let transport = RecordingTransport(status: 403, headers: ["Content-Type": "application/problem+json"], body: Self.body)
@@ -287,15 +297,17 @@ struct ProblemDetailsTests {
 
     @Test(arguments: ["application/json", "text/plain", nil])
     func onlyProblemJSONResponsesHaveProblemDetails(contentType: String?) {
-        let response = Response(statusCode: 400, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: Self.body,
-                                url: URL(fileURLWithPath: "/"))
+        let response = Response(
+            statusCode: 400, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: Self.body,
+            url: URL(fileURLWithPath: "/"))
         #expect(response.problemDetails == nil)
     }
 
     @Test(arguments: ["not json", "[1,2]", "\"text\""])
     func aProblemBodyThatIsNotAnObjectGivesNoDetails(text: String) {
-        let response = Response(statusCode: 400, headers: ["Content-Type": "application/problem+json"], body: Data(text.utf8),
-                                url: URL(fileURLWithPath: "/"))
+        let response = Response(
+            statusCode: 400, headers: ["Content-Type": "application/problem+json"], body: Data(text.utf8),
+            url: URL(fileURLWithPath: "/"))
         #expect(response.problemDetails == nil)
     }
 }

@@ -19,14 +19,16 @@ struct ErrorTests {
         }
     }
 
-    @Test("URL error codes map onto failure kinds", arguments: [
-        (URLError.Code.timedOut, TransportFailure.Kind.timedOut),
-        (.cannotFindHost, .dnsFailure), (.dnsLookupFailed, .dnsFailure),
-        (.cannotConnectToHost, .cannotConnect), (.notConnectedToInternet, .cannotConnect),
-        (.networkConnectionLost, .connectionLost),
-        (.secureConnectionFailed, .secureConnectionFailed), (.serverCertificateUntrusted, .secureConnectionFailed),
-        (.badServerResponse, .badResponse), (.unknown, .other),
-    ])
+    @Test(
+        "URL error codes map onto failure kinds",
+        arguments: [
+            (URLError.Code.timedOut, TransportFailure.Kind.timedOut),
+            (.cannotFindHost, .dnsFailure), (.dnsLookupFailed, .dnsFailure),
+            (.cannotConnectToHost, .cannotConnect), (.notConnectedToInternet, .cannotConnect),
+            (.networkConnectionLost, .connectionLost),
+            (.secureConnectionFailed, .secureConnectionFailed), (.serverCertificateUntrusted, .secureConnectionFailed),
+            (.badServerResponse, .badResponse), (.unknown, .other),
+        ])
     func kinds(code: URLError.Code, kind: TransportFailure.Kind) {
         #expect(TransportFailure(URLError(code)).kind == kind)
     }
@@ -58,15 +60,17 @@ struct ErrorTests {
     @Test("descriptions name the problem but never print header values, the query or the whole body")
     func descriptionsHideSecrets() throws {
         let url = try #require(URL(string: "https://api.example.com/v1/me?access_token=SECRET-QUERY"))
-        let response = Response(statusCode: 401, headers: ["Set-Cookie": "session=SECRET-COOKIE"],
-                                body: Data(#"{"token":"SECRET-BODY"}"#.utf8), url: url)
+        let response = Response(
+            statusCode: 401, headers: ["Set-Cookie": "session=SECRET-COOKIE"],
+            body: Data(#"{"token":"SECRET-BODY"}"#.utf8), url: url)
         let errors: [CourierError] = [
             .response(response),
             .decoding(DecodingFailure(reason: .invalidText(charset: "utf-8"), response: response, expectedType: "User")),
             .transport(TransportFailure(URLError(.timedOut), url: url)),
             .invalidRequest(.invalidHeaderValue(name: "Authorization")),
             .authentication(.missingCredential),
-            .authentication(.refreshFailed(RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant"), statusCode: 400, isPermanent: true))),
+            .authentication(
+                .refreshFailed(RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant"), statusCode: 400, isPermanent: true))),
             .cancelled,
         ]
         for error in errors {
@@ -89,20 +93,22 @@ struct ErrorTests {
         #expect(CourierError.cancelled.urlError == nil)
     }
 
-    @Test("invalid-request descriptions name the offending input", arguments: [
-        (InvalidRequest.invalidHost("bad host", reason: "contains white space"), "bad host"),
-        (.invalidPort(70000), "70000"),
-        (.invalidPath("/a//b", reason: "has an empty segment"), "/a//b"),
-        (.invalidBaseURL("ftp://x", reason: "the scheme must be http or https"), "ftp://x"),
-        (.invalidMethod("G ET"), "G ET"),
-        (.invalidHeaderName("X Y"), "X…"),
-        (.invalidHeaderName("X:Y"), "U+3A"),
-        (.invalidHeaderValue(name: "X-Token"), "X-Token"),
-        (.bodyNotAllowed(method: "GET"), "GET"),
-        (.encodingFailed("invalid value at value"), "invalid value"),
-        (.invalidURL("https://x.invalid"), "https://x.invalid"),
-        (.invalidTimeout(.zero), "timeout"),
-    ])
+    @Test(
+        "invalid-request descriptions name the offending input",
+        arguments: [
+            (InvalidRequest.invalidHost("bad host", reason: "contains white space"), "bad host"),
+            (.invalidPort(70000), "70000"),
+            (.invalidPath("/a//b", reason: "has an empty segment"), "/a//b"),
+            (.invalidBaseURL("ftp://x", reason: "the scheme must be http or https"), "ftp://x"),
+            (.invalidMethod("G ET"), "G ET"),
+            (.invalidHeaderName("X Y"), "X…"),
+            (.invalidHeaderName("X:Y"), "U+3A"),
+            (.invalidHeaderValue(name: "X-Token"), "X-Token"),
+            (.bodyNotAllowed(method: "GET"), "GET"),
+            (.encodingFailed("invalid value at value"), "invalid value"),
+            (.invalidURL("https://x.invalid"), "https://x.invalid"),
+            (.invalidTimeout(.zero), "timeout"),
+        ])
     func invalidRequestDescriptions(problem: InvalidRequest, mention: String) {
         #expect(CourierError.invalidRequest(problem).description.contains(mention))
     }

@@ -9,8 +9,9 @@ struct FuzzRegressionTests {
     /// FuzzProblemDetails: `{"status":99999,"balance":1e400}` served as `application/problem+json`
     /// trapped in `extensions(as:)` ("Invalid status code" in swift-http-types), because the body's
     /// status became the status of the response it decodes from.
-    @Test("extensions(as:) of a problem whose status is no HTTP status code throws, it does not trap",
-          arguments: ["99999", "-1", "1000", "9223372036854775807", "0", "42"])
+    @Test(
+        "extensions(as:) of a problem whose status is no HTTP status code throws, it does not trap",
+        arguments: ["99999", "-1", "1000", "9223372036854775807", "0", "42"])
     func problemStatusOutOfRange(status: String) throws {
         let body = Data(#"{"status":\#(status),"balance":1e400}"#.utf8)
         let problem = try #require(ProblemDetails(json: body))

@@ -1,20 +1,25 @@
-@testable import Courier
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The pure decision behind ``URLSessionTransport``'s redirect handling: which redirected requests
 /// keep `Authorization` and `Cookie`.
 @Suite("Redirect policy")
 struct RedirectPolicyTests {
-    static func request(_ url: String, headers: [String: String] = [
-        "Authorization": "Bearer secret-token",
-        "Cookie": "session=abc",
-        "Proxy-Authorization": "Basic cHJveHk6cGFzcw==",
-        "Accept": "application/json",
-    ]) -> URLRequest {
+    static func request(
+        _ url: String,
+        headers: [String: String] = [
+            "Authorization": "Bearer secret-token",
+            "Cookie": "session=abc",
+            "Proxy-Authorization": "Basic cHJveHk6cGFzcw==",
+            "Accept": "application/json",
+        ]
+    ) -> URLRequest {
         var request = URLRequest(url: URL(string: url)!)
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
@@ -45,12 +50,12 @@ struct RedirectPolicyTests {
 
     @Test(arguments: [
         ("https://api.example.com/a", "https://api.example.com/b?x=1"),
-        ("https://api.example.com/a", "https://api.example.com:443/b"),    // default port written out
+        ("https://api.example.com/a", "https://api.example.com:443/b"),  // default port written out
         ("https://api.example.com:443/a", "https://api.example.com/b"),
         ("http://api.example.com/a", "http://api.example.com:80/b"),
         ("http://api.example.com:8080/a", "http://api.example.com:8080/b"),
-        ("https://API.Example.COM/a", "https://api.example.com/b"),         // hosts compare case-insensitively
-        ("https://api.example.com/a", "HTTPS://api.EXAMPLE.com/b"),        // and so do schemes
+        ("https://API.Example.COM/a", "https://api.example.com/b"),  // hosts compare case-insensitively
+        ("https://api.example.com/a", "HTTPS://api.EXAMPLE.com/b"),  // and so do schemes
         ("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b"),
         ("http://[::1]:8080/a", "http://[::1]:8080/b"),
     ])
@@ -59,16 +64,16 @@ struct RedirectPolicyTests {
     }
 
     @Test(arguments: [
-        ("https://api.example.com/a", "https://evil.example.net/b"),        // host
-        ("https://api.example.com/a", "https://example.com/b"),             // parent domain is another host
-        ("https://api.example.com/a", "https://sub.api.example.com/b"),     // and so is a subdomain
-        ("https://api.example.com/a", "https://api.example.com:8443/b"),    // port
+        ("https://api.example.com/a", "https://evil.example.net/b"),  // host
+        ("https://api.example.com/a", "https://example.com/b"),  // parent domain is another host
+        ("https://api.example.com/a", "https://sub.api.example.com/b"),  // and so is a subdomain
+        ("https://api.example.com/a", "https://api.example.com:8443/b"),  // port
         ("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/b"),
         ("http://api.example.com:80/a", "http://api.example.com:443/b"),
-        ("https://api.example.com/a", "http://api.example.com/b"),          // downgrade
+        ("https://api.example.com/a", "http://api.example.com/b"),  // downgrade
         ("https://api.example.com:443/a", "http://api.example.com:443/b"),  // downgrade, same port number
-        ("http://api.example.com/a", "https://api.example.com/b"),          // upgrade is another origin too
-        ("http://127.0.0.1/a", "http://localhost/b"),                       // same machine, another origin
+        ("http://api.example.com/a", "https://api.example.com/b"),  // upgrade is another origin too
+        ("http://127.0.0.1/a", "http://localhost/b"),  // same machine, another origin
     ])
     func aCrossOriginRedirectStripsAuthorizationAndCookie(original: String, new: String) {
         Self.expectStripped(Self.redirect(from: original, to: new))
@@ -77,21 +82,24 @@ struct RedirectPolicyTests {
     /// A → B → A: the hop back to A comes from B, so it is stripped even if the proposed request
     /// were to carry credentials again.
     @Test func returningToTheOriginalOriginDoesNotRegainCredentials() {
-        let request = Self.redirect(from: "https://api.example.com/a", to: "https://api.example.com/c",
-                                    previous: "https://evil.example.net/b")
+        let request = Self.redirect(
+            from: "https://api.example.com/a", to: "https://api.example.com/c",
+            previous: "https://evil.example.net/b")
         Self.expectStripped(request)
     }
 
     @Test func aSameOriginHopInsideTheOriginKeepsCredentials() {
-        let request = Self.redirect(from: "https://api.example.com/a", to: "https://api.example.com/c",
-                                    previous: "https://API.example.com:443/b")
+        let request = Self.redirect(
+            from: "https://api.example.com/a", to: "https://api.example.com/c",
+            previous: "https://API.example.com:443/b")
         Self.expectKept(request)
     }
 
     @Test func headerNamesMatchCaseInsensitively() {
         let original = Self.request("https://api.example.com/a")
-        let new = Self.request("https://other.example.com/b",
-                               headers: ["authorization": "Bearer secret-token", "COOKIE": "session=abc", "accept": "*/*"])
+        let new = Self.request(
+            "https://other.example.com/b",
+            headers: ["authorization": "Bearer secret-token", "COOKIE": "session=abc", "accept": "*/*"])
         let result = RedirectPolicy.request(new, after: original)
         #expect(result.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(result.value(forHTTPHeaderField: "Cookie") == nil)
@@ -157,8 +165,9 @@ struct RedirectPolicyTests {
         #expect(RedirectPolicy.Origin(URL(string: "mailto:someone@example.com")!) == nil)
     }
 
-    @Test("a cross-origin redirect strips every header the redaction treats as secret, and Proxy-Authorization",
-          arguments: ["X-Api-Key", "X-Auth-Token", "Proxy-Authorization"])
+    @Test(
+        "a cross-origin redirect strips every header the redaction treats as secret, and Proxy-Authorization",
+        arguments: ["X-Api-Key", "X-Auth-Token", "Proxy-Authorization"])
     func aCrossOriginRedirectStripsSecretHeaders(name: String) {
         let original = Self.request("https://api.example.com/a")
         let new = Self.request("https://other.example.com/b", headers: [name: "secret-value", "Accept": "*/*"])
@@ -180,16 +189,18 @@ struct RedirectPolicyTests {
         #expect(result.value(forHTTPHeaderField: "Accept") == "*/*")
     }
 
-    @Test("a redirect from https to http, or to a scheme that is not HTTP, is never followed", arguments: [
-        ("https://api.example.com/a", "http://api.example.com/b", false),
-        ("https://api.example.com/a", "http://other.example.com/b", false),
-        ("HTTPS://api.example.com/a", "http://api.example.com:443/b", false),
-        ("https://api.example.com/a", "ftp://api.example.com/b", false),
-        ("http://api.example.com/a", "file:///etc/passwd", false),
-        ("https://api.example.com/a", "https://other.example.com/b", true),
-        ("http://api.example.com/a", "http://other.example.com/b", true),
-        ("http://api.example.com/a", "https://api.example.com/b", true),
-    ])
+    @Test(
+        "a redirect from https to http, or to a scheme that is not HTTP, is never followed",
+        arguments: [
+            ("https://api.example.com/a", "http://api.example.com/b", false),
+            ("https://api.example.com/a", "http://other.example.com/b", false),
+            ("HTTPS://api.example.com/a", "http://api.example.com:443/b", false),
+            ("https://api.example.com/a", "ftp://api.example.com/b", false),
+            ("http://api.example.com/a", "file:///etc/passwd", false),
+            ("https://api.example.com/a", "https://other.example.com/b", true),
+            ("http://api.example.com/a", "http://other.example.com/b", true),
+            ("http://api.example.com/a", "https://api.example.com/b", true),
+        ])
     func downgradesAreNotFollowed(previous: String, new: String, allowed: Bool) {
         #expect(RedirectPolicy.allowsFollowing(from: URL(string: previous), to: URL(string: new)) == allowed)
     }

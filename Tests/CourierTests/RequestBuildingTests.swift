@@ -1,7 +1,7 @@
 import Courier
 import Foundation
-import Testing
 import HTTPTypes
+import Testing
 
 @Suite("Building requests from endpoints")
 struct RequestBuildingTests {
@@ -39,8 +39,10 @@ struct RequestBuildingTests {
             $0.headers = [.accept("text/plain"), HeaderItem(name: "X-Client", value: "1")]
             $0.userAgent = nil
         }
-        let endpoint = TestEndpoint(headerItems: [HeaderItem(name: "accept", value: "application/json"),
-                                                  HeaderItem(name: "X-Tag", value: "a"), HeaderItem(name: "X-Tag", value: "b")])
+        let endpoint = TestEndpoint(headerItems: [
+            HeaderItem(name: "accept", value: "application/json"),
+            HeaderItem(name: "X-Tag", value: "a"), HeaderItem(name: "X-Tag", value: "b"),
+        ])
         _ = try await client.enqueue(endpoint).resume()
         let request = try #require(await transport.last)
         #expect(request.header("Accept") == "application/json")
@@ -49,9 +51,11 @@ struct RequestBuildingTests {
         #expect(request.header("x-tag") == "a, b")
     }
 
-    @Test("a header value with CR, LF, NUL or another control character is refused and nothing is sent", arguments: [
-        "value\r\nX-Injected: 1", "value\nX-Injected: 1", "value\rX", "a\u{0}b", "a\u{7F}b", "a\u{1B}b",
-    ])
+    @Test(
+        "a header value with CR, LF, NUL or another control character is refused and nothing is sent",
+        arguments: [
+            "value\r\nX-Injected: 1", "value\nX-Injected: 1", "value\rX", "a\u{0}b", "a\u{7F}b", "a\u{1B}b",
+        ])
     func headerInjection(value: String) async {
         let transport = RecordingTransport()
         let endpoint = TestEndpoint(headerItems: [HeaderItem(name: "X-Token", value: value)])

@@ -63,14 +63,21 @@ struct RequestsAndResponsesGuideTests {
     }
 
     @Test func commaSeparatedConduitExample() async throws {
-        let request = try await sent(Endpoint(queryParameters: ["foo": ["foo", "bar", 1234, 1.234]],
-                                              queryStringOptions: QueryStringFormattingOptions(arrayFormat: .commaSeparated)))
+        let request = try await sent(
+            Endpoint(
+                queryParameters: ["foo": ["foo", "bar", 1234, 1.234]],
+                queryStringOptions: QueryStringFormattingOptions(arrayFormat: .commaSeparated)))
         #expect(request.head.path == "/?foo=foo,bar,1234,1.234")
     }
 
     @Test func formExample() async throws {
-        let request = try await sent(Endpoint(method: .post, body: .form([QueryItem(name: "grant_type", value: "password"),
-                                                                          QueryItem(name: "username", value: "ada@example.com")])))
+        let request = try await sent(
+            Endpoint(
+                method: .post,
+                body: .form([
+                    QueryItem(name: "grant_type", value: "password"),
+                    QueryItem(name: "username", value: "ada@example.com"),
+                ])))
         #expect(request.bodyData == Data("grant_type=password&username=ada@example.com".utf8))
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
     }

@@ -55,7 +55,8 @@ struct ResponseTests {
             _ = try await makeClient(RecordingTransport(body: body)).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .typeMismatch? = failure.decodingError else { return false }
+                case .typeMismatch? = failure.decodingError
+            else { return false }
             return failure.response.body == body && failure.expectedType == "User"
                 && failure.description.contains(".id")
         }
@@ -79,14 +80,16 @@ struct ResponseTests {
         #expect(data == bytes)
     }
 
-    @Test("String decodes text in the response charset", arguments: [
-        ("text/plain; charset=utf-8", Data("héllo ✓".utf8), "héllo ✓"),
-        ("text/plain", Data("héllo ✓".utf8), "héllo ✓"),
-        ("text/plain; charset=\"ISO-8859-1\"", Data([0x68, 0xE9, 0x6C, 0x6C, 0x6F]), "héllo"),
-        ("text/plain;charset=windows-1252", Data([0x80]), "€"),
-        ("text/plain; charset=utf-16be", Data([0x00, 0x68, 0x00, 0xE9]), "hé"),
-        ("text/plain; charset=utf-8", Data([0xEF, 0xBB, 0xBF, 0x61]), "a"),
-    ])
+    @Test(
+        "String decodes text in the response charset",
+        arguments: [
+            ("text/plain; charset=utf-8", Data("héllo ✓".utf8), "héllo ✓"),
+            ("text/plain", Data("héllo ✓".utf8), "héllo ✓"),
+            ("text/plain; charset=\"ISO-8859-1\"", Data([0x68, 0xE9, 0x6C, 0x6C, 0x6F]), "héllo"),
+            ("text/plain;charset=windows-1252", Data([0x80]), "€"),
+            ("text/plain; charset=utf-16be", Data([0x00, 0x68, 0x00, 0xE9]), "hé"),
+            ("text/plain; charset=utf-8", Data([0xEF, 0xBB, 0xBF, 0x61]), "a"),
+        ])
     func text(contentType: String, body: Data, expected: String) async throws {
         let transport = RecordingTransport(headers: ["Content-Type": contentType], body: body)
         let text = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
@@ -100,7 +103,8 @@ struct ResponseTests {
             _ = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .invalidText(charset: "utf-8") = failure.reason else { return false }
+                case .invalidText(charset: "utf-8") = failure.reason
+            else { return false }
             return true
         }
     }
@@ -112,7 +116,8 @@ struct ResponseTests {
             _ = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
             guard case .decoding(let failure) = error as? CourierError,
-                  case .unsupportedCharset("klingon") = failure.reason else { return false }
+                case .unsupportedCharset("klingon") = failure.reason
+            else { return false }
             return true
         }
     }
@@ -121,7 +126,8 @@ struct ResponseTests {
     func emptyResponse() async throws {
         let empty = try await makeClient(RecordingTransport(status: 204)).enqueue(TestEndpoint()).resume(expecting: EmptyResponse.self)
         #expect(empty == EmptyResponse())
-        let head = try await makeClient(RecordingTransport(headers: ["Content-Length": "10"])).enqueue(TestEndpoint(method: .head)).resume(expecting: EmptyResponse.self)
+        let head = try await makeClient(RecordingTransport(headers: ["Content-Length": "10"])).enqueue(TestEndpoint(method: .head)).resume(
+            expecting: EmptyResponse.self)
         #expect(head == EmptyResponse())
     }
 

@@ -31,21 +31,25 @@ struct DocumentationExampleTests {
 
     @Test("building and writing")
     func writing() throws {
-        let order = XMLTreeNode("order", attributes: ["id": "42", "note": "line 1\nline 2"], elements: [
-            XMLTreeNode("item", attributes: ["sku": "A-1"], text: "Tea & biscuits"),
-            XMLTreeNode("script", children: [.cdata("if a < b ]]> c")]),
-        ])
-        #expect(try order.xmlString() == """
-            <order id="42" note="line 1&#10;line 2"><item sku="A-1">Tea &amp; biscuits</item>\
-            <script><![CDATA[if a < b ]]]]><![CDATA[> c]]></script></order>
-            """)
-        #expect(try XMLTreeDocument(root: order).xmlString(.prettyPrinted) == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <order id="42" note="line 1&#10;line 2">
-              <item sku="A-1">Tea &amp; biscuits</item>
-              <script><![CDATA[if a < b ]]]]><![CDATA[> c]]></script>
-            </order>
-            """)
+        let order = XMLTreeNode(
+            "order", attributes: ["id": "42", "note": "line 1\nline 2"],
+            elements: [
+                XMLTreeNode("item", attributes: ["sku": "A-1"], text: "Tea & biscuits"),
+                XMLTreeNode("script", children: [.cdata("if a < b ]]> c")]),
+            ])
+        #expect(
+            try order.xmlString() == """
+                <order id="42" note="line 1&#10;line 2"><item sku="A-1">Tea &amp; biscuits</item>\
+                <script><![CDATA[if a < b ]]]]><![CDATA[> c]]></script></order>
+                """)
+        #expect(
+            try XMLTreeDocument(root: order).xmlString(.prettyPrinted) == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <order id="42" note="line 1&#10;line 2">
+                  <item sku="A-1">Tea &amp; biscuits</item>
+                  <script><![CDATA[if a < b ]]]]><![CDATA[> c]]></script>
+                </order>
+                """)
     }
 
     @Test("limits: each reader takes XMLParsingLimits")

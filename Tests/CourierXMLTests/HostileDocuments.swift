@@ -1,8 +1,9 @@
 import Courier
 import CourierXML
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Documents a hostile server might send, and helpers to run readers as an app would.
@@ -18,7 +19,7 @@ enum HostileDocuments {
 
     /// `text` in `encoding`, without a byte-order mark.
     static func encoded(_ text: String, _ encoding: String.Encoding) -> Data {
-        text.data(using: encoding)!   // the explicit-endian encodings write no byte-order mark
+        text.data(using: encoding)!  // the explicit-endian encodings write no byte-order mark
     }
 
     /// `depth` nested `<a>` elements around `x`.
@@ -90,17 +91,17 @@ func onSmallStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async
 /// The size of the calling thread's stack, as glibc reports it (Linux only; `nil` elsewhere).
 func currentThreadStackSize() -> Int? {
     #if canImport(Glibc)
-    // pthread_getattr_np is a GNU extension the Glibc module does not import; look it up.
-    typealias GetAttr = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return nil }
-    let getAttributes = unsafeBitCast(symbol, to: GetAttr.self)
-    var attributes = pthread_attr_t()
-    guard getAttributes(pthread_self(), &attributes) == 0 else { return nil }
-    defer { pthread_attr_destroy(&attributes) }
-    var size = 0
-    guard pthread_attr_getstacksize(&attributes, &size) == 0 else { return nil }
-    return size
+        // pthread_getattr_np is a GNU extension the Glibc module does not import; look it up.
+        typealias GetAttr = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return nil }
+        let getAttributes = unsafeBitCast(symbol, to: GetAttr.self)
+        var attributes = pthread_attr_t()
+        guard getAttributes(pthread_self(), &attributes) == 0 else { return nil }
+        defer { pthread_attr_destroy(&attributes) }
+        var size = 0
+        guard pthread_attr_getstacksize(&attributes, &size) == 0 else { return nil }
+        return size
     #else
-    return nil
+        return nil
     #endif
 }

@@ -12,14 +12,17 @@ struct HostileStructureTests {
     func smallStack() async throws {
         let size = try await onSmallStack { currentThreadStackSize() }
         #if canImport(Glibc)
-        #expect(size == appleSecondaryThreadStack)
+            #expect(size == appleSecondaryThreadStack)
         #endif
     }
 
     @Test("the defaults: depth 128, 100,000 elements, 256 attributes per element")
     func defaults() {
-        #expect(XMLParsingLimits.default == XMLParsingLimits(maximumDepth: 128, maximumElementCount: 100_000,
-                                                              maximumAttributesPerElement: 256))
+        #expect(
+            XMLParsingLimits.default
+                == XMLParsingLimits(
+                    maximumDepth: 128, maximumElementCount: 100_000,
+                    maximumAttributesPerElement: 256))
         #expect(XMLBodyDecoder().limits == .default)
         #expect(SOAPBodyDecoder().limits == .default)
     }
@@ -28,7 +31,8 @@ struct HostileStructureTests {
     func deepXMLBody() async throws {
         let response = makeResponse(HostileDocuments.nested(10_000))
         let error = try await onSmallStack { parsingError { _ = try XMLBodyDecoder().decode(TopOnly.self, from: response) } }
-        #expect(error == XMLParsingError(reason: .tooDeep(maximumDepth: Self.depthLimit), line: 1, column: 3 * (Self.depthLimit + 1)))   // at the '>' of the 129th <a>
+        // At the '>' of the 129th <a>.
+        #expect(error == XMLParsingError(reason: .tooDeep(maximumDepth: Self.depthLimit), line: 1, column: 3 * (Self.depthLimit + 1)))
     }
 
     @Test("10,000 nested elements in a SOAP body are SOAPBodyDecoder's typed depth error, on a 512 KB stack")
@@ -80,8 +84,9 @@ struct HostileStructureTests {
         let response = makeResponse(HostileDocuments.nested(limit + 1))
         #expect(parsingError { _ = try XMLBodyDecoder(limits: limits).decode(TopOnly.self, from: response) }?.reason == tooDeep)
         #expect(parsingError { _ = try response.xmlDocument(limits: limits) }?.reason == tooDeep)
-        #expect(parsingError { _ = try XMLTreeDocument(string: "<a/>", limits: XMLParsingLimits(maximumDepth: 0)) }?.reason
-            == .tooDeep(maximumDepth: 0))
+        #expect(
+            parsingError { _ = try XMLTreeDocument(string: "<a/>", limits: XMLParsingLimits(maximumDepth: 0)) }?.reason
+                == .tooDeep(maximumDepth: 0))
     }
 
     @Test("a 50,000-deep document (limit raised) is parsed, written, read, compared, hashed and freed on a 512 KB stack")
@@ -92,10 +97,12 @@ struct HostileStructureTests {
             let document = try XMLTreeDocument(string: xml, limits: limits)
             let copy = try XMLTreeDocument(string: xml, limits: limits)
             var changed = document
-            changed.root.children = [.element(XMLTreeNode("b"))]   // copy on write: `document` keeps its tree
+            changed.root.children = [.element(XMLTreeNode("b"))]  // copy on write: `document` keeps its tree
             let written = try document.root.xmlString()
-            return (written == xml, document.root.text, document == copy, document.hashValue == copy.hashValue,
-                    document == changed, document.root.firstDescendant { $0.children == [.text("x")] } != nil)
+            return (
+                written == xml, document.root.text, document == copy, document.hashValue == copy.hashValue,
+                document == changed, document.root.firstDescendant { $0.children == [.text("x")] } != nil
+            )
         }
         #expect(summary.0)
         #expect(summary.1 == "x")
@@ -103,8 +110,9 @@ struct HostileStructureTests {
         #expect(!summary.4)
         #expect(summary.5)
         // One level more than the raised limit is still refused.
-        #expect(parsingError { _ = try XMLTreeDocument(string: HostileDocuments.nested(50_001), limits: limits) }?.reason
-            == .tooDeep(maximumDepth: 50_000))
+        #expect(
+            parsingError { _ = try XMLTreeDocument(string: HostileDocuments.nested(50_001), limits: limits) }?.reason
+                == .tooDeep(maximumDepth: 50_000))
     }
 
     @Test("a tree built in code 100,000 levels deep is freed without recursion, also while a copy of a branch lives on")
@@ -117,10 +125,10 @@ struct HostileStructureTests {
                 if level == 50_000 { middle = node }
             }
             let written = try node.xmlString().utf8.count
-            node = XMLTreeNode("gone")   // frees the 50,000 levels above `middle`
+            node = XMLTreeNode("gone")  // frees the 50,000 levels above `middle`
             return (middle!.text, written)
         }
-        #expect(kept.0 == "x")   // and `middle`, 50,001 levels deep, is freed on return
+        #expect(kept.0 == "x")  // and `middle`, 50,001 levels deep, is freed on return
         #expect(kept.1 == 100_000 * 7 + "<leaf>x</leaf>".utf8.count)
     }
 
@@ -139,18 +147,21 @@ struct HostileStructureTests {
         let tooMany = "<r>" + String(repeating: "<i/>", count: limit) + "</r>"
         let expected = XMLParsingError.Reason.tooManyElements(maximumElementCount: limit)
         #expect(parsingError { _ = try XMLTreeDocument(string: tooMany, limits: limits) }?.reason == expected)
-        #expect(parsingError { _ = try XMLBodyDecoder(limits: limits).decode(TopOnly.self, from: makeResponse(tooMany)) }?.reason
-            == expected)
-        #expect(parsingError { _ = try SOAPBodyDecoder(limits: limits).decode(TopOnly.self, from: makeResponse(tooMany)) }?.reason
-            == expected)
+        #expect(
+            parsingError { _ = try XMLBodyDecoder(limits: limits).decode(TopOnly.self, from: makeResponse(tooMany)) }?.reason
+                == expected)
+        #expect(
+            parsingError { _ = try SOAPBodyDecoder(limits: limits).decode(TopOnly.self, from: makeResponse(tooMany)) }?.reason
+                == expected)
     }
 
     @Test("more attributes on one element than the limit are refused before XMLParser reads them, in time linear in their number")
     func attributeCount() throws {
         let attributes = { (count: Int) in (0..<count).map { " a\($0)=\"1\"" }.joined() }
         #expect(try XMLTreeDocument(string: "<r\(attributes(256))/>").root.attributes.count == 256)
-        #expect(parsingError { _ = try XMLTreeDocument(string: "<r><i\(attributes(257))/></r>") }
-            == XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: 256), line: 1, column: 4))
+        #expect(
+            parsingError { _ = try XMLTreeDocument(string: "<r><i\(attributes(257))/></r>") }
+                == XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: 256), line: 1, column: 4))
         // libxml2 checks 30,000 attributes for duplicates in about 0.25 s (quadratic); they never reach it.
         let hostile = "<r\(attributes(30_000))/>"
         var error: XMLParsingError?
@@ -163,15 +174,20 @@ struct HostileStructureTests {
 
     @Test("errors describe the limit that was passed")
     func descriptions() {
-        #expect(XMLParsingError(reason: .tooDeep(maximumDepth: 128), line: 1, column: 388).description
-            == "XML elements nest deeper than the limit of 128 at line 1, column 388")
-        #expect(XMLParsingError(reason: .tooManyElements(maximumElementCount: 10)).description
-            == "XML document has more elements than the limit of 10")
-        #expect(XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: 256)).description
-            == "XML element has more attributes than the limit of 256")
-        #expect(XMLParsingError(reason: .nullCharacter, line: 2, column: 4).description
-            == "XML document holds a NUL character (U+0000) at line 2, column 4")
-        #expect(XMLParsingError(reason: .charsetMismatch(charset: "utf-8", detected: "UTF-16LE"), line: 1, column: 1).description
-            == "XML document is read as utf-8 but its first bytes are UTF-16LE at line 1, column 1")
+        #expect(
+            XMLParsingError(reason: .tooDeep(maximumDepth: 128), line: 1, column: 388).description
+                == "XML elements nest deeper than the limit of 128 at line 1, column 388")
+        #expect(
+            XMLParsingError(reason: .tooManyElements(maximumElementCount: 10)).description
+                == "XML document has more elements than the limit of 10")
+        #expect(
+            XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: 256)).description
+                == "XML element has more attributes than the limit of 256")
+        #expect(
+            XMLParsingError(reason: .nullCharacter, line: 2, column: 4).description
+                == "XML document holds a NUL character (U+0000) at line 2, column 4")
+        #expect(
+            XMLParsingError(reason: .charsetMismatch(charset: "utf-8", detected: "UTF-16LE"), line: 1, column: 1).description
+                == "XML document is read as utf-8 but its first bytes are UTF-16LE at line 1, column 1")
     }
 }

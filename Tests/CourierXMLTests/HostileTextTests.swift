@@ -28,8 +28,9 @@ struct HostileTextTests {
         #expect(ratio < 8, "4× the pieces took \(ratio)× the CPU (\(smallCPU), then \(largeCPU)): not linear")
     }
 
-    @Test("XMLBodyDecoder refuses text XMLCoder would take seconds to join, at once; the tree reads it",
-          arguments: ["references", "CRLF"])
+    @Test(
+        "XMLBodyDecoder refuses text XMLCoder would take seconds to join, at once; the tree reads it",
+        arguments: ["references", "CRLF"])
     func xmlBodyRefusesFragmentedText(kind: String) throws {
         // One piece per reference, or one per CRLF line end.
         let xml = kind == "CRLF" ? "<a>" + String(repeating: "x\r\n", count: 200_000) + "</a>" : Self.fragmented
@@ -45,7 +46,7 @@ struct HostileTextTests {
     func soapRefusesFragmentedText() throws {
         let response = makeResponse(HostileDocuments.envelope(Self.fragmented), contentType: "text/xml")
         #expect(parsingError { _ = try SOAPBodyDecoder().decode(TopOnlyText.self, from: response) }?.reason == .textTooFragmented)
-        #expect(try response.soapPayload().text.count == 150_000)   // the tree reads it
+        #expect(try response.soapPayload().text.count == 150_000)  // the tree reads it
     }
 
     @Test("text in fewer pieces still decodes: 50,000 references, and 300,000 Chinese characters")

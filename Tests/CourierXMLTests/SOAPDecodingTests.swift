@@ -46,9 +46,12 @@ struct SOAPDecodingTests {
         </s:Fault>
         """
 
-    private func call<T: Decodable & Sendable>(_ type: T.Type, status: Int = 200, contentType: String = "text/xml; charset=utf-8",
-                                               body: String, decoder: any ResponseBodyDecoder = SOAPBodyDecoder())
-        async -> (Result<T, CourierError>, NetworkStub) {
+    private func call<T: Decodable & Sendable>(
+        _ type: T.Type, status: Int = 200, contentType: String = "text/xml; charset=utf-8",
+        body: String, decoder: any ResponseBodyDecoder = SOAPBodyDecoder()
+    )
+        async -> (Result<T, CourierError>, NetworkStub)
+    {
         let network = stubNetwork(status: status, contentType: contentType, body: body)
         let endpoint = XMLEndpoint(body: .soap(SOAPEnvelope(body: XMLTreeNode("Ping"))), responseDecoder: decoder)
         do {
@@ -58,9 +61,11 @@ struct SOAPDecodingTests {
         }
     }
 
-    @Test("the payload inside Body is decoded with XMLCoder, prefixes and all", arguments: [
-        (SOAPVersion.v1_1, "text/xml; charset=utf-8"), (.v1_2, "application/soap+xml; charset=utf-8"),
-    ])
+    @Test(
+        "the payload inside Body is decoded with XMLCoder, prefixes and all",
+        arguments: [
+            (SOAPVersion.v1_1, "text/xml; charset=utf-8"), (.v1_2, "application/soap+xml; charset=utf-8"),
+        ])
     func payload(version: SOAPVersion, contentType: String) async throws {
         let body = Self.envelope(version, body: Self.priceBody, header: "<s:Header><h:T xmlns:h=\"urn:h\">1</h:T></s:Header>")
         let (result, network) = await call(GetPriceResponse.self, contentType: contentType, body: body)
@@ -105,8 +110,9 @@ struct SOAPDecodingTests {
 
     @Test("a SOAP 1.2 fault in a 500: code, subcodes, reasons with languages, node, role, detail")
     func fault12In500() async throws {
-        let (result, _) = await call(GetPriceResponse.self, status: 500, contentType: "application/soap+xml",
-                                     body: Self.envelope(.v1_2, body: Self.fault12))
+        let (result, _) = await call(
+            GetPriceResponse.self, status: 500, contentType: "application/soap+xml",
+            body: Self.envelope(.v1_2, body: Self.fault12))
         guard case .failure(let error) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -128,7 +134,8 @@ struct SOAPDecodingTests {
     func faultIn200(version: SOAPVersion) async throws {
         let (result, _) = await call(GetPriceResponse.self, body: Self.envelope(version, body: version == .v1_1 ? Self.fault11 : Self.fault12))
         guard case .failure(let error) = result, case .decoding(let failure) = error,
-              case .decoderError(let underlying) = failure.reason else {
+            case .decoderError(let underlying) = failure.reason
+        else {
             Issue.record("expected .decoding(.decoderError), got \(result)")
             return
         }
@@ -158,11 +165,13 @@ struct SOAPDecodingTests {
         }
     }
 
-    @Test("standard codes map onto one category for both versions", arguments: [
-        (SOAPVersion.v1_1, "Server", SOAPFault.Category.receiver), (.v1_1, "Client", .sender), (.v1_1, "Server.Busy", .receiver),
-        (.v1_1, "VersionMismatch", .versionMismatch), (.v1_1, "MustUnderstand", .mustUnderstand),
-        (.v1_2, "Receiver", .receiver), (.v1_2, "Sender", .sender), (.v1_2, "DataEncodingUnknown", .dataEncodingUnknown),
-    ])
+    @Test(
+        "standard codes map onto one category for both versions",
+        arguments: [
+            (SOAPVersion.v1_1, "Server", SOAPFault.Category.receiver), (.v1_1, "Client", .sender), (.v1_1, "Server.Busy", .receiver),
+            (.v1_1, "VersionMismatch", .versionMismatch), (.v1_1, "MustUnderstand", .mustUnderstand),
+            (.v1_2, "Receiver", .receiver), (.v1_2, "Sender", .sender), (.v1_2, "DataEncodingUnknown", .dataEncodingUnknown),
+        ])
     func categories(version: SOAPVersion, code: String, category: SOAPFault.Category) {
         #expect(SOAPFault(version: version, code: .init(code, namespace: version.namespace)).category == category)
         #expect(SOAPFault(version: version, code: .init(code, namespace: "urn:other")).category == nil)
@@ -198,11 +207,13 @@ struct SOAPDecodingTests {
         }
     }
 
-    @Test("a root that is not a SOAP Envelope is dataCorrupted", arguments: [
-        "<Envelope><Body/></Envelope>",
-        "<s:Envelope xmlns:s=\"urn:not-soap\"><s:Body/></s:Envelope>",
-        "<book><title>Dune</title></book>",
-    ])
+    @Test(
+        "a root that is not a SOAP Envelope is dataCorrupted",
+        arguments: [
+            "<Envelope><Body/></Envelope>",
+            "<s:Envelope xmlns:s=\"urn:not-soap\"><s:Body/></s:Envelope>",
+            "<book><title>Dune</title></book>",
+        ])
     func notAnEnvelope(body: String) async {
         let (result, _) = await call(GetPriceResponse.self, body: body)
         guard case .failure(let error) = result, case .dataCorrupted(let context)? = error.decodingError else {
@@ -224,10 +235,12 @@ struct SOAPDecodingTests {
         #expect(error.soapFault == nil)
     }
 
-    @Test("malformed XML and DOCTYPEs are refused as by XMLBodyDecoder", arguments: [
-        "<s:Envelope xmlns:s=\"\(SOAPVersion.v1_1.namespace)\"><s:Body></s:Envelope>",
-        XMLTreeParsingTests.billionLaughs,
-    ])
+    @Test(
+        "malformed XML and DOCTYPEs are refused as by XMLBodyDecoder",
+        arguments: [
+            "<s:Envelope xmlns:s=\"\(SOAPVersion.v1_1.namespace)\"><s:Body></s:Envelope>",
+            XMLTreeParsingTests.billionLaughs,
+        ])
     func malformed(body: String) async {
         let (result, _) = await call(GetPriceResponse.self, body: body)
         guard case .failure(let error) = result else {
@@ -248,13 +261,15 @@ struct SOAPDecodingTests {
         }
     }
 
-    @Test("soapFault is nil for responses that are not SOAP faults", arguments: [
-        ("text/xml", envelope(.v1_1, body: priceBody)),
-        ("application/json", "{\"faultcode\": 1}"),
-        ("text/html", envelope(.v1_1, body: fault11)),
-        ("text/xml", "<not xml"),
-        ("text/xml", "<Fault/>"),
-    ])
+    @Test(
+        "soapFault is nil for responses that are not SOAP faults",
+        arguments: [
+            ("text/xml", envelope(.v1_1, body: priceBody)),
+            ("application/json", "{\"faultcode\": 1}"),
+            ("text/html", envelope(.v1_1, body: fault11)),
+            ("text/xml", "<not xml"),
+            ("text/xml", "<Fault/>"),
+        ])
     func noFault(contentType: String, body: String) {
         #expect(makeResponse(body, contentType: contentType, status: 500).soapFault == nil)
     }

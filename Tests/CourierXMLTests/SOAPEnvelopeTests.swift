@@ -21,10 +21,11 @@ struct SOAPEnvelopeTests {
     @Test("SOAP 1.1: soap: prefix, text/xml and a quoted SOAPAction, byte for byte")
     func soap11() async throws {
         let request = try await send(.soap(SOAPEnvelope(version: .v1_1, body: Self.payload), action: "urn:stock#GetPrice"))
-        #expect(String(decoding: request.body, as: UTF8.self) == """
-            <?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">\
-            <soap:Body><m:GetPrice xmlns:m="urn:stock"><m:Item>Apples &amp; Pears</m:Item></m:GetPrice></soap:Body></soap:Envelope>
-            """)
+        #expect(
+            String(decoding: request.body, as: UTF8.self) == """
+                <?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">\
+                <soap:Body><m:GetPrice xmlns:m="urn:stock"><m:Item>Apples &amp; Pears</m:Item></m:GetPrice></soap:Body></soap:Envelope>
+                """)
         #expect(request.headerValue(for: "Content-Type") == "text/xml; charset=utf-8")
         #expect(request.headerValue(for: "SOAPAction") == "\"urn:stock#GetPrice\"")
     }
@@ -32,10 +33,11 @@ struct SOAPEnvelopeTests {
     @Test("SOAP 1.2: env: prefix, application/soap+xml with the action parameter, no SOAPAction, byte for byte")
     func soap12() async throws {
         let request = try await send(.soap(SOAPEnvelope(version: .v1_2, body: Self.payload), action: "urn:stock#GetPrice"))
-        #expect(String(decoding: request.body, as: UTF8.self) == """
-            <?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">\
-            <env:Body><m:GetPrice xmlns:m="urn:stock"><m:Item>Apples &amp; Pears</m:Item></m:GetPrice></env:Body></env:Envelope>
-            """)
+        #expect(
+            String(decoding: request.body, as: UTF8.self) == """
+                <?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">\
+                <env:Body><m:GetPrice xmlns:m="urn:stock"><m:Item>Apples &amp; Pears</m:Item></m:GetPrice></env:Body></env:Envelope>
+                """)
         #expect(request.headerValue(for: "Content-Type") == "application/soap+xml; charset=utf-8; action=\"urn:stock#GetPrice\"")
         #expect(request.headerValue(for: "SOAPAction") == nil)
     }
@@ -57,8 +59,9 @@ struct SOAPEnvelopeTests {
 
     @Test("an endpoint's SOAPAction replaces the body's")
     func endpointOverridesAction() async throws {
-        let request = try await send(.soap(SOAPEnvelope(body: Self.payload), action: "urn:body"),
-                                     headers: [HeaderItem(name: "SOAPAction", value: "\"urn:endpoint\"")])
+        let request = try await send(
+            .soap(SOAPEnvelope(body: Self.payload), action: "urn:body"),
+            headers: [HeaderItem(name: "SOAPAction", value: "\"urn:endpoint\"")])
         #expect(request.headerValue(for: "SOAPAction") == "\"urn:endpoint\"")
     }
 
@@ -66,35 +69,38 @@ struct SOAPEnvelopeTests {
     func headerEntriesAndPrefix() throws {
         let token = XMLTreeNode("t:Token", attributes: ["xmlns:t": "urn:t", "S:mustUnderstand": "1"], text: "abc")
         let envelope = SOAPEnvelope(version: .v1_1, prefix: "S", header: [token], body: XMLTreeNode("Ping"))
-        #expect(try envelope.document().xmlString() == """
-            <?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/">\
-            <S:Header><t:Token xmlns:t="urn:t" S:mustUnderstand="1">abc</t:Token></S:Header><S:Body><Ping/></S:Body></S:Envelope>
-            """)
+        #expect(
+            try envelope.document().xmlString() == """
+                <?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/">\
+                <S:Header><t:Token xmlns:t="urn:t" S:mustUnderstand="1">abc</t:Token></S:Header><S:Body><Ping/></S:Body></S:Envelope>
+                """)
     }
 
     @Test("an Encodable body is written with XMLCoder, in the namespace given")
     func encodableBody() async throws {
         let envelope = SOAPEnvelope(version: .v1_2, body: GetPriceRequest(Item: "Apples"), rootKey: "GetPrice", namespace: "urn:stock")
         let request = try await send(.soap(envelope, action: "urn:GetPrice"))
-        #expect(String(decoding: request.body, as: UTF8.self) == """
-            <?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">\
-            <env:Body><GetPrice xmlns="urn:stock"><Item>Apples</Item></GetPrice></env:Body></env:Envelope>
-            """)
+        #expect(
+            String(decoding: request.body, as: UTF8.self) == """
+                <?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">\
+                <env:Body><GetPrice xmlns="urn:stock"><Item>Apples</Item></GetPrice></env:Body></env:Envelope>
+                """)
     }
 
     @Test("pretty-printed envelopes")
     func prettyPrinted() throws {
         let xml = try SOAPEnvelope(body: XMLTreeNode("Ping", elements: [XMLTreeNode("At", text: "now")])).document().xmlString(.prettyPrinted)
-        #expect(xml == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">
-              <soap:Body>
-                <Ping>
-                  <At>now</At>
-                </Ping>
-              </soap:Body>
-            </soap:Envelope>
-            """)
+        #expect(
+            xml == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">
+                  <soap:Body>
+                    <Ping>
+                      <At>now</At>
+                    </Ping>
+                  </soap:Body>
+                </soap:Envelope>
+                """)
     }
 
     @Test("a body that cannot be written fails the call with encodingFailed, and nothing is sent")

@@ -41,8 +41,9 @@ func makeResponse(_ body: String, contentType: String? = "application/xml", stat
 
 /// A response built in memory from bytes.
 func makeResponse(data: Data, contentType: String? = "application/xml", status: Int = 200) -> Response {
-    Response(statusCode: status, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: data,
-             url: URL(string: "https://api.example.com/xml")!)
+    Response(
+        statusCode: status, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: data,
+        url: URL(string: "https://api.example.com/xml")!)
 }
 
 extension CourierError {
@@ -64,7 +65,7 @@ extension DecodingError {
     var context: DecodingError.Context? {
         switch self {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
-             .dataCorrupted(let context):
+            .dataCorrupted(let context):
             context
         @unknown default:
             nil

@@ -14,9 +14,11 @@ struct Book: Decodable, Sendable, Equatable {
 struct XMLBodyDecoderTests {
     static let book = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><book><title>Dune &amp; more</title><price>9.5</price></book>"
 
-    @Test("the client's XMLBodyDecoder is chosen by Content-Type", arguments: [
-        "application/xml", "text/xml", "application/atom+xml", "text/xml; charset=utf-8", "Application/XML",
-    ])
+    @Test(
+        "the client's XMLBodyDecoder is chosen by Content-Type",
+        arguments: [
+            "application/xml", "text/xml", "application/atom+xml", "text/xml; charset=utf-8", "Application/XML",
+        ])
     func chosenByContentType(contentType: String) async throws {
         let network = stubNetwork(contentType: contentType, body: Self.book)
         let book = try await makeClient(network, decoders: [XMLBodyDecoder()]).enqueue(XMLEndpoint(method: .get))
@@ -88,10 +90,12 @@ struct XMLBodyDecoderTests {
         #expect(book.title == "Emé")
     }
 
-    @Test("bytes that are not valid UTF-8 fail with invalidText, never a crash", arguments: [
-        Data([0x3C, 0x61, 0x3E, 0xFF, 0xFE, 0x3C, 0x2F, 0x61, 0x3E]),
-        Data("<book><title>".utf8) + Data([0xC3, 0x28]) + Data("</title></book>".utf8),
-    ])
+    @Test(
+        "bytes that are not valid UTF-8 fail with invalidText, never a crash",
+        arguments: [
+            Data([0x3C, 0x61, 0x3E, 0xFF, 0xFE, 0x3C, 0x2F, 0x61, 0x3E]),
+            Data("<book><title>".utf8) + Data([0xC3, 0x28]) + Data("</title></book>".utf8),
+        ])
     func invalidUTF8(data: Data) async {
         let network = stubNetwork(data: data)
         let error = await courierError {
@@ -114,13 +118,15 @@ struct XMLBodyDecoderTests {
         }
     }
 
-    @Test("XML that does not parse is a DecodingError.dataCorrupted holding the XMLParsingError", arguments: [
-        ("<book>\n<title>Dune</book>", 2),
-        ("<book><title>Dune</title></book>trailing<", 1),
-        ("<book/><book/>", 1),
-        ("<book><title>Dune</title>", 1),
-        ("", 0),
-    ])
+    @Test(
+        "XML that does not parse is a DecodingError.dataCorrupted holding the XMLParsingError",
+        arguments: [
+            ("<book>\n<title>Dune</book>", 2),
+            ("<book><title>Dune</title></book>trailing<", 1),
+            ("<book/><book/>", 1),
+            ("<book><title>Dune</title>", 1),
+            ("", 0),
+        ])
     func malformed(body: String, line: Int) async {
         let network = stubNetwork(body: body)
         let error = await courierError {
@@ -142,10 +148,12 @@ struct XMLBodyDecoderTests {
         #expect(throws: DecodingError.self) { _ = try decoder.decode(Book.self, from: response) }
     }
 
-    @Test("a well-formed body of the wrong shape is XMLCoder's DecodingError", arguments: [
-        "<book><title>Dune</title></book>",
-        "<book><title>Dune</title><price>cheap</price></book>",
-    ])
+    @Test(
+        "a well-formed body of the wrong shape is XMLCoder's DecodingError",
+        arguments: [
+            "<book><title>Dune</title></book>",
+            "<book><title>Dune</title><price>cheap</price></book>",
+        ])
     func wrongShape(body: String) async {
         let network = stubNetwork(body: body)
         let error = await courierError {

@@ -32,8 +32,9 @@ struct XMLRequestBodyTests {
     @Test("the body is XMLCoder's document, byte for byte, with the declaration and the XML Content-Type")
     func byteExact() async throws {
         let request = try await send(.xml(NewOrder(sku: "A&B <1>", quantity: 2), rootKey: "order"))
-        #expect(String(decoding: request.body, as: UTF8.self)
-            == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<order><sku>A&amp;B &lt;1&gt;</sku><quantity>2</quantity></order>")
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<order><sku>A&amp;B &lt;1&gt;</sku><quantity>2</quantity></order>")
         #expect(request.headerValue(for: "Content-Type") == "application/xml; charset=utf-8")
     }
 
@@ -45,11 +46,14 @@ struct XMLRequestBodyTests {
 
     @Test("the encoder factory is used")
     func customEncoder() async throws {
-        let request = try await send(.xml(NewOrder(sku: "A", quantity: 1), rootKey: "order", encoder: {
-            let encoder = XMLEncoder()
-            encoder.keyEncodingStrategy = .uppercased
-            return encoder
-        }, header: nil))
+        let request = try await send(
+            .xml(
+                NewOrder(sku: "A", quantity: 1), rootKey: "order",
+                encoder: {
+                    let encoder = XMLEncoder()
+                    encoder.keyEncodingStrategy = .uppercased
+                    return encoder
+                }, header: nil))
         #expect(String(decoding: request.body, as: UTF8.self) == "<order><SKU>A</SKU><QUANTITY>1</QUANTITY></order>")
     }
 
@@ -60,8 +64,9 @@ struct XMLRequestBodyTests {
         #expect(try XMLTreeDocument(data: request.body).root.firstChild(named: "text")?.text == "a\r\nb")
     }
 
-    @Test("output that is not well-formed XML fails with encodingFailed and nothing is sent",
-          arguments: ["a key that is not an XML name", "a control character"])
+    @Test(
+        "output that is not well-formed XML fails with encodingFailed and nothing is sent",
+        arguments: ["a key that is not an XML name", "a control character"])
     func illFormedOutputIsRefused(reason: String) async throws {
         let body: RequestBody = reason.hasPrefix("a key") ? .xml(Spaced()) : .xml(Note(text: "bell \u{7}"))
         let network = stubNetwork(body: "<ok/>")
@@ -74,9 +79,12 @@ struct XMLRequestBodyTests {
         #expect(network.requests.isEmpty)
     }
 
-    @Test("a single value at the top level is an encoding error, not XMLCoder's fatalError",
-          arguments: [RequestBody.xml("text"), .xml(42), .xml(Date()), .xml(Colour.red), .xml(Decimal(1)),
-                      .xml(URL(string: "https://example.com")!), .xml(Optional<String>.none)])
+    @Test(
+        "a single value at the top level is an encoding error, not XMLCoder's fatalError",
+        arguments: [
+            RequestBody.xml("text"), .xml(42), .xml(Date()), .xml(Colour.red), .xml(Decimal(1)),
+            .xml(URL(string: "https://example.com")!), .xml(Optional<String>.none),
+        ])
     func singleValueTopLevel(body: RequestBody) async {
         let network = stubNetwork(body: "<ok/>")
         let error = await courierError { try await makeClient(network).enqueue(XMLEndpoint(body: body)).resume() }

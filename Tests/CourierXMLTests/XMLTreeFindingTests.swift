@@ -5,14 +5,18 @@ import Testing
 @Suite("XMLTreeNode: finding elements")
 struct XMLTreeFindingTests {
     /// a > (b#1 > (c#1 > d#1), d#2), c#2 > d#3, d#4
-    static let tree = XMLTreeNode("a", elements: [
-        XMLTreeNode("b", attributes: ["n": "1"], elements: [
-            XMLTreeNode("c", attributes: ["n": "1"], elements: [XMLTreeNode("d", attributes: ["n": "1"])]),
-            XMLTreeNode("d", attributes: ["n": "2"]),
-        ]),
-        XMLTreeNode("c", attributes: ["n": "2"], elements: [XMLTreeNode("d", attributes: ["n": "3"])]),
-        XMLTreeNode("d", attributes: ["n": "4"]),
-    ])
+    static let tree = XMLTreeNode(
+        "a",
+        elements: [
+            XMLTreeNode(
+                "b", attributes: ["n": "1"],
+                elements: [
+                    XMLTreeNode("c", attributes: ["n": "1"], elements: [XMLTreeNode("d", attributes: ["n": "1"])]),
+                    XMLTreeNode("d", attributes: ["n": "2"]),
+                ]),
+            XMLTreeNode("c", attributes: ["n": "2"], elements: [XMLTreeNode("d", attributes: ["n": "3"])]),
+            XMLTreeNode("d", attributes: ["n": "4"]),
+        ])
 
     private func numbers(_ nodes: [XMLTreeNode]) -> [String] {
         nodes.compactMap { $0[attribute: "n"] }
@@ -102,10 +106,12 @@ struct XMLTreeValueTests {
         #expect(value == " a & b ")
     }
 
-    @Test("text that is not a valid value is a typed error naming element, text and type", arguments: [
-        ("12abc", "Int"), ("1.5", "Int"), ("", "Int"), ("twelve", "Double"), ("12abc", "Decimal"), ("1.2.3", "Decimal"),
-        ("e5", "Decimal"), ("yes", "Bool"), ("TRUE", "Bool"),
-    ])
+    @Test(
+        "text that is not a valid value is a typed error naming element, text and type",
+        arguments: [
+            ("12abc", "Int"), ("1.5", "Int"), ("", "Int"), ("twelve", "Double"), ("12abc", "Decimal"), ("1.2.3", "Decimal"),
+            ("e5", "Decimal"), ("yes", "Bool"), ("TRUE", "Bool"),
+        ])
     func invalid(text: String, type: String) {
         let node = XMLTreeNode("qty", text: text)
         let expected = XMLValueError(elementName: "qty", text: text, expectedType: type)

@@ -34,11 +34,13 @@ struct XMLTreeParsingTests {
         <lolz>&lol9;</lolz>
         """
 
-    @Test("attributes keep document order (XMLParser hands them over in a dictionary)", arguments: [
-        ["z", "y", "x", "w", "v", "u", "t", "s"],
-        ["id", "xmlns:m", "m:kind", "lang", "b", "a", "href", "class"],
-        ["a", "b", "c", "d", "e", "f", "g", "h"],
-    ])
+    @Test(
+        "attributes keep document order (XMLParser hands them over in a dictionary)",
+        arguments: [
+            ["z", "y", "x", "w", "v", "u", "t", "s"],
+            ["id", "xmlns:m", "m:kind", "lang", "b", "a", "href", "class"],
+            ["a", "b", "c", "d", "e", "f", "g", "h"],
+        ])
     func attributeOrder(names: [String]) throws {
         let attributes = names.enumerated().map { "\($1)=\"\($0)\"" }.joined(separator: " ")
         let singleQuoted = attributes.replacingOccurrences(of: "\"", with: "'")
@@ -52,9 +54,10 @@ struct XMLTreeParsingTests {
 
     @Test("names keep their prefix; prefix, localName and namespace declarations are read from them")
     func namespaces() throws {
-        let document = try XMLTreeDocument(string: """
-            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns="urn:default"><soap:Body m:id="1" xmlns:m="urn:m"/></soap:Envelope>
-            """)
+        let document = try XMLTreeDocument(
+            string: """
+                <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns="urn:default"><soap:Body m:id="1" xmlns:m="urn:m"/></soap:Envelope>
+                """)
         let root = document.root
         #expect(root.name == "soap:Envelope")
         #expect(root.prefix == "soap")
@@ -103,16 +106,18 @@ struct XMLTreeParsingTests {
         #expect(try XMLTreeDocument(string: "<a/>").declaration == nil)
     }
 
-    @Test("a document that does not parse is a typed error with its line and column", arguments: [
-        ("<a>\n<b>\n</a>", 3),
-        ("<a>\n\n  <b x=1/></a>", 3),
-        ("<a></a>\n<b/>", 2),
-        ("<a>&undefined;</a>", 1),
-        ("<a b=\"1\" b=\"2\"/>", 1),
-        ("<a>", 1),
-        ("<a>\n<b>x</b>", 2),
-        ("<1a/>", 1),
-    ])
+    @Test(
+        "a document that does not parse is a typed error with its line and column",
+        arguments: [
+            ("<a>\n<b>\n</a>", 3),
+            ("<a>\n\n  <b x=1/></a>", 3),
+            ("<a></a>\n<b/>", 2),
+            ("<a>&undefined;</a>", 1),
+            ("<a b=\"1\" b=\"2\"/>", 1),
+            ("<a>", 1),
+            ("<a>\n<b>x</b>", 2),
+            ("<1a/>", 1),
+        ])
     func malformed(xml: String, line: Int) {
         #expect {
             _ = try XMLTreeDocument(string: xml)
@@ -139,12 +144,14 @@ struct XMLTreeParsingTests {
         }
     }
 
-    @Test("ISO-8859-1, UTF-16 and a charset parameter are read as such", arguments: [
-        (Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>".utf8) + Data([0xE9]) + Data("</a>".utf8), nil),
-        (Data("<a>".utf8) + Data([0xE9]) + Data("</a>".utf8), "iso-8859-1"),
-        (Data([0xFE, 0xFF]) + "<a>é</a>".data(using: .utf16BigEndian)!, nil),
-        ("<?xml version=\"1.0\" encoding=\"UTF-16\"?><a>é</a>".data(using: .utf16LittleEndian)!, nil),
-    ] as [(Data, String?)])
+    @Test(
+        "ISO-8859-1, UTF-16 and a charset parameter are read as such",
+        arguments: [
+            (Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>".utf8) + Data([0xE9]) + Data("</a>".utf8), nil),
+            (Data("<a>".utf8) + Data([0xE9]) + Data("</a>".utf8), "iso-8859-1"),
+            (Data([0xFE, 0xFF]) + "<a>é</a>".data(using: .utf16BigEndian)!, nil),
+            ("<?xml version=\"1.0\" encoding=\"UTF-16\"?><a>é</a>".data(using: .utf16LittleEndian)!, nil),
+        ] as [(Data, String?)])
     func charsets(data: Data, charset: String?) throws {
         #expect(try XMLTreeDocument(data: data, charset: charset).root.text == "é")
     }

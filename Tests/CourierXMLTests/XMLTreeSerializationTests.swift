@@ -18,15 +18,17 @@ struct XMLTreeSerializationTests {
         #expect(try XMLTreeDocument(string: xml).root[attribute: "v"] == "a&b<c>d\"e'f\tg\nh\ri")
     }
 
-    @Test("CDATA stays CDATA, and a ]]> inside is split over two sections", arguments: [
-        ("<raw> & stuff", "<![CDATA[<raw> & stuff]]>"),
-        ("a]]>b", "<![CDATA[a]]]]><![CDATA[>b]]>"),
-        ("]]>]]>", "<![CDATA[]]]]><![CDATA[>]]]]><![CDATA[>]]>"),
-        ("", "<![CDATA[]]>"),
-        // A combining mark after the ">" once hid the "]]>" from a character-level search, and
-        // the section ended there: "<b/>" became markup.
-        ("a]]>\u{0301}<b/>", "<![CDATA[a]]]]><![CDATA[>\u{0301}<b/>]]>"),
-    ])
+    @Test(
+        "CDATA stays CDATA, and a ]]> inside is split over two sections",
+        arguments: [
+            ("<raw> & stuff", "<![CDATA[<raw> & stuff]]>"),
+            ("a]]>b", "<![CDATA[a]]]]><![CDATA[>b]]>"),
+            ("]]>]]>", "<![CDATA[]]]]><![CDATA[>]]]]><![CDATA[>]]>"),
+            ("", "<![CDATA[]]>"),
+            // A combining mark after the ">" once hid the "]]>" from a character-level search, and
+            // the section ended there: "<b/>" became markup.
+            ("a]]>\u{0301}<b/>", "<![CDATA[a]]]]><![CDATA[>\u{0301}<b/>]]>"),
+        ])
     func cdata(content: String, expected: String) throws {
         let node = XMLTreeNode("a", children: [.cdata(content)])
         let xml = try node.xmlString()
@@ -38,25 +40,30 @@ struct XMLTreeSerializationTests {
 
     @Test("pretty printing indents elements that hold only elements, and leaves text alone")
     func prettyPrinted() throws {
-        let document = XMLTreeDocument(root: XMLTreeNode("order", attributes: ["id": "1"], elements: [
-            XMLTreeNode("item", text: "Tea"),
-            XMLTreeNode("p", children: [.text("mixed "), .element(XMLTreeNode("b", elements: [XMLTreeNode("i", text: "x")]))]),
-            XMLTreeNode("empty"),
-            XMLTreeNode("nested", elements: [XMLTreeNode("deep", text: "1")]),
-        ]))
-        #expect(try document.xmlString(.prettyPrinted) == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <order id="1">
-              <item>Tea</item>
-              <p>mixed <b><i>x</i></b></p>
-              <empty/>
-              <nested>
-                <deep>1</deep>
-              </nested>
-            </order>
-            """)
-        #expect(try document.root.xmlString(.prettyPrinted(indentation: .tabs(1)))
-            == "<order id=\"1\">\n\t<item>Tea</item>\n\t<p>mixed <b><i>x</i></b></p>\n\t<empty/>\n\t<nested>\n\t\t<deep>1</deep>\n\t</nested>\n</order>")
+        let document = XMLTreeDocument(
+            root: XMLTreeNode(
+                "order", attributes: ["id": "1"],
+                elements: [
+                    XMLTreeNode("item", text: "Tea"),
+                    XMLTreeNode("p", children: [.text("mixed "), .element(XMLTreeNode("b", elements: [XMLTreeNode("i", text: "x")]))]),
+                    XMLTreeNode("empty"),
+                    XMLTreeNode("nested", elements: [XMLTreeNode("deep", text: "1")]),
+                ]))
+        #expect(
+            try document.xmlString(.prettyPrinted) == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <order id="1">
+                  <item>Tea</item>
+                  <p>mixed <b><i>x</i></b></p>
+                  <empty/>
+                  <nested>
+                    <deep>1</deep>
+                  </nested>
+                </order>
+                """)
+        #expect(
+            try document.root.xmlString(.prettyPrinted(indentation: .tabs(1)))
+                == "<order id=\"1\">\n\t<item>Tea</item>\n\t<p>mixed <b><i>x</i></b></p>\n\t<empty/>\n\t<nested>\n\t\t<deep>1</deep>\n\t</nested>\n</order>")
         #expect(try XMLTreeNode("a", elements: [XMLTreeNode("b")]).xmlString(.prettyPrinted(indentation: .spaces(4))) == "<a>\n    <b/>\n</a>")
     }
 
@@ -64,8 +71,9 @@ struct XMLTreeSerializationTests {
     func declaration() throws {
         let root = XMLTreeNode("a")
         #expect(try XMLTreeDocument(root: root).xmlString() == "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>")
-        #expect(try XMLTreeDocument(root: root, declaration: .init(encoding: "ISO-8859-1", standalone: false)).xmlString()
-            == "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?><a/>")
+        #expect(
+            try XMLTreeDocument(root: root, declaration: .init(encoding: "ISO-8859-1", standalone: false)).xmlString()
+                == "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?><a/>")
         #expect(try XMLTreeDocument(root: root, declaration: .init(encoding: nil)).xmlString() == "<?xml version=\"1.0\"?><a/>")
         #expect(try XMLTreeDocument(root: root, declaration: nil).xmlString() == "<a/>")
         #expect(try XMLTreeDocument(root: root).xmlData() == Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>".utf8))
@@ -91,7 +99,9 @@ struct XMLTreeSerializationTests {
     func invalidCharacters(character: String) {
         let scalar = character.unicodeScalars.first!
         #expect(throws: XMLSerializationError.invalidCharacter(scalar, elementName: "a")) { _ = try XMLTreeNode("a", text: "x\(character)").xmlString() }
-        #expect(throws: XMLSerializationError.invalidCharacter(scalar, elementName: "a")) { _ = try XMLTreeNode("a", children: [.cdata(character)]).xmlString() }
+        #expect(throws: XMLSerializationError.invalidCharacter(scalar, elementName: "a")) {
+            _ = try XMLTreeNode("a", children: [.cdata(character)]).xmlString()
+        }
         #expect(throws: XMLSerializationError.invalidCharacter(scalar, elementName: "a")) { _ = try XMLTreeNode("a", attributes: ["v": character]).xmlString() }
     }
 

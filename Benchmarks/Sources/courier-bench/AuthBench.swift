@@ -11,8 +11,10 @@ struct CourierBearerClient: BenchClient {
     init(port: Int) throws {
         let credential = TokenCredential(accessToken: "bench-token", expiresAt: Date().addingTimeInterval(86_400))
         let refresher = TokenRefresher(store: InMemoryTokenStore(credential)) { _ in credential }
-        client = Client(configuration: Configuration(transport: URLSessionTransport(), authentication: .bearer(refresher),
-                                                     authorizedHosts: ["127.0.0.1"]))
+        client = Client(
+            configuration: Configuration(
+                transport: URLSessionTransport(), authentication: .bearer(refresher),
+                authorizedHosts: ["127.0.0.1"]))
         endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), requiresAuthorization: true)
     }
 
@@ -39,15 +41,19 @@ enum AuthBurst {
                 await refreshes.increment()
                 return TokenCredential(accessToken: "fresh", expiresAt: Date().addingTimeInterval(3600))
             }
-            let authorized = Client(configuration: Configuration(transport: transport, authentication: .bearer(refresher),
-                                                                 authorizedHosts: ["127.0.0.1"]))
+            let authorized = Client(
+                configuration: Configuration(
+                    transport: transport, authentication: .bearer(refresher),
+                    authorizedHosts: ["127.0.0.1"]))
             let order: [(Client, Bool)] = round.isMultiple(of: 2) ? [(authorized, true), (plain, false)] : [(plain, false), (authorized, true)]
             for (client, isAuthorized) in order {
                 let endpoint = GetItem(base: base, requiresAuthorization: isAuthorized)
                 let started = ContinuousClock.now
                 let successes = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<calls {
-                        group.addTask { _ = try await client.enqueue(endpoint).resume(expecting: Item.self); return 1 }
+                        group.addTask {
+                            _ = try await client.enqueue(endpoint).resume(expecting: Item.self); return 1
+                        }
                     }
                     return try await group.reduce(0, +)
                 }
@@ -56,18 +62,20 @@ enum AuthBurst {
                 if isAuthorized { authorizedTimes.append(elapsed) } else { plainTimes.append(elapsed) }
             }
             refreshCounts.append(await refreshes.value)
-            CourierBench.say("  auth burst round \(round + 1)/\(rounds): \(calls) calls with an expired token "
-                + "\(CourierBench.format(authorizedTimes.last! * 1000, 0)) ms (\(refreshCounts.last!) refresh), "
-                + "without authentication \(CourierBench.format(plainTimes.last! * 1000, 0)) ms")
+            CourierBench.say(
+                "  auth burst round \(round + 1)/\(rounds): \(calls) calls with an expired token "
+                    + "\(CourierBench.format(authorizedTimes.last! * 1000, 0)) ms (\(refreshCounts.last!) refresh), "
+                    + "without authentication \(CourierBench.format(plainTimes.last! * 1000, 0)) ms")
         }
         let authorizedMedian = median(authorizedTimes), plainMedian = median(plainTimes)
-        CourierBench.say("""
+        CourierBench.say(
+            """
 
-        auth burst: \(calls) concurrent calls, median of \(rounds) rounds: expired token \
-        \(CourierBench.format(authorizedMedian * 1000, 0)) ms, no authentication \(CourierBench.format(plainMedian * 1000, 0)) ms, \
-        ratio \(CourierBench.format(authorizedMedian / plainMedian, 3)); refreshes per burst: \
-        \(Set(refreshCounts).sorted().map(String.init).joined(separator: ", "))
-        """)
+            auth burst: \(calls) concurrent calls, median of \(rounds) rounds: expired token \
+            \(CourierBench.format(authorizedMedian * 1000, 0)) ms, no authentication \(CourierBench.format(plainMedian * 1000, 0)) ms, \
+            ratio \(CourierBench.format(authorizedMedian / plainMedian, 3)); refreshes per burst: \
+            \(Set(refreshCounts).sorted().map(String.init).joined(separator: ", "))
+            """)
     }
 
     actor Counter {

@@ -1,7 +1,8 @@
 import Courier
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One way of fetching and decoding ``Item``.

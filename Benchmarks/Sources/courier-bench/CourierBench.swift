@@ -25,39 +25,39 @@ struct CourierBench {
         ]
 
         static let usage = """
-        usage: courier-bench [--requests N] [--rounds N] [--server nginx|flyingfox|auto]
-                             [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
-                             [--clients LIST] [--baseline CLIENT] [--auth-burst N]
-                             [--multipart-gib N [--multipart-rounds N]]
+            usage: courier-bench [--requests N] [--rounds N] [--server nginx|flyingfox|auto]
+                                 [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
+                                 [--clients LIST] [--baseline CLIENT] [--auth-burst N]
+                                 [--multipart-gib N [--multipart-rounds N]]
 
-          --requests N     requests per client per round (default 1000)
-          --rounds N       measured rounds per mode (default 20)
-          --server KIND    nginx (a child process), flyingfox (in-process) or auto:
-                           nginx when installed, else FlyingFox (default auto)
-          --warmup N       unmeasured requests per client before each mode (default 300)
-          --concurrency N  requests in flight in the concurrent mode (default 16)
-          --mode M         which modes to run (default both)
-          --clients LIST   comma-separated clients (default raw,courier); diagnostics:
-                           courier-stub     Courier with a canned-response transport (no network)
-                           courier-datafor  Courier over a URLSession.data(for:) transport
-                           courier-nocache  Courier over URLSessionTransport with urlCache = nil
-                           raw-delegate     URLSession through a session delegate, no Courier
-                           raw-nocache      raw with urlCache = nil
-                           raw-delegate-nocache  raw-delegate with urlCache = nil
-                           courier-bearer   Courier signing with a bearer token (compare with
-                                            --baseline courier for the cost of authorization)
-                           A single client (e.g. --clients courier) suits a profiler.
-          --baseline C     the client the others are compared with (default raw)
-          --auth-burst N   instead of the modes: N concurrent calls with an expired token
-                           (one refresh) against N unauthenticated calls, --rounds times
-          --multipart-gib N  instead of the modes: upload an N GiB file as a multipart part and
-                           as a plain file body to a sink in a child process; peak RSS and
-                           throughput (see MultipartBench.swift)
-          --multipart-rounds N  uploads of each body in that mode (default 3)
-          --overhead N     instead of the modes: N sequential calls per variant and round to a
-                           transport that answers at once: Courier's own µs, context switches
-                           and allocations per call (see Overhead.swift)
-        """
+              --requests N     requests per client per round (default 1000)
+              --rounds N       measured rounds per mode (default 20)
+              --server KIND    nginx (a child process), flyingfox (in-process) or auto:
+                               nginx when installed, else FlyingFox (default auto)
+              --warmup N       unmeasured requests per client before each mode (default 300)
+              --concurrency N  requests in flight in the concurrent mode (default 16)
+              --mode M         which modes to run (default both)
+              --clients LIST   comma-separated clients (default raw,courier); diagnostics:
+                               courier-stub     Courier with a canned-response transport (no network)
+                               courier-datafor  Courier over a URLSession.data(for:) transport
+                               courier-nocache  Courier over URLSessionTransport with urlCache = nil
+                               raw-delegate     URLSession through a session delegate, no Courier
+                               raw-nocache      raw with urlCache = nil
+                               raw-delegate-nocache  raw-delegate with urlCache = nil
+                               courier-bearer   Courier signing with a bearer token (compare with
+                                                --baseline courier for the cost of authorization)
+                               A single client (e.g. --clients courier) suits a profiler.
+              --baseline C     the client the others are compared with (default raw)
+              --auth-burst N   instead of the modes: N concurrent calls with an expired token
+                               (one refresh) against N unauthenticated calls, --rounds times
+              --multipart-gib N  instead of the modes: upload an N GiB file as a multipart part and
+                               as a plain file body to a sink in a child process; peak RSS and
+                               throughput (see MultipartBench.swift)
+              --multipart-rounds N  uploads of each body in that mode (default 3)
+              --overhead N     instead of the modes: N sequential calls per variant and round to a
+                               transport that answers at once: Courier's own µs, context switches
+                               and allocations per call (see Overhead.swift)
+            """
 
         static func parse(_ arguments: [String]) throws -> Options {
             var options = Options()
@@ -111,7 +111,7 @@ struct CourierBench {
                     options.multipartRounds = try positive(for: argument)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
-                case "--sink":       // internal: the child process of --multipart-gib
+                case "--sink":  // internal: the child process of --multipart-gib
                     options.sink = true
                 case "-h", "--help":
                     say(usage)
@@ -188,20 +188,22 @@ struct CourierBench {
         }
 
         let labels = clients.map(\.label)
-        let orders = clients.count > 1
+        let orders =
+            clients.count > 1
             ? "\(labels.joined(separator: ", ")) | \(labels.reversed().joined(separator: ", ")) | …"
             : labels.joined()
 
         #if DEBUG
-        say("warning: a debug build; run with -c release for meaningful figures\n")
+            say("warning: a debug build; run with -c release for meaningful figures\n")
         #endif
-        say("""
-        courier-bench: GET http://127.0.0.1:\(server.port)\(Payload.path) (\(Payload.data.count)-byte JSON, decoded) \
-        from \(server.name)
-        \(options.rounds) rounds × \(options.requests) requests per client and mode, after \(options.warmup) warm-up \
-        requests; the order alternates round by round (\(orders)); \
-        \(ProcessInfo.processInfo.activeProcessorCount) cores
-        """)
+        say(
+            """
+            courier-bench: GET http://127.0.0.1:\(server.port)\(Payload.path) (\(Payload.data.count)-byte JSON, decoded) \
+            from \(server.name)
+            \(options.rounds) rounds × \(options.requests) requests per client and mode, after \(options.warmup) warm-up \
+            requests; the order alternates round by round (\(orders)); \
+            \(ProcessInfo.processInfo.activeProcessorCount) cores
+            """)
 
         var report: [(mode: Mode, totals: [String: Totals])] = []
         for mode in options.modes {
@@ -219,8 +221,9 @@ struct CourierBench {
                     totals[client.label, default: Totals()].samples.append(sample)
                     line.append("\(client.label) \(Int(sample.throughput)) req/s \(format(sample.cpu / Double(sample.requests) * 1e6, 0)) µs CPU")
                 }
-                say("  \(mode.title(concurrency: options.concurrency)) round \(round + 1)/\(options.rounds): "
-                    + line.joined(separator: ", "))
+                say(
+                    "  \(mode.title(concurrency: options.concurrency)) round \(round + 1)/\(options.rounds): "
+                        + line.joined(separator: ", "))
             }
             report.append((mode, totals))
         }
@@ -231,7 +234,9 @@ struct CourierBench {
             let title = mode.title(concurrency: options.concurrency)
             for client in clients {
                 guard let t = totals[client.label] else { continue }
-                say(row(title, client.label, format(t.throughput, 0), format(t.percentile(50) * 1e6, 0),
+                say(
+                    row(
+                        title, client.label, format(t.throughput, 0), format(t.percentile(50) * 1e6, 0),
                         format(t.percentile(99) * 1e6, 0), format(t.cpuPerRequest * 1e6, 1),
                         format(t.contextSwitchesPerRequest, 1)))
             }
@@ -241,7 +246,9 @@ struct CourierBench {
                 let name = "\(client.label)/\(options.baseline)"
                 let throughput = t.throughput / raw.throughput
                 let cpu = t.cpuPerRequest / raw.cpuPerRequest
-                say(row(title, name, format(throughput, 3), format(t.percentile(50) / raw.percentile(50), 3),
+                say(
+                    row(
+                        title, name, format(throughput, 3), format(t.percentile(50) / raw.percentile(50), 3),
                         format(t.percentile(99) / raw.percentile(99), 3), format(cpu, 3),
                         format(t.contextSwitchesPerRequest / raw.contextSwitchesPerRequest, 3)))
                 // The same ratios round by round (each round's pair ran back to back), whose
@@ -249,24 +256,26 @@ struct CourierBench {
                 let rounds = zip(t.samples, raw.samples)
                 let throughputs = rounds.map { $0.throughput / $1.throughput }
                 let cpus = rounds.map { ($0.cpu / Double($0.requests)) / ($1.cpu / Double($1.requests)) }
-                say("    \(name): throughput \(percent(throughput)), CPU per request \(percent(cpu)); "
-                    + "median of per-round ratios: throughput \(format(median(throughputs), 3)) "
-                    + "(\(format(throughputs.min() ?? .nan, 2))–\(format(throughputs.max() ?? .nan, 2))), "
-                    + "CPU \(format(median(cpus), 3)) (\(format(cpus.min() ?? .nan, 2))–\(format(cpus.max() ?? .nan, 2)))")
+                say(
+                    "    \(name): throughput \(percent(throughput)), CPU per request \(percent(cpu)); "
+                        + "median of per-round ratios: throughput \(format(median(throughputs), 3)) "
+                        + "(\(format(throughputs.min() ?? .nan, 2))–\(format(throughputs.max() ?? .nan, 2))), "
+                        + "CPU \(format(median(cpus), 3)) (\(format(cpus.min() ?? .nan, 2))–\(format(cpus.max() ?? .nan, 2)))")
             }
         }
-        say("""
+        say(
+            """
 
-        X/\(options.baseline) ratios: throughput < 1, and latency, CPU or context switches per request > 1, \
-        mean X costs more than \(options.baseline). Courier's target against raw URLSession: throughput ≥ 0.95 \
-        and CPU per request ≤ 1.05.
-        """)
+            X/\(options.baseline) ratios: throughput < 1, and latency, CPU or context switches per request > 1, \
+            mean X costs more than \(options.baseline). Courier's target against raw URLSession: throughput ≥ 0.95 \
+            and CPU per request ≤ 1.05.
+            """)
     }
 
     /// `--multipart-gib` (no shared server) and its `--sink` child; exits.
     static func runMultipart(_ options: Options) async -> Never {
         #if canImport(Glibc)
-        if options.sink { Sink.run() }
+            if options.sink { Sink.run() }
         #endif
         do {
             try await MultipartBench.run(gibibytes: options.multipartGiB ?? 1, rounds: options.multipartRounds)

@@ -1,10 +1,11 @@
 import Courier
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import HTTPTypesFoundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 // Diagnostic clients, for `--clients`: each isolates one part of what Courier adds over raw
 // URLSession, so a regression can be located without a profiler. Not part of the default run.
@@ -151,8 +152,10 @@ struct RawDelegateClient: BenchClient {
             lock.withLock { pending[task.taskIdentifier] = Pending(continuation: continuation) }
         }
 
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             lock.withLock { pending[dataTask.taskIdentifier]?.status = status }
             completionHandler(.allow)

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 enum Mode: String, CaseIterable {
@@ -37,9 +38,9 @@ struct Sample {
 func processUsage() -> (cpu: Double, contextSwitches: Int) {
     var usage = rusage()
     #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
     #endif
     func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
     return (seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_nvcsw + usage.ru_nivcsw)
@@ -94,8 +95,9 @@ func measure<C: BenchClient>(_ client: C, mode: Mode, count: Int, concurrency: I
     }
     let wall = (clock.now - start).seconds
     let usage = processUsage()
-    return Sample(latencies: latencies, wall: wall, cpu: usage.cpu - usageStart.cpu,
-                  contextSwitches: usage.contextSwitches - usageStart.contextSwitches)
+    return Sample(
+        latencies: latencies, wall: wall, cpu: usage.cpu - usageStart.cpu,
+        contextSwitches: usage.contextSwitches - usageStart.contextSwitches)
 }
 
 /// Every round of one client in one mode, added up.

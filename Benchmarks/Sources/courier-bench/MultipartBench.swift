@@ -1,9 +1,10 @@
 import Courier
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `--multipart-gib N`: a file of N GiB uploaded as a `multipart/form-data` part, and as a plain
@@ -16,101 +17,107 @@ import Darwin
 enum MultipartBench {
     static func run(gibibytes: Double, rounds: Int) async throws {
         #if canImport(Glibc)
-        say("courier-bench: multipart upload of \(format(gibibytes, 2)) GiB, \(rounds) rounds per body, "
-            + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
-        #if DEBUG
-        say("warning: a debug build; run with -c release for meaningful figures")
-        #endif
-        let sink = try SinkProcess.start()
-        defer { sink.stop() }
-        let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: sink.port)
-        let client = Client(configuration: Configuration(transport: URLSessionTransport(), timeout: .seconds(3_600)))
+            say(
+                "courier-bench: multipart upload of \(format(gibibytes, 2)) GiB, \(rounds) rounds per body, "
+                    + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+            #if DEBUG
+                say("warning: a debug build; run with -c release for meaningful figures")
+            #endif
+            let sink = try SinkProcess.start()
+            defer { sink.stop() }
+            let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: sink.port)
+            let client = Client(configuration: Configuration(transport: URLSessionTransport(), timeout: .seconds(3_600)))
 
-        // The baseline: this process after one tiny request through the same client.
-        _ = try await upload(.data(Data("tiny".utf8), contentType: "text/plain"), to: base, with: client)
-        let baseline = MemoryUsage.now()
-        say("sink: child process \(sink.pid) on 127.0.0.1:\(sink.port) (raw sockets, 1 MiB reads, discards the body)")
-        say("baseline after one tiny request: \(baseline)")
+            // The baseline: this process after one tiny request through the same client.
+            _ = try await upload(.data(Data("tiny".utf8), contentType: "text/plain"), to: base, with: client)
+            let baseline = MemoryUsage.now()
+            say("sink: child process \(sink.pid) on 127.0.0.1:\(sink.port) (raw sockets, 1 MiB reads, discards the body)")
+            say("baseline after one tiny request: \(baseline)")
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-multipart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("payload.bin")
-        let size = Int64(gibibytes * Double(1 << 30))
-        let clock = ContinuousClock()
-        let writeStart = clock.now
-        try writePseudoRandomFile(file, size: size)
-        say("wrote \(size) pseudo-random bytes (SplitMix64, written 1 MiB at a time) to a temporary file in "
-            + "\(format((clock.now - writeStart).seconds, 2)) s; it stays in the page cache, so both bodies read it from memory")
-        let afterFile = MemoryUsage.now()
-        let peakReset = MemoryUsage.resetPeak()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-multipart-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("payload.bin")
+            let size = Int64(gibibytes * Double(1 << 30))
+            let clock = ContinuousClock()
+            let writeStart = clock.now
+            try writePseudoRandomFile(file, size: size)
+            say(
+                "wrote \(size) pseudo-random bytes (SplitMix64, written 1 MiB at a time) to a temporary file in "
+                    + "\(format((clock.now - writeStart).seconds, 2)) s; it stays in the page cache, so both bodies read it from memory")
+            let afterFile = MemoryUsage.now()
+            let peakReset = MemoryUsage.resetPeak()
 
-        var form = MultipartForm()
-        form.append(text: "Courier benchmark", name: "title")
-        form.append(fileAt: file, name: "file")
-        form.append(text: "end", name: "trailer")
-        let bodies: [(label: String, body: RequestBody)] = [("multipart", .multipart(form)), ("file", .file(file))]
+            var form = MultipartForm()
+            form.append(text: "Courier benchmark", name: "title")
+            form.append(fileAt: file, name: "file")
+            form.append(text: "end", name: "trailer")
+            let bodies: [(label: String, body: RequestBody)] = [("multipart", .multipart(form)), ("file", .file(file))]
 
-        // Over the network, alternating which body goes first.
-        var network: [String: [Run]] = [:]
-        for round in 0..<rounds {
-            let order = round.isMultiple(of: 2) ? bodies : bodies.reversed()
-            var line: [String] = []
-            for (label, body) in order {
-                let run = try await measure { try await upload(body, to: base, with: client) }
-                network[label, default: []].append(run)
-                line.append("\(label) \(format(run.megabytesPerSecond, 0)) MB/s, \(format(run.cpu, 2)) s CPU")
+            // Over the network, alternating which body goes first.
+            var network: [String: [Run]] = [:]
+            for round in 0..<rounds {
+                let order = round.isMultiple(of: 2) ? bodies : bodies.reversed()
+                var line: [String] = []
+                for (label, body) in order {
+                    let run = try await measure { try await upload(body, to: base, with: client) }
+                    network[label, default: []].append(run)
+                    line.append("\(label) \(format(run.megabytesPerSecond, 0)) MB/s, \(format(run.cpu, 2)) s CPU")
+                }
+                say("  upload round \(round + 1)/\(rounds): " + line.joined(separator: ", "))
             }
-            say("  upload round \(round + 1)/\(rounds): " + line.joined(separator: ", "))
-        }
-        let afterUploads = MemoryUsage.now()
+            let afterUploads = MemoryUsage.now()
 
-        // Without a network: what producing the bytes costs.
-        let drain = Client(configuration: Configuration(transport: DrainingTransport(), timeout: .seconds(3_600)))
-        var local: [String: [Run]] = [:]
-        for round in 0..<rounds {
-            let order = round.isMultiple(of: 2) ? bodies : bodies.reversed()
-            for (label, body) in order {
-                local[label, default: []].append(try await measure { try await upload(body, to: base, with: drain) })
+            // Without a network: what producing the bytes costs.
+            let drain = Client(configuration: Configuration(transport: DrainingTransport(), timeout: .seconds(3_600)))
+            var local: [String: [Run]] = [:]
+            for round in 0..<rounds {
+                let order = round.isMultiple(of: 2) ? bodies : bodies.reversed()
+                for (label, body) in order {
+                    local[label, default: []].append(try await measure { try await upload(body, to: base, with: drain) })
+                }
             }
-        }
-        let afterAll = MemoryUsage.now()
+            let afterAll = MemoryUsage.now()
 
-        say("")
-        say(row("", "body", "bytes", "seconds", "MB/s", "CPU s", "CPU s/GiB"))
-        for (title, runs) in [("upload", network), ("read only", local)] {
-            for (label, _) in bodies {
-                guard let samples = runs[label] else { continue }
-                let bytes = samples[0].bytes
-                let seconds = median(samples.map(\.seconds))
-                let cpu = median(samples.map(\.cpu))
-                say(row(title, label, String(bytes), format(seconds, 3), format(Double(bytes) / seconds / 1e6, 0),
-                        format(cpu, 2), format(cpu / (Double(bytes) / Double(1 << 30)), 2)))
+            say("")
+            say(row("", "body", "bytes", "seconds", "MB/s", "CPU s", "CPU s/GiB"))
+            for (title, runs) in [("upload", network), ("read only", local)] {
+                for (label, _) in bodies {
+                    guard let samples = runs[label] else { continue }
+                    let bytes = samples[0].bytes
+                    let seconds = median(samples.map(\.seconds))
+                    let cpu = median(samples.map(\.cpu))
+                    say(
+                        row(
+                            title, label, String(bytes), format(seconds, 3), format(Double(bytes) / seconds / 1e6, 0),
+                            format(cpu, 2), format(cpu / (Double(bytes) / Double(1 << 30)), 2)))
+                }
+                if let multipart = runs["multipart"], let plain = runs["file"] {
+                    let throughput = median(zip(multipart, plain).map { $0.megabytesPerSecond / $1.megabytesPerSecond })
+                    let cpu = median(zip(multipart, plain).map { $0.cpu / $1.cpu })
+                    say(
+                        "    \(title): multipart/file throughput \(format(throughput, 3)), CPU \(format(cpu, 3)) "
+                            + "(medians of per-round ratios); extra CPU for framing + boundary scan: "
+                            + "\(format((median(multipart.map(\.cpu)) - median(plain.map(\.cpu))) / gibibytes, 3)) s per GiB")
+                }
             }
-            if let multipart = runs["multipart"], let plain = runs["file"] {
-                let throughput = median(zip(multipart, plain).map { $0.megabytesPerSecond / $1.megabytesPerSecond })
-                let cpu = median(zip(multipart, plain).map { $0.cpu / $1.cpu })
-                say("    \(title): multipart/file throughput \(format(throughput, 3)), CPU \(format(cpu, 3)) "
-                    + "(medians of per-round ratios); extra CPU for framing + boundary scan: "
-                    + "\(format((median(multipart.map(\.cpu)) - median(plain.map(\.cpu))) / gibibytes, 3)) s per GiB")
-            }
-        }
-        say("")
-        say("memory of this (client) process, \(MemoryUsage.note):")
-        say("  baseline (one tiny request):         \(baseline)")
-        say("  after writing the file:              \(afterFile)")
-        say("  peak during the uploads:             \(afterUploads)\(peakReset ? " (VmHWM reset after the file was written)" : "")")
-        say("  after the read-only pass:            \(afterAll)")
-        // VmHWM when there is one: ru_maxrss survives execve, so under `swift run` it starts at
-        // SwiftPM's own peak (≈ 130 MiB), which says nothing about this process.
-        let peak = afterUploads.highWaterMark ?? afterUploads.maxRSS
-        let start = baseline.highWaterMark ?? baseline.maxRSS
-        let growth = Double(peak - start) / 1_048_576
-        say("  peak RSS / baseline: \(format(Double(peak) / Double(start), 2)) "
-            + "(+\(format(growth, 1)) MiB for \(format(Double(size) / 1_048_576, 0)) MiB uploaded "
-            + "\(rounds * 2) times); target: peak RSS < 64 MiB: \(peak < 64 << 20 ? "met" : "NOT met")")
+            say("")
+            say("memory of this (client) process, \(MemoryUsage.note):")
+            say("  baseline (one tiny request):         \(baseline)")
+            say("  after writing the file:              \(afterFile)")
+            say("  peak during the uploads:             \(afterUploads)\(peakReset ? " (VmHWM reset after the file was written)" : "")")
+            say("  after the read-only pass:            \(afterAll)")
+            // VmHWM when there is one: ru_maxrss survives execve, so under `swift run` it starts at
+            // SwiftPM's own peak (≈ 130 MiB), which says nothing about this process.
+            let peak = afterUploads.highWaterMark ?? afterUploads.maxRSS
+            let start = baseline.highWaterMark ?? baseline.maxRSS
+            let growth = Double(peak - start) / 1_048_576
+            say(
+                "  peak RSS / baseline: \(format(Double(peak) / Double(start), 2)) "
+                    + "(+\(format(growth, 1)) MiB for \(format(Double(size) / 1_048_576, 0)) MiB uploaded "
+                    + "\(rounds * 2) times); target: peak RSS < 64 MiB: \(peak < 64 << 20 ? "met" : "NOT met")")
         #else
-        throw BenchError("--multipart-gib runs on Linux only (the sink is spawned with posix_spawn and /proc is read)")
+            throw BenchError("--multipart-gib runs on Linux only (the sink is spawned with posix_spawn and /proc is read)")
         #endif
     }
 
@@ -202,8 +209,9 @@ struct DrainingTransport: Transport {
         case nil:
             break
         }
-        return Response(statusCode: 200, headers: ["Content-Type": "application/json"],
-                        body: Data(#"{"bytes":\#(count)}"#.utf8), url: request.url)
+        return Response(
+            statusCode: 200, headers: ["Content-Type": "application/json"],
+            body: Data(#"{"bytes":\#(count)}"#.utf8), url: request.url)
     }
 }
 
@@ -219,11 +227,11 @@ struct MemoryUsage: CustomStringConvertible {
     static func now() -> MemoryUsage {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let maxRSS = usage.ru_maxrss * 1024          // KiB on Linux
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let maxRSS = usage.ru_maxrss * 1024  // KiB on Linux
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        let maxRSS = usage.ru_maxrss                 // bytes on Darwin
+            getrusage(RUSAGE_SELF, &usage)
+            let maxRSS = usage.ru_maxrss  // bytes on Darwin
         #endif
         var memory = MemoryUsage(maxRSS: maxRSS)
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
@@ -250,172 +258,172 @@ struct MemoryUsage: CustomStringConvertible {
 
 #if canImport(Glibc)
 
-/// The sink: this binary relaunched with `--sink`, in its own process so that the client's
-/// memory is measured alone. It prints `PORT <n>` on stdout and exits when its stdin (a pipe from
-/// this process) closes, so it never outlives the benchmark, even one killed with SIGKILL.
-final class SinkProcess: @unchecked Sendable {
-    // @unchecked: `stopped` is only touched under `lock`; the rest is immutable.
-    let pid: pid_t
-    let port: Int
-    private let stdinWriteEnd: Int32
-    private let lock = NSLock()
-    private var stopped = false
-
-    private init(pid: pid_t, port: Int, stdinWriteEnd: Int32) {
-        self.pid = pid
-        self.port = port
-        self.stdinWriteEnd = stdinWriteEnd
-    }
-
-    static func start() throws -> SinkProcess {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let input = try closeOnExecPipe()
-        let output = try closeOnExecPipe()
+    /// The sink: this binary relaunched with `--sink`, in its own process so that the client's
+    /// memory is measured alone. It prints `PORT <n>` on stdout and exits when its stdin (a pipe from
+    /// this process) closes, so it never outlives the benchmark, even one killed with SIGKILL.
+    final class SinkProcess: @unchecked Sendable {
+        // @unchecked: `stopped` is only touched under `lock`; the rest is immutable.
         let pid: pid_t
-        do {
-            pid = try spawn(executable, ["--sink"], stdin: input[0], output: output[1])
-        } catch {
-            input.forEach { close($0) }
-            output.forEach { close($0) }
-            throw error
-        }
-        close(input[0])
-        close(output[1])
-        defer { close(output[0]) }
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        while read(output[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            close(input[1])
-            waitpid(pid, nil, 0)
-            throw BenchError("the sink did not start: \(text)")
-        }
-        return SinkProcess(pid: pid, port: port, stdinWriteEnd: input[1])
-    }
+        let port: Int
+        private let stdinWriteEnd: Int32
+        private let lock = NSLock()
+        private var stopped = false
 
-    func stop() {
-        lock.lock()
-        let first = !stopped
-        stopped = true
-        lock.unlock()
-        guard first else { return }
-        close(stdinWriteEnd)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-    }
-}
-
-/// `courier-bench --sink`: a minimal HTTP/1.1 server on 127.0.0.1 that reads request bodies
-/// (Content-Length only) in 1 MiB reads, discards them and answers `{"bytes":N}`. Blocking
-/// sockets and one thread per connection: nothing between the socket and the counter.
-enum Sink {
-    static func run() -> Never {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        private init(pid: pid_t, port: Int, stdinWriteEnd: Int32) {
+            self.pid = pid
+            self.port = port
+            self.stdinWriteEnd = stdinWriteEnd
         }
-        guard bound == 0, listen(listener, 16) == 0 else { fail("bind/listen: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        CourierBench.say("PORT \(UInt16(bigEndian: address.sin_port))")
 
-        // Exit when the parent closes our stdin (or dies).
-        Thread.detachNewThread {
+        static func start() throws -> SinkProcess {
+            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            let input = try closeOnExecPipe()
+            let output = try closeOnExecPipe()
+            let pid: pid_t
+            do {
+                pid = try spawn(executable, ["--sink"], stdin: input[0], output: output[1])
+            } catch {
+                input.forEach { close($0) }
+                output.forEach { close($0) }
+                throw error
+            }
+            close(input[0])
+            close(output[1])
+            defer { close(output[0]) }
+            var line = [UInt8]()
             var byte: UInt8 = 0
-            while read(0, &byte, 1) > 0 {}
-            exit(0)
+            while read(output[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+                line.append(byte)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+                close(input[1])
+                waitpid(pid, nil, 0)
+                throw BenchError("the sink did not start: \(text)")
+            }
+            return SinkProcess(pid: pid, port: port, stdinWriteEnd: input[1])
         }
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            Thread.detachNewThread { serve(connection) }
+
+        func stop() {
+            lock.lock()
+            let first = !stopped
+            stopped = true
+            lock.unlock()
+            guard first else { return }
+            close(stdinWriteEnd)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }
     }
 
-    private static func serve(_ fd: Int32) {
-        defer { close(fd) }
-        var yes: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let capacity = 1 << 20
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
-        var pending = [UInt8]()          // bytes read past the current request's head
-        while true {
-            // The head.
-            var head = pending
-            pending = []
-            var headEnd: Int?
-            while headEnd == nil {
-                if let end = find([13, 10, 13, 10], in: head) {
-                    headEnd = end
-                    break
+    /// `courier-bench --sink`: a minimal HTTP/1.1 server on 127.0.0.1 that reads request bodies
+    /// (Content-Length only) in 1 MiB reads, discards them and answers `{"bytes":N}`. Blocking
+    /// sockets and one thread per connection: nothing between the socket and the counter.
+    enum Sink {
+        static func run() -> Never {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var yes: Int32 = 1
+            setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0, listen(listener, 16) == 0 else { fail("bind/listen: errno \(errno)") }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }
+            CourierBench.say("PORT \(UInt16(bigEndian: address.sin_port))")
+
+            // Exit when the parent closes our stdin (or dies).
+            Thread.detachNewThread {
+                var byte: UInt8 = 0
+                while read(0, &byte, 1) > 0 {}
+                exit(0)
+            }
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { continue }
+                Thread.detachNewThread { serve(connection) }
+            }
+        }
+
+        private static func serve(_ fd: Int32) {
+            defer { close(fd) }
+            var yes: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            let capacity = 1 << 20
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            defer { buffer.deallocate() }
+            var pending = [UInt8]()  // bytes read past the current request's head
+            while true {
+                // The head.
+                var head = pending
+                pending = []
+                var headEnd: Int?
+                while headEnd == nil {
+                    if let end = find([13, 10, 13, 10], in: head) {
+                        headEnd = end
+                        break
+                    }
+                    let count = read(fd, buffer, capacity)
+                    guard count > 0 else { return }
+                    head.append(contentsOf: UnsafeBufferPointer(start: buffer, count: count))
                 }
-                let count = read(fd, buffer, capacity)
+                guard let headEnd else { return }
+                let text = String(decoding: head[..<headEnd], as: UTF8.self).lowercased()
+                var contentLength: Int64?
+                var chunked = false
+                for line in text.split(separator: "\r\n") {
+                    if line.hasPrefix("content-length:") { contentLength = Int64(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) }
+                    if line.hasPrefix("transfer-encoding:"), line.contains("chunked") { chunked = true }
+                    if line.hasPrefix("expect:"), line.contains("100-continue") { write(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
+                }
+                guard let contentLength, !chunked else {
+                    write(fd, "HTTP/1.1 411 Length Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    return
+                }
+                // The body, discarded.
+                var received = Int64(head.count - headEnd - 4)
+                if received > contentLength {
+                    pending = Array(head[(headEnd + 4 + Int(contentLength))...])
+                    received = contentLength
+                }
+                while received < contentLength {
+                    let count = read(fd, buffer, Int(min(Int64(capacity), contentLength - received)))
+                    guard count > 0 else { return }
+                    received += Int64(count)
+                }
+                let body = #"{"bytes":\#(received)}"#
+                write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+        }
+
+        private static func write(_ fd: Int32, _ text: String) {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
                 guard count > 0 else { return }
-                head.append(contentsOf: UnsafeBufferPointer(start: buffer, count: count))
+                offset += count
             }
-            guard let headEnd else { return }
-            let text = String(decoding: head[..<headEnd], as: UTF8.self).lowercased()
-            var contentLength: Int64?
-            var chunked = false
-            for line in text.split(separator: "\r\n") {
-                if line.hasPrefix("content-length:") { contentLength = Int64(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) }
-                if line.hasPrefix("transfer-encoding:"), line.contains("chunked") { chunked = true }
-                if line.hasPrefix("expect:"), line.contains("100-continue") { write(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
+        }
+
+        private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+            guard haystack.count >= needle.count else { return nil }
+            for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+                return start
             }
-            guard let contentLength, !chunked else {
-                write(fd, "HTTP/1.1 411 Length Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                return
-            }
-            // The body, discarded.
-            var received = Int64(head.count - headEnd - 4)
-            if received > contentLength {
-                pending = Array(head[(headEnd + 4 + Int(contentLength))...])
-                received = contentLength
-            }
-            while received < contentLength {
-                let count = read(fd, buffer, Int(min(Int64(capacity), contentLength - received)))
-                guard count > 0 else { return }
-                received += Int64(count)
-            }
-            let body = #"{"bytes":\#(received)}"#
-            write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return nil
+        }
+
+        private static func fail(_ message: String) -> Never {
+            CourierBench.say("sink: \(message)")
+            exit(1)
         }
     }
-
-    private static func write(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            guard count > 0 else { return }
-            offset += count
-        }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
-            return start
-        }
-        return nil
-    }
-
-    private static func fail(_ message: String) -> Never {
-        CourierBench.say("sink: \(message)")
-        exit(1)
-    }
-}
 
 #endif

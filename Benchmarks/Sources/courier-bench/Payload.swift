@@ -7,10 +7,10 @@ enum Payload {
     static let path = "/item.json"
 
     static let json = #"""
-    {"id":42,"name":"Courier benchmark item","email":"bench@example.com","active":true,\#
-    "score":98.5,"tags":["swift","linux","http"],"createdAt":"2024-05-01T12:00:00Z",\#
-    "owner":{"id":7,"login":"octo","verified":false}}
-    """#
+        {"id":42,"name":"Courier benchmark item","email":"bench@example.com","active":true,\#
+        "score":98.5,"tags":["swift","linux","http"],"createdAt":"2024-05-01T12:00:00Z",\#
+        "owner":{"id":7,"login":"octo","verified":false}}
+        """#
 
     static var data: Data { Data(json.utf8) }
 }

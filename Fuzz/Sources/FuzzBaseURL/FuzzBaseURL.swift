@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // `BaseURL(string:)`, `BaseURL(scheme:host:port:)`, `URLPath(_:)` and `URLPath(segments:)`.
 //
 // Invariants: never traps; a base URL that parses has a lower-case, valid host, a port in
@@ -6,8 +9,6 @@
 // kept byte for byte; any segment that is not empty, "." or ".." builds a path that validates
 // and percent-decodes back to the segment.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 /// The process's entry point: SwiftPM names it `FuzzBaseURL_main` (see `runLibFuzzer`).
 @_cdecl("FuzzBaseURL_main")
@@ -15,6 +16,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = String(decoding: fuzzBytes(start, count), as: UTF8.self)
@@ -29,17 +31,20 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         check(url.scheme == base.scheme.rawValue, "url scheme \(url.scheme ?? "nil")")
         check(url.port == base.port, "url port")
         let brackets = CharacterSet(charactersIn: "[]")
-        check(url.host.map { $0.lowercased().trimmingCharacters(in: brackets) == base.host.trimmingCharacters(in: brackets) } ?? false,
-              "url host \(url.host ?? "nil") for \(base.host)")
+        check(
+            url.host.map { $0.lowercased().trimmingCharacters(in: brackets) == base.host.trimmingCharacters(in: brackets) } ?? false,
+            "url host \(url.host ?? "nil") for \(base.host)")
     }
 
     if let path = try? URLPath(text) {
         check(path.rawValue == text, "the path was changed")
         // Bytes, not characters: "?" followed by a combining mark is still a "?".
-        check(text.utf8.first == UInt8(ascii: "/") && !text.utf8.contains(UInt8(ascii: "?")) && !text.utf8.contains(UInt8(ascii: "#")),
-              "a bad path was accepted")
-        check(text.utf8.dropLast().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().allSatisfy { !$0.isEmpty },
-              "an empty segment was accepted")
+        check(
+            text.utf8.first == UInt8(ascii: "/") && !text.utf8.contains(UInt8(ascii: "?")) && !text.utf8.contains(UInt8(ascii: "#")),
+            "a bad path was accepted")
+        check(
+            text.utf8.dropLast().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().allSatisfy { !$0.isEmpty },
+            "an empty segment was accepted")
         for segment in text.split(separator: "/") {
             let decoded = PercentEncoding.decodeBytes(String(segment))
             check(decoded != nil && decoded != Array(".".utf8) && decoded != Array("..".utf8), "a dot segment was accepted")

@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // OAuth2 error responses (`OAuth2Error.lenientlyParsing`, RFC 6749 §5.2), as the token endpoint
 // reads them from any 4xx/5xx or a 2xx without an access token.
 //
@@ -5,8 +8,6 @@
 // leading UTF-8 byte-order mark; encoding the parsed error as JSON and reading it again gives
 // the same error.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 /// The process's entry point: SwiftPM names it `FuzzOAuth2ErrorBody_main` (see `runLibFuzzer`).
 @_cdecl("FuzzOAuth2ErrorBody_main")
@@ -14,6 +15,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let body = Data(fuzzBytes(start, count))

@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // OAuth2 token responses (`OAuth2TokenResponse.parse`, RFC 6749 §5.1).
 //
 // Invariants: never traps; a parsed response can go into an `Authorization` header (a non-empty
@@ -5,8 +8,6 @@
 // finite, non-negative `expires_in`, a non-empty refresh token and scope when present; a failure
 // names a field and a problem from a fixed list, so a token value can never be quoted in it.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 /// Every reason `OAuth2TokenResponse.parse` may give. A reason not listed here would be new text,
 /// and could quote a value from the body: add it here only after checking that it does not.
@@ -31,6 +32,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let body = Data(fuzzBytes(start, count))

@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // RFC 9457 problem details (`Response.problemDetails`, `ProblemDetails(json:)`, `extensions(as:)`).
 //
 // Invariants: never traps; only an `application/problem+json` response has problem details
@@ -5,8 +8,6 @@
 // has a non-nil `type` ("about:blank" when absent) and agrees with `ProblemDetails(json:)`;
 // decoding extensions either succeeds or throws a `CourierError` (typed throws) without trapping.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 private struct Extensions: Decodable {
     var balance: Int?
@@ -20,11 +21,14 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
-    let contentType = ["application/problem+json", "Application/Problem+JSON; charset=utf-8",
-                       "application/json", "text/plain"][reader.choice(4)]
+    let contentType = [
+        "application/problem+json", "Application/Problem+JSON; charset=utf-8",
+        "application/json", "text/plain",
+    ][reader.choice(4)]
     let body = Data(reader.rest())
     guard let url = URL(string: "https://fuzz.example/transfer") else { return 0 }
     let response = Response(statusCode: 400, headers: ["Content-Type": contentType], body: body, url: url)

@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // The query-string encoder (`QueryStringEncoder`, used for URLs and form bodies) as a round trip.
 //
 // The bytes describe formatting options, flat `QueryItem`s and nested `QueryParameters` (strings
@@ -14,8 +17,6 @@
 // only where the options write it; "#", "[", "]", space, control and non-ASCII bytes never appear
 // raw; and it makes a valid URL whose query is the output unchanged.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 private typealias Options = QueryStringFormattingOptions
 
@@ -25,6 +26,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
@@ -91,8 +93,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         case .list(let elements):
             check(parts.count == 2 && !parts[1].contains("="), "pair \(raw) is not name=list")
             let written = parts[1].split(separator: ",", omittingEmptySubsequences: false)
-            check(written.map { model.decode($0) } == elements.map { Array($0.utf8) },
-                  "list \(parts[1]) does not decode to \(elements)")
+            check(
+                written.map { model.decode($0) } == elements.map { Array($0.utf8) },
+                "list \(parts[1]) does not decode to \(elements)")
         }
     }
     let url = URL(string: "https://fuzz.example/search" + (query.isEmpty ? "" : "?" + query))
@@ -126,8 +129,10 @@ private func readValue(_ reader: inout FuzzReader, depth: Int) -> QueryValue {
     case 1: return .integer(Int64(bitPattern: reader.uint64()))
     case 2: return .double(Double(bitPattern: reader.uint64()))
     case 3:
-        let decimals: [Decimal] = [Decimal(Int64(bitPattern: reader.uint64())) / 1000, .nan, Decimal(string: "0.1") ?? 0,
-                                   Decimal.greatestFiniteMagnitude, -Decimal.leastNonzeroMagnitude]
+        let decimals: [Decimal] = [
+            Decimal(Int64(bitPattern: reader.uint64())) / 1000, .nan, Decimal(string: "0.1") ?? 0,
+            Decimal.greatestFiniteMagnitude, -Decimal.leastNonzeroMagnitude,
+        ]
         return .decimal(decimals[reader.choice(decimals.count)])
     case 4: return .bool(reader.bool())
     case 5: return .null
@@ -165,11 +170,12 @@ private struct Model {
     /// `text` as a server reads it back: a space stays a space (as `%20`, or `+` read as a space);
     /// a plus becomes what its rule writes, read back by the same decoder.
     func text(_ text: String) -> String {
-        let plus: String = switch options.plusSymbolEncodingRule {
-        case .replacedWithEncodedPlus: "+"
-        case .replacedWithEncodedSpace: " "
-        case .decoded: options.spaceEncodingRule == .replacedWithDecodedPlus ? " " : "+"
-        }
+        let plus: String =
+            switch options.plusSymbolEncodingRule {
+            case .replacedWithEncodedPlus: "+"
+            case .replacedWithEncodedSpace: " "
+            case .decoded: options.spaceEncodingRule == .replacedWithDecodedPlus ? " " : "+"
+            }
         // By bytes, as the encoder and a server work: `replacingOccurrences(of: "+", …)` compares
         // grapheme clusters and skips a "+" that a combining mark follows ("+\u{06E4}").
         return String(decoding: text.utf8.flatMap { $0 == UInt8(ascii: "+") ? Array(plus.utf8) : [$0] }, as: UTF8.self)
@@ -207,10 +213,11 @@ private struct Model {
             pairs.append(Pair(name: name, value: .text(text(scalar(value)))))
         case .dictionary(let children):
             for (key, child) in children.sorted(by: { $0.key < $1.key }) {
-                let childName = switch options.dictionaryFormat {
-                case .subscripted: name + "[" + text(key) + "]"
-                case .dotNotated: name + "." + text(key)
-                }
+                let childName =
+                    switch options.dictionaryFormat {
+                    case .subscripted: name + "[" + text(key) + "]"
+                    case .dotNotated: name + "." + text(key)
+                    }
                 flatten(child, name: childName, into: &pairs)
             }
         case .array(let elements):
@@ -249,9 +256,10 @@ private struct Model {
 
 /// Only the characters the options allow appear raw in `query`.
 private func checkCharacters(_ query: String, options: Options) {
-    let keptReserved = Set("!*'();:@$,/?".utf8.filter {
-        !options.percentEncodedReservedCharacterSet.contains(Character(UnicodeScalar($0)))
-    })
+    let keptReserved = Set(
+        "!*'();:@$,/?".utf8.filter {
+            !options.percentEncodedReservedCharacterSet.contains(Character(UnicodeScalar($0)))
+        })
     let plusAllowed = options.spaceEncodingRule == .replacedWithDecodedPlus || options.plusSymbolEncodingRule == .decoded
     var bytes = Array(query.utf8)[...]
     while let byte = bytes.popFirst() {
@@ -260,13 +268,14 @@ private func checkCharacters(_ query: String, options: Options) {
             continue
         case UInt8(ascii: "%"):
             let hex = bytes.prefix(2)
-            check(hex.count == 2 && hex.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) },
-                  "\"%\" not followed by two upper-case hex digits")
+            check(
+                hex.count == 2 && hex.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) },
+                "\"%\" not followed by two upper-case hex digits")
             bytes = bytes.dropFirst(2)
         case UInt8(ascii: "+"):
             check(plusAllowed, "a raw \"+\" although neither rule writes one")
         case UInt8(ascii: ","):
-            continue   // kept, or a list separator; the pair comparison tells which
+            continue  // kept, or a list separator; the pair comparison tells which
         default:
             check(keptReserved.contains(byte), "the byte \(byte) appears raw")
         }

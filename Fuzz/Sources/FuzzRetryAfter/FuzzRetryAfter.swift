@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // `Retry-After` (`RetryAfter(parsing:receivedAt:)` and `delay(from:)`).
 //
 // The first 8 bytes choose "now" (any second from 1900 to 9999, so the RFC 850 two-digit-year
@@ -5,8 +8,6 @@
 // decimal number or saturated at UInt64.max; reading the same value with spaces and tabs
 // around it gives the same result; a delay is never negative; a parsed date is a whole second.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 /// The process's entry point: SwiftPM names it `FuzzRetryAfter_main` (see `runLibFuzzer`).
 @_cdecl("FuzzRetryAfter_main")
@@ -14,6 +15,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
@@ -29,8 +31,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
     switch parsed {
     case .seconds(let seconds)?:
-        check(!trimmed.isEmpty && trimmed.utf8.allSatisfy { (0x30...0x39).contains($0) },
-              "seconds from a value that is not all digits")
+        check(
+            !trimmed.isEmpty && trimmed.utf8.allSatisfy { (0x30...0x39).contains($0) },
+            "seconds from a value that is not all digits")
         if let exact = UInt64(trimmed) {
             check(seconds == exact, "\(trimmed) read as \(seconds)")
         } else {

@@ -21,11 +21,14 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
-    let contentType = ["text/xml", "application/soap+xml", "text/xml; charset=utf-8",
-                       "application/soap+xml; charset=utf-16", "text/xml; charset=iso-8859-1"][reader.choice(5)]
+    let contentType = [
+        "text/xml", "application/soap+xml", "text/xml; charset=utf-8",
+        "application/soap+xml; charset=utf-16", "text/xml; charset=iso-8859-1",
+    ][reader.choice(5)]
     let body = reader.rest()
     guard let url = URL(string: "https://fuzz.example/StockService") else { return 0 }
     let response = Response(statusCode: 200, headers: ["Content-Type": contentType], body: Data(body), url: url)

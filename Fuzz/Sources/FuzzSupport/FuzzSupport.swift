@@ -7,8 +7,10 @@ import CLibFuzzer
 /// ```swift
 /// check(challenges.count <= 16, "too many challenges: \(challenges.count)")
 /// ```
-public func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
-                  file: StaticString = #fileID, line: UInt = #line) {
+public func check(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition() {
         fatalError("fuzz invariant violated: \(message())", file: file, line: line)
     }
@@ -102,8 +104,10 @@ nonisolated(unsafe) public let fuzzEmptyInput: UnsafePointer<UInt8> = {
 ///     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 /// }
 /// ```
-public func runLibFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                         _ callback: FuzzCallback) -> CInt {
+public func runLibFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ callback: FuzzCallback
+) -> CInt {
     var argc = argc
     var argv = argv
     return LLVMFuzzerRunDriver(&argc, &argv, callback)

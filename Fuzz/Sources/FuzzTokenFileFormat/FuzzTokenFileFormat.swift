@@ -1,3 +1,6 @@
+import Foundation
+import FuzzSupport
+
 // The encrypted token file's layout (`TokenFileFormat.parse`), before any cryptography.
 //
 // Invariants: never traps; a parsed file is exactly its header followed by its sealed box; the
@@ -5,8 +8,6 @@
 // authenticated is what was parsed); the box holds at least a nonce and a tag; a file over the
 // size limit is never handed to parse by the store, but parse must survive it too.
 @testable import Courier
-import Foundation
-import FuzzSupport
 
 /// The process's entry point: SwiftPM names it `FuzzTokenFileFormat_main` (see `runLibFuzzer`).
 @_cdecl("FuzzTokenFileFormat_main")
@@ -14,6 +15,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)

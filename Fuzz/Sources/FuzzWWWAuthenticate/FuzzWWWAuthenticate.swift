@@ -1,3 +1,7 @@
+import Foundation
+import FuzzSupport
+import HTTPTypes
+
 // WWW-Authenticate challenges (`AuthenticationChallenge.parse`, `Response.authenticationChallenges`).
 //
 // Invariants: never traps; at most `maximumChallenges` challenges of at most
@@ -5,9 +9,6 @@
 // `maximumFieldLength` gives nothing; every result written back as a field value reads as itself
 // (alone and all together); a token68 never appears in a description.
 @testable import Courier
-import Foundation
-import FuzzSupport
-import HTTPTypes
 
 /// The process's entry point: SwiftPM names it `FuzzWWWAuthenticate_main` (see `runLibFuzzer`).
 @_cdecl("FuzzWWWAuthenticate_main")
@@ -15,6 +16,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
@@ -36,12 +38,14 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
         if let token68 = challenge.token68 {
             check(!token68.isEmpty, "an empty token68")
-            check(challenge.description == "\(challenge.scheme) <token68: \(token68.count) characters>",
-                  "the description shows the token68")
+            check(
+                challenge.description == "\(challenge.scheme) <token68: \(token68.count) characters>",
+                "the description shows the token68")
         }
         for parameter in challenge.parameters {
-            check(!parameter.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
-                  "a parameter value holds a control character")
+            check(
+                !parameter.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
+                "a parameter value holds a control character")
             check(challenge[parameter: parameter.name.uppercased()] == parameter.value, "case-insensitive lookup")
         }
         check(AuthenticationChallenge.parse(challenge.fieldValue) == [challenge], "a challenge does not round-trip")

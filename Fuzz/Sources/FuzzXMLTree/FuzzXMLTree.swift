@@ -16,6 +16,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
+/// libFuzzer runs this once per input: the bytes at `start`, `count` of them. Returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
@@ -28,7 +29,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     do {
         document = try XMLTreeDocument(data: Data(body), charset: charset, preservingWhitespace: preservingWhitespace)
     } catch {
-        _ = error.description   // typed: XMLParsingError
+        _ = error.description  // typed: XMLParsingError
         return 0
     }
     check(!hasForbiddenNUL(body, charset: charset), "accepted a NUL byte in a document served as \(charset ?? "nil")")

@@ -227,7 +227,7 @@ struct ChallengeParser {
         guard let next = current, next != UInt8(ascii: ",") else {
             return AuthenticationChallenge(scheme: scheme)
         }
-        guard isWhitespace(next) else { return nil }   // `1*SP` must separate scheme and the rest
+        guard isWhitespace(next) else { return nil }  // `1*SP` must separate scheme and the rest
         skipWhitespace()
         if atEnd { return AuthenticationChallenge(scheme: scheme) }
         if let token68 = token68() {
@@ -262,7 +262,8 @@ struct ChallengeParser {
             let lowercasedName = name.lowercased()
             // RFC 9110 §11.2: each name occurs once per challenge; two would be ambiguous.
             guard names.insert(lowercasedName).inserted,
-                  parameters.count < AuthenticationChallenge.maximumParameters else { return nil }
+                parameters.count < AuthenticationChallenge.maximumParameters
+            else { return nil }
             parameters.append(AuthenticationChallenge.Parameter(name: lowercasedName, value: value))
             skipWhitespace()
             guard atEnd || current == UInt8(ascii: ",") else { return nil }
@@ -304,7 +305,7 @@ struct ChallengeParser {
     /// obs-text (bytes 0x80–0xFF) is the UTF-8 of non-ASCII text here: the value is cut only at
     /// ASCII bytes, so it stays valid UTF-8.
     private mutating func quotedString() -> String? {
-        index += 1   // the opening quote
+        index += 1  // the opening quote
         var value: [UInt8] = []
         while let byte = current {
             index += 1
@@ -318,10 +319,10 @@ struct ChallengeParser {
             case 0x09, 0x20...0x7E, 0x80...0xFF:
                 value.append(byte)
             default:
-                return nil   // a control character or DEL
+                return nil  // a control character or DEL
             }
         }
-        return nil   // unterminated
+        return nil  // unterminated
     }
 
     private mutating func skipWhitespace() {
@@ -348,9 +349,9 @@ struct ChallengeParser {
     private static func isToken68Character(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
-             UInt8(ascii: "+"), UInt8(ascii: "/"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+            UInt8(ascii: "+"), UInt8(ascii: "/"):
             return true
         default:
             return false

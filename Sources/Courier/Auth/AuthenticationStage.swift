@@ -38,8 +38,10 @@ struct AuthenticationStage: Middleware {
 
     /// Signs with the refresher's credential; after a 401 to that credential, replays once with
     /// the replacement (a newer credential, or the result of one coalesced refresh).
-    private func sendWithBearer(_ request: inout TransportRequest, refresher: TokenRefresher,
-                                next: Next) async throws(CourierError) -> Response {
+    private func sendWithBearer(
+        _ request: inout TransportRequest, refresher: TokenRefresher,
+        next: Next
+    ) async throws(CourierError) -> Response {
         // The fast path takes no turn on the refresher actor: a loaded, valid credential while
         // no refresh runs is read from the refresher's lock-protected snapshot.
         let credential: TokenCredential
@@ -53,7 +55,8 @@ struct AuthenticationStage: Middleware {
         // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
         // asked for on its account (nobody would use it; the next call refreshes if it must).
         guard response.statusCode == 401, request.body?.isReplayable ?? true,
-              let replacement = try await refresher.replacement(forRejected: credential) else {
+            let replacement = try await refresher.replacement(forRejected: credential)
+        else {
             return response
         }
         request.head.headerFields[.authorization] = replacement.authorizationValue

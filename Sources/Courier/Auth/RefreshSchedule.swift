@@ -90,7 +90,7 @@ struct RefreshSchedule: Sendable {
         let exponent = Double(min(failures - 1, 1100))
         let uncapped = initial == 0 ? 0 : initial * pow(2, exponent)
         if uncapped >= maximum {
-            return Self.clamped(policy.maximumBackoff)   // exactly the policy's cap when it is sane
+            return Self.clamped(policy.maximumBackoff)  // exactly the policy's cap when it is sane
         }
         return Self.duration(seconds: uncapped)
     }
@@ -109,7 +109,7 @@ struct RefreshSchedule: Sendable {
     /// A `Duration` of `seconds`, clamped to `0...longestWait` (NaN counts as zero), so building
     /// it never traps.
     static func duration(seconds: TimeInterval) -> Duration {
-        guard seconds > 0 else { return .zero }   // also false for NaN
+        guard seconds > 0 else { return .zero }  // also false for NaN
         return .seconds(min(seconds, longestWait))
     }
 }

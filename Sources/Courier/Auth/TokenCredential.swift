@@ -82,13 +82,15 @@ extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible
     ///                    //   - accessToken: "<redacted>" …
     /// ```
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "accessToken": Redaction.placeholder,
-            "refreshToken": refreshToken.map { _ in Redaction.placeholder } as Any,
-            "expiresAt": expiresAt as Any,
-            "tokenType": tokenType,
-            "scope": scope as Any,
-            "issuedAt": issuedAt as Any,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "accessToken": Redaction.placeholder,
+                "refreshToken": refreshToken.map { _ in Redaction.placeholder } as Any,
+                "expiresAt": expiresAt as Any,
+                "tokenType": tokenType,
+                "scope": scope as Any,
+                "issuedAt": issuedAt as Any,
+            ], displayStyle: .struct)
     }
 }

@@ -8,9 +8,11 @@ extension TokenRefresher {
     func startRefresh() async throws(CourierError) -> TokenCredential {
         switch schedule.permission(at: now()) {
         case .backingOff(let retryAfter, let last):
-            throw .authentication(.refreshFailed(RefreshFailure(
-                reason: .backingOff(retryAfter: retryAfter), oauth2Error: last.oauth2Error,
-                statusCode: last.statusCode, isPermanent: false)))
+            throw .authentication(
+                .refreshFailed(
+                    RefreshFailure(
+                        reason: .backingOff(retryAfter: retryAfter), oauth2Error: last.oauth2Error,
+                        statusCode: last.statusCode, isPermanent: false)))
         case .loopDetected(let refreshes, let window):
             phase = .loopDetected(refreshes: refreshes, window: window)
             throw .authentication(.refreshLoopDetected(refreshes: refreshes, window: window))
@@ -145,7 +147,7 @@ extension TokenRefresher {
 
     /// Applies a refresh's outcome, unless a reset or sign-out made it stale.
     private func finishRefresh(_ outcome: RefreshOutcome, generation: UInt64) {
-        guard generation == self.generation else { return }   // reset or signOut happened meanwhile
+        guard generation == self.generation else { return }  // reset or signOut happened meanwhile
         refreshTask = nil
         switch outcome {
         case .refreshed(let fresh, let storeError):
@@ -178,7 +180,7 @@ extension TokenRefresher {
             resumeWaiters(with: .failure(.authentication(.storeFailed(reason))))
             emit(.storeFailed(reason))
         case .superseded:
-            return   // only produced once the generation moved on, which the guard caught
+            return  // only produced once the generation moved on, which the guard caught
         }
     }
 

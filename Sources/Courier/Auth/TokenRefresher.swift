@@ -192,7 +192,8 @@ public actor TokenRefresher {
     /// `nil` means "ask ``validCredential()``", which decides everything else.
     nonisolated func credentialIfValidNow() -> TokenCredential? {
         guard let credential = fastPath.withLock({ $0 }),
-              !credential.needsRefresh(at: now(), leeway: policy.leeway) else { return nil }
+            !credential.needsRefresh(at: now(), leeway: policy.leeway)
+        else { return nil }
         return credential
     }
 
@@ -215,7 +216,7 @@ public actor TokenRefresher {
     public func reset(to newCredential: TokenCredential) async throws(CourierError) {
         supersedeRefresh()
         credential = newCredential
-        load.markLoaded()   // a load still in flight must not overwrite this credential
+        load.markLoaded()  // a load still in flight must not overwrite this credential
         phase = .ready
         schedule = RefreshSchedule(policy: policy)
         resumeWaiters(with: .success(newCredential))
@@ -315,7 +316,7 @@ public actor TokenRefresher {
             case (.fail, .failure(let error)):
                 throw error
             case (.install, .failure), (.fail, .success), (.retry, _):
-                continue   // not produced by a real load; `CredentialLoad` documents why
+                continue  // not produced by a real load; `CredentialLoad` documents why
             }
         }
     }

@@ -36,13 +36,14 @@ extension Call {
     public func resume<T: Decodable & Sendable>(
         expecting type: T.Type, completion: @escaping @Sendable (Result<T, CourierError>) -> Void
     ) -> CallHandle {
-        CallHandle(task: Task {
-            do throws(CourierError) {
-                completion(.success(try await resume(expecting: type)))
-            } catch {
-                completion(.failure(error))
-            }
-        })
+        CallHandle(
+            task: Task {
+                do throws(CourierError) {
+                    completion(.success(try await resume(expecting: type)))
+                } catch {
+                    completion(.failure(error))
+                }
+            })
     }
 
     /// Sends the request and validates the response, like ``resume()``, calling `completion`
@@ -50,12 +51,13 @@ extension Call {
     /// - Returns: a handle that cancels the call.
     @discardableResult
     public func resume(completion: @escaping @Sendable (Result<Response, CourierError>) -> Void) -> CallHandle {
-        CallHandle(task: Task {
-            do throws(CourierError) {
-                completion(.success(try await resume()))
-            } catch {
-                completion(.failure(error))
-            }
-        })
+        CallHandle(
+            task: Task {
+                do throws(CourierError) {
+                    completion(.success(try await resume()))
+                } catch {
+                    completion(.failure(error))
+                }
+            })
     }
 }

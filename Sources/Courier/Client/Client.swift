@@ -31,8 +31,9 @@ public actor Client {
         if Task.isCancelled { throw .cancelled }
         let scope = CallScope.current
         if scope.isExclusive(on: self) {
-            throw .invalidRequest(.wouldDeadlock(
-                "a call through this client from inside its own runExclusively action waits for that action to end"))
+            throw .invalidRequest(
+                .wouldDeadlock(
+                    "a call through this client from inside its own runExclusively action waits for that action to end"))
         }
         try await admit()
         let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
@@ -56,13 +57,15 @@ public actor Client {
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized there.
         let declaredOrigin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
         if endpoint.requiresAuthorization, !configuration.authentication.isNone,
-           let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin) {
+            let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin)
+        {
             // An endpoint whose own origin may not receive the credential fails before any
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let response = try await CallPipeline.run(request, endpoint: endpoint, configuration: configuration,
-                                                  declaredOrigin: declaredOrigin, metrics: CallMetrics())
+        let response = try await CallPipeline.run(
+            request, endpoint: endpoint, configuration: configuration,
+            declaredOrigin: declaredOrigin, metrics: CallMetrics())
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
         }
@@ -93,12 +96,14 @@ public actor Client {
     public func runExclusively<T: Sendable>(_ action: @Sendable () async throws -> T) async throws -> T {
         let scope = CallScope.current
         if scope.isInCall(on: self) {
-            throw CourierError.invalidRequest(.wouldDeadlock(
-                "runExclusively called from inside a call in flight on the same client waits for that call to end"))
+            throw CourierError.invalidRequest(
+                .wouldDeadlock(
+                    "runExclusively called from inside a call in flight on the same client waits for that call to end"))
         }
         if scope.isExclusive(on: self) {
-            throw CourierError.invalidRequest(.wouldDeadlock(
-                "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
+            throw CourierError.invalidRequest(
+                .wouldDeadlock(
+                    "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
         }
         await withCheckedContinuation { continuation in gate.withLock { $0.requestExclusive(continuation) } }
         await withCheckedContinuation { continuation in gate.withLock { $0.awaitDrain(continuation) } }

@@ -105,21 +105,21 @@ public struct Configuration: Sendable {
     public static let defaultUserAgent: String = {
         let version = ProcessInfo.processInfo.operatingSystemVersion
         #if os(Linux)
-        let system = "Linux"
+            let system = "Linux"
         #elseif os(macOS)
-        let system = "macOS"
+            let system = "macOS"
         #elseif os(iOS)
-        let system = "iOS"
+            let system = "iOS"
         #elseif os(tvOS)
-        let system = "tvOS"
+            let system = "tvOS"
         #elseif os(watchOS)
-        let system = "watchOS"
+            let system = "watchOS"
         #elseif os(visionOS)
-        let system = "visionOS"
+            let system = "visionOS"
         #elseif os(Windows)
-        let system = "Windows"
+            let system = "Windows"
         #else
-        let system = "unknown"
+            let system = "unknown"
         #endif
         return "Courier/\(CourierLibrary.version) (\(system) \(version.majorVersion).\(version.minorVersion).\(version.patchVersion))"
     }()

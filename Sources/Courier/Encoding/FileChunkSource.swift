@@ -34,7 +34,8 @@ struct FileChunkSource: ChunkSource {
             throw .invalidRequest(.bodySourceFailed("cannot read the file \(Self.name(url)): it does not exist or is not accessible"))
         }
         guard (attributes[.type] as? FileAttributeType) == .typeRegular,
-              let size = (attributes[.size] as? NSNumber)?.int64Value else {
+            let size = (attributes[.size] as? NSNumber)?.int64Value
+        else {
             throw .invalidRequest(.bodySourceFailed("\(Self.name(url)) is not a regular file"))
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -65,16 +66,18 @@ struct FileChunkSource: ChunkSource {
                 let extra = try handle.read(upToCount: 1) ?? Data()
                 close()
                 guard extra.isEmpty else {
-                    throw CourierError.invalidRequest(.bodySourceFailed(
-                        "the file \(Self.name(url)) grew while it was sent (it had \(expectedSize) bytes)"))
+                    throw CourierError.invalidRequest(
+                        .bodySourceFailed(
+                            "the file \(Self.name(url)) grew while it was sent (it had \(expectedSize) bytes)"))
                 }
                 return nil
             }
             let chunk = try handle.read(upToCount: Int(min(Int64(bodyChunkSize), remaining))) ?? Data()
             guard !chunk.isEmpty else {
                 close()
-                throw CourierError.invalidRequest(.bodySourceFailed(
-                    "the file \(Self.name(url)) shrank while it was sent: \(expectedSize - remaining) of \(expectedSize) bytes were there"))
+                throw CourierError.invalidRequest(
+                    .bodySourceFailed(
+                        "the file \(Self.name(url)) shrank while it was sent: \(expectedSize - remaining) of \(expectedSize) bytes were there"))
             }
             remaining -= Int64(chunk.count)
             return chunk

@@ -12,7 +12,10 @@ enum RequestBuilder {
         let base = try endpoint.baseURL()
         let path = try endpoint.path()
         let method = endpoint.method
-        let pathAndQuery = try path.rawValue + queryString(items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
+        let pathAndQuery =
+            try path.rawValue
+            + queryString(
+                items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
         guard let httpMethod = HTTPRequest.Method(method.rawValue) else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
@@ -46,11 +49,13 @@ enum RequestBuilder {
         let timeout = endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
 
-        let head = HTTPRequest(method: httpMethod, scheme: base.scheme.rawValue, authority: base.authority,
-                               path: pathAndQuery, headerFields: fields)
-        let request = TransportRequest(head: head, body: body, timeout: timeout,
-                                       maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
-                                       redaction: configuration.redaction)
+        let head = HTTPRequest(
+            method: httpMethod, scheme: base.scheme.rawValue, authority: base.authority,
+            path: pathAndQuery, headerFields: fields)
+        let request = TransportRequest(
+            head: head, body: body, timeout: timeout,
+            maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
+            redaction: configuration.redaction)
         guard request.resolvedURL != nil else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
@@ -60,8 +65,10 @@ enum RequestBuilder {
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
     /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:)`` for a NaN or infinite number.
-    static func queryString(items: [QueryItem]?, parameters: QueryParameters?,
-                            options: QueryStringFormattingOptions) throws(CourierError) -> String {
+    static func queryString(
+        items: [QueryItem]?, parameters: QueryParameters?,
+        options: QueryStringFormattingOptions
+    ) throws(CourierError) -> String {
         let query = try QueryStringEncoder(options: options).encode(items: items ?? [], parameters: parameters)
         return query.isEmpty ? "" : "?" + query
     }
@@ -120,12 +127,16 @@ enum RequestBuilder {
         }
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
-            throw .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: url.absoluteString),
-                                                  reason: "the request's URL must be http or https with a host"))
+            throw .invalidRequest(
+                .invalidBaseURL(
+                    Redaction.default.redact(urlString: url.absoluteString),
+                    reason: "the request's URL must be http or https with a host"))
         }
         guard url.user == nil, url.password == nil else {
-            throw .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: url.absoluteString),
-                                                  reason: "the request's URL must not carry user-info (the transport would send it as credentials)"))
+            throw .invalidRequest(
+                .invalidBaseURL(
+                    Redaction.default.redact(urlString: url.absoluteString),
+                    reason: "the request's URL must not carry user-info (the transport would send it as credentials)"))
         }
     }
 

@@ -58,8 +58,9 @@ public struct BodyStream: Sendable {
                 guard let chunk = try await source.next() else {
                     finished = true
                     if let expectedLength, delivered != expectedLength {
-                        throw .invalidRequest(.bodySourceFailed(
-                            "the body ended after \(delivered) of the \(expectedLength) bytes it announced"))
+                        throw .invalidRequest(
+                            .bodySourceFailed(
+                                "the body ended after \(delivered) of the \(expectedLength) bytes it announced"))
                     }
                     return nil
                 }
@@ -67,8 +68,9 @@ public struct BodyStream: Sendable {
                 delivered += Int64(chunk.count)
                 if let expectedLength, delivered > expectedLength {
                     finished = true
-                    throw .invalidRequest(.bodySourceFailed(
-                        "the body delivered more than the \(expectedLength) bytes it announced"))
+                    throw .invalidRequest(
+                        .bodySourceFailed(
+                            "the body delivered more than the \(expectedLength) bytes it announced"))
                 }
                 return chunk
             }

@@ -73,7 +73,8 @@ enum HostValidation {
         guard labels.count == 4 else { return reason }
         for octet in labels {
             guard !octet.isEmpty, octet.utf8.count <= 3, octet.utf8.allSatisfy(isDigit),
-                  let value = Int(octet), value <= 255 else { return reason }
+                let value = Int(octet), value <= 255
+            else { return reason }
             guard octet.utf8.count == 1 || octet.utf8.first != UInt8(ascii: "0") else {
                 return "IPv4 octet \"\(octet)\" has a leading zero, which some resolvers read as octal"
             }
@@ -96,7 +97,7 @@ enum HostValidation {
 
     static func isValidIPv6(_ address: Substring) -> Bool {
         let pieces = address.components(separatedBy: "::")
-        guard pieces.count <= 2 else { return false }   // "::" at most once
+        guard pieces.count <= 2 else { return false }  // "::" at most once
         let hasCompression = pieces.count == 2
         var groupCount = 0
         for (pieceIndex, piece) in pieces.enumerated() {
@@ -112,7 +113,8 @@ enum HostValidation {
                     continue
                 }
                 guard (1...4).contains(group.utf8.count),
-                      group.utf8.allSatisfy(PercentEncoding.isHexDigit) else { return false }
+                    group.utf8.allSatisfy(PercentEncoding.isHexDigit)
+                else { return false }
                 groupCount += 1
             }
         }

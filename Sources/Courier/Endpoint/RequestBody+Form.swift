@@ -40,11 +40,14 @@ extension RequestBody {
         form(items: [], parameters: parameters, options: options)
     }
 
-    private static func form(items: [QueryItem], parameters: QueryParameters?,
-                             options: QueryStringFormattingOptions?) -> RequestBody {
-        RequestBody(content: .deferred { configuration throws(CourierError) in
-            let encoder = QueryStringEncoder(options: options ?? configuration.queryStringOptions)
-            return Data(try encoder.encode(items: items, parameters: parameters).utf8)
-        }, contentType: formContentType)
+    private static func form(
+        items: [QueryItem], parameters: QueryParameters?,
+        options: QueryStringFormattingOptions?
+    ) -> RequestBody {
+        RequestBody(
+            content: .deferred { configuration throws(CourierError) in
+                let encoder = QueryStringEncoder(options: options ?? configuration.queryStringOptions)
+                return Data(try encoder.encode(items: items, parameters: parameters).utf8)
+            }, contentType: formContentType)
     }
 }

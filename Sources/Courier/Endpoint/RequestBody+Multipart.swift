@@ -20,7 +20,8 @@ extension RequestBody {
     /// are checked when the request is built; see ``MultipartForm`` for the errors.
     public static func multipart(_ form: MultipartForm) -> RequestBody {
         let form = form.withBoundaryClearOfContent()
-        return RequestBody(content: .stream { () throws(CourierError) in try form.makeBodyStream() },
-                           contentType: form.contentType)
+        return RequestBody(
+            content: .stream { () throws(CourierError) in try form.makeBodyStream() },
+            contentType: form.contentType)
     }
 }

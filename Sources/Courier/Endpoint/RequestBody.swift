@@ -76,19 +76,22 @@ public struct RequestBody: Sendable {
     ///   - contentType: the media type.
     ///   - headers: other headers the format calls for, sent unless the endpoint sets them.
     ///   - encode: makes the bytes, once per build of the request.
-    public static func custom(contentType: String, headers: [HeaderItem] = [],
-                              encode: @escaping @Sendable () throws -> Data) -> RequestBody {
-        RequestBody(content: .deferred { _ throws(CourierError) in
-            do {
-                return try encode()
-            } catch let error as CourierError {
-                throw error
-            } catch let error as EncodingError {
-                throw .invalidRequest(.encodingFailed(describe(error)))
-            } catch {
-                throw .invalidRequest(.encodingFailed(String(describing: error)))
-            }
-        }, contentType: contentType, headers: headers)
+    public static func custom(
+        contentType: String, headers: [HeaderItem] = [],
+        encode: @escaping @Sendable () throws -> Data
+    ) -> RequestBody {
+        RequestBody(
+            content: .deferred { _ throws(CourierError) in
+                do {
+                    return try encode()
+                } catch let error as CourierError {
+                    throw error
+                } catch let error as EncodingError {
+                    throw .invalidRequest(.encodingFailed(describe(error)))
+                } catch {
+                    throw .invalidRequest(.encodingFailed(String(describing: error)))
+                }
+            }, contentType: contentType, headers: headers)
     }
 
     /// A file on disk, streamed while it is sent: it is never loaded whole into memory. Its size
@@ -105,8 +108,9 @@ public struct RequestBody: Sendable {
     /// A missing or unreadable file fails the call with ``InvalidRequest/bodySourceFailed(_:)``
     /// before anything is sent; a file that changes size while it is sent fails it the same way.
     public static func file(_ url: URL, contentType: String? = nil) -> RequestBody {
-        RequestBody(content: .stream { () throws(CourierError) in try BodyStream(file: url) },
-                    contentType: contentType ?? MediaTypes.forFile(url))
+        RequestBody(
+            content: .stream { () throws(CourierError) in try BodyStream(file: url) },
+            contentType: contentType ?? MediaTypes.forFile(url))
     }
 
     /// A body read from an `AsyncSequence` of chunks (`Data`, `[UInt8]`, …) while it is sent.

@@ -73,14 +73,15 @@ public struct URLPath: Hashable, Sendable {
         let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {
             if segment.isEmpty {
-                if index == segments.count - 1 { continue }   // a trailing slash, or the root
+                if index == segments.count - 1 { continue }  // a trailing slash, or the root
                 return "has an empty segment (\"//\")"
             }
             var bytes = segment.makeIterator()
             while let byte = bytes.next() {
                 if byte == UInt8(ascii: "%") {
                     guard let high = bytes.next(), let low = bytes.next(),
-                          PercentEncoding.isHexDigit(high), PercentEncoding.isHexDigit(low) else {
+                        PercentEncoding.isHexDigit(high), PercentEncoding.isHexDigit(low)
+                    else {
                         return "has a malformed percent-escape; \"%\" must be followed by two hex digits"
                     }
                 } else if !isPChar(byte) {
@@ -88,7 +89,8 @@ public struct URLPath: Hashable, Sendable {
                 }
             }
             if let decoded = PercentEncoding.decodeBytes(String(decoding: segment, as: UTF8.self)),
-               decoded == [UInt8(ascii: ".")] || decoded == [UInt8(ascii: "."), UInt8(ascii: ".")] {
+                decoded == [UInt8(ascii: ".")] || decoded == [UInt8(ascii: "."), UInt8(ascii: ".")]
+            {
                 return "has a dot segment (\".\" or \"..\", also when percent-encoded), which servers resolve to another path"
             }
         }

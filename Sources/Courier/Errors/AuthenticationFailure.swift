@@ -38,7 +38,8 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
         case .missingCredential:
             return "no credential (not signed in, or signed out)"
         case .hostNotAuthorized(let host):
-            return "host \(Redaction.default.redact(urlString: host).debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
+            return
+                "host \(Redaction.default.redact(urlString: host).debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
         case .refreshFailed(let failure):
             return "refresh failed: \(failure)"
         case .refreshLoopDetected(let refreshes, let window):

@@ -84,7 +84,8 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             }
             // Nothing from the first invalid character on: it may start a value (`: Bearer …`).
             let code = "U+" + String(name.unicodeScalars[bad].value, radix: 16, uppercase: true)
-            return "invalid header name \(Redaction.printableHeaderName(name).debugDescription): it has the character \(code), and a name must be an RFC 9110 token (the rest of it is not shown)"
+            return
+                "invalid header name \(Redaction.printableHeaderName(name).debugDescription): it has the character \(code), and a name must be an RFC 9110 token (the rest of it is not shown)"
         case .invalidHeaderValue(let name):
             return "invalid value for header \(Redaction.printableHeaderName(name).debugDescription): control characters such as CR or LF are not allowed"
         case .bodyNotAllowed(let method):

@@ -71,16 +71,16 @@ extension TransportFailure.Kind {
         case .cannotFindHost, .dnsLookupFailed:
             self = .dnsFailure
         case .cannotConnectToHost, .notConnectedToInternet, .internationalRoamingOff,
-             .dataNotAllowed, .callIsActive:
+            .dataNotAllowed, .callIsActive:
             self = .cannotConnect
         case .networkConnectionLost:
             self = .connectionLost
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
-             .clientCertificateRejected, .clientCertificateRequired:
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
+            .clientCertificateRejected, .clientCertificateRequired:
             self = .secureConnectionFailed
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData,
-             .cannotDecodeContentData, .zeroByteResource:
+            .cannotDecodeContentData, .zeroByteResource:
             self = .badResponse
         default:
             self = .other
@@ -117,12 +117,14 @@ extension TransportFailure: CustomStringConvertible, CustomReflectable {
     /// dump(failure)   // ▿ timedOut, URLError -1001 (timedOut), for https://h/p?token=<redacted> …
     /// ```
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "kind": kind,
-            "urlErrorCode": urlError.map { $0.code.rawValue } as Any,
-            "url": url.map { Redaction.default.redact(url: $0) } as Any,
-            "message": message as Any,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "kind": kind,
+                "urlErrorCode": urlError.map { $0.code.rawValue } as Any,
+                "url": url.map { Redaction.default.redact(url: $0) } as Any,
+                "message": message as Any,
+            ], displayStyle: .struct)
     }
 }
 

@@ -14,15 +14,22 @@ struct AttemptObservation: Middleware {
         do throws(CourierError) {
             let response = try await next(request)
             let duration = ContinuousClock.now - started
-            context.metrics.record(CallMetrics.Attempt(duration: duration, statusCode: response.statusCode,
-                                                       bytesSent: request.body?.count, bytesReceived: response.body.count))
-            logger.debug("\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)")
+            context.metrics.record(
+                CallMetrics.Attempt(
+                    duration: duration, statusCode: response.statusCode,
+                    bytesSent: request.body?.count, bytesReceived: response.body.count))
+            logger.debug(
+                "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)"
+            )
             return response
         } catch {
             let duration = ContinuousClock.now - started
-            context.metrics.record(CallMetrics.Attempt(duration: duration, statusCode: nil,
-                                                       bytesSent: request.body?.count, bytesReceived: 0))
-            logger.error("\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
+            context.metrics.record(
+                CallMetrics.Attempt(
+                    duration: duration, statusCode: nil,
+                    bytesSent: request.body?.count, bytesReceived: 0))
+            logger.error(
+                "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
             throw error
         }
     }

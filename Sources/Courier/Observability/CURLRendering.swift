@@ -65,7 +65,8 @@ enum CURL {
         case .data(let data):
             if data.isEmpty { return "--data-binary ''" }
             if let preview = preview(data, mediaType: contentType.map(mediaType), redaction: redaction),
-               preview.utf8.count <= Redaction.bodyPreviewLimit {
+                preview.utf8.count <= Redaction.bodyPreviewLimit
+            {
                 return "--data-binary \(quoted(preview))"
             }
             return "--data-binary @-  # \(data.count) bytes of \(described), not shown"
@@ -93,8 +94,8 @@ enum CURL {
                 return json
             }
             guard data.count <= Redaction.bodyPreviewLimit,
-                  let text = String(data: data, encoding: .utf8),
-                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" && $0 != "\r" })
+                let text = String(data: data, encoding: .utf8),
+                !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" && $0 != "\r" })
             else { return nil }
             if text.utf8.contains(UInt8(ascii: "=")) {
                 return redaction.redact(formBody: data) ?? text

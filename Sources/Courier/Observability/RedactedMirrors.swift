@@ -18,15 +18,17 @@ extension TransportRequest: CustomDebugStringConvertible, CustomReflectable {
     /// ```
     public var customMirror: Mirror {
         let redaction = Redaction.default
-        return Mirror(self, children: [
-            "method": head.method.rawValue,
-            "url": redaction.redact(url: url),
-            "headers": head.headerFields.map { field in
-                "\(field.name.rawName): \(redaction.redactedValue(ofHeader: field.name.rawName, value: field.value))"
-            },
-            "body": body.map(Self.describe) ?? "none",
-            "timeout": timeout,
-        ], displayStyle: .struct)
+        return Mirror(
+            self,
+            children: [
+                "method": head.method.rawValue,
+                "url": redaction.redact(url: url),
+                "headers": head.headerFields.map { field in
+                    "\(field.name.rawName): \(redaction.redactedValue(ofHeader: field.name.rawName, value: field.value))"
+                },
+                "body": body.map(Self.describe) ?? "none",
+                "timeout": timeout,
+            ], displayStyle: .struct)
     }
 
     private static func describe(_ body: TransportBody) -> String {
@@ -46,13 +48,15 @@ extension Response: CustomReflectable {
     /// ```
     public var customMirror: Mirror {
         let redaction = Redaction.default
-        return Mirror(self, children: [
-            "statusCode": statusCode,
-            "url": redaction.redact(url: url),
-            "headers": headers.map { field in
-                "\(field.name.rawName): \(redaction.redactedValue(ofHeader: field.name.rawName, value: field.value))"
-            },
-            "body": "\(body.count) bytes, not shown",
-        ], displayStyle: .struct)
+        return Mirror(
+            self,
+            children: [
+                "statusCode": statusCode,
+                "url": redaction.redact(url: url),
+                "headers": headers.map { field in
+                    "\(field.name.rawName): \(redaction.redactedValue(ofHeader: field.name.rawName, value: field.value))"
+                },
+                "body": "\(body.count) bytes, not shown",
+            ], displayStyle: .struct)
     }
 }

@@ -25,8 +25,9 @@ extension Redaction {
         if isSecret(headerName: name) {
             let normalized = Self.normalize(name)
             if normalized == "authorization" || normalized == "proxyauthorization",
-               let scheme = value.split(separator: " ", maxSplits: 1).first,
-               Self.authenticationSchemes.contains(scheme.lowercased()) {
+                let scheme = value.split(separator: " ", maxSplits: 1).first,
+                Self.authenticationSchemes.contains(scheme.lowercased())
+            {
                 return "\(scheme) \(Self.placeholder)"
             }
             return Self.placeholder
@@ -72,7 +73,8 @@ extension Redaction {
     /// ```
     public func redact(formBody: Data) -> String? {
         guard formBody.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
-              let text = String(data: formBody, encoding: .utf8) else { return nil }
+            let text = String(data: formBody, encoding: .utf8)
+        else { return nil }
         return Self.redactParameters(text, isSecret: fieldNameTest)
     }
 
@@ -88,8 +90,10 @@ extension Redaction {
             return nil
         }
         let redacted = Self.redactJSON(object, isSecret: fieldNameTest)
-        guard let data = try? JSONSerialization.data(
-            withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else {
             return nil
         }
         return String(data: data, encoding: .utf8)

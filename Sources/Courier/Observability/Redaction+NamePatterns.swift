@@ -110,7 +110,8 @@ struct SecretNameMatcher {
         guard !prefixes.isEmpty else { return false }
         // `X-` is the old convention for "not standardized", not part of what a name means.
         let lowered = name.lowercased()
-        let withoutX = lowered.hasPrefix("x-") || lowered.hasPrefix("x_")
+        let withoutX =
+            lowered.hasPrefix("x-") || lowered.hasPrefix("x_")
             ? Redaction.normalize(lowered.dropFirst(2)) : normalized
         return prefixes.contains { normalized.hasPrefix($0) || withoutX.hasPrefix($0) }
     }
@@ -166,14 +167,17 @@ extension Redaction {
         if name.utf8.allSatisfy({ $0 < 0x80 }) {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(name.utf8.count)
-            for byte in name.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_")
-                && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
+            for byte in name.utf8
+            where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_")
+                && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t")
+            {
                 bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
             }
             return String(decoding: bytes, as: UTF8.self)
         }
-        return String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != " " && $0 != "\t" }
-            .map(Character.init))
+        return String(
+            name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != " " && $0 != "\t" }
+                .map(Character.init))
     }
 
     static func normalizedSet(_ names: Set<String>) -> Set<String> {

@@ -49,10 +49,9 @@ extension Redaction {
         // the last `@` before the query, not at the first `/`: a password may hold an
         // unescaped `/`, and an invalid string is better over-redacted than leaking one.
         let authorityStart: Substring.Index? =
-            if let scheme = rest.range(of: "://", options: .literal) { scheme.upperBound }
-            else if rest.utf8.starts(with: "//".utf8) { rest.utf8.index(rest.startIndex, offsetBy: 2) }
-            else if rest.utf8.first != UInt8(ascii: "/") { rest.startIndex }
-            else { nil }
+            if let scheme = rest.range(of: "://", options: .literal) { scheme.upperBound } else if rest.utf8.starts(with: "//".utf8) {
+                rest.utf8.index(rest.startIndex, offsetBy: 2)
+            } else if rest.utf8.first != UInt8(ascii: "/") { rest.startIndex } else { nil }
         var text = ""
         if let start = authorityStart, let at = rest.unicodeScalars[start...].lastIndex(of: "@") {
             text = rest[..<start] + Self.placeholder + "@"

@@ -1,4 +1,3 @@
-
 /// What one call has cost so far: its attempts, how long each took, and the bytes that went
 /// each way. A middleware reads it from ``MiddlewareContext/metrics`` after `next` returns.
 ///

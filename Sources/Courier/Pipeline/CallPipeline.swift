@@ -16,14 +16,17 @@
 /// stages above it left it, and only stages below authentication see a credential.
 enum CallPipeline {
     /// Stages 1–5 for one call of `endpoint`.
-    static func stages(for endpoint: some Requestable, configuration: Configuration,
-                       declaredOrigin: RedirectPolicy.Origin?) -> [any Middleware] {
+    static func stages(
+        for endpoint: some Requestable, configuration: Configuration,
+        declaredOrigin: RedirectPolicy.Origin?
+    ) -> [any Middleware] {
         var stages: [any Middleware] = configuration.middleware
         stages += endpoint.middleware
         stages.append(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock))
-        stages.append(AuthenticationStage(
-            authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
-            configuration: configuration, declaredOrigin: declaredOrigin))
+        stages.append(
+            AuthenticationStage(
+                authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
+                configuration: configuration, declaredOrigin: declaredOrigin))
         stages.append(AttemptObservation(logger: configuration.logger))
         return stages
     }
@@ -44,8 +47,10 @@ enum CallPipeline {
     }
 
     /// Runs the stages of one call around the transport.
-    static func run(_ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
-                    declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics) async throws(CourierError) -> Response {
+    static func run(
+        _ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
+        declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics
+    ) async throws(CourierError) -> Response {
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         return try await MiddlewareChain.run(
             stages(for: endpoint, configuration: configuration, declaredOrigin: declaredOrigin),

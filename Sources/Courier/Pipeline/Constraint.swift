@@ -188,7 +188,7 @@ public actor Constraint {
             do {
                 try await clock.sleep(for: timeout)
             } catch {
-                return   // cancelled: the waiter was released or left
+                return  // cancelled: the waiter was released or left
             }
             self.leave(id, with: failure)
         }

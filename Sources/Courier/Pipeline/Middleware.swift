@@ -57,8 +57,10 @@ public struct MiddlewareContext: Sendable {
 /// Runs a list of middleware around a final step.
 enum MiddlewareChain {
     /// `middleware[0]` outermost, `last` innermost, then `terminal`.
-    static func run(_ middleware: [any Middleware], request: TransportRequest, context: MiddlewareContext,
-                    terminal: @escaping Middleware.Next) async throws(CourierError) -> Response {
+    static func run(
+        _ middleware: [any Middleware], request: TransportRequest, context: MiddlewareContext,
+        terminal: @escaping Middleware.Next
+    ) async throws(CourierError) -> Response {
         var next = terminal
         for layer in middleware.reversed() {
             let inner = next

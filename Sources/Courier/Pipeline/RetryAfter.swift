@@ -103,28 +103,31 @@ enum HTTPDate {
         case 6:
             // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
             guard parts[0].hasSuffix(","), shortWeekdays.contains(String(parts[0].dropLast())),
-                  parts[1].count == 2, let day = number(parts[1]),
-                  let month = month(parts[2]),
-                  parts[3].count == 4, let year = number(parts[3]),
-                  parts[5] == "GMT" else { return nil }
+                parts[1].count == 2, let day = number(parts[1]),
+                let month = month(parts[2]),
+                parts[3].count == 4, let year = number(parts[3]),
+                parts[5] == "GMT"
+            else { return nil }
             return date(year: year, month: month, day: day, time: parts[4])
         case 4:
             // RFC 850: "Sunday," "06-Nov-94" "08:49:37" "GMT"
             let dayMonthYear = parts[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
             guard parts[0].hasSuffix(","), longWeekdays.contains(String(parts[0].dropLast())),
-                  dayMonthYear.count == 3,
-                  dayMonthYear[0].count == 2, let day = number(dayMonthYear[0]),
-                  let month = month(dayMonthYear[1]),
-                  dayMonthYear[2].count == 2, let twoDigitYear = number(dayMonthYear[2]),
-                  parts[3] == "GMT" else { return nil }
+                dayMonthYear.count == 3,
+                dayMonthYear[0].count == 2, let day = number(dayMonthYear[0]),
+                let month = month(dayMonthYear[1]),
+                dayMonthYear[2].count == 2, let twoDigitYear = number(dayMonthYear[2]),
+                parts[3] == "GMT"
+            else { return nil }
             return date(year: fullYear(twoDigitYear, near: now), month: month, day: day, time: parts[2])
         case 5:
             // asctime: "Sun" "Nov" "6" "08:49:37" "1994" (the day is space-padded, so the split
             // above has already dropped the extra space)
             guard shortWeekdays.contains(parts[0]),
-                  let month = month(parts[1]),
-                  (1...2).contains(parts[2].count), let day = number(parts[2]),
-                  parts[4].count == 4, let year = number(parts[4]) else { return nil }
+                let month = month(parts[1]),
+                (1...2).contains(parts[2].count), let day = number(parts[2]),
+                parts[4].count == 4, let year = number(parts[4])
+            else { return nil }
             return date(year: year, month: month, day: day, time: parts[3])
         default:
             return nil
@@ -134,7 +137,8 @@ enum HTTPDate {
     /// A non-negative decimal number of ASCII digits only.
     private static func number(_ text: String) -> Int? {
         guard !text.isEmpty, text.count <= 9,
-              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
         return Int(text)
     }
 
@@ -147,9 +151,10 @@ enum HTTPDate {
     private static func date(year: Int, month: Int, day: Int, time: String) -> Date? {
         let hms = time.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }),
-              let hour = number(hms[0]), let minute = number(hms[1]), let second = number(hms[2]),
-              hour < 24, minute < 60, second <= 60,   // 60: a leap second, which the RFC allows
-              day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+            let hour = number(hms[0]), let minute = number(hms[1]), let second = number(hms[2]),
+            hour < 24, minute < 60, second <= 60,  // 60: a leap second, which the RFC allows
+            day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -173,7 +178,7 @@ enum HTTPDate {
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400                                           // 0...399
+        let yearOfEra = y - era * 400  // 0...399
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1  // 0...365
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear  // 0...146096
         return era * 146_097 + dayOfEra - 719_468

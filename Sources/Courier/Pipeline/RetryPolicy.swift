@@ -190,9 +190,10 @@ public struct RetryPolicy: Sendable {
         // 5. The server's word beats our guess: a parseable Retry-After replaces the backoff.
         //    A malformed one is ignored, as if it were absent.
         if let response = retryableResponse,
-           let value = Self.singleValue(of: .retryAfter, in: response),
-           let retryAfter = RetryAfter(parsing: value, receivedAt: now) {
-            let delay = max(retryAfter.delay(from: now), .zero)   // a date in the past: now
+            let value = Self.singleValue(of: .retryAfter, in: response),
+            let retryAfter = RetryAfter(parsing: value, receivedAt: now)
+        {
+            let delay = max(retryAfter.delay(from: now), .zero)  // a date in the past: now
             guard delay <= maxRetryAfter else { return .doNotRetry(.retryAfterTooLong) }
             return .retry(after: delay)
         }
@@ -263,7 +264,8 @@ public struct RetryPolicy: Sendable {
 
     private func hasIdempotencyKey(_ request: TransportRequest) -> Bool {
         guard let name = HTTPField.Name(idempotencyKeyHeader),
-              let value = request.head.headerFields[name] else { return false }
+            let value = request.head.headerFields[name]
+        else { return false }
         return !value.isEmpty
     }
 
@@ -291,9 +293,10 @@ public struct RetryPolicy: Sendable {
     /// ```
     public func idempotencyKey(for request: TransportRequest) -> String? {
         guard generatesIdempotencyKey,
-              Self.keyedMethods.contains(request.head.method.rawValue),
-              let name = HTTPField.Name(idempotencyKeyHeader),
-              request.head.headerFields[name] == nil else { return nil }
+            Self.keyedMethods.contains(request.head.method.rawValue),
+            let name = HTTPField.Name(idempotencyKeyHeader),
+            request.head.headerFields[name] == nil
+        else { return nil }
         return UUID().uuidString
     }
 
@@ -340,7 +343,7 @@ public struct RetryPolicy: Sendable {
         let base = Self.nanoseconds(baseDelay)
         guard base > 0 else { return 0 }
         let exponent = max(attempt, 1) - 1
-        guard exponent < UInt64.bitWidth else { return cap }   // 2^64 or more: surely past the cap
+        guard exponent < UInt64.bitWidth else { return cap }  // 2^64 or more: surely past the cap
         let (scaled, overflow) = base.multipliedReportingOverflow(by: 1 << UInt64(exponent))
         return overflow ? cap : min(scaled, cap)
     }
@@ -355,7 +358,7 @@ public struct RetryPolicy: Sendable {
     /// `Duration` without trapping.
     static func nanoseconds(_ duration: Duration) -> UInt64 {
         guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components   // both ≥ 0 for a positive duration
+        let (seconds, attoseconds) = duration.components  // both ≥ 0 for a positive duration
         let (wholeNanoseconds, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         let limit = UInt64(Int64.max)
         guard !overflow, wholeNanoseconds <= limit else { return limit }

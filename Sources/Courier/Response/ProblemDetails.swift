@@ -31,8 +31,10 @@ public struct ProblemDetails: Sendable, Equatable {
     public var body: Data
 
     /// Creates problem details.
-    public init(type: String = "about:blank", title: String? = nil, status: Int? = nil, detail: String? = nil,
-                instance: String? = nil, body: Data = Data()) {
+    public init(
+        type: String = "about:blank", title: String? = nil, status: Int? = nil, detail: String? = nil,
+        instance: String? = nil, body: Data = Data()
+    ) {
         self.type = type
         self.title = title
         self.status = status
@@ -45,8 +47,9 @@ public struct ProblemDetails: Sendable, Equatable {
     /// 9457 §3.1 asks; `nil` when the body is not a JSON object.
     public init?(json body: Data) {
         guard let members = try? JSONDecoder().decode(Members.self, from: body) else { return nil }
-        self.init(type: members.type ?? "about:blank", title: members.title, status: members.status,
-                  detail: members.detail, instance: members.instance, body: body)
+        self.init(
+            type: members.type ?? "about:blank", title: members.title, status: members.status,
+            detail: members.detail, instance: members.instance, body: body)
     }
 
     /// The five standard members, each read leniently: a member of the wrong type is `nil`.
@@ -72,8 +75,9 @@ public struct ProblemDetails: Sendable, Equatable {
         // `status` is whatever the body says (99999, -1, …); a Response only holds a real status
         // code (swift-http-types traps outside 0...999), so keep it only when it is one.
         let code = status.flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
-        let response = Response(statusCode: code, headers: ["Content-Type": "application/problem+json"],
-                                body: body, url: URL(fileURLWithPath: "/"))
+        let response = Response(
+            statusCode: code, headers: ["Content-Type": "application/problem+json"],
+            body: body, url: URL(fileURLWithPath: "/"))
         return try response.decode(type, using: decoder)
     }
 }

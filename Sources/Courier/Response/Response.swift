@@ -73,7 +73,8 @@ public struct Response: Sendable, Equatable {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2,
-                  pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+                pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset"
+            else { continue }
             let value = pair[1].trimmingCharacters(in: .whitespaces)
             return value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
         }

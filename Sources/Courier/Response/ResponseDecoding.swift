@@ -64,8 +64,10 @@ extension Response {
     /// reads the media type.
     /// - Throws: ``CourierError/decoding(_:)``; ``DecodingFailure/Reason/unsupportedMediaType(_:)``
     ///   when no decoder reads the response's media type (an HTML error page, say).
-    func decode<T: Decodable>(_ type: T.Type, preferred: (any ResponseBodyDecoder)?, json: JSONDecoder,
-                              decoders: [any ResponseBodyDecoder]) throws(CourierError) -> T {
+    func decode<T: Decodable>(
+        _ type: T.Type, preferred: (any ResponseBodyDecoder)?, json: JSONDecoder,
+        decoders: [any ResponseBodyDecoder]
+    ) throws(CourierError) -> T {
         if let value = try builtIn(type) { return value }
         if let preferred { return try decode(type, using: preferred) }
         guard let mediaType, !JSONBodyDecoder.isJSON(mediaType) else {

@@ -23,8 +23,8 @@ final class BodyPump: @unchecked Sendable {
     private let onFailure: @Sendable (CourierError) -> Void
     private let condition = NSCondition()
     private var chunks: [Data] = []
-    private var head = 0            // index of the chunk being consumed
-    private var offset = 0          // bytes of chunks[head] already consumed
+    private var head = 0  // index of the chunk being consumed
+    private var offset = 0  // bytes of chunks[head] already consumed
     private var buffered = 0
     private var state = State.running
     private var failure: CourierError?
@@ -40,12 +40,12 @@ final class BodyPump: @unchecked Sendable {
     /// Starts reading ahead.
     func start() {
         #if canImport(FoundationNetworking)
-        // On Linux the consumer holds URLSession's work queue while it waits (see
-        // ``makeInputStream()``): the producer must not wait for a cooperative thread, which
-        // other work (or callers blocked on that same work queue) may be holding.
-        let task = Task(executorPreference: BodyPumpExecutor.shared) { await self.produce() }
+            // On Linux the consumer holds URLSession's work queue while it waits (see
+            // ``makeInputStream()``): the producer must not wait for a cooperative thread, which
+            // other work (or callers blocked on that same work queue) may be holding.
+            let task = Task(executorPreference: BodyPumpExecutor.shared) { await self.produce() }
         #else
-        let task = Task { await self.produce() }
+            let task = Task { await self.produce() }
         #endif
         condition.lock()
         producer = task
@@ -130,7 +130,7 @@ final class BodyPump: @unchecked Sendable {
         if offset == chunk.count {
             head += 1
             offset = 0
-            if head > 16 {          // drop consumed chunks now and then, not on every read
+            if head > 16 {  // drop consumed chunks now and then, not on every read
                 chunks.removeFirst(head)
                 head = 0
             }
@@ -183,21 +183,21 @@ final class BodyPump: @unchecked Sendable {
 }
 
 #if canImport(FoundationNetworking)
-/// Runs body producers on a dispatch queue of their own instead of Swift's cooperative pool.
-///
-/// A serial queue: libdispatch always gives it a thread, however busy the pool is. Producers
-/// mostly read files in 64 KiB chunks, so one queue for all of them keeps up (a 1 GiB multipart
-/// upload reads at several GB/s here, see `Benchmarks/README.md`).
-final class BodyPumpExecutor: TaskExecutor {
-    static let shared = BodyPumpExecutor()
-    private let queue = DispatchQueue(label: "Courier.BodyPump")
+    /// Runs body producers on a dispatch queue of their own instead of Swift's cooperative pool.
+    ///
+    /// A serial queue: libdispatch always gives it a thread, however busy the pool is. Producers
+    /// mostly read files in 64 KiB chunks, so one queue for all of them keeps up (a 1 GiB multipart
+    /// upload reads at several GB/s here, see `Benchmarks/README.md`).
+    final class BodyPumpExecutor: TaskExecutor {
+        static let shared = BodyPumpExecutor()
+        private let queue = DispatchQueue(label: "Courier.BodyPump")
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async {
-            job.runSynchronously(on: executor)
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            queue.async {
+                job.runSynchronously(on: executor)
+            }
         }
     }
-}
 #endif

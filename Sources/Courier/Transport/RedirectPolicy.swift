@@ -1,8 +1,8 @@
 #if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
+    import Foundation
+    import FoundationNetworking
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What Courier does to a redirect URLSession is about to follow: follow it, but never carry
@@ -47,11 +47,13 @@ enum RedirectPolicy {
     ///   - redaction: which other headers carry secrets.
     /// - Returns: `new`, without ``strippedHeaders`` and the redaction's secret headers when its
     ///   origin differs from the original's or from the previous hop's.
-    static func request(_ new: URLRequest, after original: URLRequest?, from previous: URL? = nil,
-                        redaction: Redaction = .default) -> URLRequest {
+    static func request(
+        _ new: URLRequest, after original: URLRequest?, from previous: URL? = nil,
+        redaction: Redaction = .default
+    ) -> URLRequest {
         guard let newURL = new.url, let originalURL = original?.url,
-              let target = Origin(newURL), target == Origin(originalURL),
-              previous.map({ Origin($0) == target }) ?? true
+            let target = Origin(newURL), target == Origin(originalURL),
+            previous.map({ Origin($0) == target }) ?? true
         else {
             return stripped(new, redaction: redaction)
         }
@@ -75,9 +77,9 @@ enum RedirectPolicy {
     /// URLSession is expected to send the body again (not measurable on Linux; the Apple branch of
     /// `RedirectIntegrationTests` checks it).
     #if canImport(FoundationNetworking)
-    static let urlSessionDropsRedirectedBodies = true
+        static let urlSessionDropsRedirectedBodies = true
     #else
-    static let urlSessionDropsRedirectedBodies = false
+        static let urlSessionDropsRedirectedBodies = false
     #endif
 
     /// Whether a redirect can be followed without sending something other than what was asked.

@@ -74,9 +74,11 @@ public struct TransportRequest: Sendable {
     /// Creates a transport request.
     /// - Parameter url: when given, replaces the scheme, authority and path of `head` (they
     ///   must describe one request; the URL wins). When `nil`, the URL is derived from `head`.
-    public init(head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL? = nil,
-                maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,
-                redaction: Redaction = .default) {
+    public init(
+        head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL? = nil,
+        maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,
+        redaction: Redaction = .default
+    ) {
         var head = head
         if let url { Target.apply(url, to: &head) }
         self.head = head
@@ -153,12 +155,13 @@ public struct TransportRequest: Sendable {
                 switch byte {
                 case UInt8(ascii: "%"):
                     guard bytes.next().flatMap(PercentEncoding.hexValue) != nil,
-                          bytes.next().flatMap(PercentEncoding.hexValue) != nil else { return false }
+                        bytes.next().flatMap(PercentEncoding.hexValue) != nil
+                    else { return false }
                 case _ where PercentEncoding.isUnreserved(byte):
                     continue
                 case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-                     UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-                     UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                    UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+                    UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
                     continue
                 default:
                     guard extras.contains(byte) else { return false }

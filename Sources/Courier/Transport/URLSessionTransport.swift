@@ -1,11 +1,12 @@
-#if canImport(FoundationNetworking)
-import Foundation
-public import FoundationNetworking
-#else
-public import Foundation
-#endif
 import HTTPTypes
 import HTTPTypesFoundation
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
 
 /// The default ``Transport``: URLSession, on Apple platforms and on Linux (libcurl).
 ///
@@ -92,12 +93,12 @@ public final class URLSessionTransport: Transport {
             if let length = stream.length {
                 urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
                 #if canImport(FoundationNetworking)
-                // corelibs gives libcurl an unknown size for every body stream, so libcurl adds
-                // `Transfer-Encoding: chunked` next to our Content-Length (both headers, chunked
-                // framing: RFC 9112 §6.2 forbids it and strict servers drop the connection). A
-                // blank custom header is libcurl's way to remove its own one, and it then sends the
-                // bytes as they are (measured with curl 7.88.1).
-                urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+                    // corelibs gives libcurl an unknown size for every body stream, so libcurl adds
+                    // `Transfer-Encoding: chunked` next to our Content-Length (both headers, chunked
+                    // framing: RFC 9112 §6.2 forbids it and strict servers drop the connection). A
+                    // blank custom header is libcurl's way to remove its own one, and it then sends the
+                    // bytes as they are (measured with curl 7.88.1).
+                    urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
                 #endif
             }
             let bodyPump = BodyPump(stream: stream) { [weak exchangeBox] error in
@@ -161,8 +162,10 @@ final class Exchange: @unchecked Sendable {
 
     /// Creates and resumes the task, or ends at once if the caller was cancelled before it
     /// started. Runs URLSession's task methods through ``TaskControl``.
-    func start(_ continuation: CheckedContinuation<Completion, Never>, deadline: DispatchTime,
-               makeTask: @escaping @Sendable () -> URLSessionDataTask) {
+    func start(
+        _ continuation: CheckedContinuation<Completion, Never>, deadline: DispatchTime,
+        makeTask: @escaping @Sendable () -> URLSessionDataTask
+    ) {
         lock.lock()
         if case .cancelled = end {
             lock.unlock()
@@ -234,7 +237,7 @@ final class Exchange: @unchecked Sendable {
     func received(_ response: HTTPURLResponse) {
         lock.lock()
         self.response = response
-        body.removeAll(keepingCapacity: true)   // a new response (after a 1xx) starts a new body
+        body.removeAll(keepingCapacity: true)  // a new response (after a 1xx) starts a new body
         let length = response.expectedContentLength
         // Without Content-Encoding the announced length is the body's: refuse it before reading.
         // With one, only the decoded bytes count, so they are counted as they arrive.
@@ -251,7 +254,7 @@ final class Exchange: @unchecked Sendable {
     func received(_ data: Data) {
         lock.lock()
         guard case .none = end else {
-            lock.unlock()   // stopping: what still arrives is dropped
+            lock.unlock()  // stopping: what still arrives is dropped
             return
         }
         if let maximumResponseSize, data.count > maximumResponseSize - body.count {
@@ -276,8 +279,9 @@ final class Exchange: @unchecked Sendable {
         if case .none = end, let bodyError { end = .bodyFailed(bodyError) }
         let continuation = self.continuation
         self.continuation = nil
-        let completion = Completion(end: end, response: response, body: body, error: error.map(Completion.Failure.init),
-                                    declinedChallenge: declinedChallenge)
+        let completion = Completion(
+            end: end, response: response, body: body, error: error.map(Completion.Failure.init),
+            declinedChallenge: declinedChallenge)
         body = Data()
         lock.unlock()
         continuation?.resume(returning: completion)
@@ -302,7 +306,7 @@ final class Exchange: @unchecked Sendable {
 enum TaskControl {
     private static let queue = DispatchQueue(label: "Courier.URLSessionTransport.control")
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var streams = 0   // guarded by `lock`
+    nonisolated(unsafe) private static var streams = 0  // guarded by `lock`
 
     /// Runs `work` on the control queue while streamed bodies are in flight, else at once.
     static func run(_ work: @escaping @Sendable () -> Void) {
@@ -449,7 +453,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
-              RedirectPolicy.canFollow(request) else {
+            RedirectPolicy.canFollow(request)
+        else {
             completionHandler(nil)
             return
         }
@@ -467,15 +472,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-        // corelibs-foundation 6.3.1 raises this challenge for a 401 with `WWW-Authenticate: Basic
-        // realm=…` only after the response and its whole body were delivered, and then does
-        // nothing at all for `.performDefaultHandling` without a proposed credential: the task
-        // never ends. Declining ends it (as cancelled); the exchange turns that into the 401.
-        if challenge.failureResponse is HTTPURLResponse, let exchange = exchange(for: task) {
-            exchange.declineChallenge()
-            completionHandler(.cancelAuthenticationChallenge, nil)
-            return
-        }
+            // corelibs-foundation 6.3.1 raises this challenge for a 401 with `WWW-Authenticate: Basic
+            // realm=…` only after the response and its whole body were delivered, and then does
+            // nothing at all for `.performDefaultHandling` without a proposed credential: the task
+            // never ends. Declining ends it (as cancelled); the exchange turns that into the 401.
+            if challenge.failureResponse is HTTPURLResponse, let exchange = exchange(for: task) {
+                exchange.declineChallenge()
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
         #endif
         completionHandler(.performDefaultHandling, nil)
     }

@@ -35,9 +35,11 @@ extension RequestBody {
     ///     ```
     ///   - header: the XML declaration; `nil` sends none. Its `encoding` must be `UTF-8` (or `nil`):
     ///     the bytes are UTF-8.
-    public static func xml(_ value: some Encodable & Sendable, rootKey: String? = nil,
-                           encoder: (@Sendable () -> XMLEncoder)? = nil,
-                           header: XMLHeader? = XMLHeader(version: 1.0, encoding: "UTF-8")) -> RequestBody {
+    public static func xml(
+        _ value: some Encodable & Sendable, rootKey: String? = nil,
+        encoder: (@Sendable () -> XMLEncoder)? = nil,
+        header: XMLHeader? = XMLHeader(version: 1.0, encoding: "UTF-8")
+    ) -> RequestBody {
         .custom(contentType: "application/xml; charset=utf-8") {
             try XMLCoding.encode(value, rootKey: rootKey, encoder: encoder?() ?? XMLCoding.defaultEncoder(), header: header)
         }
@@ -63,20 +65,26 @@ enum XMLCoding {
     /// Encodes `value` and checks that the result is well-formed XML.
     /// - Throws: `EncodingError.invalidValue` for a single-value top level, a non-UTF-8 header, or
     ///   output that does not parse.
-    static func encode<Value: Encodable>(_ value: Value, rootKey: String?, encoder: XMLEncoder,
-                                         header: XMLHeader?) throws -> Data {
+    static func encode<Value: Encodable>(
+        _ value: Value, rootKey: String?, encoder: XMLEncoder,
+        header: XMLHeader?
+    ) throws -> Data {
         try TopLevelProbe.check(value)
         if let encoding = header?.encoding, encoding.lowercased() != "utf-8" {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [], debugDescription: "the XML header declares \(encoding), but the body is UTF-8"))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "the XML header declares \(encoding), but the body is UTF-8"))
         }
         let data = try encoder.encode(value, withRootKey: rootKey, header: header)
         do {
             // The app's own values: no limits (XMLCoder has already recursed through them).
             _ = try XMLTreeParser.parse(data, charset: "utf-8", buildsTree: false, limits: .unlimited)
         } catch {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [], debugDescription: "XMLCoder wrote XML that is not well-formed: \(error)", underlyingError: error))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "XMLCoder wrote XML that is not well-formed: \(error)", underlyingError: error))
         }
         return data
     }

@@ -19,9 +19,11 @@ enum TopLevelProbe {
             isSingleValue = encoder.state.kind == .singleValue
         }
         if isSingleValue {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [],
-                debugDescription: "\(Value.self) encodes as a single value; XML needs a struct, a class or an array at the top level"))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "\(Value.self) encodes as a single value; XML needs a struct, a class or an array at the top level"))
         }
     }
 }
@@ -60,8 +62,10 @@ private final class ProbeEncoder: Encoder {
         var codingPath: [any CodingKey] { [] }
         mutating func encodeNil(forKey key: Key) throws { throw Stop() }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw Stop() }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                            forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             KeyedEncodingContainer(StopKeyed<NestedKey>())
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { StopUnkeyed() }

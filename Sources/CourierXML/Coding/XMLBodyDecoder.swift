@@ -112,8 +112,11 @@ enum XMLResponseBody {
     ///   `DecodingError.dataCorrupted` (underlying: ``XMLParsingError``) for anything else.
     static func checkedData<T>(of response: Response, limits: XMLParsingLimits, expecting type: T.Type) throws -> Data {
         do {
-            return Data(try XMLTreeParser.parse(response.body, charset: response.charset, buildsTree: false, limits: limits,
-                                                checksTextJoining: true).bytes)
+            return Data(
+                try XMLTreeParser.parse(
+                    response.body, charset: response.charset, buildsTree: false, limits: limits,
+                    checksTextJoining: true
+                ).bytes)
         } catch {
             throw translate(error, response: response, expecting: type)
         }
@@ -146,15 +149,20 @@ enum XMLResponseBody {
     static func translate<T>(_ error: XMLParsingError, response: Response, expecting type: T.Type) -> any Error {
         switch error.reason {
         case .invalidText(let charset):
-            return CourierError.decoding(DecodingFailure(reason: .invalidText(charset: charset), response: response,
-                                                         expectedType: "\(T.self)"))
+            return CourierError.decoding(
+                DecodingFailure(
+                    reason: .invalidText(charset: charset), response: response,
+                    expectedType: "\(T.self)"))
         case .unsupportedCharset(let charset):
-            return CourierError.decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: response,
-                                                         expectedType: "\(T.self)"))
+            return CourierError.decoding(
+                DecodingFailure(
+                    reason: .unsupportedCharset(charset), response: response,
+                    expectedType: "\(T.self)"))
         case .notWellFormed, .noRootElement, .documentTypeNotAllowed, .charsetMismatch, .nullCharacter, .tooDeep,
-             .tooManyElements, .tooManyAttributes, .textTooFragmented, .emptyProcessingInstruction:
-            return DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [], debugDescription: error.description, underlyingError: error))
+            .tooManyElements, .tooManyAttributes, .textTooFragmented, .emptyProcessingInstruction:
+            return DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [], debugDescription: error.description, underlyingError: error))
         }
     }
 

@@ -61,8 +61,10 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
     ///   - makeDecoder: makes the `XMLDecoder` for the payload, once per response. The default has
     ///     `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0, as in
     ///     ``XMLBodyDecoder``.
-    public init(limits: XMLParsingLimits = .default,
-                _ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder) {
+    public init(
+        limits: XMLParsingLimits = .default,
+        _ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder
+    ) {
         self.limits = limits
         self.makeDecoder = makeDecoder
     }
@@ -119,8 +121,10 @@ extension SOAPMessage {
         let message = try SOAPMessage(document)
         if let fault = message.fault { throw fault }
         guard let payload = message.bodyEntries.first else {
-            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-                codingPath: [], debugDescription: "the SOAP Body is empty"))
+            throw DecodingError.valueNotFound(
+                T.self,
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "the SOAP Body is empty"))
         }
         return payload.scope.declaringAll(on: payload.node)
     }

@@ -77,9 +77,11 @@ public struct SOAPEnvelope: Sendable {
     ///   - namespace: when given, declared as the default namespace of the body entry
     ///     (`xmlns="…"`), so the entry and its children are in it.
     ///   - encoder: makes the `XMLEncoder`, as for `RequestBody.xml`.
-    public init(version: SOAPVersion = .v1_1, prefix: String? = nil, header: [XMLTreeNode] = [],
-                body: some Encodable & Sendable, rootKey: String? = nil, namespace: String? = nil,
-                encoder: (@Sendable () -> XMLEncoder)? = nil) {
+    public init(
+        version: SOAPVersion = .v1_1, prefix: String? = nil, header: [XMLTreeNode] = [],
+        body: some Encodable & Sendable, rootKey: String? = nil, namespace: String? = nil,
+        encoder: (@Sendable () -> XMLEncoder)? = nil
+    ) {
         self.version = version
         self.prefix = prefix ?? version.defaultPrefix
         self.header = header
@@ -107,9 +109,10 @@ public struct SOAPEnvelope: Sendable {
             children.append(XMLTreeNode(name: "\(prefix):Header", attributes: [], children: header.map(XMLTreeNode.Child.element)))
         }
         children.append(XMLTreeNode(name: "\(prefix):Body", attributes: [], children: [.element(try makeBody())]))
-        let envelope = XMLTreeNode(name: "\(prefix):Envelope",
-                                   attributes: [XMLTreeNode.Attribute(name: "xmlns:\(prefix)", value: version.namespace)],
-                                   children: children.map(XMLTreeNode.Child.element))
+        let envelope = XMLTreeNode(
+            name: "\(prefix):Envelope",
+            attributes: [XMLTreeNode.Attribute(name: "xmlns:\(prefix)", value: version.namespace)],
+            children: children.map(XMLTreeNode.Child.element))
         return XMLTreeDocument(root: envelope)
     }
 }
@@ -141,8 +144,10 @@ extension RequestBody {
     ///   - envelope: the message.
     ///   - action: the SOAP action URI, if the service uses one.
     ///   - formatting: compact (the default) or pretty-printed.
-    public static func soap(_ envelope: SOAPEnvelope, action: String? = nil,
-                            formatting: XMLTreeFormatting = .compact) -> RequestBody {
+    public static func soap(
+        _ envelope: SOAPEnvelope, action: String? = nil,
+        formatting: XMLTreeFormatting = .compact
+    ) -> RequestBody {
         .custom(contentType: envelope.version.contentType(action: action), headers: envelope.version.headers(action: action)) {
             try envelope.document().xmlData(formatting)
         }

@@ -184,8 +184,10 @@ public struct SOAPFault: Error, Sendable, Equatable {
     /// let fault = SOAPFault(version: .v1_2, code: SOAPFault.Code("Sender", namespace: SOAPVersion.v1_2.namespace),
     ///                       reasons: [SOAPFault.Text("Unknown item", language: "en")])
     /// ```
-    public init(version: SOAPVersion, code: Code, subcodes: [Code] = [], reasons: [Text] = [],
-                role: String? = nil, node: String? = nil, detail: XMLTreeNode? = nil) {
+    public init(
+        version: SOAPVersion, code: Code, subcodes: [Code] = [], reasons: [Text] = [],
+        role: String? = nil, node: String? = nil, detail: XMLTreeNode? = nil
+    ) {
         self.version = version
         self.code = code
         self.subcodes = subcodes
@@ -280,7 +282,8 @@ extension CourierError {
     /// ```
     public var soapFault: SOAPFault? {
         if case .decoding(let failure) = self, case .decoderError(let error) = failure.reason,
-           let fault = error as? SOAPFault {
+            let fault = error as? SOAPFault
+        {
             return fault
         }
         return response?.soapFault

@@ -35,8 +35,9 @@ struct NamespaceScope {
         guard let colon = trimmed.firstIndex(of: ":") else {
             return SOAPFault.Code(trimmed, namespace: uri(forPrefix: nil))
         }
-        return SOAPFault.Code(String(trimmed[trimmed.index(after: colon)...]),
-                              namespace: uri(forPrefix: String(trimmed[..<colon])))
+        return SOAPFault.Code(
+            String(trimmed[trimmed.index(after: colon)...]),
+            namespace: uri(forPrefix: String(trimmed[..<colon])))
     }
 
     /// `node` with every binding of this scope that it does not declare itself added as an
@@ -76,17 +77,20 @@ struct SOAPMessage {
         let rootScope = NamespaceScope().entering(root)
         let namespace = rootScope.namespace(of: root)
         guard root.localName == "Envelope", let namespace, let version = SOAPVersion(namespace: namespace) else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [],
-                debugDescription: "not a SOAP envelope: the root element is <\(root.name)> in namespace \(namespace ?? "none")"))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "not a SOAP envelope: the root element is <\(root.name)> in namespace \(namespace ?? "none")"))
         }
         self.version = version
         let bodyWithScope = root.elements.lazy
             .map { (node: $0, scope: rootScope.entering($0)) }
             .first { $0.node.localName == "Body" && $0.scope.namespace(of: $0.node) == namespace }
         guard let body = bodyWithScope else {
-            throw DecodingError.keyNotFound(Key("Body"), DecodingError.Context(
-                codingPath: [Key("Envelope")], debugDescription: "the SOAP envelope has no Body"))
+            throw DecodingError.keyNotFound(
+                Key("Body"),
+                DecodingError.Context(
+                    codingPath: [Key("Envelope")], debugDescription: "the SOAP envelope has no Body"))
         }
         bodyEntries = body.node.elements.map { (node: $0, scope: body.scope.entering($0)) }
         if let first = bodyEntries.first, first.node.localName == "Fault", first.scope.namespace(of: first.node) == namespace {
@@ -108,8 +112,9 @@ struct SOAPMessage {
             let codeElement = child(element, "faultcode")
             let code = codeElement.map { scope.entering($0).resolve(qualifiedName: $0.text) } ?? SOAPFault.Code("")
             let reason = child(element, "faultstring").map { SOAPFault.Text($0.trimmedText, language: $0[attribute: "xml:lang"]) }
-            return SOAPFault(version: version, code: code, reasons: reason.map { [$0] } ?? [],
-                             role: text(child(element, "faultactor")), detail: child(element, "detail"))
+            return SOAPFault(
+                version: version, code: code, reasons: reason.map { [$0] } ?? [],
+                role: text(child(element, "faultactor")), detail: child(element, "detail"))
         case .v1_2:
             var codes: [SOAPFault.Code] = []
             var level = child(element, "Code")
@@ -121,12 +126,14 @@ struct SOAPMessage {
                 level = child(current, "Subcode")
                 levelScope = level.map(currentScope.entering)
             }
-            let reasons = child(element, "Reason").map { reason in
-                reason.children { $0.localName == "Text" }.map { SOAPFault.Text($0.trimmedText, language: $0[attribute: "xml:lang"]) }
-            } ?? []
-            return SOAPFault(version: version, code: codes.first ?? SOAPFault.Code(""), subcodes: Array(codes.dropFirst()),
-                             reasons: reasons, role: text(child(element, "Role")), node: text(child(element, "Node")),
-                             detail: child(element, "Detail"))
+            let reasons =
+                child(element, "Reason").map { reason in
+                    reason.children { $0.localName == "Text" }.map { SOAPFault.Text($0.trimmedText, language: $0[attribute: "xml:lang"]) }
+                } ?? []
+            return SOAPFault(
+                version: version, code: codes.first ?? SOAPFault.Code(""), subcodes: Array(codes.dropFirst()),
+                reasons: reasons, role: text(child(element, "Role")), node: text(child(element, "Node")),
+                detail: child(element, "Detail"))
         }
     }
 }

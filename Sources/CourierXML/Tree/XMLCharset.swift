@@ -98,12 +98,13 @@ enum XMLCharset {
     /// bytes show: `utf-16` (or `utf-32`) gains the byte order the bytes show; a label of
     /// another width or byte order than the bytes is refused.
     private static func reconcile(_ name: String, with sniffed: Sniffed) throws(XMLParsingError) -> String {
-        guard let encoding = encoding(forCharset: name) else { return name }   // refused as unsupported
-        let unitSize = switch encoding {
-        case .utf16, .utf16LittleEndian, .utf16BigEndian: 2
-        case .utf32, .utf32LittleEndian, .utf32BigEndian: 4
-        default: 1
-        }
+        guard let encoding = encoding(forCharset: name) else { return name }  // refused as unsupported
+        let unitSize =
+            switch encoding {
+            case .utf16, .utf16LittleEndian, .utf16BigEndian: 2
+            case .utf32, .utf32LittleEndian, .utf32BigEndian: 4
+            default: 1
+            }
         switch sniffed {
         case .asciiCompatible where unitSize == 1:
             return name
@@ -235,7 +236,8 @@ struct RawDeclaration {
     /// The bytes with the declaration's `encoding` set to `UTF-8` (they are UTF-8 now).
     static func rewritingEncoding(_ bytes: [UInt8]) -> [UInt8] {
         guard let declaration = parse(bytes), let range = declaration.encodingRange,
-              declaration.encoding?.lowercased() != "utf-8" else { return bytes }
+            declaration.encoding?.lowercased() != "utf-8"
+        else { return bytes }
         var rewritten = bytes
         rewritten.replaceSubrange(range, with: Array("UTF-8".utf8))
         return rewritten

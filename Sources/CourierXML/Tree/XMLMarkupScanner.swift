@@ -42,8 +42,9 @@ enum XMLMarkupScanner {
                 index = scanStartTag(bytes, from: index + 1, names: &names)
                 if names.count > maximumAttributes {
                     let (line, column) = position(of: start, in: bytes)
-                    throw XMLParsingError(reason: .tooManyAttributes(maximumAttributesPerElement: maximumAttributes),
-                                          line: line, column: column)
+                    throw XMLParsingError(
+                        reason: .tooManyAttributes(maximumAttributesPerElement: maximumAttributes),
+                        line: line, column: column)
                 }
                 tags.append(names)
             }

@@ -179,26 +179,27 @@ extension XMLParsingError: CustomStringConvertible {
 
     /// A phrase for the commonest `XMLParser.ErrorCode` values (libxml2's error numbers).
     static func explain(_ code: Int) -> String {
-        let phrase: String? = switch code {
-        case 4: "empty document"
-        case 5: "extra content at the end of the document, or the document ends too early"
-        case 9: "invalid character"
-        case 23: "'&' without an entity name"
-        case 26: "undeclared entity"
-        case 38: "malformed attribute value"
-        case 57: "malformed XML declaration"
-        case 39: "'<' in an attribute value"
-        case 41: "attribute without a value"
-        case 42: "duplicate attribute"
-        case 63: "a '--' inside a comment, or unterminated comment"
-        case 64: "malformed processing instruction"
-        case 65, 68, 73: "malformed tag"
-        case 76: "tag name mismatch"
-        case 77: "unterminated tag"
-        case 89: "entity loop"
-        case 201, 202, 203: "namespace error"
-        default: nil
-        }
+        let phrase: String? =
+            switch code {
+            case 4: "empty document"
+            case 5: "extra content at the end of the document, or the document ends too early"
+            case 9: "invalid character"
+            case 23: "'&' without an entity name"
+            case 26: "undeclared entity"
+            case 38: "malformed attribute value"
+            case 57: "malformed XML declaration"
+            case 39: "'<' in an attribute value"
+            case 41: "attribute without a value"
+            case 42: "duplicate attribute"
+            case 63: "a '--' inside a comment, or unterminated comment"
+            case 64: "malformed processing instruction"
+            case 65, 68, 73: "malformed tag"
+            case 76: "tag name mismatch"
+            case 77: "unterminated tag"
+            case 89: "entity loop"
+            case 201, 202, 203: "namespace error"
+            default: nil
+            }
         return phrase.map { "\($0), XMLParser error \(code)" } ?? "XMLParser error \(code)"
     }
 }

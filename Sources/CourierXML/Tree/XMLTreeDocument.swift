@@ -106,14 +106,17 @@ public struct XMLTreeDocument: Sendable, Hashable {
     ///     ``XMLParsingLimits/default`` unless given.
     /// - Throws: ``XMLParsingError`` with the line and column of the problem: not well-formed, a
     ///   `<!DOCTYPE`, bad text, a charset its first bytes contradict, a NUL, or a limit passed.
-    public init(data: Data, charset: String? = nil, preservingWhitespace: Bool = false,
-                limits: XMLParsingLimits = .default) throws(XMLParsingError) {
+    public init(
+        data: Data, charset: String? = nil, preservingWhitespace: Bool = false,
+        limits: XMLParsingLimits = .default
+    ) throws(XMLParsingError) {
         let result = try XMLTreeParser.parse(data, charset: charset, preservingWhitespace: preservingWhitespace, limits: limits)
         guard let root = result.root else { throw XMLParsingError(reason: .noRootElement) }
         self.root = root
         declaration = result.declaration.map { raw in
-            Declaration(version: raw.version ?? "1.0", encoding: raw.encoding,
-                        standalone: raw.standalone.map { $0 == "yes" })
+            Declaration(
+                version: raw.version ?? "1.0", encoding: raw.encoding,
+                standalone: raw.standalone.map { $0 == "yes" })
         }
     }
 

@@ -77,8 +77,10 @@ extension XMLTreeNode {
     /// ```swift
     /// let priced = catalog.descendants { $0[attribute: "price"] != nil }
     /// ```
-    public func descendants(order: SearchOrder = .depthFirst,
-                            where predicate: (XMLTreeNode) throws -> Bool) rethrows -> [XMLTreeNode] {
+    public func descendants(
+        order: SearchOrder = .depthFirst,
+        where predicate: (XMLTreeNode) throws -> Bool
+    ) rethrows -> [XMLTreeNode] {
         var found: [XMLTreeNode] = []
         try visitDescendants(order: order) { node in
             if try predicate(node) { found.append(node) }
@@ -101,8 +103,10 @@ extension XMLTreeNode {
     /// ```swift
     /// let fault = envelope.firstDescendant { $0.localName == "Fault" }
     /// ```
-    public func firstDescendant(order: SearchOrder = .depthFirst,
-                                where predicate: (XMLTreeNode) throws -> Bool) rethrows -> XMLTreeNode? {
+    public func firstDescendant(
+        order: SearchOrder = .depthFirst,
+        where predicate: (XMLTreeNode) throws -> Bool
+    ) rethrows -> XMLTreeNode? {
         var found: XMLTreeNode?
         try visitDescendants(order: order) { node in
             if try predicate(node) {

@@ -58,7 +58,8 @@ extension XMLTreeNode {
     static func trimmingXMLWhitespace(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isXMLWhitespace($0) }),
-              let last = scalars.lastIndex(where: { !isXMLWhitespace($0) }) else { return "" }
+            let last = scalars.lastIndex(where: { !isXMLWhitespace($0) })
+        else { return "" }
         return String(scalars[first...last])
     }
 
@@ -126,7 +127,8 @@ extension Decimal: XMLTextConvertible {
     public init?(xmlText: String) {
         let text = XMLTreeNode.trimmingXMLWhitespace(xmlText)
         guard Self.isDecimalLiteral(text),
-              let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        else { return nil }
         self = value
     }
 

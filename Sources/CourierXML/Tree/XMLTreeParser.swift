@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Reads a document into ``XMLTreeNode``s with Foundation's `XMLParser` (libxml2 on Linux).
@@ -62,9 +63,11 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
 
     /// Parses `data` (in `charset`, or as the document says) into a tree, or only checks that it
     /// is well-formed and within `limits` when `buildsTree` is `false`.
-    static func parse(_ data: Data, charset: String?, preservingWhitespace: Bool = false,
-                      buildsTree: Bool = true, limits: XMLParsingLimits,
-                      checksTextJoining: Bool = false) throws(XMLParsingError) -> Result {
+    static func parse(
+        _ data: Data, charset: String?, preservingWhitespace: Bool = false,
+        buildsTree: Bool = true, limits: XMLParsingLimits,
+        checksTextJoining: Bool = false
+    ) throws(XMLParsingError) -> Result {
         let document = try XMLCharset.utf8Document(data, charset: charset)
         let order = try XMLMarkupScanner.attributeOrder(document.bytes, maximumAttributes: limits.maximumAttributesPerElement)
         guard !order.isEmpty else {
@@ -100,8 +103,10 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
         parser.abortParsing()
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         guard error == nil else { return }
         depth += 1
         elementCount += 1
@@ -209,8 +214,10 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
         fail(.documentTypeNotAllowed, parser)
     }
 
-    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?,
-                systemID: String?, notationName: String?) {
+    func parser(
+        _ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?,
+        systemID: String?, notationName: String?
+    ) {
         fail(.documentTypeNotAllowed, parser)
     }
 
@@ -218,8 +225,10 @@ final class XMLTreeParser: NSObject, XMLParserDelegate {
         fail(.documentTypeNotAllowed, parser)
     }
 
-    func parser(_ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
-                type: String?, defaultValue: String?) {
+    func parser(
+        _ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
+        type: String?, defaultValue: String?
+    ) {
         fail(.documentTypeNotAllowed, parser)
     }
 

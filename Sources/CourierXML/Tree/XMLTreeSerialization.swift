@@ -226,8 +226,9 @@ struct XMLTreeWriter {
     static func checkName(_ name: String) throws(XMLSerializationError) {
         let scalars = Array(name.unicodeScalars)
         guard let first = scalars.first, isNameStart(first), first != ":",
-              scalars.dropFirst().allSatisfy(isNameCharacter),
-              scalars.last != ":", scalars.count(where: { $0 == ":" }) <= 1 else {
+            scalars.dropFirst().allSatisfy(isNameCharacter),
+            scalars.last != ":", scalars.count(where: { $0 == ":" }) <= 1
+        else {
             throw .invalidName(name)
         }
     }
@@ -235,8 +236,8 @@ struct XMLTreeWriter {
     private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3A, 0x41...0x5A, 0x5F, 0x61...0x7A, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0x2FF, 0x370...0x37D,
-             0x37F...0x1FFF, 0x200C...0x200D, 0x2070...0x218F, 0x2C00...0x2FEF, 0x3001...0xD7FF,
-             0xF900...0xFDCF, 0xFDF0...0xFFFD, 0x10000...0xEFFFF:
+            0x37F...0x1FFF, 0x200C...0x200D, 0x2070...0x218F, 0x2C00...0x2FEF, 0x3001...0xD7FF,
+            0xF900...0xFDCF, 0xFDF0...0xFFFD, 0x10000...0xEFFFF:
             true
         default:
             false

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
+
+@testable import Courier
 
 /// A wall clock (`Date`) the test moves by hand, for `TokenRefresher(now:)`; for `Duration`
 /// clocks (retry delays, constraint timeouts) tests use `CourierTesting.TestClock`.
@@ -17,7 +18,7 @@ final class WallClock: Sendable {
 }
 
 /// A tiny lock-protected box for test bookkeeping.
-final class Locked<Value: Sendable>: @unchecked Sendable {   // every access goes through `lock`
+final class Locked<Value: Sendable>: @unchecked Sendable {  // every access goes through `lock`
     private let lock = NSLock()
     private var stored: Value
 
@@ -109,15 +110,17 @@ final class TokenMint: Sendable {
             value += 1
             return value
         }
-        return TokenCredential(accessToken: "at-\(n)", refreshToken: "rt-\(n)",
-                               expiresAt: clock.now.addingTimeInterval(lifetime), issuedAt: clock.now)
+        return TokenCredential(
+            accessToken: "at-\(n)", refreshToken: "rt-\(n)",
+            expiresAt: clock.now.addingTimeInterval(lifetime), issuedAt: clock.now)
     }
 }
 
 extension WallClock {
     func credential(_ name: String, expiresIn seconds: TimeInterval, issuedAgo: TimeInterval = 3600) -> TokenCredential {
-        TokenCredential(accessToken: name, refreshToken: "rt-\(name)", expiresAt: now.addingTimeInterval(seconds),
-                        issuedAt: now.addingTimeInterval(-issuedAgo))
+        TokenCredential(
+            accessToken: name, refreshToken: "rt-\(name)", expiresAt: now.addingTimeInterval(seconds),
+            issuedAt: now.addingTimeInterval(-issuedAgo))
     }
 }
 
@@ -151,8 +154,9 @@ actor BearerAPI: Transport {
         let authorization = request.head.headerFields[.authorization]
         let status = valid(authorization) ? 200 : 401
         let headers = status == 401 && challenges ? ["WWW-Authenticate": #"Bearer error="invalid_token""#] : [:]
-        return Response(statusCode: status, headers: headers,
-                        body: Data((authorization ?? "none").utf8), url: request.url)
+        return Response(
+            statusCode: status, headers: headers,
+            body: Data((authorization ?? "none").utf8), url: request.url)
     }
 
     var authorizations: [String?] { requests.map { $0.head.headerFields[.authorization] } }
@@ -181,8 +185,9 @@ func countingTokenEndpoint(clock: WallClock) throws -> (OAuth2TokenEndpoint, Loc
         let body = #"{"access_token":"at-\#(n)","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-\#(n)"}"#
         return Response(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
     }
-    let endpoint = OAuth2TokenEndpoint(baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
-                                       clientAuthentication: .publicClient(clientID: "tests"), transport: transport,
-                                       now: clock.closure)
+    let endpoint = OAuth2TokenEndpoint(
+        baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+        clientAuthentication: .publicClient(clientID: "tests"), transport: transport,
+        now: clock.closure)
     return (endpoint, requests)
 }

@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 @Suite("Client authentication: Basic, Bearer, host scoping, 401 replay")
 struct ClientAuthenticationTests {
@@ -9,11 +10,13 @@ struct ClientAuthenticationTests {
         Client(configuration: Configuration(transport: transport, authentication: authentication, authorizedHosts: hosts))
     }
 
-    @Test("Basic encodes username:password as UTF-8, then base64", arguments: [
-        ("alice", "secret", "Basic YWxpY2U6c2VjcmV0"),
-        ("zoë", "pä ss:wörd", "Basic em/Dqzpww6Qgc3M6d8O2cmQ="),
-        ("", "", "Basic Og=="),
-    ])
+    @Test(
+        "Basic encodes username:password as UTF-8, then base64",
+        arguments: [
+            ("alice", "secret", "Basic YWxpY2U6c2VjcmV0"),
+            ("zoë", "pä ss:wörd", "Basic em/Dqzpww6Qgc3M6d8O2cmQ="),
+            ("", "", "Basic Og=="),
+        ])
     func basicHeader(username: String, password: String, expected: String) async throws {
         let api = BearerAPI()
         _ = try await client(api, .basic(BasicCredential(username: username, password: password))).enqueue(APIEndpoint()).resume()
@@ -21,12 +24,15 @@ struct ClientAuthenticationTests {
         #expect(Data(base64Encoded: String(expected.dropFirst(6))) == Data("\(username):\(password)".utf8))
     }
 
-    @Test("a Basic username with ':' or a credential with CR/LF is refused and nothing is sent", arguments: [
-        ("ali:ce", "pw"), ("alice", "pw\r\nX-Evil: 1"),
-    ])
+    @Test(
+        "a Basic username with ':' or a credential with CR/LF is refused and nothing is sent",
+        arguments: [
+            ("ali:ce", "pw"), ("alice", "pw\r\nX-Evil: 1"),
+        ])
     func basicInvalidCredential(username: String, password: String) async {
         let api = BearerAPI()
-        await #expect { _ = try await client(api, .basic(BasicCredential(username: username, password: password))).enqueue(APIEndpoint()).resume() } throws: { error in
+        await #expect { _ = try await client(api, .basic(BasicCredential(username: username, password: password))).enqueue(APIEndpoint()).resume() } throws: {
+            error in
             expectAuthFailure(error) { if case .invalidCredential = $0 { true } else { false } } && !String(describing: error).contains("pw")
         }
         #expect(await api.requests.isEmpty)
@@ -64,8 +70,9 @@ struct ClientAuthenticationTests {
         #expect(await api.authorizations == ["Bearer at-0"])
     }
 
-    @Test("a 401 to the current token refreshes once and replays the request exactly once, with or without a challenge",
-          arguments: [true, false])
+    @Test(
+        "a 401 to the current token refreshes once and replays the request exactly once, with or without a challenge",
+        arguments: [true, false])
     func replayOnceAfter401(challenges: Bool) async throws {
         let api = BearerAPI(challenges: challenges, valid: { $0 != "Bearer at-0" })
         let clock = WallClock(), mint = TokenMint(clock: clock)
@@ -97,9 +104,9 @@ struct ClientAuthenticationTests {
         let hold = Gate(), arrived = Gate()
         await api.hold(until: hold, signalling: arrived)
         let call = Task { try await client(api, .bearer(refresher)).enqueue(APIEndpoint()).resume() }
-        await arrived.wait()                         // the request signed with at-0 is on the wire
-        _ = try await refresher.forceRefresh()       // meanwhile another call refreshed: at-1
-        await hold.open()                            // now the server answers 401 to at-0
+        await arrived.wait()  // the request signed with at-0 is on the wire
+        _ = try await refresher.forceRefresh()  // meanwhile another call refreshed: at-1
+        await hold.open()  // now the server answers 401 to at-0
         #expect(try await call.value.statusCode == 200)
         #expect(await api.authorizations == ["Bearer at-0", "Bearer at-1"])
         #expect(mint.count.value == 1)
@@ -131,8 +138,9 @@ struct ClientAuthenticationTests {
         let api = BearerAPI()
         let clock = WallClock()
         let (tokenEndpoint, tokenRequests) = try countingTokenEndpoint(clock: clock)
-        let refresher = TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), tokenEndpoint: tokenEndpoint,
-                                       now: clock.closure)
+        let refresher = TokenRefresher(
+            store: CountingStore(clock.credential("at-0", expiresIn: -1)), tokenEndpoint: tokenEndpoint,
+            now: clock.closure)
         let client = client(api, .bearer(refresher))
         for round in 1...20 {
             let successes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -144,7 +152,7 @@ struct ClientAuthenticationTests {
             #expect(successes == 10_000)
             #expect(tokenRequests.value == round)
             #expect(await api.authorizations.last == "Bearer at-\(round)")
-            clock.advance(by: 7200)   // expire the token for the next round
+            clock.advance(by: 7200)  // expire the token for the next round
         }
         #expect(await api.requests.count == 200_000)
     }

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// A store shared by several refreshers (as a token file is by several processes), with an
 /// exclusive section like `FileTokenStore.withExclusiveAccess`: an async lock, no threads blocked.
@@ -25,7 +26,7 @@ actor SharedLockingStore: CoordinatedTokenStore {
         }
         sections += 1
         defer {
-            if queue.isEmpty { locked = false } else { queue.removeFirst().resume() }   // hand over
+            if queue.isEmpty { locked = false } else { queue.removeFirst().resume() }  // hand over
         }
         return try await body()
     }
@@ -36,19 +37,22 @@ struct CoordinatedRefreshTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func credential(_ token: String, expiresIn: TimeInterval, issuedAgo: TimeInterval = 60) -> TokenCredential {
-        TokenCredential(accessToken: token, refreshToken: "rt-\(token)", expiresAt: now.addingTimeInterval(expiresIn),
-                        issuedAt: now.addingTimeInterval(-issuedAgo))
+        TokenCredential(
+            accessToken: token, refreshToken: "rt-\(token)", expiresAt: now.addingTimeInterval(expiresIn),
+            issuedAt: now.addingTimeInterval(-issuedAgo))
     }
 
-    @Test("what a refresher does with the credential it re-read under the lock", arguments: [
-        // (stored, current, expected)
-        ("none", "mine", "refresh mine"),
-        ("mine", "mine", "refresh mine"),
-        ("newer-valid", "mine", "adopt newer-valid"),
-        ("newer-expiring", "mine", "refresh newer-expiring"),
-        ("older-valid", "mine", "refresh mine"),
-        ("newer-valid", "none", "adopt newer-valid"),
-    ])
+    @Test(
+        "what a refresher does with the credential it re-read under the lock",
+        arguments: [
+            // (stored, current, expected)
+            ("none", "mine", "refresh mine"),
+            ("mine", "mine", "refresh mine"),
+            ("newer-valid", "mine", "adopt newer-valid"),
+            ("newer-expiring", "mine", "refresh newer-expiring"),
+            ("older-valid", "mine", "refresh mine"),
+            ("newer-valid", "none", "adopt newer-valid"),
+        ])
     func decisionTable(stored: String, current: String, expected: String) {
         let credentials: [String: TokenCredential] = [
             "mine": Self.credential("mine", expiresIn: -1, issuedAgo: 3600),
@@ -56,12 +60,14 @@ struct CoordinatedRefreshTests {
             "newer-expiring": Self.credential("newer-expiring", expiresIn: 5, issuedAgo: 1800),
             "older-valid": Self.credential("older-valid", expiresIn: 3600, issuedAgo: 7200),
         ]
-        let decision = RefreshCoordination.decide(stored: credentials[stored], current: credentials[current],
-                                                  now: Self.now, leeway: .seconds(30))
-        let described = switch decision {
-        case .adopt(let credential): "adopt \(credential.accessToken)"
-        case .refresh(let credential): "refresh \(credential?.accessToken ?? "none")"
-        }
+        let decision = RefreshCoordination.decide(
+            stored: credentials[stored], current: credentials[current],
+            now: Self.now, leeway: .seconds(30))
+        let described =
+            switch decision {
+            case .adopt(let credential): "adopt \(credential.accessToken)"
+            case .refresh(let credential): "refresh \(credential?.accessToken ?? "none")"
+            }
         #expect(described == expected)
     }
 
@@ -110,11 +116,11 @@ struct CoordinatedRefreshTests {
             }
         }
         let first = makeRefresher(), second = makeRefresher()
-        _ = try await second.currentCredential()                            // second holds "old"
-        #expect(try await first.validCredential().accessToken == "at-1")    // first rotates: rt-old → rt-1
-        clock.advance(by: 3600)                                             // at-1 expires too
+        _ = try await second.currentCredential()  // second holds "old"
+        #expect(try await first.validCredential().accessToken == "at-1")  // first rotates: rt-old → rt-1
+        clock.advance(by: 3600)  // at-1 expires too
         #expect(try await second.validCredential().accessToken == "at-2")
-        #expect(used.value == ["rt-old", "rt-1"])                           // never rt-old twice
+        #expect(used.value == ["rt-old", "rt-1"])  // never rt-old twice
     }
 
     @Test("sign-out during a coordinated refresh cancels it at the token endpoint; nothing is saved, the store ends empty")
@@ -130,11 +136,11 @@ struct CoordinatedRefreshTests {
             return mint.next()
         }
         let caller = Task { try await refresher.validCredential() }
-        await atEndpoint.wait()                 // inside the lock, at the token endpoint
+        await atEndpoint.wait()  // inside the lock, at the token endpoint
         let signOut = Task { try await refresher.signOut() }
-        while await refresher.isRefreshInFlight { await Task.yield() }   // the sign-out is decided
+        while await refresher.isRefreshInFlight { await Task.yield() }  // the sign-out is decided
         await answer.open()
-        try await signOut.value                 // its removal runs after the refresh's section
+        try await signOut.value  // its removal runs after the refresh's section
         #expect(sawCancellation.value)
         await #expect { _ = try await caller.value } throws: { expectAuthFailure($0) { $0 == .missingCredential } }
         #expect(await store.saves == 0)

@@ -1,5 +1,6 @@
-@testable import Courier
 import Testing
+
+@testable import Courier
 
 /// The first-load state machine, interleaving by interleaving (issue 9, defect 2: a caller
 /// holding an old failure reset the state while another caller's load was in flight, and a
@@ -24,22 +25,22 @@ struct CredentialLoadTests {
         let id = start(&load, handle: "T1")
         guard case .join(let joined, let handle) = load.next() else { Issue.record("expected join"); return }
         #expect(joined == id && handle == "T1")
-        #expect(load.finish(id: id, succeeded: true) == .install)   // the first to resume installs
-        #expect(load.finish(id: id, succeeded: true) == .proceed)   // the others go on with it
+        #expect(load.finish(id: id, succeeded: true) == .install)  // the first to resume installs
+        #expect(load.finish(id: id, succeeded: true) == .proceed)  // the others go on with it
         guard case .proceed = load.next() else { Issue.record("expected proceed"); return }
     }
 
     @Test("the reported race: A and B share a failing load; A resumes first, C starts a new load, then B resumes")
     func staleFailureNeverResetsANewerLoad() {
         var load = Load()
-        let first = start(&load, handle: "T1")                           // A starts T1
+        let first = start(&load, handle: "T1")  // A starts T1
         guard case .join = load.next() else { Issue.record("B must join T1"); return }
-        #expect(load.finish(id: first, succeeded: false) == .fail)      // A: fails, state back to notLoaded
-        let second = start(&load, handle: "T2")                          // C starts T2
+        #expect(load.finish(id: first, succeeded: false) == .fail)  // A: fails, state back to notLoaded
+        let second = start(&load, handle: "T2")  // C starts T2
         #expect(second != first)
-        #expect(load.finish(id: first, succeeded: false) == .fail)      // B: fails with T1's error...
+        #expect(load.finish(id: first, succeeded: false) == .fail)  // B: fails with T1's error...
         guard case .loading(let current, let handle) = load.state else { Issue.record("T2 was thrown away"); return }
-        #expect(current == second && handle == "T2")                    // ...and leaves T2 alone
+        #expect(current == second && handle == "T2")  // ...and leaves T2 alone
         guard case .join(let joined, _) = load.next() else { Issue.record("D must join T2"); return }
         #expect(joined == second)
         #expect(load.finish(id: second, succeeded: true) == .install)
@@ -49,8 +50,8 @@ struct CredentialLoadTests {
     func staleFailureAfterReset() {
         var load = Load()
         let first = start(&load, handle: "T1")
-        #expect(load.finish(id: first, succeeded: false) == .fail)      // A
-        #expect(load.finish(id: first, succeeded: false) == .fail)      // B: notLoaded, still a failure (was: go on with nil)
+        #expect(load.finish(id: first, succeeded: false) == .fail)  // A
+        #expect(load.finish(id: first, succeeded: false) == .fail)  // B: notLoaded, still a failure (was: go on with nil)
         guard case .start = load.next() else { Issue.record("the next caller must try the store again"); return }
     }
 
@@ -58,7 +59,7 @@ struct CredentialLoadTests {
     func lateLoadIsIgnored(succeeded: Bool) {
         var load = Load()
         let id = start(&load, handle: "T1")
-        load.markLoaded()                                                // reset(to:) or signOut()
+        load.markLoaded()  // reset(to:) or signOut()
         #expect(load.finish(id: id, succeeded: succeeded) == .proceed)  // never installs the stale value
         guard case .loaded = load.state else { Issue.record("state must stay loaded"); return }
     }

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Issue 9, defect 2: `RefreshSchedule.backoff` trapped ("Overflow in multiplication") after 63
 /// consecutive transient failures once `initialBackoff` ≥ 37 s. Every computation now saturates.
@@ -8,7 +9,7 @@ import Testing
 struct RefreshScheduleTests {
     /// Policies from ordinary to absurd.
     static let policies: [PolicyCase] = [
-        PolicyCase(initialBackoff: .seconds(37), maximumBackoff: .seconds(3600)),   // the reported trap
+        PolicyCase(initialBackoff: .seconds(37), maximumBackoff: .seconds(3600)),  // the reported trap
         PolicyCase(initialBackoff: .seconds(1), maximumBackoff: .seconds(60)),
         PolicyCase(initialBackoff: .seconds(1), maximumBackoff: .seconds(Int64.max)),
         PolicyCase(initialBackoff: .seconds(Int64.max), maximumBackoff: .seconds(Int64.max)),
@@ -23,8 +24,9 @@ struct RefreshScheduleTests {
 
     static let failureCounts = [1, 2, 36, 62, 63, 64, 65, 100, 1_023, 1_024, 1_100, 1_101, 5_000, 10_000, Int.max]
 
-    @Test("any failure count under any policy gives a wait within zero and the cap, without trapping",
-          arguments: policies, failureCounts)
+    @Test(
+        "any failure count under any policy gives a wait within zero and the cap, without trapping",
+        arguments: policies, failureCounts)
     func backoffSaturates(policyCase: PolicyCase, failures: Int) {
         let policy = policyCase.policy
         let schedule = RefreshSchedule(policy: policy)
@@ -52,8 +54,9 @@ struct RefreshScheduleTests {
         }
     }
 
-    @Test("10,000 consecutive transient failures recorded and checked under every policy: no trap, a sane wait",
-          arguments: policies)
+    @Test(
+        "10,000 consecutive transient failures recorded and checked under every policy: no trap, a sane wait",
+        arguments: policies)
     func tenThousandFailures(policyCase: PolicyCase) {
         let policy = policyCase.policy
         var schedule = RefreshSchedule(policy: policy)
@@ -74,9 +77,11 @@ struct RefreshScheduleTests {
         #expect(schedule.attempts.count <= max(policy.maximumRefreshes, 1))
     }
 
-    @Test("loop-guard windows of any size, negative included, count attempts without trapping", arguments: [
-        Duration.zero, .seconds(-60), .seconds(Int64.min), .seconds(Int64.max), .nanoseconds(1), .seconds(60),
-    ])
+    @Test(
+        "loop-guard windows of any size, negative included, count attempts without trapping",
+        arguments: [
+            Duration.zero, .seconds(-60), .seconds(Int64.min), .seconds(Int64.max), .nanoseconds(1), .seconds(60),
+        ])
     func extremeWindows(window: Duration) {
         var schedule = RefreshSchedule(policy: .init(maximumRefreshes: 3, refreshWindow: window))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -87,7 +92,7 @@ struct RefreshScheduleTests {
             }
         }
         #expect(schedule.attempts.count <= 3)
-        let expectLoop = window > .seconds(10)   // ten attempts a second apart fill a window this long
+        let expectLoop = window > .seconds(10)  // ten attempts a second apart fill a window this long
         if case .loopDetected(let refreshes, _) = schedule.permission(at: now.addingTimeInterval(10)) {
             #expect(expectLoop && refreshes == 3)
         } else {
@@ -99,11 +104,14 @@ struct RefreshScheduleTests {
     func refresherSurvivesLongOutage() async throws {
         let clock = WallClock()
         let attempts = Locked(0)
-        let policy = TokenRefresher.Policy(initialBackoff: .seconds(37), maximumBackoff: .seconds(Int64.max),
-                                           maximumRefreshes: .max, refreshWindow: .seconds(1))
+        let policy = TokenRefresher.Policy(
+            initialBackoff: .seconds(37), maximumBackoff: .seconds(Int64.max),
+            maximumRefreshes: .max, refreshWindow: .seconds(1))
         let unavailable = RefreshFailure(reason: .unexpectedStatus, statusCode: 503, isPermanent: false)
-        let refresher = TokenRefresher(store: InMemoryTokenStore(clock.credential("old", expiresIn: -1)),
-                                       policy: policy, now: clock.closure) { _ in
+        let refresher = TokenRefresher(
+            store: InMemoryTokenStore(clock.credential("old", expiresIn: -1)),
+            policy: policy, now: clock.closure
+        ) { _ in
             attempts.withValue { $0 += 1 }
             throw unavailable
         }
@@ -112,7 +120,7 @@ struct RefreshScheduleTests {
                 expectAuthFailure(error) { $0 == .refreshFailed(unavailable) }
             }
             #expect(attempts.value == attempt)
-            clock.advance(by: 2 * RefreshSchedule.longestWait)   // past any backoff
+            clock.advance(by: 2 * RefreshSchedule.longestWait)  // past any backoff
         }
     }
 }

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// `TokenRefresher.credentialIfValidNow()`: the lock-protected snapshot calls read instead of
 /// taking a turn on the refresher actor. It may offer a credential only when
@@ -8,7 +9,8 @@ import Testing
 @Suite("The refresher's fast path offers only what validCredential would return at once")
 struct RefresherFastPathTests {
     private func refresher(_ store: CountingStore, clock: WallClock, refresh: @escaping @Sendable () async throws -> TokenCredential)
-        -> TokenRefresher {
+        -> TokenRefresher
+    {
         TokenRefresher(store: store, now: clock.closure) { _ in try await refresh() }
     }
 
@@ -21,7 +23,7 @@ struct RefresherFastPathTests {
         #expect(refresher.credentialIfValidNow() == nil, "the store has not been read")
         #expect(try await refresher.validCredential().accessToken == "stored")
         #expect(refresher.credentialIfValidNow()?.accessToken == "stored")
-        clock.advance(by: 3600 - 10)   // inside the leeway
+        clock.advance(by: 3600 - 10)  // inside the leeway
         #expect(refresher.credentialIfValidNow() == nil)
         #expect(try await refresher.validCredential().accessToken == "at-1", "the refresh hands out a fresh token")
         #expect(refresher.credentialIfValidNow()?.accessToken == "at-1")

@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// `Authentication.signed`: a user's signer, run once per attempt, under the same host rules.
 @Suite("Request signers: once per attempt, only to authorized origins")
@@ -73,10 +74,12 @@ struct RequestSignerTests {
         #expect(await transport.count == 0)
     }
 
-    @Test("APIKeySigner puts the key in a header or a query item, and every printout hides it", arguments: [
-        APIKeySigner(header: "X-Partner", key: "K3Y-VALUE"),
-        APIKeySigner(queryItem: "partner", key: "K3Y VALUE&x=1"),
-    ])
+    @Test(
+        "APIKeySigner puts the key in a header or a query item, and every printout hides it",
+        arguments: [
+            APIKeySigner(header: "X-Partner", key: "K3Y-VALUE"),
+            APIKeySigner(queryItem: "partner", key: "K3Y VALUE&x=1"),
+        ])
     func apiKey(signer: APIKeySigner) async throws {
         let transport = RecordingTransport()
         let client = makeClient(transport) {
@@ -92,8 +95,12 @@ struct RequestSignerTests {
             #expect(sent.url.query(percentEncoded: true) == "q=1&partner=K3Y%20VALUE%26x%3D1")
         }
         // A name no pattern matches is still hidden: the signer adds it to the request's redaction.
-        for text in [sent.curlCommand(), String(describing: sent), String(describing: signer), String(reflecting: signer),
-                     { var out = ""; dump(signer, to: &out); return out }()] {
+        for text in [
+            sent.curlCommand(), String(describing: sent), String(describing: signer), String(reflecting: signer),
+            {
+                var out = ""; dump(signer, to: &out); return out
+            }(),
+        ] {
             #expect(!text.contains("K3Y"), "\(text)")
         }
     }

@@ -1,5 +1,6 @@
-@testable import Courier
 import Foundation
+
+@testable import Courier
 
 /// A token store whose operations the test can hold at their start and release one by one, and
 /// which records the order in which they took effect: a "slow" store without any real sleep.

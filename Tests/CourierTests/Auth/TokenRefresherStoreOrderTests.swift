@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Issue 9, defect 2: whatever the interleaving, the store ends up holding what the refresher
 /// decided last. Each test holds one store operation open (a "300 ms save" without a sleep),
@@ -8,8 +9,10 @@ import Testing
 /// then lets the held operation finish.
 @Suite("TokenRefresher: store operations land in the order they were decided")
 struct TokenRefresherStoreOrderTests {
-    func makeRefresher(_ store: HoldingStore, clock: WallClock, mint: TokenMint, gate: Gate? = nil,
-                       cancelled: Locked<Bool>? = nil) -> TokenRefresher {
+    func makeRefresher(
+        _ store: HoldingStore, clock: WallClock, mint: TokenMint, gate: Gate? = nil,
+        cancelled: Locked<Bool>? = nil
+    ) -> TokenRefresher {
         TokenRefresher(store: store, now: clock.closure) { _ in
             if let gate {
                 await gate.wait()
@@ -28,10 +31,10 @@ struct TokenRefresherStoreOrderTests {
         var events = await refresher.events().makeAsyncIterator()
 
         let caller = Task { try await refresher.validCredential() }
-        await save.entered.wait()            // the refresh has its token and is writing it
+        await save.entered.wait()  // the refresh has its token and is writing it
         let signOut = Task { try await refresher.signOut() }
-        await awaitEvent(.signedOut, in: &events)   // the sign-out is decided
-        await save.release()                 // only now does the slow save finish
+        await awaitEvent(.signedOut, in: &events)  // the sign-out is decided
+        await save.release()  // only now does the slow save finish
         try await signOut.value
 
         await #expect { _ = try await caller.value } throws: { expectAuthFailure($0) { $0 == .missingCredential } }
@@ -56,7 +59,7 @@ struct TokenRefresherStoreOrderTests {
         await save.release()
         try await reset.value
 
-        #expect(try await caller.value == "signed-in")   // the waiter got the reset credential
+        #expect(try await caller.value == "signed-in")  // the waiter got the reset credential
         #expect(await store.stored?.accessToken == "signed-in")
         #expect(await store.effects == [.load("old"), .save("at-1"), .save("signed-in")])
         #expect(try await refresher.validCredential().accessToken == "signed-in")
@@ -203,10 +206,12 @@ struct TokenRefresherStoreOrderTests {
         for _ in 0..<trials {
             let clock = WallClock()
             let store = HoldingStore(clock.credential("stored", expiresIn: 3600))
-            await store.failLoads(Set(stride(from: 1, through: 2 * callers, by: 2)))   // loads 1, 3, 5, … fail
+            await store.failLoads(Set(stride(from: 1, through: 2 * callers, by: 2)))  // loads 1, 3, 5, … fail
             let calls = Locked((all: 0, withNil: 0))
             let refresher = TokenRefresher(store: store, now: clock.closure) { current in
-                calls.withValue { $0.all += 1; if current == nil { $0.withNil += 1 } }
+                calls.withValue {
+                    $0.all += 1; if current == nil { $0.withNil += 1 }
+                }
                 return TokenCredential(accessToken: "refreshed")
             }
             let outcomes = await withTaskGroup(of: Result<String, CourierError>.self) { group in
@@ -235,6 +240,6 @@ struct TokenRefresherStoreOrderTests {
         #expect(refreshes == 0)
         #expect(refreshesWithNil == 0)
         #expect(succeeded + storeFailures == trials * callers)
-        #expect(storeFailures > 0)   // the failing loads were really exercised
+        #expect(storeFailures > 0)  // the failing loads were really exercised
     }
 }

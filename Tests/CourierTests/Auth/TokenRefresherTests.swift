@@ -1,11 +1,14 @@
-@testable import Courier
 import Foundation
 import Testing
 
+@testable import Courier
+
 @Suite("TokenRefresher: one refresh for any number of callers")
 struct TokenRefresherTests {
-    func makeRefresher(_ store: CountingStore, clock: WallClock, mint: TokenMint, policy: TokenRefresher.Policy = .init(),
-                       gate: Gate? = nil, failure: (@Sendable () -> (any Error)?)? = nil) -> TokenRefresher {
+    func makeRefresher(
+        _ store: CountingStore, clock: WallClock, mint: TokenMint, policy: TokenRefresher.Policy = .init(),
+        gate: Gate? = nil, failure: (@Sendable () -> (any Error)?)? = nil
+    ) -> TokenRefresher {
         TokenRefresher(store: store, policy: policy, now: clock.closure) { _ in
             if let gate { await gate.wait() }
             if let error = failure?() { mint.count.withValue { $0 += 1 }; throw error }
@@ -33,12 +36,12 @@ struct TokenRefresherTests {
     @Test("the leeway is capped at half the token's lifetime, so a short-lived token is not born expired")
     func leewayIsCappedAtHalfTheLifetime() async throws {
         let clock = WallClock(), mint = TokenMint(clock: clock)
-        let shortLived = clock.credential("short", expiresIn: 40, issuedAgo: 0)   // lives 40 s; leeway 30 s > 20 s
+        let shortLived = clock.credential("short", expiresIn: 40, issuedAgo: 0)  // lives 40 s; leeway 30 s > 20 s
         let refresher = makeRefresher(CountingStore(shortLived), clock: clock, mint: mint)
         #expect(try await refresher.validCredential().accessToken == "short")
         clock.advance(by: 19)
         #expect(try await refresher.validCredential().accessToken == "short")
-        clock.advance(by: 2)   // 21 s in: within 20 s of expiry
+        clock.advance(by: 2)  // 21 s in: within 20 s of expiry
         #expect(try await refresher.validCredential().accessToken == "at-1")
         #expect(mint.count.value == 1)
     }
@@ -66,7 +69,7 @@ struct TokenRefresherTests {
             }
             #expect(tokens == ["at-\(round)"])
             #expect(mint.count.value == round)
-            clock.advance(by: 3600)   // the new token expires: next round must refresh once more
+            clock.advance(by: 3600)  // the new token expires: next round must refresh once more
         }
         #expect(await store.loads == 1)
         #expect(await store.saves == 5)
@@ -81,7 +84,7 @@ struct TokenRefresherTests {
         let refresher = makeRefresher(store, clock: clock, mint: mint)
 
         let first = Task { try await refresher.validCredential().accessToken }
-        await saveEntered.wait()   // the refresh has its token and is writing it
+        await saveEntered.wait()  // the refresh has its token and is writing it
         let late = (0..<100).map { _ in Task { try await refresher.validCredential().accessToken } }
         await saveGate.open()
 
@@ -118,12 +121,14 @@ struct TokenRefresherTests {
     @Test("a permanent failure fails every waiter and every later caller, without refreshing again, until reset")
     func permanentFailureIsStickyUntilReset() async throws {
         let clock = WallClock(), mint = TokenMint(clock: clock)
-        let rejected = RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant", errorDescription: "revoked"),
-                                      statusCode: 400, isPermanent: true)
+        let rejected = RefreshFailure(
+            reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_grant", errorDescription: "revoked"),
+            statusCode: 400, isPermanent: true)
         let failing = Locked(true)
         let gate = Gate()
-        let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
-                                      gate: gate, failure: { failing.value ? rejected : nil })
+        let refresher = makeRefresher(
+            CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
+            gate: gate, failure: { failing.value ? rejected : nil })
 
         let waiters = (0..<1_000).map { _ in Task { try await refresher.validCredential() } }
         await gate.open()
@@ -139,7 +144,7 @@ struct TokenRefresherTests {
                 expectAuthFailure(error) { $0 == .refreshFailed(rejected) }
             }
         }
-        #expect(mint.count.value == 1)   // no further traffic
+        #expect(mint.count.value == 1)  // no further traffic
 
         failing.withValue { $0 = false }
         try await refresher.reset(to: clock.credential("signed-in-again", expiresIn: 3600))
@@ -151,15 +156,16 @@ struct TokenRefresherTests {
         let clock = WallClock(), mint = TokenMint(clock: clock)
         let unavailable = RefreshFailure(reason: .unexpectedStatus, statusCode: 503, isPermanent: false)
         let failing = Locked(true)
-        let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
-                                      failure: { failing.value ? unavailable : nil })
+        let refresher = makeRefresher(
+            CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
+            failure: { failing.value ? unavailable : nil })
 
         await #expect { _ = try await refresher.validCredential() } throws: { error in
             expectAuthFailure(error) { $0 == .refreshFailed(unavailable) }
         }
         #expect(mint.count.value == 1)
 
-        clock.advance(by: 0.5)   // within the first backoff (1 s): no request
+        clock.advance(by: 0.5)  // within the first backoff (1 s): no request
         await #expect { _ = try await refresher.validCredential() } throws: { error in
             expectAuthFailure(error) {
                 guard case .refreshFailed(let failure) = $0, case .backingOff(let retryAfter) = failure.reason else { return false }
@@ -168,7 +174,7 @@ struct TokenRefresherTests {
         }
         #expect(mint.count.value == 1)
 
-        clock.advance(by: 0.6)   // past 1 s: tried again, fails again; backoff is now 2 s
+        clock.advance(by: 0.6)  // past 1 s: tried again, fails again; backoff is now 2 s
         await #expect(throws: CourierError.self) { _ = try await refresher.validCredential() }
         #expect(mint.count.value == 2)
         clock.advance(by: 1.5)
@@ -243,7 +249,7 @@ struct TokenRefresherTests {
         let gate = Gate()
         let refresher = makeRefresher(store, clock: clock, mint: mint, gate: gate)
         let waiter = Task { try await refresher.validCredential() }
-        while await !refresher.isRefreshInFlight { await Task.yield() }   // the waiter has joined the refresh
+        while await !refresher.isRefreshInFlight { await Task.yield() }  // the waiter has joined the refresh
         try await refresher.signOut()
         await #expect { _ = try await waiter.value } throws: { error in expectAuthFailure(error) { $0 == .missingCredential } }
         await gate.open()
@@ -256,8 +262,9 @@ struct TokenRefresherTests {
         let clock = WallClock(), mint = TokenMint(clock: clock)
         let failing = Locked(false)
         let rejected = RefreshFailure(reason: .rejected, statusCode: 401, isPermanent: true)
-        let refresher = makeRefresher(CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
-                                      failure: { failing.value ? rejected : nil })
+        let refresher = makeRefresher(
+            CountingStore(clock.credential("old", expiresIn: -1)), clock: clock, mint: mint,
+            failure: { failing.value ? rejected : nil })
         let stream = await refresher.events()
         _ = try await refresher.validCredential()
         failing.withValue { $0 = true }
@@ -317,9 +324,11 @@ struct TokenRefresherTests {
         #expect(try await custom.validCredential().accessToken == "at-1")
     }
 
-    @Test("the backoff table doubles from the initial wait up to the cap", arguments: [
-        (1, 1.0), (2, 2), (3, 4), (4, 8), (5, 16), (6, 32), (7, 60), (50, 60), (1000, 60),
-    ])
+    @Test(
+        "the backoff table doubles from the initial wait up to the cap",
+        arguments: [
+            (1, 1.0), (2, 2), (3, 4), (4, 8), (5, 16), (6, 32), (7, 60), (50, 60), (1000, 60),
+        ])
     func backoffTable(failures: Int, seconds: Double) {
         let schedule = RefreshSchedule(policy: .init(initialBackoff: .seconds(1), maximumBackoff: .seconds(60)))
         #expect(schedule.backoff(afterFailures: failures) == .seconds(seconds))

@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// The authorized-host check looks at the request actually being signed (scheme, host and port),
 /// after the middleware, not at what the endpoint declared before it.
@@ -35,9 +36,11 @@ struct AuthorizedOriginTests {
         }
     }
 
-    @Test("a middleware that moves the request to another port, host or scheme gets no credential sent", arguments: [
-        "http://127.0.0.1:18092/", "http://localhost:18091/", "https://127.0.0.1:18091/", "http://127.0.0.2:18091/",
-    ])
+    @Test(
+        "a middleware that moves the request to another port, host or scheme gets no credential sent",
+        arguments: [
+            "http://127.0.0.1:18092/", "http://localhost:18091/", "https://127.0.0.1:18091/", "http://127.0.0.2:18091/",
+        ])
     func aRewrittenRequestIsNotSigned(url: String) async {
         let transport = RecordingTransport()
         await #expect {
@@ -55,11 +58,13 @@ struct AuthorizedOriginTests {
         #expect(await transport.last?.header("Authorization")?.hasPrefix("Basic ") == true)
     }
 
-    @Test("an origin listed in authorizedHosts is signed when a middleware moves the request there", arguments: [
-        ("http://127.0.0.1:18092", "http://127.0.0.1:18092/"),
-        ("https://api.example.com", "https://api.example.com:443/"),
-        ("HTTPS://API.example.com:443", "https://api.example.com/"),
-    ])
+    @Test(
+        "an origin listed in authorizedHosts is signed when a middleware moves the request there",
+        arguments: [
+            ("http://127.0.0.1:18092", "http://127.0.0.1:18092/"),
+            ("https://api.example.com", "https://api.example.com:443/"),
+            ("HTTPS://API.example.com:443", "https://api.example.com/"),
+        ])
     func anAuthorizedOriginIsSigned(entry: String, url: String) async throws {
         let transport = RecordingTransport()
         _ = try await client(transport, hosts: ["127.0.0.1", entry], rewriteTo: url).enqueue(Endpoint()).resume()
@@ -75,11 +80,13 @@ struct AuthorizedOriginTests {
         #expect(await transport.count == 0)
     }
 
-    @Test("an origin entry authorizes only its own scheme and port", arguments: [
-        ("http://127.0.0.1:18092", "http://127.0.0.1:18093/"),
-        ("https://api.example.com", "http://api.example.com/"),
-        ("https://api.example.com", "https://api.example.com:8443/"),
-    ])
+    @Test(
+        "an origin entry authorizes only its own scheme and port",
+        arguments: [
+            ("http://127.0.0.1:18092", "http://127.0.0.1:18093/"),
+            ("https://api.example.com", "http://api.example.com/"),
+            ("https://api.example.com", "https://api.example.com:8443/"),
+        ])
     func anOriginEntryIsExact(entry: String, url: String) async {
         let transport = RecordingTransport()
         await #expect(throws: CourierError.self) {

@@ -1,15 +1,18 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// Framing headers are Courier's to compute: set by hand they could disagree with the bytes sent
 /// (a `Content-Length: 3` on a 10-byte body leaves 7 bytes to start the next request on a kept-alive
 /// connection). They are refused wherever they come from, and nothing is sent.
 @Suite("Request framing: headers that frame the message are refused")
 struct RequestFramingTests {
-    static let reserved = ["Content-Length", "content-length", "Transfer-Encoding", "Host", "Connection",
-                           "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade"]
+    static let reserved = [
+        "Content-Length", "content-length", "Transfer-Encoding", "Host", "Connection",
+        "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade",
+    ]
 
     private static func isReserved(_ error: any Error, _ name: String) -> Bool {
         guard case .invalidRequest(.reservedHeader(let refused))? = error as? CourierError else { return false }
@@ -19,8 +22,9 @@ struct RequestFramingTests {
     @Test("an endpoint header that frames the message is refused and nothing is sent", arguments: reserved)
     func fromTheEndpoint(name: String) async {
         let transport = RecordingTransport()
-        let endpoint = TestEndpoint(method: .post, headerItems: [HeaderItem(name: name, value: "3")],
-                                    body: .data(Data("0123456789".utf8)))
+        let endpoint = TestEndpoint(
+            method: .post, headerItems: [HeaderItem(name: name, value: "3")],
+            body: .data(Data("0123456789".utf8)))
         await #expect { _ = try await makeClient(transport).enqueue(endpoint).resume() } throws: { Self.isReserved($0, name) }
         #expect(await transport.count == 0)
     }
@@ -60,9 +64,13 @@ struct RequestFramingTests {
     @Test("ordinary headers, Expect included, are still sent")
     func ordinaryHeadersPass() async throws {
         let transport = RecordingTransport()
-        let endpoint = TestEndpoint(method: .post, headerItems: [HeaderItem(name: "Expect", value: "100-continue"),
-                                                                 HeaderItem(name: "Content-Language", value: "en")],
-                                    body: .data(Data("0123456789".utf8)))
+        let endpoint = TestEndpoint(
+            method: .post,
+            headerItems: [
+                HeaderItem(name: "Expect", value: "100-continue"),
+                HeaderItem(name: "Content-Language", value: "en"),
+            ],
+            body: .data(Data("0123456789".utf8)))
         _ = try await makeClient(transport).enqueue(endpoint).resume()
         #expect(await transport.last?.header("Expect") == "100-continue")
     }
@@ -80,10 +88,12 @@ struct SendableURLTests {
         }
     }
 
-    @Test("file, ftp, hostless and user-info URLs are refused and nothing is sent", arguments: [
-        "file:///etc/passwd", "ftp://files.example.com/x", "https://ghp_SECRET:x@api.example.com/", "https://ghp_SECRET@api.example.com/",
-        "http:/no-host",
-    ])
+    @Test(
+        "file, ftp, hostless and user-info URLs are refused and nothing is sent",
+        arguments: [
+            "file:///etc/passwd", "ftp://files.example.com/x", "https://ghp_SECRET:x@api.example.com/", "https://ghp_SECRET@api.example.com/",
+            "http:/no-host",
+        ])
     func refused(url: String) async {
         let transport = RecordingTransport()
         let client = makeClient(transport) { $0.middleware = [PointingAt(url: url)] }

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Buffered calls read at most ``Configuration/maximumResponseSize`` bytes of body. These tests use
 /// a transport that ignores the limit: the client enforces it all the same. The real transport

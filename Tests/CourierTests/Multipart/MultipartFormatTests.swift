@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// The exact bytes of `multipart/form-data` bodies, with a fixed boundary.
 @Suite("Multipart: exact bytes")
@@ -27,25 +28,27 @@ struct MultipartFormatTests {
 
         let (body, _) = try await encodedMultipart(form)
 
-        #expect(body == Self.crlf(
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"author\"",
-            "",
-            "Ada",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"greeting\"",
-            "",
-            "héllo wörld ✓",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"empty\"",
-            "",
-            "",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"multiline\"",
-            "",
-            "line 1\r\nline 2",
-            "--XyZ-boundary--"
-        ))
+        #expect(
+            body
+                == Self.crlf(
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"author\"",
+                    "",
+                    "Ada",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"greeting\"",
+                    "",
+                    "héllo wörld ✓",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"empty\"",
+                    "",
+                    "",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"multiline\"",
+                    "",
+                    "line 1\r\nline 2",
+                    "--XyZ-boundary--"
+                ))
     }
 
     @Test func dataPartsCarryTheirFilenameAndContentType() async throws {
@@ -65,30 +68,31 @@ struct MultipartFormatTests {
             ""
         )
         expected.append(contentsOf: [0x00, 0x01, 0xFF])
-        expected.append(Self.crlf(
-            "",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"meta\"",
-            "Content-Type: application/json",
-            "",
-            "{\"a\":1}",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"raw\"",
-            "Content-Type: application/octet-stream",
-            "",
-            "raw",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"odd\"; filename=\"notes.unknownext\"",
-            "Content-Type: application/octet-stream",
-            "",
-            "?",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"typed\"; filename=\"a.png\"",
-            "Content-Type: image/apng",
-            "",
-            "x",
-            "--XyZ-boundary--"
-        ))
+        expected.append(
+            Self.crlf(
+                "",
+                "--XyZ-boundary",
+                "Content-Disposition: form-data; name=\"meta\"",
+                "Content-Type: application/json",
+                "",
+                "{\"a\":1}",
+                "--XyZ-boundary",
+                "Content-Disposition: form-data; name=\"raw\"",
+                "Content-Type: application/octet-stream",
+                "",
+                "raw",
+                "--XyZ-boundary",
+                "Content-Disposition: form-data; name=\"odd\"; filename=\"notes.unknownext\"",
+                "Content-Type: application/octet-stream",
+                "",
+                "?",
+                "--XyZ-boundary",
+                "Content-Disposition: form-data; name=\"typed\"; filename=\"a.png\"",
+                "Content-Type: image/apng",
+                "",
+                "x",
+                "--XyZ-boundary--"
+            ))
         #expect(body == expected)
     }
 
@@ -105,60 +109,68 @@ struct MultipartFormatTests {
 
             let (body, _) = try await encodedMultipart(form)
 
-            #expect(body == Self.crlf(
-                "--XyZ-boundary",
-                "Content-Disposition: form-data; name=\"report\"; filename=\"report.pdf\"",
-                "Content-Type: application/pdf",
-                "",
-                "%PDF-1.7",
-                "--XyZ-boundary",
-                "Content-Disposition: form-data; name=\"renamed\"; filename=\"2024 Q1.pdf\"",
-                "Content-Type: application/x-custom",
-                "",
-                "%PDF-1.7",
-                "--XyZ-boundary",
-                "Content-Disposition: form-data; name=\"readme\"; filename=\"README\"",
-                "Content-Type: application/octet-stream",
-                "",
-                "read me",
-                "--XyZ-boundary",
-                "Content-Disposition: form-data; name=\"nothing\"; filename=\"empty.txt\"",
-                "Content-Type: text/plain",
-                "",
-                "",
-                "--XyZ-boundary--"
-            ))
+            #expect(
+                body
+                    == Self.crlf(
+                        "--XyZ-boundary",
+                        "Content-Disposition: form-data; name=\"report\"; filename=\"report.pdf\"",
+                        "Content-Type: application/pdf",
+                        "",
+                        "%PDF-1.7",
+                        "--XyZ-boundary",
+                        "Content-Disposition: form-data; name=\"renamed\"; filename=\"2024 Q1.pdf\"",
+                        "Content-Type: application/x-custom",
+                        "",
+                        "%PDF-1.7",
+                        "--XyZ-boundary",
+                        "Content-Disposition: form-data; name=\"readme\"; filename=\"README\"",
+                        "Content-Type: application/octet-stream",
+                        "",
+                        "read me",
+                        "--XyZ-boundary",
+                        "Content-Disposition: form-data; name=\"nothing\"; filename=\"empty.txt\"",
+                        "Content-Type: text/plain",
+                        "",
+                        "",
+                        "--XyZ-boundary--"
+                    ))
         }
     }
 
     @Test func perPartHeadersFollowTheContentTypeAndAPartContentTypeReplacesIt() async throws {
         var form = MultipartForm(boundary: Self.boundary)
-        form.append(text: "v", name: "field", headers: [
-            HeaderItem(name: "X-Trace", value: "abc"), .contentType("text/plain; charset=utf-8"),
-        ])
-        form.append(data: Data("x".utf8), name: "image", filename: "a.png", headers: [
-            HeaderItem(name: "content-type", value: "image/apng"), HeaderItem(name: "Content-Language", value: "en"),
-            HeaderItem(name: "X-Empty", value: ""),
-        ])
+        form.append(
+            text: "v", name: "field",
+            headers: [
+                HeaderItem(name: "X-Trace", value: "abc"), .contentType("text/plain; charset=utf-8"),
+            ])
+        form.append(
+            data: Data("x".utf8), name: "image", filename: "a.png",
+            headers: [
+                HeaderItem(name: "content-type", value: "image/apng"), HeaderItem(name: "Content-Language", value: "en"),
+                HeaderItem(name: "X-Empty", value: ""),
+            ])
 
         let (body, _) = try await encodedMultipart(form)
 
-        #expect(body == Self.crlf(
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"field\"",
-            "Content-Type: text/plain; charset=utf-8",
-            "X-Trace: abc",
-            "",
-            "v",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"image\"; filename=\"a.png\"",
-            "content-type: image/apng",
-            "Content-Language: en",
-            "X-Empty: ",
-            "",
-            "x",
-            "--XyZ-boundary--"
-        ))
+        #expect(
+            body
+                == Self.crlf(
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"field\"",
+                    "Content-Type: text/plain; charset=utf-8",
+                    "X-Trace: abc",
+                    "",
+                    "v",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"image\"; filename=\"a.png\"",
+                    "content-type: image/apng",
+                    "Content-Language: en",
+                    "X-Empty: ",
+                    "",
+                    "x",
+                    "--XyZ-boundary--"
+                ))
     }
 
     @Test func nonASCIINamesAndFilenamesAreSentAsRawUTF8() async throws {
@@ -168,18 +180,20 @@ struct MultipartFormatTests {
 
         let (body, _) = try await encodedMultipart(form)
 
-        #expect(body == Self.crlf(
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"名前\"; filename=\"résumé 📄.txt\"",
-            "Content-Type: text/plain",
-            "",
-            "1",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"Ünïcödé\"",
-            "",
-            "2",
-            "--XyZ-boundary--"
-        ))
+        #expect(
+            body
+                == Self.crlf(
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"名前\"; filename=\"résumé 📄.txt\"",
+                    "Content-Type: text/plain",
+                    "",
+                    "1",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"Ünïcödé\"",
+                    "",
+                    "2",
+                    "--XyZ-boundary--"
+                ))
         #expect(!String(decoding: body, as: UTF8.self).contains("filename*"))
     }
 
@@ -190,47 +204,54 @@ struct MultipartFormatTests {
 
         let (body, _) = try await encodedMultipart(form)
 
-        #expect(body == Self.crlf(
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"say %22hi%22\"; filename=\"%22quoted%22; x=\\y.bin\"",
-            "Content-Type: application/octet-stream",
-            "",
-            "q",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"100%\"",
-            "",
-            "%22 stays",
-            "--XyZ-boundary--"
-        ))
+        #expect(
+            body
+                == Self.crlf(
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"say %22hi%22\"; filename=\"%22quoted%22; x=\\y.bin\"",
+                    "Content-Type: application/octet-stream",
+                    "",
+                    "q",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"100%\"",
+                    "",
+                    "%22 stays",
+                    "--XyZ-boundary--"
+                ))
     }
 
     @Test func aStreamPartIsFramedLikeADataPart() async throws {
         var form = MultipartForm(boundary: Self.boundary)
-        form.append(stream: multipartChunks([Data("ab".utf8), Data(), Data("c".utf8)]), length: 3, name: "s",
-                    filename: "s.json")
+        form.append(
+            stream: multipartChunks([Data("ab".utf8), Data(), Data("c".utf8)]), length: 3, name: "s",
+            filename: "s.json")
         form.append(text: "after", name: "t")
 
         let (body, _) = try await encodedMultipart(form)
 
-        #expect(body == Self.crlf(
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"s\"; filename=\"s.json\"",
-            "Content-Type: application/json",
-            "",
-            "abc",
-            "--XyZ-boundary",
-            "Content-Disposition: form-data; name=\"t\"",
-            "",
-            "after",
-            "--XyZ-boundary--"
-        ))
+        #expect(
+            body
+                == Self.crlf(
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"s\"; filename=\"s.json\"",
+                    "Content-Type: application/json",
+                    "",
+                    "abc",
+                    "--XyZ-boundary",
+                    "Content-Disposition: form-data; name=\"t\"",
+                    "",
+                    "after",
+                    "--XyZ-boundary--"
+                ))
     }
 
-    @Test("the boundary is quoted in Content-Type only when it holds a non-token character", arguments: [
-        ("simple-boundary_1.2+3'", "multipart/form-data; boundary=simple-boundary_1.2+3'"),
-        ("with space", "multipart/form-data; boundary=\"with space\""),
-        ("a:b/c=d?e(f)g,h", "multipart/form-data; boundary=\"a:b/c=d?e(f)g,h\""),
-    ])
+    @Test(
+        "the boundary is quoted in Content-Type only when it holds a non-token character",
+        arguments: [
+            ("simple-boundary_1.2+3'", "multipart/form-data; boundary=simple-boundary_1.2+3'"),
+            ("with space", "multipart/form-data; boundary=\"with space\""),
+            ("a:b/c=d?e(f)g,h", "multipart/form-data; boundary=\"a:b/c=d?e(f)g,h\""),
+        ])
     func boundaryQuoting(boundary: String, contentType: String) async throws {
         var form = MultipartForm(boundary: boundary)
         form.append(text: "v", name: "n")

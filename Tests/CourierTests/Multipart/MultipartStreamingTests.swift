@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Files and streams inside multipart bodies: lengths, chunking, replay, and what happens when
 /// the bytes on disk are not what they were when the request was built.
@@ -22,8 +23,9 @@ struct MultipartStreamingTests {
             form.append(text: "déjà vu", name: "note", headers: [HeaderItem(name: "X-Order", value: "3")])
             form.append(data: inMemory, name: "blob", filename: "blob.dat")
             form.append(fileAt: smallURL, name: "photo", filename: "Photo \"1\".jpg")
-            form.append(stream: multipartChunks([streamed.prefix(100_000), streamed.dropFirst(100_000)]),
-                        length: Int64(streamed.count), name: "stream", contentType: "application/x-ndjson")
+            form.append(
+                stream: multipartChunks([streamed.prefix(100_000), streamed.dropFirst(100_000)]),
+                length: Int64(streamed.count), name: "stream", contentType: "application/x-ndjson")
 
             let (stream, contentType) = try multipartBody(form)
             let chunks = try await readChunks(stream)
@@ -35,8 +37,11 @@ struct MultipartStreamingTests {
             let parts = try MultipartTestParser.parse(body, boundary: MultipartTestParser.boundary(fromContentType: contentType))
             #expect(parts.map(\.name) == ["author", "archive", "note", "blob", "photo", "stream"])
             #expect(parts.map(\.filename) == [nil, "big.bin", nil, "blob.dat", "Photo \"1\".jpg", nil])
-            #expect(parts.map { $0.header("Content-Type") } == [nil, "application/octet-stream", nil, "application/octet-stream",
-                                                               "image/jpeg", "application/x-ndjson"])
+            #expect(
+                parts.map { $0.header("Content-Type") } == [
+                    nil, "application/octet-stream", nil, "application/octet-stream",
+                    "image/jpeg", "application/x-ndjson",
+                ])
             #expect(parts[2].header("X-Order") == "3")
             #expect(parts.map(\.body) == [Data("Ada".utf8), big, Data("déjà vu".utf8), inMemory, small, streamed])
         }
@@ -144,7 +149,8 @@ struct MultipartStreamingTests {
             let elapsed = clock.now - start
             let readAfter = bytesReadByProcess()
 
-            let head = "--fixed\r\nContent-Disposition: form-data; name=\"big\"; filename=\"sparse.bin\"\r\n"
+            let head =
+                "--fixed\r\nContent-Disposition: form-data; name=\"big\"; filename=\"sparse.bin\"\r\n"
                 + "Content-Type: application/octet-stream\r\n\r\n"
             let tail = "\r\n--fixed--\r\n"
             #expect(stream.length == Int64(size) + Int64(head.utf8.count + tail.utf8.count))
@@ -175,7 +181,7 @@ struct MultipartStreamingTests {
             form.append(text: "t", name: "t")
             form.append(fileAt: file, name: "upload")
 
-            let (stream, _) = try multipartBody(form)   // building does not read the file
+            let (stream, _) = try multipartBody(form)  // building does not read the file
             let error = await courierError { _ = try await readAll(stream) }
 
             let reason = bodySourceReason(error)
@@ -196,8 +202,9 @@ struct MultipartStreamingTests {
 
     @Test func theBoundarySplitAcrossStreamChunksStopsTheUpload() async throws {
         var form = MultipartForm(boundary: Self.boundary)
-        form.append(stream: multipartChunks([Data("abc\r".utf8), Data("\n-".utf8), Data("-fi".utf8), Data("xed".utf8)]),
-                    length: nil, name: "s")
+        form.append(
+            stream: multipartChunks([Data("abc\r".utf8), Data("\n-".utf8), Data("-fi".utf8), Data("xed".utf8)]),
+            length: nil, name: "s")
         let (stream, _) = try multipartBody(form)
         let error = await courierError { _ = try await readAll(stream) }
         #expect(bodySourceReason(error)?.contains("the boundary occurs in part 1 (\"s\")") == true, "got \(String(describing: error))")

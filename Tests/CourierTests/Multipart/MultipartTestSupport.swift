@@ -1,10 +1,12 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: - An independent multipart/form-data parser

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Bad input fails the call with a typed error when the request is built, and nothing is sent.
 @Suite("Multipart: typed errors")
@@ -98,10 +99,12 @@ struct MultipartValidationTests {
         #expect(multipartFormReason(error)?.contains("more than one Content-Type") == true, "got \(String(describing: error))")
     }
 
-    @Test("an invalid fixed boundary is refused", arguments: [
-        "", String(repeating: "a", count: 71), "ends with space ", "quote\"", "cr\r\nlf", "ünï", "semi;colon", "at@sign",
-        "back\\slash", "tab\tx",
-    ])
+    @Test(
+        "an invalid fixed boundary is refused",
+        arguments: [
+            "", String(repeating: "a", count: 71), "ends with space ", "quote\"", "cr\r\nlf", "ünï", "semi;colon", "at@sign",
+            "back\\slash", "tab\tx",
+        ])
     func invalidBoundary(boundary: String) async {
         var form = MultipartForm(boundary: boundary)
         form.append(text: "v", name: "n")
@@ -109,9 +112,11 @@ struct MultipartValidationTests {
         #expect(multipartFormReason(error)?.contains("boundary") == true, "got \(String(describing: error))")
     }
 
-    @Test("a valid fixed boundary is kept", arguments: [
-        "a", String(repeating: "z", count: 70), "inner space", "'()+_,-./:=?", "0123456789",
-    ])
+    @Test(
+        "a valid fixed boundary is kept",
+        arguments: [
+            "a", String(repeating: "z", count: 70), "inner space", "'()+_,-./:=?", "0123456789",
+        ])
     func validBoundary(boundary: String) async throws {
         var form = MultipartForm(boundary: boundary)
         form.append(text: "v", name: "n")

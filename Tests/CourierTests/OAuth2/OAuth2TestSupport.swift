@@ -28,8 +28,10 @@ enum OAuth2Fixtures {
     }
 
     /// A transport answering every request with `status` and `body` (JSON content type).
-    static func answering(_ status: Int = 200, _ body: String = tokenJSON,
-                          contentType: String = "application/json") -> RecordingTransport {
+    static func answering(
+        _ status: Int = 200, _ body: String = tokenJSON,
+        contentType: String = "application/json"
+    ) -> RecordingTransport {
         RecordingTransport(status: status, headers: ["Content-Type": contentType], body: Data(body.utf8))
     }
 
@@ -40,9 +42,10 @@ enum OAuth2Fixtures {
 
     /// A credential whose access token has expired, with refresh token `rt-1`.
     static func expiredCredential(refreshToken: String? = "rt-1", scope: String? = nil) -> TokenCredential {
-        TokenCredential(accessToken: "expired-access-token", refreshToken: refreshToken,
-                        expiresAt: now.addingTimeInterval(-60), scope: scope,
-                        issuedAt: now.addingTimeInterval(-3660))
+        TokenCredential(
+            accessToken: "expired-access-token", refreshToken: refreshToken,
+            expiresAt: now.addingTimeInterval(-60), scope: scope,
+            issuedAt: now.addingTimeInterval(-3660))
     }
 
     /// The refresh failure inside `error`, if it is `.authentication(.refreshFailed(_))`.
@@ -71,7 +74,8 @@ extension TransportRequest {
     /// For `Authorization: Basic <base64>`, the decoded `id:secret` text; `nil` otherwise.
     var basicCredentials: String? {
         guard let value = header("Authorization"), value.hasPrefix("Basic "),
-              let data = Data(base64Encoded: String(value.dropFirst("Basic ".count))) else { return nil }
+            let data = Data(base64Encoded: String(value.dropFirst("Basic ".count)))
+        else { return nil }
         return String(data: data, encoding: .utf8)
     }
 }

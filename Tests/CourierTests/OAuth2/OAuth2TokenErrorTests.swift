@@ -19,25 +19,35 @@ struct OAuth2TokenErrorTests {
 
     @Test("400 invalid_grant is a permanent rejection with error, description, uri and status")
     func invalidGrant() async throws {
-        let failure = try await failure(status: 400, body: #"{"error":"invalid_grant","error_description":"Refresh token revoked","error_uri":"https://auth.example.com/docs/errors#invalid_grant"}"#)
-        #expect(failure == RefreshFailure(
-            reason: .rejected,
-            oauth2Error: OAuth2Error(code: "invalid_grant", errorDescription: "Refresh token revoked",
-                                     errorURI: "https://auth.example.com/docs/errors#invalid_grant"),
-            statusCode: 400, isPermanent: true))
+        let failure = try await failure(
+            status: 400,
+            body: #"{"error":"invalid_grant","error_description":"Refresh token revoked","error_uri":"https://auth.example.com/docs/errors#invalid_grant"}"#)
+        #expect(
+            failure
+                == RefreshFailure(
+                    reason: .rejected,
+                    oauth2Error: OAuth2Error(
+                        code: "invalid_grant", errorDescription: "Refresh token revoked",
+                        errorURI: "https://auth.example.com/docs/errors#invalid_grant"),
+                    statusCode: 400, isPermanent: true))
     }
 
     @Test("401 invalid_client is a permanent rejection")
     func invalidClient() async throws {
         let failure = try await failure(status: 401, body: #"{"error":"invalid_client"}"#)
-        #expect(failure == RefreshFailure(reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_client"),
-                                          statusCode: 401, isPermanent: true))
+        #expect(
+            failure
+                == RefreshFailure(
+                    reason: .rejected, oauth2Error: OAuth2Error(code: "invalid_client"),
+                    statusCode: 401, isPermanent: true))
     }
 
-    @Test("400 or 401 without an OAuth2 JSON body is still a permanent rejection, with no OAuth2 error", arguments: [
-        (400, "Bad Request"), (401, ""), (400, #"{"message":"nope"}"#), (401, #"{"error":42}"#), (400, #"["invalid_grant"]"#),
-        (400, #"{"error":"invalid_gr"#),
-    ])
+    @Test(
+        "400 or 401 without an OAuth2 JSON body is still a permanent rejection, with no OAuth2 error",
+        arguments: [
+            (400, "Bad Request"), (401, ""), (400, #"{"message":"nope"}"#), (401, #"{"error":42}"#), (400, #"["invalid_grant"]"#),
+            (400, #"{"error":"invalid_gr"#),
+        ])
     func rejectedWithoutErrorBody(status: Int, body: String) async throws {
         let failure = try await failure(status: status, body: body, contentType: "text/plain")
         #expect(failure == RefreshFailure(reason: .rejected, oauth2Error: nil, statusCode: status, isPermanent: true))
@@ -49,22 +59,29 @@ struct OAuth2TokenErrorTests {
         #expect(failure.oauth2Error == OAuth2Error(code: "invalid_request"))
     }
 
-    @Test("any other status is a transient unexpected status, with the OAuth2 error when the body has one", arguments: [
-        (503, #"{"error":"temporarily_unavailable"}"#, "temporarily_unavailable" as String?),
-        (500, "<html>Internal Server Error</html>", nil), (502, "", nil), (429, #"{"error":"slow_down"}"#, "slow_down"),
-        (404, "Not Found", nil), (403, #"{"error":"access_denied"}"#, "access_denied"), (302, "", nil),
-    ])
+    @Test(
+        "any other status is a transient unexpected status, with the OAuth2 error when the body has one",
+        arguments: [
+            (503, #"{"error":"temporarily_unavailable"}"#, "temporarily_unavailable" as String?),
+            (500, "<html>Internal Server Error</html>", nil), (502, "", nil), (429, #"{"error":"slow_down"}"#, "slow_down"),
+            (404, "Not Found", nil), (403, #"{"error":"access_denied"}"#, "access_denied"), (302, "", nil),
+        ])
     func transientStatus(status: Int, body: String, code: String?) async throws {
         let failure = try await failure(status: status, body: body)
-        #expect(failure == RefreshFailure(reason: .unexpectedStatus, oauth2Error: code.map { OAuth2Error(code: $0) },
-                                          statusCode: status, isPermanent: false))
+        #expect(
+            failure
+                == RefreshFailure(
+                    reason: .unexpectedStatus, oauth2Error: code.map { OAuth2Error(code: $0) },
+                    statusCode: status, isPermanent: false))
     }
 
-    @Test("a transport failure (timeout, no connection, DNS) is transient and keeps the TransportFailure whole", arguments: [
-        TransportFailure(URLError(.timedOut), url: URL(string: "https://auth.example.com/oauth/token")),
-        TransportFailure(URLError(.cannotConnectToHost)),
-        TransportFailure(kind: .dnsFailure, message: "no such host"),
-    ])
+    @Test(
+        "a transport failure (timeout, no connection, DNS) is transient and keeps the TransportFailure whole",
+        arguments: [
+            TransportFailure(URLError(.timedOut), url: URL(string: "https://auth.example.com/oauth/token")),
+            TransportFailure(URLError(.cannotConnectToHost)),
+            TransportFailure(kind: .dnsFailure, message: "no such host"),
+        ])
     func transportFailure(transportFailure: TransportFailure) async throws {
         let transport = OAuth2Fixtures.failing(with: .transport(transportFailure))
         let endpoint = try OAuth2Fixtures.endpoint(transport)
@@ -77,8 +94,9 @@ struct OAuth2TokenErrorTests {
 
     @Test("a timeout keeps the URLError's timedOut code")
     func timeoutKeepsURLError() async throws {
-        let endpoint = try OAuth2Fixtures.endpoint(OAuth2Fixtures.failing(with: .transport(TransportFailure(URLError(.timedOut)))),
-                                                   timeout: .milliseconds(250))
+        let endpoint = try OAuth2Fixtures.endpoint(
+            OAuth2Fixtures.failing(with: .transport(TransportFailure(URLError(.timedOut)))),
+            timeout: .milliseconds(250))
         let error = await OAuth2Fixtures.error { () async throws(CourierError) in try await endpoint.clientCredentials() }
         guard case .transport(let kept)? = OAuth2Fixtures.refreshFailure(error)?.reason else {
             Issue.record("expected a transport reason, got \(String(describing: error))")

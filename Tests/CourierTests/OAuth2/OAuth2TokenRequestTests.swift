@@ -13,12 +13,15 @@ struct OAuth2AuthenticationCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { authentication.description }
 
     static let all = [
-        OAuth2AuthenticationCase(authentication: .basic(clientID: "app", clientSecret: "pw"),
-                                 bodySuffix: "", basicCredentials: "app:pw"),
-        OAuth2AuthenticationCase(authentication: .requestBody(clientID: "app", clientSecret: "pw"),
-                                 bodySuffix: "&client_id=app&client_secret=pw", basicCredentials: nil),
-        OAuth2AuthenticationCase(authentication: .publicClient(clientID: "app"),
-                                 bodySuffix: "&client_id=app", basicCredentials: nil),
+        OAuth2AuthenticationCase(
+            authentication: .basic(clientID: "app", clientSecret: "pw"),
+            bodySuffix: "", basicCredentials: "app:pw"),
+        OAuth2AuthenticationCase(
+            authentication: .requestBody(clientID: "app", clientSecret: "pw"),
+            bodySuffix: "&client_id=app&client_secret=pw", basicCredentials: nil),
+        OAuth2AuthenticationCase(
+            authentication: .publicClient(clientID: "app"),
+            bodySuffix: "&client_id=app", basicCredentials: nil),
     ]
 }
 
@@ -71,10 +74,11 @@ struct OAuth2TokenRequestTests {
 
     @Test("the endpoint's URL joins base URL and path, with a port when one is given")
     func endpointURL() throws {
-        let endpoint = OAuth2TokenEndpoint(baseURL: try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080),
-                                           path: try URLPath("/realms/demo/token"),
-                                           clientAuthentication: .publicClient(clientID: "app"),
-                                           transport: OAuth2Fixtures.answering())
+        let endpoint = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080),
+            path: try URLPath("/realms/demo/token"),
+            clientAuthentication: .publicClient(clientID: "app"),
+            transport: OAuth2Fixtures.answering())
         #expect(endpoint.url.absoluteString == "http://127.0.0.1:8080/realms/demo/token")
     }
 
@@ -96,8 +100,9 @@ struct OAuth2TokenRequestTests {
         let endpoint = try OAuth2Fixtures.endpoint(
             transport, authentication: .requestBody(clientID: "my client", clientSecret: "s3cr=t&+ %/x"))
         _ = try await endpoint.refresh(OAuth2Fixtures.expiredCredential())
-        #expect(await transport.last?.bodyText
-            == "grant_type=refresh_token&refresh_token=rt-1&client_id=my%20client&client_secret=s3cr%3Dt%26%2B%20%25%2Fx")
+        #expect(
+            await transport.last?.bodyText
+                == "grant_type=refresh_token&refresh_token=rt-1&client_id=my%20client&client_secret=s3cr%3Dt%26%2B%20%25%2Fx")
     }
 
     @Test("Basic form-urlencodes id and secret before base64 (RFC 6749 §2.3.1), and both decode back exactly")
@@ -118,10 +123,12 @@ struct OAuth2TokenRequestTests {
         #expect(request.bodyText == "grant_type=refresh_token&refresh_token=rt-1")
     }
 
-    @Test("Basic with a non-ASCII id and secret encodes their UTF-8 bytes", arguments: [
-        ("clïent", "pässwörd€", "cl%C3%AFent:p%C3%A4ssw%C3%B6rd%E2%82%AC"),
-        ("应用", "密码:🔑", "%E5%BA%94%E7%94%A8:%E5%AF%86%E7%A0%81%3A%F0%9F%94%91"),
-    ])
+    @Test(
+        "Basic with a non-ASCII id and secret encodes their UTF-8 bytes",
+        arguments: [
+            ("clïent", "pässwörd€", "cl%C3%AFent:p%C3%A4ssw%C3%B6rd%E2%82%AC"),
+            ("应用", "密码:🔑", "%E5%BA%94%E7%94%A8:%E5%AF%86%E7%A0%81%3A%F0%9F%94%91"),
+        ])
     func nonASCIIBasic(id: String, secret: String, expected: String) async throws {
         let transport = OAuth2Fixtures.answering()
         _ = try await OAuth2Fixtures.endpoint(transport, authentication: .basic(clientID: id, clientSecret: secret))
@@ -135,23 +142,27 @@ struct OAuth2TokenRequestTests {
     func refreshTokenEncoding() async throws {
         let transport = OAuth2Fixtures.answering()
         _ = try await OAuth2Fixtures.endpoint(transport).refresh(OAuth2Fixtures.expiredCredential(refreshToken: "rt+/=&% x~é"))
-        #expect(await transport.last?.bodyText
-            == "grant_type=refresh_token&refresh_token=rt%2B%2F%3D%26%25%20x~%C3%A9&client_id=app")
+        #expect(
+            await transport.last?.bodyText
+                == "grant_type=refresh_token&refresh_token=rt%2B%2F%3D%26%25%20x~%C3%A9&client_id=app")
     }
 
     @Test("scope then additional parameters come after the grant's parameters and before client_id/client_secret")
     func scopeAndAdditionalParameters() async throws {
         let transport = OAuth2Fixtures.answering()
         let endpoint = try OAuth2Fixtures.endpoint(transport, authentication: .requestBody(clientID: "app", clientSecret: "pw"))
-        _ = try await endpoint.refresh(OAuth2Fixtures.expiredCredential(), scope: "read write", additionalParameters: [
-            QueryItem(name: "resource", value: "https://api.example.com/v1"),
-            QueryItem(name: "audience", value: "a b+c"),
-            QueryItem(name: "resource", value: "https://files.example.com/"),
-            QueryItem(name: "flag"),
-        ])
-        #expect(await transport.last?.bodyText == "grant_type=refresh_token&refresh_token=rt-1&scope=read%20write"
-            + "&resource=https%3A%2F%2Fapi.example.com%2Fv1&audience=a%20b%2Bc&resource=https%3A%2F%2Ffiles.example.com%2F"
-            + "&flag=&client_id=app&client_secret=pw")
+        _ = try await endpoint.refresh(
+            OAuth2Fixtures.expiredCredential(), scope: "read write",
+            additionalParameters: [
+                QueryItem(name: "resource", value: "https://api.example.com/v1"),
+                QueryItem(name: "audience", value: "a b+c"),
+                QueryItem(name: "resource", value: "https://files.example.com/"),
+                QueryItem(name: "flag"),
+            ])
+        #expect(
+            await transport.last?.bodyText == "grant_type=refresh_token&refresh_token=rt-1&scope=read%20write"
+                + "&resource=https%3A%2F%2Fapi.example.com%2Fv1&audience=a%20b%2Bc&resource=https%3A%2F%2Ffiles.example.com%2F"
+                + "&flag=&client_id=app&client_secret=pw")
     }
 
     @Test("client_credentials passes additional parameters after scope")
@@ -165,28 +176,35 @@ struct OAuth2TokenRequestTests {
     @Test("requestToken sends any grant: password, with client_id last for a public client")
     func passwordGrant() async throws {
         let transport = OAuth2Fixtures.answering()
-        _ = try await OAuth2Fixtures.endpoint(transport).requestToken(grantType: "password", parameters: [
-            QueryItem(name: "username", value: "ada@example.com"),
-            QueryItem(name: "password", value: "p@ss w+rd&="),
-            QueryItem(name: "scope", value: "profile"),
-        ])
-        #expect(await transport.last?.bodyText
-            == "grant_type=password&username=ada%40example.com&password=p%40ss%20w%2Brd%26%3D&scope=profile&client_id=app")
+        _ = try await OAuth2Fixtures.endpoint(transport).requestToken(
+            grantType: "password",
+            parameters: [
+                QueryItem(name: "username", value: "ada@example.com"),
+                QueryItem(name: "password", value: "p@ss w+rd&="),
+                QueryItem(name: "scope", value: "profile"),
+            ])
+        #expect(
+            await transport.last?.bodyText
+                == "grant_type=password&username=ada%40example.com&password=p%40ss%20w%2Brd%26%3D&scope=profile&client_id=app")
     }
 
     @Test("requestToken sends authorization_code with a PKCE code_verifier and an extension grant URI")
     func authorizationCodeAndExtensionGrants() async throws {
         let transport = OAuth2Fixtures.answering()
         let endpoint = try OAuth2Fixtures.endpoint(transport, authentication: .basic(clientID: "app", clientSecret: "pw"))
-        _ = try await endpoint.requestToken(grantType: "authorization_code", parameters: [
-            QueryItem(name: "code", value: "c0de"),
-            QueryItem(name: "redirect_uri", value: "com.example.app:/callback"),
-            QueryItem(name: "code_verifier", value: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-        ])
-        #expect(await transport.last?.bodyText == "grant_type=authorization_code&code=c0de"
-            + "&redirect_uri=com.example.app%3A%2Fcallback&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
-        _ = try await endpoint.requestToken(grantType: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-                                            parameters: [QueryItem(name: "assertion", value: "a.b.c")])
+        _ = try await endpoint.requestToken(
+            grantType: "authorization_code",
+            parameters: [
+                QueryItem(name: "code", value: "c0de"),
+                QueryItem(name: "redirect_uri", value: "com.example.app:/callback"),
+                QueryItem(name: "code_verifier", value: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            ])
+        #expect(
+            await transport.last?.bodyText == "grant_type=authorization_code&code=c0de"
+                + "&redirect_uri=com.example.app%3A%2Fcallback&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        _ = try await endpoint.requestToken(
+            grantType: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+            parameters: [QueryItem(name: "assertion", value: "a.b.c")])
         #expect(await transport.last?.bodyText == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=a.b.c")
     }
 
@@ -194,8 +212,12 @@ struct OAuth2TokenRequestTests {
     func clientIDAlongsideBasic() async throws {
         let transport = OAuth2Fixtures.answering()
         _ = try await OAuth2Fixtures.endpoint(transport, authentication: .basic(clientID: "app", clientSecret: "pw"))
-            .requestToken(grantType: "authorization_code", parameters: [QueryItem(name: "code", value: "c"),
-                                                                        QueryItem(name: "client_id", value: "app")])
+            .requestToken(
+                grantType: "authorization_code",
+                parameters: [
+                    QueryItem(name: "code", value: "c"),
+                    QueryItem(name: "client_id", value: "app"),
+                ])
         #expect(await transport.last?.bodyText == "grant_type=authorization_code&code=c&client_id=app")
     }
 
@@ -232,11 +254,13 @@ struct OAuth2TokenRequestTests {
         #expect(await transport.count == 0)
     }
 
-    @Test("a parameter that repeats one the grant or client authentication sets is refused, naming it but not its value", arguments: [
-        ("refresh", "grant_type"), ("refresh", "refresh_token"), ("refreshWithScope", "scope"),
-        ("body", "client_secret"), ("body", "client_id"), ("public", "client_id"),
-        ("requestToken", "grant_type"), ("clientCredentialsWithScope", "scope"), ("refresh", ""),
-    ])
+    @Test(
+        "a parameter that repeats one the grant or client authentication sets is refused, naming it but not its value",
+        arguments: [
+            ("refresh", "grant_type"), ("refresh", "refresh_token"), ("refreshWithScope", "scope"),
+            ("body", "client_secret"), ("body", "client_id"), ("public", "client_id"),
+            ("requestToken", "grant_type"), ("clientCredentialsWithScope", "scope"), ("refresh", ""),
+        ])
     func reservedParameterIsRefused(call: String, name: String) async throws {
         let transport = OAuth2Fixtures.answering()
         let item = [QueryItem(name: name, value: "VALUE-MUST-NOT-LEAK")]
@@ -294,17 +318,21 @@ struct OAuth2TokenRequestTests {
         #expect(await transport.count == 0)
     }
 
-    @Test("descriptions and dumps of the client authentication and the endpoint never show the secret", arguments: [
-        OAuth2ClientAuthentication.basic(clientID: "app", clientSecret: "s3cr=t&+ %/x"),
-        .requestBody(clientID: "app", clientSecret: "s3cr=t&+ %/x"),
-    ])
+    @Test(
+        "descriptions and dumps of the client authentication and the endpoint never show the secret",
+        arguments: [
+            OAuth2ClientAuthentication.basic(clientID: "app", clientSecret: "s3cr=t&+ %/x"),
+            .requestBody(clientID: "app", clientSecret: "s3cr=t&+ %/x"),
+        ])
     func secretIsNeverPrinted(authentication: OAuth2ClientAuthentication) throws {
         let endpoint = try OAuth2Fixtures.endpoint(OAuth2Fixtures.answering(), authentication: authentication)
         var dumped = ""
         dump(authentication, to: &dumped)
         dump(endpoint, to: &dumped)
-        let texts = [authentication.description, authentication.debugDescription, String(reflecting: authentication),
-                     "\(authentication)", endpoint.description, String(reflecting: endpoint), dumped]
+        let texts = [
+            authentication.description, authentication.debugDescription, String(reflecting: authentication),
+            "\(authentication)", endpoint.description, String(reflecting: endpoint), dumped,
+        ]
         for text in texts {
             #expect(!text.contains("s3cr"))
             #expect(text.contains("app"))

@@ -100,46 +100,56 @@ struct SecretCase: Sendable, CustomTestStringConvertible {
         SecretCase("userinfo", visible: ["https://<redacted>@api.example.com"]) { makeRequest("https://bob:\($0)@api.example.com/v1") },
         // Form bodies
         SecretCase("form-password", visible: ["username=bob", "grant_type=password"]) {
-            makeRequest(.post, "https://id.example.com/token", headers: [("Content-Type", form)],
-                        body: .data(Data("grant_type=password&username=bob&password=\($0)".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/token", headers: [("Content-Type", form)],
+                body: .data(Data("grant_type=password&username=bob&password=\($0)".utf8)))
         },
         SecretCase("form-refresh_token") {
-            makeRequest(.post, "https://id.example.com/token", headers: [("Content-Type", "\(form); charset=utf-8")],
-                        body: .data(Data("grant_type=refresh_token&refresh_token=\($0)&scope=read".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/token", headers: [("Content-Type", "\(form); charset=utf-8")],
+                body: .data(Data("grant_type=refresh_token&refresh_token=\($0)&scope=read".utf8)))
         },
         SecretCase("form-client_secret") {
-            makeRequest(.post, "https://id.example.com/token", headers: [("Content-Type", form)],
-                        body: .data(Data("client_id=app&client_secret=\($0)".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/token", headers: [("Content-Type", form)],
+                body: .data(Data("client_id=app&client_secret=\($0)".utf8)))
         },
         SecretCase("form-nested", visible: ["user%5Bname%5D=bob"]) {
-            makeRequest(.post, "https://id.example.com/users", headers: [("Content-Type", form)],
-                        body: .data(Data("user%5Bname%5D=bob&user%5Bpassword%5D=\($0)".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/users", headers: [("Content-Type", form)],
+                body: .data(Data("user%5Bname%5D=bob&user%5Bpassword%5D=\($0)".utf8)))
         },
         SecretCase("form-unlabelled") {
-            makeRequest(.post, "https://id.example.com/token",
-                        body: .data(Data("grant_type=password&password=\($0)".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/token",
+                body: .data(Data("grant_type=password&password=\($0)".utf8)))
         },
         SecretCase("form-not-text") {
-            makeRequest(.post, "https://id.example.com/token", headers: [("Content-Type", form)],
-                        body: .data(Data("password=\($0) with spaces".utf8)))
+            makeRequest(
+                .post, "https://id.example.com/token", headers: [("Content-Type", form)],
+                body: .data(Data("password=\($0) with spaces".utf8)))
         },
         // JSON bodies
         SecretCase("json-password", visible: [#""username":"bob""#]) {
-            makeRequest(.post, "https://api.example.com/login", headers: [("Content-Type", "application/json")],
-                        body: .data(Data(#"{"username":"bob","password":"\#($0)"}"#.utf8)))
+            makeRequest(
+                .post, "https://api.example.com/login", headers: [("Content-Type", "application/json")],
+                body: .data(Data(#"{"username":"bob","password":"\#($0)"}"#.utf8)))
         },
         SecretCase("json-nested") {
-            makeRequest(.post, "https://api.example.com/login", headers: [("Content-Type", "application/vnd.api+json")],
-                        body: .data(Data(#"{"data":[{"attributes":{"refreshToken":"\#($0)"}}]}"#.utf8)))
+            makeRequest(
+                .post, "https://api.example.com/login", headers: [("Content-Type", "application/vnd.api+json")],
+                body: .data(Data(#"{"data":[{"attributes":{"refreshToken":"\#($0)"}}]}"#.utf8)))
         },
         // Bodies never shown
         SecretCase("binary-body") {
-            makeRequest(.put, "https://api.example.com/blob", headers: [("Content-Type", "application/octet-stream")],
-                        body: .data(Data([0, 1, 2]) + Data($0.utf8)))
+            makeRequest(
+                .put, "https://api.example.com/blob", headers: [("Content-Type", "application/octet-stream")],
+                body: .data(Data([0, 1, 2]) + Data($0.utf8)))
         },
         SecretCase("long-text-body") {
-            makeRequest(.post, "https://api.example.com/notes", headers: [("Content-Type", "text/plain")],
-                        body: .data(Data((String(repeating: "x", count: 5000) + $0).utf8)))
+            makeRequest(
+                .post, "https://api.example.com/notes", headers: [("Content-Type", "text/plain")],
+                body: .data(Data((String(repeating: "x", count: 5000) + $0).utf8)))
         },
     ]
 }
@@ -187,47 +197,54 @@ struct RedactionTests {
 
     @Test("request descriptions give sizes, never bodies")
     func requestDescription() {
-        let post = makeRequest(.post, "https://h.example/p?code=S3CR3T&x=1",
-                               headers: [("Content-Type", form), ("Accept", "*/*"), ("Authorization", "Bearer t")],
-                               body: .data(Data(repeating: UInt8(ascii: "a"), count: 120)))
+        let post = makeRequest(
+            .post, "https://h.example/p?code=S3CR3T&x=1",
+            headers: [("Content-Type", form), ("Accept", "*/*"), ("Authorization", "Bearer t")],
+            body: .data(Data(repeating: UInt8(ascii: "a"), count: 120)))
         #expect(Redaction.default.describe(post) == "POST https://h.example/p?code=<redacted>&x=1 (3 headers, 120-byte body)")
         let get = makeRequest("https://h.example/", headers: [("Accept", "*/*")])
         #expect(Redaction.default.describe(get) == "GET https://h.example/ (1 header, no body)")
     }
 
-    @Test("URLs keep everything but secrets", arguments: [
-        ("https://h.example/p", "https://h.example/p"),
-        ("https://h.example:8443/a/b?x=1&y", "https://h.example:8443/a/b?x=1&y"),
-        ("http://[::1]:8080/p?token=abc", "http://[::1]:8080/p?token=<redacted>"),
-        ("https://bob@h.example/", "https://<redacted>@h.example/"),
-        ("https://bob:pw@h.example/", "https://<redacted>@h.example/"),
-        ("https://h.example/p?a=1;token=t;b=2", "https://h.example/p?a=1;token=<redacted>;b=2"),
-        ("https://h.example/p;jsessionid=s/q;v=1", "https://h.example/p;jsessionid=<redacted>/q;v=1"),
-        ("https://h.example/p?a=1&&token=&b", "https://h.example/p?a=1&&token=<redacted>&b"),
-        ("https://h.example/p?token", "https://h.example/p?token"),
-        ("https://h.example/p?code=1&decode=2&zipcode=3", "https://h.example/p?code=<redacted>&decode=2&zipcode=3"),
-        ("https://h.example/p?auth.password=1", "https://h.example/p?auth.password=<redacted>"),
-        ("https://h.example/p?Client-Secret=1", "https://h.example/p?Client-Secret=<redacted>"),
-        ("https://h.example/p?pass+word=1", "https://h.example/p?pass+word=<redacted>"),
-        ("https://h.example/p#section", "https://h.example/p#section"),
-    ])
+    @Test(
+        "URLs keep everything but secrets",
+        arguments: [
+            ("https://h.example/p", "https://h.example/p"),
+            ("https://h.example:8443/a/b?x=1&y", "https://h.example:8443/a/b?x=1&y"),
+            ("http://[::1]:8080/p?token=abc", "http://[::1]:8080/p?token=<redacted>"),
+            ("https://bob@h.example/", "https://<redacted>@h.example/"),
+            ("https://bob:pw@h.example/", "https://<redacted>@h.example/"),
+            ("https://h.example/p?a=1;token=t;b=2", "https://h.example/p?a=1;token=<redacted>;b=2"),
+            ("https://h.example/p;jsessionid=s/q;v=1", "https://h.example/p;jsessionid=<redacted>/q;v=1"),
+            ("https://h.example/p?a=1&&token=&b", "https://h.example/p?a=1&&token=<redacted>&b"),
+            ("https://h.example/p?token", "https://h.example/p?token"),
+            ("https://h.example/p?code=1&decode=2&zipcode=3", "https://h.example/p?code=<redacted>&decode=2&zipcode=3"),
+            ("https://h.example/p?auth.password=1", "https://h.example/p?auth.password=<redacted>"),
+            ("https://h.example/p?Client-Secret=1", "https://h.example/p?Client-Secret=<redacted>"),
+            ("https://h.example/p?pass+word=1", "https://h.example/p?pass+word=<redacted>"),
+            ("https://h.example/p#section", "https://h.example/p#section"),
+        ])
     func urls(_ input: String, _ expected: String) {
         #expect(Redaction.default.redact(url: URL(string: input)!) == expected)
     }
 
-    @Test("form bodies", arguments: [
-        ("a=1&password=x", "a=1&password=<redacted>"),
-        ("user%5Bpassword%5D=x&user%5Bname%5D=y", "user%5Bpassword%5D=<redacted>&user%5Bname%5D=y"),
-        ("token=a&token=b&token", "token=<redacted>&token=<redacted>&token"),
-        ("", ""),
-    ])
+    @Test(
+        "form bodies",
+        arguments: [
+            ("a=1&password=x", "a=1&password=<redacted>"),
+            ("user%5Bpassword%5D=x&user%5Bname%5D=y", "user%5Bpassword%5D=<redacted>&user%5Bname%5D=y"),
+            ("token=a&token=b&token", "token=<redacted>&token=<redacted>&token"),
+            ("", ""),
+        ])
     func formBodies(_ input: String, _ expected: String) {
         #expect(Redaction.default.redact(formBody: Data(input.utf8)) == expected)
     }
 
-    @Test("bytes that are not form-encoded text are not a form", arguments: [
-        Data("a=1 b".utf8), Data("a=1\n".utf8), Data([0x61, 0x3D, 0xFF]), Data("a=é".utf8),
-    ])
+    @Test(
+        "bytes that are not form-encoded text are not a form",
+        arguments: [
+            Data("a=1 b".utf8), Data("a=1\n".utf8), Data([0x61, 0x3D, 0xFF]), Data("a=é".utf8),
+        ])
     func notForms(_ body: Data) {
         #expect(Redaction.default.redact(formBody: body) == nil)
     }
@@ -238,7 +255,7 @@ struct RedactionTests {
             "https://h.example/p?code=c0de&sig=S1G",
             headers: [("X-Tenant-Secret", "T3NANT"), ("Authorization", "Bearer B34RER")])
         var redaction = Redaction.default
-        redaction.exposed.insert("x-tenant-secret")   // shown, although it matches `secret`
+        redaction.exposed.insert("x-tenant-secret")  // shown, although it matches `secret`
         redaction.exposed.insert("Authorization")
         redaction.queryItems.insert("SIG")
         redaction.queryItems.remove("code")
@@ -255,31 +272,52 @@ struct RedactionTests {
         #expect(Redaction() == Redaction.default)
     }
 
-    @Test("cURL commands", arguments: [
-        (makeRequest("https://h.example/p"), "curl 'https://h.example/p'"),
-        (makeRequest(.head, "https://h.example/p"), "curl --head 'https://h.example/p'"),
-        (makeRequest("http://[::1]:8080/p?token=t"), "curl --globoff 'http://[::1]:8080/p?token=<redacted>'"),
-        (makeRequest(.delete, "https://h.example/p", headers: [("X-Note", "it's \"quoted\" $HOME `x`")]),
-         #"curl -X 'DELETE' 'https://h.example/p' -H 'X-Note: it'\''s "quoted" $HOME `x`'"#),
-        (makeRequest(.post, "https://h.example/p?user%5Bpassword%5D=x",
-                     headers: [("Content-Type", form), ("Accept", "*/*")],
-                     body: .data(Data("grant_type=password&password=p'w".utf8))),
-         "curl -X 'POST' 'https://h.example/p?user%5Bpassword%5D=<redacted>' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Accept: */*' --data-binary 'grant_type=password&password=<redacted>'"),
-        (makeRequest(.post, "https://h.example/p", headers: [("Content-Type", "text/plain")],
-                     body: .data(Data("it's fine".utf8))),
-         #"curl -X 'POST' 'https://h.example/p' -H 'Content-Type: text/plain' --data-binary 'it'\''s fine'"#),
-        (makeRequest(.put, "https://h.example/p", headers: [("Content-Type", "image/png")],
-                     body: .data(Data([0x89, 0x50, 0x4E, 0x47]))),
-         "curl -X 'PUT' 'https://h.example/p' -H 'Content-Type: image/png' --data-binary @-  # 4 bytes of image/png, not shown"),
-        (makeRequest(.post, "https://h.example/p", body: .data(Data())),
-         "curl -X 'POST' 'https://h.example/p' --data-binary ''"),
-        (makeRequest(.post, "https://h.example/p", headers: [("Content-Type", "application/json")],
-                     body: .data(Data(#"{"b":[1,{"token":"t"}],"a":"x/y"}"#.utf8))),
-         #"curl -X 'POST' 'https://h.example/p' -H 'Content-Type: application/json' --data-binary '{"a":"x/y","b":[1,{"token":"<redacted>"}]}'"#),
-        (makeRequest(.post, "https://h.example/p", headers: [("Content-Type", "text/plain")],
-                     body: .data(Data(repeating: UInt8(ascii: "a"), count: 5000))),
-         "curl -X 'POST' 'https://h.example/p' -H 'Content-Type: text/plain' --data-binary @-  # 5000 bytes of text/plain, not shown"),
-    ])
+    @Test(
+        "cURL commands",
+        arguments: [
+            (makeRequest("https://h.example/p"), "curl 'https://h.example/p'"),
+            (makeRequest(.head, "https://h.example/p"), "curl --head 'https://h.example/p'"),
+            (makeRequest("http://[::1]:8080/p?token=t"), "curl --globoff 'http://[::1]:8080/p?token=<redacted>'"),
+            (
+                makeRequest(.delete, "https://h.example/p", headers: [("X-Note", "it's \"quoted\" $HOME `x`")]),
+                #"curl -X 'DELETE' 'https://h.example/p' -H 'X-Note: it'\''s "quoted" $HOME `x`'"#
+            ),
+            (
+                makeRequest(
+                    .post, "https://h.example/p?user%5Bpassword%5D=x",
+                    headers: [("Content-Type", form), ("Accept", "*/*")],
+                    body: .data(Data("grant_type=password&password=p'w".utf8))),
+                "curl -X 'POST' 'https://h.example/p?user%5Bpassword%5D=<redacted>' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Accept: */*' --data-binary 'grant_type=password&password=<redacted>'"
+            ),
+            (
+                makeRequest(
+                    .post, "https://h.example/p", headers: [("Content-Type", "text/plain")],
+                    body: .data(Data("it's fine".utf8))),
+                #"curl -X 'POST' 'https://h.example/p' -H 'Content-Type: text/plain' --data-binary 'it'\''s fine'"#
+            ),
+            (
+                makeRequest(
+                    .put, "https://h.example/p", headers: [("Content-Type", "image/png")],
+                    body: .data(Data([0x89, 0x50, 0x4E, 0x47]))),
+                "curl -X 'PUT' 'https://h.example/p' -H 'Content-Type: image/png' --data-binary @-  # 4 bytes of image/png, not shown"
+            ),
+            (
+                makeRequest(.post, "https://h.example/p", body: .data(Data())),
+                "curl -X 'POST' 'https://h.example/p' --data-binary ''"
+            ),
+            (
+                makeRequest(
+                    .post, "https://h.example/p", headers: [("Content-Type", "application/json")],
+                    body: .data(Data(#"{"b":[1,{"token":"t"}],"a":"x/y"}"#.utf8))),
+                #"curl -X 'POST' 'https://h.example/p' -H 'Content-Type: application/json' --data-binary '{"a":"x/y","b":[1,{"token":"<redacted>"}]}'"#
+            ),
+            (
+                makeRequest(
+                    .post, "https://h.example/p", headers: [("Content-Type", "text/plain")],
+                    body: .data(Data(repeating: UInt8(ascii: "a"), count: 5000))),
+                "curl -X 'POST' 'https://h.example/p' -H 'Content-Type: text/plain' --data-binary @-  # 5000 bytes of text/plain, not shown"
+            ),
+        ])
     func curl(_ request: TransportRequest, _ expected: String) {
         #expect(request.curlCommand() == expected)
     }
@@ -287,11 +325,15 @@ struct RedactionTests {
     @Test("a form or JSON body past 64 KiB is described, not parsed, even when its redacted form would be short")
     func largeBodiesAreNotParsed() {
         let assertion = String(repeating: "a", count: 70_000)
-        let json = makeRequest(.post, "https://h.example/t", headers: [("Content-Type", "application/json")],
-                               body: .data(Data(#"{"assertion":"\#(assertion)"}"#.utf8)))
-        #expect(json.curlCommand() == "curl -X 'POST' 'https://h.example/t' -H 'Content-Type: application/json' --data-binary @-  # 70016 bytes of application/json, not shown")
-        let small = makeRequest(.post, "https://h.example/t", headers: [("Content-Type", "application/json")],
-                                body: .data(Data(#"{"assertion":"\#(assertion.prefix(60_000))"}"#.utf8)))
+        let json = makeRequest(
+            .post, "https://h.example/t", headers: [("Content-Type", "application/json")],
+            body: .data(Data(#"{"assertion":"\#(assertion)"}"#.utf8)))
+        #expect(
+            json.curlCommand()
+                == "curl -X 'POST' 'https://h.example/t' -H 'Content-Type: application/json' --data-binary @-  # 70016 bytes of application/json, not shown")
+        let small = makeRequest(
+            .post, "https://h.example/t", headers: [("Content-Type", "application/json")],
+            body: .data(Data(#"{"assertion":"\#(assertion.prefix(60_000))"}"#.utf8)))
         #expect(small.curlCommand().hasSuffix(#"--data-binary '{"assertion":"<redacted>"}'"#))
     }
 
@@ -301,16 +343,22 @@ struct RedactionTests {
         try Data("password=S3CR3T".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let stream = try BodyStream(file: file)
-        let request = makeRequest(.post, "https://h.example/up", headers: [("Content-Type", "application/octet-stream")],
-                                  body: .stream(stream))
-        #expect(request.curlCommand() == "curl -X 'POST' 'https://h.example/up' -H 'Content-Type: application/octet-stream' --data-binary @-  # streamed body, 15 bytes of application/octet-stream, not shown")
+        let request = makeRequest(
+            .post, "https://h.example/up", headers: [("Content-Type", "application/octet-stream")],
+            body: .stream(stream))
+        #expect(
+            request.curlCommand()
+                == "curl -X 'POST' 'https://h.example/up' -H 'Content-Type: application/octet-stream' --data-binary @-  # streamed body, 15 bytes of application/octet-stream, not shown"
+        )
         #expect(Redaction.default.describe(request) == "POST https://h.example/up (1 header, streamed 15-byte body)")
     }
 
     /// Single-quoted output, fed back through `sh`, gives back the exact text.
-    @Test("shell quoting round-trips through sh", arguments: [
-        "plain", "it's", "''", "a'b'c", #"back\slash"#, "$HOME `id` \"q\" !x", "tab\tand\nnewline",
-    ])
+    @Test(
+        "shell quoting round-trips through sh",
+        arguments: [
+            "plain", "it's", "''", "a'b'c", #"back\slash"#, "$HOME `id` \"q\" !x", "tab\tand\nnewline",
+        ])
     func shellRoundTrip(_ value: String) throws {
         let request = makeRequest("https://h.example/p", headers: [("X-Value", value)])
         let command = request.curlCommand(redaction: .disabled)

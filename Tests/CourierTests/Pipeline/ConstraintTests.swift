@@ -1,7 +1,8 @@
-@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 // MARK: - Test support (private to this file)
 
@@ -45,7 +46,6 @@ private actor ConstraintLatch {
 }
 
 private struct SatisfyError: Error, Equatable {}
-
 
 /// A constraint whose `satisfy` counts itself, waits behind `latch` (if any), fails while the
 /// probe has failures left, and otherwise makes `isSatisfied` true.
@@ -153,10 +153,11 @@ struct ConstraintTests {
         #expect(results.count == 1000)
         let failures = results.compactMap { failure(of: $0) as? ConstraintFailure }
         #expect(failures.count == 1000)
-        #expect(failures.allSatisfy { failure in
-            guard case .satisfyFailed(let error) = failure.reason else { return false }
-            return failure.name == "session" && error as? SatisfyError == SatisfyError()
-        })
+        #expect(
+            failures.allSatisfy { failure in
+                guard case .satisfyFailed(let error) = failure.reason else { return false }
+                return failure.name == "session" && error as? SatisfyError == SatisfyError()
+            })
         #expect(await probe.satisfyCalls == 1)
     }
 
@@ -260,7 +261,7 @@ struct ConstraintTests {
 
         let late = Task { try await constraint.waitUntilSatisfied() }
         await eventually { await constraint.waiterCount == 2 && clock.pendingSleepCount == 2 }
-        clock.advance(by: .seconds(2))   // early has waited 5 s, late 2 s
+        clock.advance(by: .seconds(2))  // early has waited 5 s, late 2 s
 
         let earlyError = failure(of: await early.result) as? ConstraintFailure
         guard case .timedOut(let after)? = earlyError?.reason else {
@@ -274,7 +275,7 @@ struct ConstraintTests {
         await latch.open()
         try await late.value
         #expect(await probe.satisfyCalls == 1)
-        await eventually { clock.pendingSleepCount == 0 }   // late's timer was cancelled
+        await eventually { clock.pendingSleepCount == 0 }  // late's timer was cancelled
     }
 
     @Test("invalidate makes the next wait run satisfy again, even if isSatisfied says yes")
@@ -287,7 +288,7 @@ struct ConstraintTests {
         #expect(await probe.satisfyCalls == 1)
 
         await constraint.invalidate()
-        #expect(await probe.satisfied)   // isSatisfied still says yes
+        #expect(await probe.satisfied)  // isSatisfied still says yes
         try await constraint.waitUntilSatisfied()
         #expect(await probe.satisfyCalls == 2)
 
@@ -335,7 +336,7 @@ struct ConstraintGateTests {
 
         #expect(gate.removeWaiter(id) == "a")
         #expect(gate.removeWaiter(id) == nil)
-        #expect(gate.isRunning)   // the run goes on for the others
+        #expect(gate.isRunning)  // the run goes on for the others
         #expect(gate.finishRun(succeeded: true) == ["b"])
     }
 
@@ -346,13 +347,13 @@ struct ConstraintGateTests {
         #expect(gate.mayCheckBeforeWaiting == false)
         #expect(gate.addWaiter(1, id: gate.makeWaiterID()) == .init(checksFirst: false))
 
-        gate.invalidate()   // during the run: its success does not count
+        gate.invalidate()  // during the run: its success does not count
         _ = gate.finishRun(succeeded: true)
         #expect(gate.isInvalidated)
 
         #expect(gate.addWaiter(2, id: gate.makeWaiterID()) == .init(checksFirst: false))
         _ = gate.finishRun(succeeded: false)
-        #expect(gate.isInvalidated)   // a failure does not clear it
+        #expect(gate.isInvalidated)  // a failure does not clear it
 
         #expect(gate.addWaiter(3, id: gate.makeWaiterID()) == .init(checksFirst: false))
         _ = gate.finishRun(succeeded: true)
@@ -385,10 +386,12 @@ struct ClientConstraintTests {
     @Test func a1000ConcurrentCallsOnOneConstraintRunSatisfyOnceAndAllGoOut() async throws {
         let ready = Flag()
         let runs = CallCount()
-        let constraint = Constraint(name: "session", isSatisfied: { await ready.isSet }, satisfy: {
-            await runs.increment()
-            await ready.set()
-        })
+        let constraint = Constraint(
+            name: "session", isSatisfied: { await ready.isSet },
+            satisfy: {
+                await runs.increment()
+                await ready.set()
+            })
         let transport = RecordingTransport()
         let client = makeClient(transport)
 
@@ -406,10 +409,12 @@ struct ClientConstraintTests {
     @Test func aFailingConstraintFailsEveryCallAndSendsNothing() async throws {
         struct NoSession: Error {}
         let runs = CallCount()
-        let constraint = Constraint(name: "session", isSatisfied: { false }, satisfy: {
-            await runs.increment()
-            throw NoSession()
-        })
+        let constraint = Constraint(
+            name: "session", isSatisfied: { false },
+            satisfy: {
+                await runs.increment()
+                throw NoSession()
+            })
         let transport = RecordingTransport()
         let client = makeClient(transport)
 

@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// `TransportRequest.head` is the one source of truth: the URL a transport sends to is derived
 /// from it, so a stage that edits the head changes the wire, and the credential check sees it.
@@ -49,7 +50,7 @@ struct OneRequestModelTests {
         var request = TransportRequest(
             head: HTTPRequest(method: .get, scheme: "https", authority: "a.example", path: "/p?q=1"), timeout: .seconds(1))
         #expect(request.url.absoluteString == "https://a.example/p?q=1")
-        request.head.headerFields[.accept] = "text/plain"           // a header edit keeps the URL
+        request.head.headerFields[.accept] = "text/plain"  // a header edit keeps the URL
         #expect(request.url.absoluteString == "https://a.example/p?q=1")
         request.head.authority = "b.example:8443"
         #expect(request.url.absoluteString == "https://b.example:8443/p?q=1")
@@ -71,9 +72,11 @@ struct OneRequestModelTests {
         #expect(request.head.path == "/new")
     }
 
-    @Test("a head whose parts make no URL fails the call with invalidURL before the transport", arguments: [
-        "/a path with spaces", "no-leading-slash", "/p#fragment", "/caf\u{E9}", "/bad%zzescape",
-    ])
+    @Test(
+        "a head whose parts make no URL fails the call with invalidURL before the transport",
+        arguments: [
+            "/a path with spaces", "no-leading-slash", "/p#fragment", "/caf\u{E9}", "/bad%zzescape",
+        ])
     func anUnusableHeadIsRefused(path: String) async {
         let transport = RecordingTransport()
         let client = makeClient(transport) { $0.middleware = [EditHead { $0.path = path }] }
@@ -85,9 +88,11 @@ struct OneRequestModelTests {
         #expect(await transport.count == 0)
     }
 
-    @Test("a head authority that is no host[:port] fails the call with invalidURL, never another host", arguments: [
-        "api.example.com/evil", "a b.example", "", "api.example.com#x",
-    ])
+    @Test(
+        "a head authority that is no host[:port] fails the call with invalidURL, never another host",
+        arguments: [
+            "api.example.com/evil", "a b.example", "", "api.example.com#x",
+        ])
     func anUnusableAuthorityIsRefused(authority: String) async {
         let transport = RecordingTransport()
         let client = makeClient(transport) { $0.middleware = [EditHead { $0.authority = authority }] }

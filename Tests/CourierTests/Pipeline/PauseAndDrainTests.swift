@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// A transport whose responses wait until the test lets them go.
 private actor GatedTransport: Transport {
@@ -57,7 +58,9 @@ struct PauseAndDrainTests {
 
         // Three calls in flight, parked in the transport.
         let inFlight = (0..<3).map { index in
-            Task { _ = try await client.enqueue(PathEndpoint(pathString: "/first/\(index)")).resume(); await log.add("first \(index) done") }
+            Task {
+                _ = try await client.enqueue(PathEndpoint(pathString: "/first/\(index)")).resume(); await log.add("first \(index) done")
+            }
         }
         await transport.waitForSent(3)
 

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Calls into the client from places that would wait for themselves fail at once instead of
 /// hanging: every test here hung forever before the check existed (hence the time limit).
@@ -61,7 +62,8 @@ struct ReentrancyTests {
         }
         await #expect { _ = try await client.enqueue(Endpoint(constraints: [constraint])).resume() } throws: { error in
             guard case .constraint(let failure)? = error as? CourierError,
-                  case .satisfyFailed(let underlying) = failure.reason else { return false }
+                case .satisfyFailed(let underlying) = failure.reason
+            else { return false }
             return Self.isWouldDeadlock(underlying)
         }
         #expect(await transport.count == 0)
@@ -126,9 +128,9 @@ struct ReentrancyTests {
         #expect(gate.arrive() == false)
         let (continuation, waiter) = await Self.heldCall()
         gate.hold(1, continuation)
-        gate.finishExclusive()         // releases call 1
+        gate.finishExclusive()  // releases call 1
         #expect(await waiter.value == .admitted)
-        gate.cancel(1)                 // its task's cancellation handler ran late
+        gate.cancel(1)  // its task's cancellation handler ran late
         #expect(gate.pendingCancellationCount == 0)
         #expect(gate.inFlight == 1)
     }

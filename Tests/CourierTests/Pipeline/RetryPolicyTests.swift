@@ -33,8 +33,9 @@ private func request(
     for (name, value) in headers {
         fields[HTTPField.Name(name)!] = value
     }
-    let head = HTTPRequest(method: HTTPRequest.Method(method)!, scheme: "https",
-                           authority: "api.example.com", path: "/items", headerFields: fields)
+    let head = HTTPRequest(
+        method: HTTPRequest.Method(method)!, scheme: "https",
+        authority: "api.example.com", path: "/items", headerFields: fields)
     return TransportRequest(head: head, body: body, timeout: .seconds(30), url: url)
 }
 
@@ -67,11 +68,13 @@ private func isRetry(_ decision: RetryDecision, within range: ClosedRange<Durati
 @Suite("RetryPolicy: backoff")
 struct RetryPolicyBackoffTests {
     /// The table in RetryPolicy.swift: 250 ms doubling, capped at 30 s from attempt 8.
-    @Test("ceiling doubles from baseDelay and stops at maxDelay", arguments: [
-        (1, Duration.milliseconds(250)), (2, .milliseconds(500)), (3, .seconds(1)), (4, .seconds(2)),
-        (5, .seconds(4)), (6, .seconds(8)), (7, .seconds(16)), (8, .seconds(30)), (9, .seconds(30)),
-        (30, .seconds(30)),
-    ])
+    @Test(
+        "ceiling doubles from baseDelay and stops at maxDelay",
+        arguments: [
+            (1, Duration.milliseconds(250)), (2, .milliseconds(500)), (3, .seconds(1)), (4, .seconds(2)),
+            (5, .seconds(4)), (6, .seconds(8)), (7, .seconds(16)), (8, .seconds(30)), (9, .seconds(30)),
+            (30, .seconds(30)),
+        ])
     func ceilingTable(attempt: Int, ceiling: Duration) {
         #expect(RetryPolicy.default.backoffCeiling(after: attempt) == ceiling)
     }
@@ -83,9 +86,10 @@ struct RetryPolicyBackoffTests {
         var random = SplitMix64(seed: UInt64(attempt) &* 7919)
         var delays: [Duration] = []
         for _ in 0..<500 {
-            let decision = policy.decision(after: attempt, request: request(),
-                                           outcome: .failure(transportError(.timedOut)),
-                                           now: rfcExampleDate, random: &random)
+            let decision = policy.decision(
+                after: attempt, request: request(),
+                outcome: .failure(transportError(.timedOut)),
+                now: rfcExampleDate, random: &random)
             guard let delay = decision.delay else {
                 Issue.record("expected a retry, got \(decision)")
                 return
@@ -117,7 +121,7 @@ struct RetryPolicyBackoffTests {
         if attempt < .max {
             #expect(isRetry(decision, within: .zero ... .seconds(30)))
         } else {
-            #expect(decision == .doNotRetry(.attemptsExhausted))   // attempt Int.max is the last
+            #expect(decision == .doNotRetry(.attemptsExhausted))  // attempt Int.max is the last
         }
     }
 
@@ -141,20 +145,24 @@ struct RetryPolicyBackoffTests {
 
 @Suite("RetryPolicy: Retry-After")
 struct RetryPolicyRetryAfterTests {
-    @Test("delta-seconds replaces the backoff", arguments: [
-        (429, "45", Duration.seconds(45)), (503, "0", .zero), (503, "  7\t", .seconds(7)),
-        (500, "60", .seconds(60)), (408, "1", .seconds(1)),
-    ])
+    @Test(
+        "delta-seconds replaces the backoff",
+        arguments: [
+            (429, "45", Duration.seconds(45)), (503, "0", .zero), (503, "  7\t", .seconds(7)),
+            (500, "60", .seconds(60)), (408, "1", .seconds(1)),
+        ])
     func deltaSeconds(status: Int, value: String, delay: Duration) {
         let decision = decide(outcome: .success(response(status, headers: ["Retry-After": value])))
         #expect(decision == .retry(after: delay))
     }
 
-    @Test("all three HTTP-date forms, relative to now", arguments: [
-        "Sun, 06 Nov 1994 08:49:37 GMT",    // IMF-fixdate
-        "Sunday, 06-Nov-94 08:49:37 GMT",   // obsolete RFC 850
-        "Sun Nov  6 08:49:37 1994",         // obsolete asctime
-    ])
+    @Test(
+        "all three HTTP-date forms, relative to now",
+        arguments: [
+            "Sun, 06 Nov 1994 08:49:37 GMT",  // IMF-fixdate
+            "Sunday, 06-Nov-94 08:49:37 GMT",  // obsolete RFC 850
+            "Sun Nov  6 08:49:37 1994",  // obsolete asctime
+        ])
     func httpDate(value: String) {
         let now = rfcExampleDate.addingTimeInterval(-30)
         #expect(RetryAfter(parsing: value, receivedAt: now) == .date(rfcExampleDate))
@@ -164,7 +172,7 @@ struct RetryPolicyRetryAfterTests {
 
     @Test("an RFC 850 two-digit year is read within 50 years of now")
     func twoDigitYears() {
-        let now2026 = Date(timeIntervalSince1970: 1_780_000_000)   // 2026-05-28
+        let now2026 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
         let in2030 = RetryAfter(parsing: "Tuesday, 01-Jan-30 00:00:00 GMT", receivedAt: now2026)
         #expect(in2030 == .date(Date(timeIntervalSince1970: 1_893_456_000)))
         let in1980 = RetryAfter(parsing: "Tuesday, 01-Jan-80 00:00:00 GMT", receivedAt: now2026)
@@ -184,24 +192,26 @@ struct RetryPolicyRetryAfterTests {
         #expect(RetryAfter.date(rfcExampleDate).delay(from: now) == .milliseconds(1235))
     }
 
-    @Test("a malformed Retry-After falls back to the backoff", arguments: [
-        "", "soon", "-1", "+5", "1.5", "1e3", "٣",                 // not 1*DIGIT
-        "Sun, 06 Nov 1994 08:49:37 PST",                          // not GMT
-        "sun, 06 Nov 1994 08:49:37 GMT",                          // names are case-sensitive
-        "Sun, 6 Nov 1994 08:49:37 GMT",                           // IMF day is two digits
-        "Sun, 31 Feb 1994 08:49:37 GMT",                          // no such day
-        "Sun, 06 Nov 1994 24:00:00 GMT",                          // no such hour
-        "Sun, 06 Nov 1994 08:60:00 GMT",                          // no such minute
-        "Sun, 06 Nov 94 08:49:37 GMT",                            // IMF year is four digits
-        "Sun, 06 Foo 1994 08:49:37 GMT",
-        "Sunday, 06-Nov-1994 08:49:37 GMT",
-        "Sun Nov  6 08:49 1994",
-        "2026-11-21T23:00:00Z",                                   // ISO 8601 is not an HTTP-date
-    ])
+    @Test(
+        "a malformed Retry-After falls back to the backoff",
+        arguments: [
+            "", "soon", "-1", "+5", "1.5", "1e3", "٣",  // not 1*DIGIT
+            "Sun, 06 Nov 1994 08:49:37 PST",  // not GMT
+            "sun, 06 Nov 1994 08:49:37 GMT",  // names are case-sensitive
+            "Sun, 6 Nov 1994 08:49:37 GMT",  // IMF day is two digits
+            "Sun, 31 Feb 1994 08:49:37 GMT",  // no such day
+            "Sun, 06 Nov 1994 24:00:00 GMT",  // no such hour
+            "Sun, 06 Nov 1994 08:60:00 GMT",  // no such minute
+            "Sun, 06 Nov 94 08:49:37 GMT",  // IMF year is four digits
+            "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-1994 08:49:37 GMT",
+            "Sun Nov  6 08:49 1994",
+            "2026-11-21T23:00:00Z",  // ISO 8601 is not an HTTP-date
+        ])
     func malformed(value: String) {
         #expect(RetryAfter(parsing: value, receivedAt: rfcExampleDate) == nil)
         let decision = decide(outcome: .success(response(503, headers: ["Retry-After": value])))
-        #expect(decision == decide(outcome: .success(response(503))))   // same seed, same backoff
+        #expect(decision == decide(outcome: .success(response(503))))  // same seed, same backoff
         #expect(isRetry(decision, within: .zero ... .milliseconds(250)))
     }
 
@@ -214,11 +224,13 @@ struct RetryPolicyRetryAfterTests {
         #expect(decide(outcome: .success(conflicting)) == decide(outcome: .success(response(503))))
     }
 
-    @Test("longer than maxRetryAfter: do not retry", arguments: [
-        "61", "3600", "99999999999999999999999", "Sun, 06 Nov 1994 08:51:37 GMT",
-    ])
+    @Test(
+        "longer than maxRetryAfter: do not retry",
+        arguments: [
+            "61", "3600", "99999999999999999999999", "Sun, 06 Nov 1994 08:51:37 GMT",
+        ])
     func tooLong(value: String) {
-        let now = rfcExampleDate   // the date above is 2 minutes after it
+        let now = rfcExampleDate  // the date above is 2 minutes after it
         let decision = decide(outcome: .success(response(429, headers: ["Retry-After": value])), now: now)
         #expect(decision == .doNotRetry(.retryAfterTooLong))
     }
@@ -246,18 +258,20 @@ struct RetryPolicyRetryAfterTests {
 
 @Suite("RetryPolicy: what is retried")
 struct RetryPolicyEligibilityTests {
-    @Test("only idempotent methods, or POST/PATCH with an idempotency key", arguments: [
-        ("GET", false, true), ("GET", true, true),
-        ("HEAD", false, true), ("HEAD", true, true),
-        ("OPTIONS", false, true), ("OPTIONS", true, true),
-        ("PUT", false, true), ("PUT", true, true),
-        ("DELETE", false, true), ("DELETE", true, true),
-        ("TRACE", false, true), ("TRACE", true, true),
-        ("POST", false, false), ("POST", true, true),
-        ("PATCH", false, false), ("PATCH", true, true),
-        ("PURGE", false, false), ("PURGE", true, false),     // custom methods: never assumed safe
-        ("get", false, false),                               // methods are case-sensitive
-    ])
+    @Test(
+        "only idempotent methods, or POST/PATCH with an idempotency key",
+        arguments: [
+            ("GET", false, true), ("GET", true, true),
+            ("HEAD", false, true), ("HEAD", true, true),
+            ("OPTIONS", false, true), ("OPTIONS", true, true),
+            ("PUT", false, true), ("PUT", true, true),
+            ("DELETE", false, true), ("DELETE", true, true),
+            ("TRACE", false, true), ("TRACE", true, true),
+            ("POST", false, false), ("POST", true, true),
+            ("PATCH", false, false), ("PATCH", true, true),
+            ("PURGE", false, false), ("PURGE", true, false),  // custom methods: never assumed safe
+            ("get", false, false),  // methods are case-sensitive
+        ])
     func idempotency(method: String, hasKey: Bool, retried: Bool) {
         let headers = hasKey ? ["idempotency-key": "8e0c5a5e-2f0e-4b59-9d0e-4c8f6b1d2a7f"] : [:]
         let decision = decide(request: request(method, headers: headers), outcome: .success(response(503)))
@@ -277,10 +291,12 @@ struct RetryPolicyEligibilityTests {
         #expect(decide(custom, request: keyed, outcome: .success(response(503))).delay != nil)
     }
 
-    @Test("transport failures: timeouts and connectivity are retried, the rest not", arguments: [
-        (TransportFailure.Kind.timedOut, true), (.connectionLost, true), (.cannotConnect, true),
-        (.dnsFailure, true), (.secureConnectionFailed, false), (.badResponse, false), (.other, false),
-    ])
+    @Test(
+        "transport failures: timeouts and connectivity are retried, the rest not",
+        arguments: [
+            (TransportFailure.Kind.timedOut, true), (.connectionLost, true), (.cannotConnect, true),
+            (.dnsFailure, true), (.secureConnectionFailed, false), (.badResponse, false), (.other, false),
+        ])
     func transportKinds(kind: TransportFailure.Kind, retried: Bool) {
         let decision = decide(outcome: .failure(transportError(kind)))
         if retried {
@@ -290,26 +306,30 @@ struct RetryPolicyEligibilityTests {
         }
     }
 
-    @Test("URLErrors, through TransportFailure's mapping", arguments: [
-        (URLError.Code.timedOut, true), (.networkConnectionLost, true), (.cannotConnectToHost, true),
-        (.notConnectedToInternet, true), (.cannotFindHost, true), (.dnsLookupFailed, true),
-        (.secureConnectionFailed, false), (.serverCertificateUntrusted, false),
-        (.serverCertificateHasBadDate, false), (.clientCertificateRejected, false),
-        (.badURL, false), (.unsupportedURL, false), (.cancelled, false), (.badServerResponse, false),
-        (.userAuthenticationRequired, false),
-    ])
+    @Test(
+        "URLErrors, through TransportFailure's mapping",
+        arguments: [
+            (URLError.Code.timedOut, true), (.networkConnectionLost, true), (.cannotConnectToHost, true),
+            (.notConnectedToInternet, true), (.cannotFindHost, true), (.dnsLookupFailed, true),
+            (.secureConnectionFailed, false), (.serverCertificateUntrusted, false),
+            (.serverCertificateHasBadDate, false), (.clientCertificateRejected, false),
+            (.badURL, false), (.unsupportedURL, false), (.cancelled, false), (.badServerResponse, false),
+            (.userAuthenticationRequired, false),
+        ])
     func urlErrors(code: URLError.Code, retried: Bool) {
         let decision = decide(outcome: .failure(.transport(TransportFailure(URLError(code)))))
         #expect((decision.delay != nil) == retried)
         if !retried { #expect(decision == .doNotRetry(.notRetryableError)) }
     }
 
-    @Test("invalid requests, decoding and authentication failures are not retried", arguments: [
-        CourierError.invalidRequest(.invalidURL("x")),
-        .invalidRequest(.bodyNotReplayable),
-        .decoding(DecodingFailure(reason: .other("bad"), response: response(200), expectedType: "User")),
-        .authentication(.missingCredential),
-    ])
+    @Test(
+        "invalid requests, decoding and authentication failures are not retried",
+        arguments: [
+            CourierError.invalidRequest(.invalidURL("x")),
+            .invalidRequest(.bodyNotReplayable),
+            .decoding(DecodingFailure(reason: .other("bad"), response: response(200), expectedType: "User")),
+            .authentication(.missingCredential),
+        ])
     func otherErrors(error: CourierError) {
         #expect(decide(outcome: .failure(error)) == .doNotRetry(.notRetryableError))
     }
@@ -362,10 +382,12 @@ struct RetryPolicyEligibilityTests {
         #expect(decide(policy, outcome: .success(response(503))) == .doNotRetry(.notRetryableStatus))
     }
 
-    @Test("maxAttempts counts the first attempt", arguments: [
-        (3, 1, true), (3, 2, true), (3, 3, false), (3, 4, false),
-        (1, 1, false), (0, 1, false), (-5, 1, false), (10, 9, true), (10, 10, false),
-    ])
+    @Test(
+        "maxAttempts counts the first attempt",
+        arguments: [
+            (3, 1, true), (3, 2, true), (3, 3, false), (3, 4, false),
+            (1, 1, false), (0, 1, false), (-5, 1, false), (10, 9, true), (10, 10, false),
+        ])
     func attempts(maxAttempts: Int, attempt: Int, retried: Bool) {
         let decision = decide(RetryPolicy(maxAttempts: maxAttempts), attempt: attempt, outcome: .success(response(503)))
         if retried {

@@ -95,7 +95,7 @@ struct RetryTests {
             $0.clock = clock
         }
         let call = Task { try await client.enqueue(TestEndpoint()).resume() }
-        await clock.waitForSleepers(1)   // the call is in its delay after the first 503
+        await clock.waitForSleepers(1)  // the call is in its delay after the first 503
         call.cancel()
         let outcome = await call.result
         guard case .failure(let error) = outcome, case .cancelled? = error as? CourierError else {

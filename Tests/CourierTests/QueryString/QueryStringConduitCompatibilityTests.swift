@@ -32,8 +32,9 @@ struct QueryStringConduitCompatibilityTests {
     }
 
     @Test func bracketedArraysMatchConduit() throws {
-        #expect(try formatted(Self.mixedArray, Options(arrayFormat: .bracketed))
-            == "foo%5B%5D=foo&foo%5B%5D=bar&foo%5B%5D=1234&foo%5B%5D=1.234")
+        #expect(
+            try formatted(Self.mixedArray, Options(arrayFormat: .bracketed))
+                == "foo%5B%5D=foo&foo%5B%5D=bar&foo%5B%5D=1234&foo%5B%5D=1.234")
     }
 
     @Test func commaSeparatedArraysMatchConduit() throws {
@@ -54,8 +55,9 @@ struct QueryStringConduitCompatibilityTests {
     @Test func subscriptedDictionariesMatchConduit() throws {
         let query = try formatted(Self.dictionaries, Options(arrayFormat: .duplicatedKeys, dictionaryFormat: .subscripted))
         #expect(query.contains("param1%5Bkey1%5D=value1"))
-        #expect(query == "param1%5Bkey1%5D=value1&param1%5Bkey2%5D=2&param2%5Barray%5D=1&param2%5Barray%5D=two"
-            + "&param2%5Barray%5D=3.45&param2%5Bnested%5D%5Bkey4%5D=3.45")
+        #expect(
+            query == "param1%5Bkey1%5D=value1&param1%5Bkey2%5D=2&param2%5Barray%5D=1&param2%5Barray%5D=two"
+                + "&param2%5Barray%5D=3.45&param2%5Bnested%5D%5Bkey4%5D=3.45")
     }
 
     @Test func plusAndSpaceRulesMatchConduit() throws {
@@ -81,10 +83,12 @@ struct QueryStringConduitCompatibilityTests {
     }
 
     @Test func nonConflictingReservedCharactersAreEncodedWhenSpecifiedAsInConduit() throws {
-        let options = Options(spaceEncodingRule: .replacedWithDecodedPlus, plusSymbolEncodingRule: .replacedWithEncodedSpace,
-                              percentEncodedReservedCharacterSet: Set("!*'();:@$,/&%=abc"))
-        #expect(try formatted(["!*'();:@$,/&=abc+ ": "!*'();:@$,/&=abc+ "], options)
-            == "%21%2A%27%28%29%3B%3A%40%24%2C%2F%26%3Dabc%20+=%21%2A%27%28%29%3B%3A%40%24%2C%2F%26%3Dabc%20+")
+        let options = Options(
+            spaceEncodingRule: .replacedWithDecodedPlus, plusSymbolEncodingRule: .replacedWithEncodedSpace,
+            percentEncodedReservedCharacterSet: Set("!*'();:@$,/&%=abc"))
+        #expect(
+            try formatted(["!*'();:@$,/&=abc+ ": "!*'();:@$,/&=abc+ "], options)
+                == "%21%2A%27%28%29%3B%3A%40%24%2C%2F%26%3Dabc%20+=%21%2A%27%28%29%3B%3A%40%24%2C%2F%26%3Dabc%20+")
     }
 
     /// Conduit's README example. Its option names do not exist in Conduit itself
@@ -92,8 +96,9 @@ struct QueryStringConduitCompatibilityTests {
     /// the closest real cases are `.replacedWithDecodedPlus` and `.decoded`. The README shows no output.
     @Test func readmeExampleWithTheClosestRealOptions() throws {
         let parameters: QueryParameters = ["options": ["include": ["fuzzy", "fluffy", "not mean"], "2+2": 4]]
-        let options = Options(arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated,
-                              spaceEncodingRule: .replacedWithDecodedPlus, plusSymbolEncodingRule: .decoded)
+        let options = Options(
+            arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated,
+            spaceEncodingRule: .replacedWithDecodedPlus, plusSymbolEncodingRule: .decoded)
         #expect(try formatted(parameters, options) == "options.2+2=4&options.include=fuzzy,fluffy,not+mean")
     }
 }

@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("QueryString parameters from Encodable")
 struct QueryStringEncodableTests {
@@ -16,17 +17,20 @@ struct QueryStringEncodableTests {
     }
 
     @Test func nestedStructsAndArraysOfStructsBecomeNestedParametersAndAbsentOptionalsWriteNothing() throws {
-        let order = Order(customer: "Ada L", address: Address(city: "London", zip: "N1 9GU"),
-                          items: [LineItem(id: 7, tags: ["a", "b"]), LineItem(id: 8, tags: [])],
-                          note: nil, express: true, weight: 1.25)
+        let order = Order(
+            customer: "Ada L", address: Address(city: "London", zip: "N1 9GU"),
+            items: [LineItem(id: 7, tags: ["a", "b"]), LineItem(id: 8, tags: [])],
+            note: nil, express: true, weight: 1.25)
         let parameters = try QueryParameters(encoding: order)
         #expect(parameters.values["note"] == nil)
-        #expect(try formatted(parameters) == "address%5Bcity%5D=London&address%5Bzip%5D=N1%209GU&customer=Ada%20L&express=true"
-            + "&items%5B0%5D%5Bid%5D=7&items%5B0%5D%5Btags%5D%5B0%5D=a&items%5B0%5D%5Btags%5D%5B1%5D=b&items%5B1%5D%5Bid%5D=8"
-            + "&weight=1.25")
+        #expect(
+            try formatted(parameters) == "address%5Bcity%5D=London&address%5Bzip%5D=N1%209GU&customer=Ada%20L&express=true"
+                + "&items%5B0%5D%5Bid%5D=7&items%5B0%5D%5Btags%5D%5B0%5D=a&items%5B0%5D%5Btags%5D%5B1%5D=b&items%5B1%5D%5Bid%5D=8"
+                + "&weight=1.25")
         let dotted = try formatted(parameters, QueryStringFormattingOptions(arrayFormat: .bracketed, dictionaryFormat: .dotNotated))
-        #expect(dotted == "address.city=London&address.zip=N1%209GU&customer=Ada%20L&express=true"
-            + "&items%5B%5D.id=7&items%5B%5D.tags%5B%5D=a&items%5B%5D.tags%5B%5D=b&items%5B%5D.id=8&weight=1.25")
+        #expect(
+            dotted == "address.city=London&address.zip=N1%209GU&customer=Ada%20L&express=true"
+                + "&items%5B%5D.id=7&items%5B%5D.tags%5B%5D=a&items%5B%5D.tags%5B%5D=b&items%5B%5D.id=8&weight=1.25")
     }
 
     @Test func anOptionalEncodedExplicitlyAsNilIsABareName() throws {
@@ -60,8 +64,9 @@ struct QueryStringEncodableTests {
         }
         let parameters = try QueryParameters(encoding: Scalars())
         #expect(parameters.values["huge"] == .decimal(Decimal(string: "18446744073709551615")!))
-        #expect(try formatted(parameters) == "data=%2B/8%3D&date=2024-05-01T12:00:00Z&decimal=12.5&double=0.1&float=1.1"
-            + "&huge=18446744073709551615&int8=-3&no=false&uint16=65535&url=https://example.com/a?b%3Dc")
+        #expect(
+            try formatted(parameters) == "data=%2B/8%3D&date=2024-05-01T12:00:00Z&decimal=12.5&double=0.1&float=1.1"
+                + "&huge=18446744073709551615&int8=-3&no=false&uint16=65535&url=https://example.com/a?b%3Dc")
     }
 
     @Test func datesAreWrittenInUTCWithWholeSeconds() throws {
@@ -73,8 +78,9 @@ struct QueryStringEncodableTests {
         enum Sort: String, Encodable { case newest }
         struct Query: Encodable { var sort: Sort; var ranges: [String: [Int]]; var byID: [Int: String] }
         let parameters = try QueryParameters(encoding: Query(sort: .newest, ranges: ["b": [1, 2], "a": []], byID: [2: "x", 1: "y"]))
-        #expect(try formatted(parameters, QueryStringFormattingOptions(arrayFormat: .commaSeparated))
-            == "byID%5B1%5D=y&byID%5B2%5D=x&ranges%5Bb%5D=1,2&sort=newest")
+        #expect(
+            try formatted(parameters, QueryStringFormattingOptions(arrayFormat: .commaSeparated))
+                == "byID%5B1%5D=y&byID%5B2%5D=x&ranges%5Bb%5D=1,2&sort=newest")
         #expect(try QueryParameters(encoding: ["k": ["n": 1]]) == ["k": ["n": 1]])
     }
 
@@ -123,16 +129,18 @@ struct QueryStringEncodableTests {
         #expect(reason.contains("an array"))
     }
 
-    @Test("a top level that is a single value fails with encodingFailed",
-          arguments: [0, 1, 2])
+    @Test(
+        "a top level that is a single value fails with encodingFailed",
+        arguments: [0, 1, 2])
     func aTopLevelScalarIsRefusedWithATypedError(_ which: Int) throws {
-        let reason = try #require(encodingFailure {
-            switch which {
-            case 0: _ = try QueryParameters(encoding: "hello")
-            case 1: _ = try QueryParameters(encoding: 42)
-            default: _ = try QueryParameters(encoding: Optional<Address>.none)
-            }
-        })
+        let reason = try #require(
+            encodingFailure {
+                switch which {
+                case 0: _ = try QueryParameters(encoding: "hello")
+                case 1: _ = try QueryParameters(encoding: 42)
+                default: _ = try QueryParameters(encoding: Optional<Address>.none)
+                }
+            })
         #expect(reason.contains("a single value"))
     }
 
@@ -141,8 +149,10 @@ struct QueryStringEncodableTests {
         struct Inner: Encodable {
             var password: String
             func encode(to encoder: any Encoder) throws {
-                throw EncodingError.invalidValue(password, EncodingError.Context(
-                    codingPath: encoder.codingPath, debugDescription: "refused"))
+                throw EncodingError.invalidValue(
+                    password,
+                    EncodingError.Context(
+                        codingPath: encoder.codingPath, debugDescription: "refused"))
             }
         }
         enum CodingKeys: CodingKey { case outer }
@@ -170,8 +180,9 @@ struct QueryStringEncodableTests {
         #expect(!reason.contains("hunter2"))
     }
 
-    @Test("a NaN or infinite number in an Encodable fails with encodingFailed at its path",
-          arguments: [Double.nan, .infinity, -.infinity])
+    @Test(
+        "a NaN or infinite number in an Encodable fails with encodingFailed at its path",
+        arguments: [Double.nan, .infinity, -.infinity])
     func nonFiniteNumbersInAnEncodableAreRefused(_ number: Double) throws {
         struct Reading: Encodable { var sensor: [String: [Double]] }
         let reason = try #require(encodingFailure { _ = try QueryParameters(encoding: Reading(sensor: ["t": [1, number]])) })

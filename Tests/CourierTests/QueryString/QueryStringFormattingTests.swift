@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("QueryString formatting")
 struct QueryStringFormattingTests {
@@ -23,22 +24,38 @@ struct QueryStringFormattingTests {
     }
 
     static let formatCases: [FormatCase] = [
-        FormatCase(arrayFormat: .indexed, dictionaryFormat: .subscripted, expected:
-            "list%5B0%5D=x&list%5B1%5D=y&obj%5Barr%5D%5B0%5D=1&obj%5Barr%5D%5B1%5D=2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
-        FormatCase(arrayFormat: .indexed, dictionaryFormat: .dotNotated, expected:
-            "list%5B0%5D=x&list%5B1%5D=y&obj.arr%5B0%5D=1&obj.arr%5B1%5D=2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
-        FormatCase(arrayFormat: .bracketed, dictionaryFormat: .subscripted, expected:
-            "list%5B%5D=x&list%5B%5D=y&obj%5Barr%5D%5B%5D=1&obj%5Barr%5D%5B%5D=2&obj%5Bkey%5D=v&rows%5B%5D%5Bid%5D=1&rows%5B%5D%5Bid%5D=2"),
-        FormatCase(arrayFormat: .bracketed, dictionaryFormat: .dotNotated, expected:
-            "list%5B%5D=x&list%5B%5D=y&obj.arr%5B%5D=1&obj.arr%5B%5D=2&obj.key=v&rows%5B%5D.id=1&rows%5B%5D.id=2"),
-        FormatCase(arrayFormat: .duplicatedKeys, dictionaryFormat: .subscripted, expected:
-            "list=x&list=y&obj%5Barr%5D=1&obj%5Barr%5D=2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
-        FormatCase(arrayFormat: .duplicatedKeys, dictionaryFormat: .dotNotated, expected:
-            "list=x&list=y&obj.arr=1&obj.arr=2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
-        FormatCase(arrayFormat: .commaSeparated, dictionaryFormat: .subscripted, expected:
-            "list=x,y&obj%5Barr%5D=1,2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
-        FormatCase(arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated, expected:
-            "list=x,y&obj.arr=1,2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
+        FormatCase(
+            arrayFormat: .indexed, dictionaryFormat: .subscripted,
+            expected:
+                "list%5B0%5D=x&list%5B1%5D=y&obj%5Barr%5D%5B0%5D=1&obj%5Barr%5D%5B1%5D=2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
+        FormatCase(
+            arrayFormat: .indexed, dictionaryFormat: .dotNotated,
+            expected:
+                "list%5B0%5D=x&list%5B1%5D=y&obj.arr%5B0%5D=1&obj.arr%5B1%5D=2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
+        FormatCase(
+            arrayFormat: .bracketed, dictionaryFormat: .subscripted,
+            expected:
+                "list%5B%5D=x&list%5B%5D=y&obj%5Barr%5D%5B%5D=1&obj%5Barr%5D%5B%5D=2&obj%5Bkey%5D=v&rows%5B%5D%5Bid%5D=1&rows%5B%5D%5Bid%5D=2"),
+        FormatCase(
+            arrayFormat: .bracketed, dictionaryFormat: .dotNotated,
+            expected:
+                "list%5B%5D=x&list%5B%5D=y&obj.arr%5B%5D=1&obj.arr%5B%5D=2&obj.key=v&rows%5B%5D.id=1&rows%5B%5D.id=2"),
+        FormatCase(
+            arrayFormat: .duplicatedKeys, dictionaryFormat: .subscripted,
+            expected:
+                "list=x&list=y&obj%5Barr%5D=1&obj%5Barr%5D=2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
+        FormatCase(
+            arrayFormat: .duplicatedKeys, dictionaryFormat: .dotNotated,
+            expected:
+                "list=x&list=y&obj.arr=1&obj.arr=2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
+        FormatCase(
+            arrayFormat: .commaSeparated, dictionaryFormat: .subscripted,
+            expected:
+                "list=x,y&obj%5Barr%5D=1,2&obj%5Bkey%5D=v&rows%5B0%5D%5Bid%5D=1&rows%5B1%5D%5Bid%5D=2"),
+        FormatCase(
+            arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated,
+            expected:
+                "list=x,y&obj.arr=1,2&obj.key=v&rows%5B0%5D.id=1&rows%5B1%5D.id=2"),
     ]
 
     @Test("every array format × dictionary format writes the nested fixture exactly", arguments: formatCases)
@@ -69,15 +86,17 @@ struct QueryStringFormattingTests {
 
     @Test func duplicatedKeysFallBackToIndexedOnlyForNestedElementsKeepingTheirPosition() throws {
         let parameters: QueryParameters = ["foo": ["a", ["bar": "c"], ["x", "y"], nil, "z"]]
-        #expect(try formatted(parameters, Options(arrayFormat: .duplicatedKeys))
-            == "foo=a&foo%5B1%5D%5Bbar%5D=c&foo%5B2%5D=x&foo%5B2%5D=y&foo&foo=z")
+        #expect(
+            try formatted(parameters, Options(arrayFormat: .duplicatedKeys))
+                == "foo=a&foo%5B1%5D%5Bbar%5D=c&foo%5B2%5D=x&foo%5B2%5D=y&foo&foo=z")
         // The inner array's own scalars are written with duplicated keys again, under the index.
     }
 
     @Test func commaSeparatedArraysHoldingAContainerAreWrittenIndexed() throws {
         let parameters: QueryParameters = ["foo": ["a", ["bar": "c"]], "ok": ["a", "b"]]
-        #expect(try formatted(parameters, Options(arrayFormat: .commaSeparated))
-            == "foo%5B0%5D=a&foo%5B1%5D%5Bbar%5D=c&ok=a,b")
+        #expect(
+            try formatted(parameters, Options(arrayFormat: .commaSeparated))
+                == "foo%5B0%5D=a&foo%5B1%5D%5Bbar%5D=c&ok=a,b")
     }
 
     @Test func commaSeparatedArraysEncodeCommasInsideElements() throws {
@@ -118,8 +137,9 @@ struct QueryStringFormattingTests {
 
     // MARK: empty containers
 
-    @Test("empty arrays and dictionaries write nothing, in every array format",
-          arguments: [Options.ArrayFormat.indexed, .bracketed, .duplicatedKeys, .commaSeparated])
+    @Test(
+        "empty arrays and dictionaries write nothing, in every array format",
+        arguments: [Options.ArrayFormat.indexed, .bracketed, .duplicatedKeys, .commaSeparated])
     func emptyArraysAndDictionariesWriteNothing(_ arrayFormat: Options.ArrayFormat) throws {
         let parameters: QueryParameters = ["e": [], "d": [:], "n": ["inner": [], "deeper": [[], [:]]], "x": 1]
         #expect(try formatted(parameters, Options(arrayFormat: arrayFormat)) == "x=1")
@@ -143,8 +163,9 @@ struct QueryStringFormattingTests {
     }
 
     @Test func integersAreWrittenInDecimal() throws {
-        #expect(try formatted(["a": 1234, "b": -7, "c": .integer(.max), "d": .integer(.min), "e": 0])
-            == "a=1234&b=-7&c=9223372036854775807&d=-9223372036854775808&e=0")
+        #expect(
+            try formatted(["a": 1234, "b": -7, "c": .integer(.max), "d": .integer(.min), "e": 0])
+                == "a=1234&b=-7&c=9223372036854775807&d=-9223372036854775808&e=0")
     }
 
     @Test func doublesAreWrittenAsTheirShortestRoundTripDescription() throws {
@@ -161,14 +182,16 @@ struct QueryStringFormattingTests {
         #expect(try formatted(parameters) == "a=12.5&b=0.1&c=-123456789012345678901234567890")
     }
 
-    @Test("a NaN or infinite number fails with encodingFailed naming the parameter",
-          arguments: [QueryValue.double(.nan), .double(.infinity), .double(-.infinity), .decimal(.nan)])
+    @Test(
+        "a NaN or infinite number fails with encodingFailed naming the parameter",
+        arguments: [QueryValue.double(.nan), .double(.infinity), .double(-.infinity), .decimal(.nan)])
     func nonFiniteNumbersFailNamingTheParameter(_ value: QueryValue) throws {
         let reason = try #require(encodingFailure { _ = try formatted(["outer": ["inner key": [value]]]) })
         #expect(reason.contains("outer[inner key][0]"))
-        let commaReason = try #require(encodingFailure {
-            _ = try formatted(["list": [1, value]], Options(arrayFormat: .commaSeparated))
-        })
+        let commaReason = try #require(
+            encodingFailure {
+                _ = try formatted(["list": [1, value]], Options(arrayFormat: .commaSeparated))
+            })
         #expect(commaReason.contains("list"))
     }
 
@@ -221,8 +244,9 @@ struct QueryStringFormattingTests {
         #expect(QueryStringFormattingOptions.reservedCharacters == Set(Self.allReserved))
     }
 
-    @Test("each reserved character alone is encoded when it is in the set, and only it",
-          arguments: reservedEscapes.map(\.0))
+    @Test(
+        "each reserved character alone is encoded when it is in the set, and only it",
+        arguments: reservedEscapes.map(\.0))
     func eachReservedCharacterIsEncodedOnlyWhenListed(_ character: Character) throws {
         let escape = try #require(Self.reservedEscapes.first { $0.0 == character }?.1)
         let expectedPart = Self.allReserved.map { $0 == character ? escape : String($0) }.joined()
@@ -247,10 +271,12 @@ struct QueryStringFormattingTests {
 
     static let optionVariety: [Options] = [
         Options(),
-        Options(arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated, spaceEncodingRule: .replacedWithDecodedPlus,
-                plusSymbolEncodingRule: .decoded),
-        Options(arrayFormat: .duplicatedKeys, plusSymbolEncodingRule: .replacedWithEncodedSpace,
-                percentEncodedReservedCharacterSet: QueryStringFormattingOptions.reservedCharacters),
+        Options(
+            arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated, spaceEncodingRule: .replacedWithDecodedPlus,
+            plusSymbolEncodingRule: .decoded),
+        Options(
+            arrayFormat: .duplicatedKeys, plusSymbolEncodingRule: .replacedWithEncodedSpace,
+            percentEncodedReservedCharacterSet: QueryStringFormattingOptions.reservedCharacters),
     ]
 
     @Test("& = # [ ] % are always encoded in names and values, whatever the options", arguments: optionVariety)
@@ -277,8 +303,9 @@ struct QueryStringFormattingTests {
             "b": ["z": 1, "a": ["y": 2, "B": 3], "_": 4],
             "a": 5, "10": 6, "9": 7, "B": 8,
         ]
-        #expect(try formatted(parameters)
-            == "10=6&9=7&B=8&a=5&b%5B_%5D=4&b%5Ba%5D%5BB%5D=3&b%5Ba%5D%5By%5D=2&b%5Bz%5D=1")
+        #expect(
+            try formatted(parameters)
+                == "10=6&9=7&B=8&a=5&b%5B_%5D=4&b%5Ba%5D%5BB%5D=3&b%5Ba%5D%5By%5D=2&b%5Bz%5D=1")
     }
 
     @Test func theSameParametersBuiltInAnotherOrderGiveTheSameQuery() throws {
@@ -322,10 +349,12 @@ struct QueryStringFormattingTests {
 
     @Test func literalsBuildTheMatchingCases() {
         let value: QueryValue = ["s": "x", "i": 1, "d": 1.5, "b": true, "n": nil, "a": [1, "two"]]
-        #expect(value == .dictionary([
-            "s": .string("x"), "i": .integer(1), "d": .double(1.5), "b": .bool(true), "n": .null,
-            "a": .array([.integer(1), .string("two")]),
-        ]))
+        #expect(
+            value
+                == .dictionary([
+                    "s": .string("x"), "i": .integer(1), "d": .double(1.5), "b": .bool(true), "n": .null,
+                    "a": .array([.integer(1), .string("two")]),
+                ]))
     }
 
     @Test func aKeyWrittenTwiceInALiteralKeepsItsLastValueInsteadOfTrapping() throws {

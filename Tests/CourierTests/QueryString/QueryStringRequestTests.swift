@@ -14,14 +14,16 @@ struct QueryStringRequestTests {
         _ = try await makeClient(transport).enqueue(endpoint).resume()
         let request = try #require(await transport.last)
         #expect(request.head.path == "/search?filter%5Btags%5D%5B0%5D=a%20b&filter%5Btags%5D%5B1%5D=c/d&limit=20")
-        #expect(request.url.absoluteString
-            == "https://api.example.com/search?filter%5Btags%5D%5B0%5D=a%20b&filter%5Btags%5D%5B1%5D=c/d&limit=20")
+        #expect(
+            request.url.absoluteString
+                == "https://api.example.com/search?filter%5Btags%5D%5B0%5D=a%20b&filter%5Btags%5D%5B1%5D=c/d&limit=20")
     }
 
     @Test func flatItemsComeFirstThenNestedParameters() async throws {
         let transport = RecordingTransport()
-        let endpoint = QueryEndpoint(queryItems: [QueryItem(name: "z", value: "1"), QueryItem(name: "debug")],
-                                     queryParameters: ["a": ["b": "c"]])
+        let endpoint = QueryEndpoint(
+            queryItems: [QueryItem(name: "z", value: "1"), QueryItem(name: "debug")],
+            queryParameters: ["a": ["b": "c"]])
         _ = try await makeClient(transport).enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?z=1&debug&a%5Bb%5D=c")
     }
@@ -41,8 +43,9 @@ struct QueryStringRequestTests {
         let client = makeClient(transport) {
             $0.queryStringOptions = Options(arrayFormat: .bracketed, spaceEncodingRule: .replacedWithDecodedPlus)
         }
-        let endpoint = QueryEndpoint(queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]],
-                                     queryStringOptions: Options(arrayFormat: .commaSeparated))
+        let endpoint = QueryEndpoint(
+            queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]],
+            queryStringOptions: Options(arrayFormat: .commaSeparated))
         _ = try await client.enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?q=x%20y&ids=1,2")
     }
@@ -81,8 +84,10 @@ struct QueryStringRequestTests {
 
     @Test func aFormOfFlatItemsIsSentInOrderWithTheFormContentType() async throws {
         let transport = RecordingTransport()
-        let body = RequestBody.form([QueryItem(name: "name", value: "Ada Lovelace"), QueryItem(name: "remember"),
-                                     QueryItem(name: "next", value: "/home?tab=1+2")])
+        let body = RequestBody.form([
+            QueryItem(name: "name", value: "Ada Lovelace"), QueryItem(name: "remember"),
+            QueryItem(name: "next", value: "/home?tab=1+2"),
+        ])
         _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: body)).resume()
         let request = try #require(await transport.last)
         #expect(request.header("Content-Type") == Self.formContentType)
@@ -114,22 +119,29 @@ struct QueryStringRequestTests {
     @Test func aFormsOwnOptionsOverrideTheClientsAndTheEndpointsQueryOptions() async throws {
         let transport = RecordingTransport()
         let client = makeClient(transport) { $0.queryStringOptions = Options(arrayFormat: .duplicatedKeys) }
-        let endpoint = QueryEndpoint(method: .post, queryParameters: ["ids": [1, 2]],
-                                     queryStringOptions: Options(arrayFormat: .bracketed),
-                                     body: .form(["ids": [3, 4]], options: Options(arrayFormat: .commaSeparated)))
+        let endpoint = QueryEndpoint(
+            method: .post, queryParameters: ["ids": [1, 2]],
+            queryStringOptions: Options(arrayFormat: .bracketed),
+            body: .form(["ids": [3, 4]], options: Options(arrayFormat: .commaSeparated)))
         _ = try await client.enqueue(endpoint).resume()
         let request = try #require(await transport.last)
         #expect(request.head.path == "/search?ids%5B%5D=1&ids%5B%5D=2")
         #expect(request.bodyData == Data("ids=3,4".utf8))
-        _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form([QueryItem(name: "a", value: "b c")],
-                                                                             options: Options(spaceEncodingRule: .replacedWithDecodedPlus)))).resume()
+        _ = try await client.enqueue(
+            QueryEndpoint(
+                method: .post,
+                body: .form(
+                    [QueryItem(name: "a", value: "b c")],
+                    options: Options(spaceEncodingRule: .replacedWithDecodedPlus)))
+        ).resume()
         #expect(await transport.last?.bodyData == Data("a=b+c".utf8))
     }
 
     @Test func anEndpointsOwnContentTypeWinsOverTheFormsContentType() async throws {
         let transport = RecordingTransport()
-        let endpoint = QueryEndpoint(method: .post, headerItems: [.contentType("application/x-www-form-urlencoded")],
-                                     body: .form(["a": "1"]))
+        let endpoint = QueryEndpoint(
+            method: .post, headerItems: [.contentType("application/x-www-form-urlencoded")],
+            body: .form(["a": "1"]))
         _ = try await makeClient(transport).enqueue(endpoint).resume()
         let request = try #require(await transport.last)
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")

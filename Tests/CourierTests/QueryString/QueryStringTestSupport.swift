@@ -1,9 +1,12 @@
-@testable import Courier
 import Foundation
 
+@testable import Courier
+
 /// The query the engine writes for `parameters` (after `items`), without `?`.
-func formatted(_ parameters: QueryParameters?, items: [QueryItem] = [],
-               _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()) throws(CourierError) -> String {
+func formatted(
+    _ parameters: QueryParameters?, items: [QueryItem] = [],
+    _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
+) throws(CourierError) -> String {
     try QueryStringEncoder(options: options).encode(items: items, parameters: parameters)
 }
 

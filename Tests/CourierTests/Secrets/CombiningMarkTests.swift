@@ -11,13 +11,15 @@ import Testing
 struct CombiningMarkTests {
     static let mark = "\u{0301}"
 
-    @Test("redact(urlString:) still hides a secret item whose '&', '?' or '=' carries a combining mark", arguments: [
-        "h x?a=1&\u{0301}token=S3CR3T",
-        "h x?token=\u{0301}S3CR3T",
-        "h x?\u{0301}token=S3CR3T",
-        "h x/p;jsessionid=\u{0301}S3CR3T",
-        "h x#access_token=\u{0301}S3CR3T",
-    ])
+    @Test(
+        "redact(urlString:) still hides a secret item whose '&', '?' or '=' carries a combining mark",
+        arguments: [
+            "h x?a=1&\u{0301}token=S3CR3T",
+            "h x?token=\u{0301}S3CR3T",
+            "h x?\u{0301}token=S3CR3T",
+            "h x/p;jsessionid=\u{0301}S3CR3T",
+            "h x#access_token=\u{0301}S3CR3T",
+        ])
     func urlStringRedaction(urlString: String) {
         let redacted = Redaction.default.redact(urlString: urlString)
         #expect(redacted.range(of: "S3CR3T", options: .literal) == nil, "leaked: \(redacted)")
@@ -32,8 +34,9 @@ struct CombiningMarkTests {
     @Test("curlCommand quotes a single quote that a combining mark follows, so the shell never leaves the quotes")
     func curlQuoting() throws {
         let request = TransportRequest(
-            head: HTTPRequest(method: .get, scheme: "https", authority: "h.example", path: "/p",
-                              headerFields: [HTTPField.Name("X-Note")!: "a'\u{0301}; touch pwned; echo '"]),
+            head: HTTPRequest(
+                method: .get, scheme: "https", authority: "h.example", path: "/p",
+                headerFields: [HTTPField.Name("X-Note")!: "a'\u{0301}; touch pwned; echo '"]),
             body: nil, timeout: .seconds(1), url: URL(string: "https://h.example/p")!)
         let command = request.curlCommand()
         #expect(command.range(of: "'\\''\u{0301}; touch pwned; echo '\\'''", options: .literal) != nil, "\(command)")
@@ -66,8 +69,9 @@ struct CombiningMarkTests {
         var form = MultipartForm(boundary: "b")
         form.append(data: Data("v".utf8), name: "file", filename: "a\"\u{0301}; name=\"evil")
         let (body, _) = try await encodedMultipart(form)
-        #expect(body.range(of: Data("filename=\"a%22\u{0301}; name=%22evil\"".utf8)) != nil,
-                "\(String(decoding: body, as: UTF8.self))")
+        #expect(
+            body.range(of: Data("filename=\"a%22\u{0301}; name=%22evil\"".utf8)) != nil,
+            "\(String(decoding: body, as: UTF8.self))")
         #expect(body.range(of: Data("\"\u{0301}".utf8)) == nil)
     }
 

@@ -28,8 +28,9 @@ private func request(
     }
     var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
     if let query = components.percentEncodedQuery { path += "?" + query }
-    let head = HTTPRequest(method: method, scheme: components.scheme, authority: components.percentEncodedHost,
-                           path: path, headerFields: fields)
+    let head = HTTPRequest(
+        method: method, scheme: components.scheme, authority: components.percentEncodedHost,
+        path: path, headerFields: fields)
     return TransportRequest(head: head, body: body.map(TransportBody.data), timeout: .seconds(30), url: url)
 }
 
@@ -37,14 +38,16 @@ private func request(
 struct SecretLeakRegressionTests {
     // MARK: BaseURL errors
 
-    @Test("a token given as user-info is in no BaseURL error, its description or its payload", arguments: [
-        "ghp_SECRET@api.example.com",
-        "ghp_SECRET:x-oauth-basic@api.example.com",
-        "https://ghp_SECRET:pw@api.example.com",
-        "[ghp_SECRET@::1]",
-        "ghp_SECRET@bücher.example",
-        "ghp_SECRET@-bad-.example",
-    ])
+    @Test(
+        "a token given as user-info is in no BaseURL error, its description or its payload",
+        arguments: [
+            "ghp_SECRET@api.example.com",
+            "ghp_SECRET:x-oauth-basic@api.example.com",
+            "https://ghp_SECRET:pw@api.example.com",
+            "[ghp_SECRET@::1]",
+            "ghp_SECRET@bücher.example",
+            "ghp_SECRET@-bad-.example",
+        ])
     func hostWithUserInfo(host: String) throws {
         let error = try #require(thrownError { () throws(CourierError) in _ = try BaseURL(host: host) })
         guard case .invalidRequest(.invalidHost(let named, let reason)) = error else {
@@ -58,17 +61,19 @@ struct SecretLeakRegressionTests {
         #expect(error.description.contains("api.example.com") || host.contains("::1") || host.contains("example"))
     }
 
-    @Test("a token in a base URL string is in no error, its description or its payload", arguments: [
-        "https://ghp_SECRET:pw@api.example.com",
-        "https://ghp_SECRET@api.example.com",
-        "https://ghp_SECRET:pw@api.example.com/v1",
-        "https://ghp_SECRET@api.example.com?x=1",
-        "https://api.example.com/v1?access_token=SECRET",
-        "https://api.example.com#access_token=SECRET",
-        "https://u:SECRET/with/slash@api.example.com",
-        "ftp://ghp_SECRET@api.example.com",
-        "api.example.com?token=SECRET",
-    ])
+    @Test(
+        "a token in a base URL string is in no error, its description or its payload",
+        arguments: [
+            "https://ghp_SECRET:pw@api.example.com",
+            "https://ghp_SECRET@api.example.com",
+            "https://ghp_SECRET:pw@api.example.com/v1",
+            "https://ghp_SECRET@api.example.com?x=1",
+            "https://api.example.com/v1?access_token=SECRET",
+            "https://api.example.com#access_token=SECRET",
+            "https://u:SECRET/with/slash@api.example.com",
+            "ftp://ghp_SECRET@api.example.com",
+            "api.example.com?token=SECRET",
+        ])
     func baseURLStringWithSecret(string: String) throws {
         let error = try #require(thrownError { () throws(CourierError) in _ = try BaseURL(string: string) })
         if case .invalidRequest(.invalidBaseURL(let kept, _)) = error {
@@ -78,19 +83,21 @@ struct SecretLeakRegressionTests {
         #expect(!error.localizedDescription.contains("SECRET"))
     }
 
-    @Test("invalid-request errors that echo input never echo its secret part", arguments: [
-        InvalidRequest.invalidHeaderName("Authorization: Bearer SECRET"),
-        .invalidHeaderName("X-Api-Key SECRET"),
-        .invalidHeaderValue(name: "Authorization: Bearer SECRET"),
-        .invalidPath("/items?access_token=SECRET", reason: "contains a query"),
-        .invalidPath("/items;jsessionid=SECRET/x", reason: "demo"),
-        .invalidURL("https://ghp_SECRET@api.example.com/p"),
-        .invalidURL("https://ada:SECRET@api.example.com/p"),
-        .invalidURL("https://api.example.com/p?a=1;access_token=SECRET"),
-        .invalidURL("https://api.example.com/p?X-Amz-Signature=SECRET"),
-        .invalidHost("SECRET@api.example.com", reason: "made by hand"),
-        .invalidBaseURL("https://SECRET@api.example.com", reason: "made by hand"),
-    ])
+    @Test(
+        "invalid-request errors that echo input never echo its secret part",
+        arguments: [
+            InvalidRequest.invalidHeaderName("Authorization: Bearer SECRET"),
+            .invalidHeaderName("X-Api-Key SECRET"),
+            .invalidHeaderValue(name: "Authorization: Bearer SECRET"),
+            .invalidPath("/items?access_token=SECRET", reason: "contains a query"),
+            .invalidPath("/items;jsessionid=SECRET/x", reason: "demo"),
+            .invalidURL("https://ghp_SECRET@api.example.com/p"),
+            .invalidURL("https://ada:SECRET@api.example.com/p"),
+            .invalidURL("https://api.example.com/p?a=1;access_token=SECRET"),
+            .invalidURL("https://api.example.com/p?X-Amz-Signature=SECRET"),
+            .invalidHost("SECRET@api.example.com", reason: "made by hand"),
+            .invalidBaseURL("https://SECRET@api.example.com", reason: "made by hand"),
+        ])
     func invalidRequestEchoes(problem: InvalidRequest) {
         #expect(renderings(of: problem, containing: "SECRET").isEmpty, "\(problem)")
         let error = CourierError.invalidRequest(problem)
@@ -113,18 +120,21 @@ struct SecretLeakRegressionTests {
 
     // MARK: Header names by pattern
 
-    @Test("a credential header is hidden by its name's pattern, not by a list", arguments: [
-        "Api-Key", "X-Access-Token", "Private-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
-        "Ocp-Apim-Subscription-Key", "X-Client-Secret", "X-Amz-Signature", "X-Password", "X-Session-Id",
-        "Session", "X-CSRF-Token", "X-Auth-User", "X-Authorization", "Authentication-Info", "X-Api-Credential",
-        "X-JWT-Assertion", "Proxy-Authorization", "Cookie", "X_Refresh_Token",
-    ])
+    @Test(
+        "a credential header is hidden by its name's pattern, not by a list",
+        arguments: [
+            "Api-Key", "X-Access-Token", "Private-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
+            "Ocp-Apim-Subscription-Key", "X-Client-Secret", "X-Amz-Signature", "X-Password", "X-Session-Id",
+            "Session", "X-CSRF-Token", "X-Auth-User", "X-Authorization", "Authentication-Info", "X-Api-Credential",
+            "X-JWT-Assertion", "Proxy-Authorization", "Cookie", "X_Refresh_Token",
+        ])
     func headerByPattern(name: String) {
         let sent = request(.post, "https://api.example.com/v1", headers: [(name, "SECRET-VALUE"), ("Accept", "application/json")])
-        let outputs = [
-            sent.curlCommand(),
-            Redaction.default.redact(headers: sent.head.headerFields).map { "\($0.name): \($0.value)" }.joined(separator: "\n"),
-        ] + everyRendering(of: sent) + everyRendering(of: HeaderItem(name: name, value: "SECRET-VALUE"))
+        let outputs =
+            [
+                sent.curlCommand(),
+                Redaction.default.redact(headers: sent.head.headerFields).map { "\($0.name): \($0.value)" }.joined(separator: "\n"),
+            ] + everyRendering(of: sent) + everyRendering(of: HeaderItem(name: name, value: "SECRET-VALUE"))
         for output in outputs {
             #expect(!output.contains("SECRET"), "\(output)")
         }
@@ -134,29 +144,33 @@ struct SecretLeakRegressionTests {
 
     // MARK: Query items, form fields and JSON keys
 
-    @Test("query items, form fields and JSON keys are hidden by pattern and after `;`", arguments: [
-        ("https://api.example.com/p?a=1;access_token=SECRET", nil as String?, nil as String?),
-        ("https://api.example.com/p?a=1&X-Amz-Signature=SECRET&X-Amz-Date=20260101", nil, nil),
-        ("https://api.example.com/p?X-Amz-Security-Token=SECRET", nil, nil),
-        ("https://api.example.com/p?session_id=SECRET", nil, nil),
-        ("https://api.example.com/p?auth=SECRET", nil, nil),
-        ("https://api.example.com/p;jsessionid=SECRET?a=1", nil, nil),
-        ("https://ghp_SECRET@api.example.com/p", nil, nil),
-        ("https://api.example.com/p#id_token=SECRET;state=1", nil, nil),
-        ("https://api.example.com/p", "application/x-www-form-urlencoded", "a=1;password=SECRET"),
-        ("https://api.example.com/p", "application/x-www-form-urlencoded", "grant_type=x&private_key=SECRET"),
-        ("https://api.example.com/p", "application/json", #"{"authorization":"Bearer SECRET"}"#),
-        ("https://api.example.com/p", "application/json", #"{"headers":{"Authorization":"SECRET","Accept":"*/*"}}"#),
-        ("https://api.example.com/p", "application/json", #"{"a":[{"b":{"apiKey":"SECRET"}}]}"#),
-        ("https://api.example.com/p", "application/json", #"{"user":{"sessionToken":"SECRET"}}"#),
-        ("https://api.example.com/p", "application/json", #"{"credentials":{"user":"u","pw":"SECRET"}}"#),
-        ("https://api.example.com/p", nil, #"{"client_secret":"SECRET"}"#),
-    ])
+    @Test(
+        "query items, form fields and JSON keys are hidden by pattern and after `;`",
+        arguments: [
+            ("https://api.example.com/p?a=1;access_token=SECRET", nil as String?, nil as String?),
+            ("https://api.example.com/p?a=1&X-Amz-Signature=SECRET&X-Amz-Date=20260101", nil, nil),
+            ("https://api.example.com/p?X-Amz-Security-Token=SECRET", nil, nil),
+            ("https://api.example.com/p?session_id=SECRET", nil, nil),
+            ("https://api.example.com/p?auth=SECRET", nil, nil),
+            ("https://api.example.com/p;jsessionid=SECRET?a=1", nil, nil),
+            ("https://ghp_SECRET@api.example.com/p", nil, nil),
+            ("https://api.example.com/p#id_token=SECRET;state=1", nil, nil),
+            ("https://api.example.com/p", "application/x-www-form-urlencoded", "a=1;password=SECRET"),
+            ("https://api.example.com/p", "application/x-www-form-urlencoded", "grant_type=x&private_key=SECRET"),
+            ("https://api.example.com/p", "application/json", #"{"authorization":"Bearer SECRET"}"#),
+            ("https://api.example.com/p", "application/json", #"{"headers":{"Authorization":"SECRET","Accept":"*/*"}}"#),
+            ("https://api.example.com/p", "application/json", #"{"a":[{"b":{"apiKey":"SECRET"}}]}"#),
+            ("https://api.example.com/p", "application/json", #"{"user":{"sessionToken":"SECRET"}}"#),
+            ("https://api.example.com/p", "application/json", #"{"credentials":{"user":"u","pw":"SECRET"}}"#),
+            ("https://api.example.com/p", nil, #"{"client_secret":"SECRET"}"#),
+        ])
     func parametersByPattern(url: String, contentType: String?, body: String?) {
-        let sent = request(body == nil ? .get : .post, url,
-                           headers: contentType.map { [("Content-Type", $0)] } ?? [],
-                           body: body.map { Data($0.utf8) })
-        let outputs = [sent.curlCommand(), Redaction.default.redact(url: sent.url), Redaction.default.describe(sent)]
+        let sent = request(
+            body == nil ? .get : .post, url,
+            headers: contentType.map { [("Content-Type", $0)] } ?? [],
+            body: body.map { Data($0.utf8) })
+        let outputs =
+            [sent.curlCommand(), Redaction.default.redact(url: sent.url), Redaction.default.describe(sent)]
             + everyRendering(of: sent)
         for output in outputs {
             #expect(!output.contains("SECRET"), "\(output)")
@@ -165,19 +179,24 @@ struct SecretLeakRegressionTests {
 
     @Test("what is not secret stays visible")
     func notSecretStaysVisible() {
-        let sent = request(.post, "https://api.example.com/p?a=1;page=2&X-Amz-Date=20260101",
-                           headers: [("Content-Type", "application/json"), ("WWW-Authenticate", "Bearer realm=x")],
-                           body: Data(#"{"authorization":"Bearer SECRET","user":"ada","items":[1,2]}"#.utf8))
+        let sent = request(
+            .post, "https://api.example.com/p?a=1;page=2&X-Amz-Date=20260101",
+            headers: [("Content-Type", "application/json"), ("WWW-Authenticate", "Bearer realm=x")],
+            body: Data(#"{"authorization":"Bearer SECRET","user":"ada","items":[1,2]}"#.utf8))
         let curl = sent.curlCommand()
-        #expect(curl == #"curl -X 'POST' 'https://api.example.com/p?a=1;page=2&X-Amz-Date=20260101' -H 'Content-Type: application/json' -H 'WWW-Authenticate: Bearer realm=x' --data-binary '{"authorization":"<redacted>","items":[1,2],"user":"ada"}'"#)
+        #expect(
+            curl
+                == #"curl -X 'POST' 'https://api.example.com/p?a=1;page=2&X-Amz-Date=20260101' -H 'Content-Type: application/json' -H 'WWW-Authenticate: Bearer realm=x' --data-binary '{"authorization":"<redacted>","items":[1,2],"user":"ada"}'"#
+        )
     }
 
     // MARK: Values that hold secrets
 
     @Test("no rendering of a credential shows its tokens or password")
     func credentials() throws {
-        let token = TokenCredential(accessToken: "SECRET-ACCESS", refreshToken: "SECRET-REFRESH",
-                                    expiresAt: Date(timeIntervalSince1970: 1_800_000_000), scope: "read")
+        let token = TokenCredential(
+            accessToken: "SECRET-ACCESS", refreshToken: "SECRET-REFRESH",
+            expiresAt: Date(timeIntervalSince1970: 1_800_000_000), scope: "read")
         let basic = BasicCredential(username: "ada", password: "SECRET-PASSWORD")
         let values: [Any] = [
             token, basic, Authentication.basic(basic), AuthEvent.refreshed(token), [token], Optional(token) as Any,
@@ -188,7 +207,7 @@ struct SecretLeakRegressionTests {
         }
         var dumped = ""
         dump(token, to: &dumped)
-        #expect(dumped.contains("read"))               // the mirror still shows what is not secret
+        #expect(dumped.contains("read"))  // the mirror still shows what is not secret
         #expect(dumped.contains("<redacted>"))
         // Codable is how stores keep a credential: it must still encode the real tokens.
         let encoded = String(decoding: try JSONEncoder().encode(token), as: UTF8.self)
@@ -214,8 +233,9 @@ struct SecretLeakRegressionTests {
     @Test("no rendering of a response or a transport failure shows a cookie, a body or a secret query item")
     func responsesAndFailures() throws {
         let url = try #require(URL(string: "https://ghp_SECRET@api.example.com/v1/me?api_key=SECRET&page=2"))
-        let response = Response(statusCode: 401, headers: ["Set-Cookie": "session=SECRET", "X-Trace": "42"],
-                                body: Data(#"{"token":"SECRET"}"#.utf8), url: url)
+        let response = Response(
+            statusCode: 401, headers: ["Set-Cookie": "session=SECRET", "X-Trace": "42"],
+            body: Data(#"{"token":"SECRET"}"#.utf8), url: url)
         let failure = TransportFailure(URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]), url: url)
         let values: [Any] = [
             response, failure, CourierError.response(response), CourierError.transport(failure),

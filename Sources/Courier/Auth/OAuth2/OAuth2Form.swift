@@ -24,9 +24,10 @@ enum OAuth2Form {
                 throw .invalidRequest(.encodingFailed("an OAuth2 token request parameter has an empty name"))
             }
             if reserved.contains(item.name) {
-                throw .invalidRequest(.encodingFailed(
-                    "the OAuth2 token request parameter \(item.name.debugDescription) is already set by the grant or the client authentication; RFC 6749 §3.2 allows it only once"
-                ))
+                throw .invalidRequest(
+                    .encodingFailed(
+                        "the OAuth2 token request parameter \(item.name.debugDescription) is already set by the grant or the client authentication; RFC 6749 §3.2 allows it only once"
+                    ))
             }
         }
     }

@@ -223,7 +223,8 @@ public struct OAuth2TokenEndpoint: Sendable {
         reserved.formUnion(authenticationParameters.map(\.name))
         try OAuth2Form.validate(callerParameters, reserved: reserved)
 
-        let form = [QueryItem(name: "grant_type", value: grantType)]
+        let form =
+            [QueryItem(name: "grant_type", value: grantType)]
             + grantParameters + callerParameters + authenticationParameters
         let request = try makeRequest(body: Data(OAuth2Form.encode(form).utf8))
 
@@ -260,8 +261,9 @@ public struct OAuth2TokenEndpoint: Sendable {
         if let authorization = clientAuthentication.authorizationHeaderValue {
             fields[.authorization] = authorization
         }
-        let head = HTTPRequest(method: .post, scheme: baseURL.scheme.rawValue, authority: baseURL.authority,
-                               path: path.rawValue, headerFields: fields)
+        let head = HTTPRequest(
+            method: .post, scheme: baseURL.scheme.rawValue, authority: baseURL.authority,
+            path: path.rawValue, headerFields: fields)
         return TransportRequest(head: head, body: .data(body), timeout: timeout, url: url)
     }
 
@@ -277,24 +279,32 @@ public struct OAuth2TokenEndpoint: Sendable {
                 // Some servers (GitHub among them) answer a rejected grant with 200 and an error
                 // body; retrying it would only be rejected again.
                 if malformed == .missing(.accessToken), let oauth2Error = OAuth2Error.lenientlyParsing(response.body) {
-                    throw .authentication(.refreshFailed(RefreshFailure(
-                        reason: .rejected, oauth2Error: oauth2Error, statusCode: status, isPermanent: true
-                    )))
+                    throw .authentication(
+                        .refreshFailed(
+                            RefreshFailure(
+                                reason: .rejected, oauth2Error: oauth2Error, statusCode: status, isPermanent: true
+                            )))
                 }
-                throw .authentication(.refreshFailed(RefreshFailure(
-                    reason: .malformedResponse(malformed.reason), statusCode: status, isPermanent: false
-                )))
+                throw .authentication(
+                    .refreshFailed(
+                        RefreshFailure(
+                            reason: .malformedResponse(malformed.reason), statusCode: status, isPermanent: false
+                        )))
             }
         case 400, 401:
-            throw .authentication(.refreshFailed(RefreshFailure(
-                reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
-                statusCode: status, isPermanent: true
-            )))
+            throw .authentication(
+                .refreshFailed(
+                    RefreshFailure(
+                        reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                        statusCode: status, isPermanent: true
+                    )))
         default:
-            throw .authentication(.refreshFailed(RefreshFailure(
-                reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
-                statusCode: status, isPermanent: false
-            )))
+            throw .authentication(
+                .refreshFailed(
+                    RefreshFailure(
+                        reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                        statusCode: status, isPermanent: false
+                    )))
         }
     }
 }

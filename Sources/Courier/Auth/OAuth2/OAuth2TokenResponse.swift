@@ -91,7 +91,8 @@ struct OAuth2TokenResponse: Decodable, Equatable {
         if let number = try? container.decode(Double.self, forKey: key) {
             value = number
         } else if let text = try? container.decode(String.self, forKey: key),
-                  let number = Double(text.trimmingCharacters(in: .whitespaces)) {
+            let number = Double(text.trimmingCharacters(in: .whitespaces))
+        {
             value = number
         } else {
             throw OAuth2MalformedResponse("\(key.rawValue) is not a number")

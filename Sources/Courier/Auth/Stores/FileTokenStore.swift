@@ -1,381 +1,381 @@
 #if EncryptedTokenStore
-public import Foundation
-import Crypto
-import _CryptoExtras
+    public import Foundation
+    import Crypto
+    import _CryptoExtras
 
-/// A ``TokenStore`` that keeps the credential in one AES-256-GCM encrypted file.
-///
-/// The key is either a raw 256-bit key you supply (keep it in the Keychain, a secret manager or
-/// similar; ``makeRandomKey()`` creates one) or is derived from a passphrase with
-/// **PBKDF2-HMAC-SHA256** over the passphrase's UTF-8 bytes (used as given, with no Unicode
-/// normalization), a random 16-byte salt per file, and ``defaultRounds`` (600,000, the OWASP
-/// 2023 figure for PBKDF2-HMAC-SHA256) iterations unless you choose between ``minimumRounds``
-/// and ``maximumRounds``. The derived key is cached for the file's salt, so only the first
-/// load or save of a store pays for the derivation (it runs on the actor; expect a fraction of
-/// a second at the default).
-///
-/// ```swift
-/// let url = URL(fileURLWithPath: "/var/lib/myapp/token")
-/// let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
-/// try await store.save(credential)
-/// let restored = try await store.load()   // nil only if the file does not exist
-/// ```
-///
-/// ## File format (version 1)
-///
-/// | offset | bytes | content |
-/// | --- | --- | --- |
-/// | 0 | 4 | magic `"CRTK"` (`43 52 54 4B`) |
-/// | 4 | 1 | format version, `1` |
-/// | 5 | 1 | key derivation: `1` raw key, `2` PBKDF2-HMAC-SHA256 |
-/// | 6 | 16 | *(passphrase only)* salt |
-/// | 22 | 4 | *(passphrase only)* iteration count, unsigned big-endian |
-/// | 6 or 26 | 12 | AES-GCM nonce, random for every save |
-/// | … | n | ciphertext of the JSON-encoded ``TokenCredential`` (`JSONEncoder` defaults) |
-/// | end − 16 | 16 | AES-GCM tag |
-///
-/// Everything after the header is AES-GCM's combined representation (nonce ‖ ciphertext ‖ tag).
-/// The header (6 bytes for a raw key, 26 for a passphrase) is authenticated as AES-GCM
-/// additional data, so changing any byte of the file, header or body, fails authentication.
-///
-/// ## Errors
-///
-/// ``load()`` returns `nil` only when the file does not exist. A file that is truncated,
-/// modified, not a token file, of another version, or written under another key is a
-/// ``TokenStoreError``, never a crash and never an empty store. AES-GCM cannot tell a wrong key
-/// from a modified file: both are ``TokenStoreError/authenticationFailed``.
-///
-/// ## Writing
-///
-/// Each save writes a temporary file in the same directory, created with mode `0600` from
-/// the start, `fsync`s it and renames it over the target, so readers (and a crash) see the
-/// old file or the new one, never a mix, and the file is never readable by others. A missing
-/// parent directory is created with mode `0700`.
-///
-/// The token path must be a regular file or absent. A symbolic link, a FIFO, a device or a
-/// directory there is ``TokenStoreError/io(_:)`` for ``load()`` and ``save(_:)`` alike: it is
-/// never followed, never opened in a way that could block, and never replaced. A file larger
-/// than 1 MiB is refused by its size, before anything is read.
-///
-/// ## Sharing the file between processes
-///
-/// The store is a ``CoordinatedTokenStore``: ``withExclusiveAccess(_:)`` holds an advisory
-/// `flock` on `.<name>.lock` next to the file. A ``TokenRefresher`` refreshes inside it and
-/// re-reads the file first, so processes (or stores) sharing one file refresh once per expiry
-/// and never overwrite each other's rotated refresh tokens.
-///
-/// ## What it does not protect against
-///
-/// Someone who can write the file can delete it (the store then reads as empty) or put back an
-/// older file written under the same key. The key or passphrase stays in memory for the
-/// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
-/// ``debugDescription`` and `dump` show only the path.
-public actor FileTokenStore: TokenStore {
-    /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
-    public static let defaultRounds = 600_000
-    /// The fewest PBKDF2 iterations ``init(url:passphrase:rounds:)`` accepts: 210,000, the
-    /// same floor swift-crypto's checked API enforces. Such a store also refuses, as
-    /// ``TokenStoreError/corrupted(_:)``, a file that claims fewer.
-    public static let minimumRounds = 210_000
-    /// The most PBKDF2 iterations accepted, when writing or reading: 10,000,000. A file that
-    /// claims more is ``TokenStoreError/corrupted(_:)`` (it would stall the store for minutes).
-    public static let maximumRounds = 10_000_000
-    /// The size of a raw key: 32 bytes (AES-256).
-    public static let keyByteCount = 32
-
-    /// The file the credential is kept in.
-    public nonisolated let url: URL
-
-    private enum Secret {
-        case key(SymmetricKey)
-        case passphrase([UInt8], rounds: Int)
-    }
-
-    private struct DerivedKey {
-        var salt: [UInt8]
-        var rounds: UInt32
-        var key: SymmetricKey
-    }
-
-    private let secret: Secret
-    private var derivedKey: DerivedKey?
-    /// How many PBKDF2 derivations this store has run (tests check the cache with it).
-    private(set) var keyDerivationCount = 0
-
-    // The lock of `withExclusiveAccess` (FileTokenStore+Lock.swift).
-    /// How long and how the lock is waited for.
-    var lockWaiting = LockWaiting()
-    /// The ids of this store's `withExclusiveAccess` calls in progress.
-    var activeLocks: Set<UInt64> = []
-    var nextLockID: UInt64 = 0
-    /// The locks the current task holds, to refuse a nested `withExclusiveAccess`.
-    @TaskLocal static var locksHeldByTask: Set<HeldLock> = []
-
-    /// Creates a store that encrypts with a raw 256-bit key.
+    /// A ``TokenStore`` that keeps the credential in one AES-256-GCM encrypted file.
+    ///
+    /// The key is either a raw 256-bit key you supply (keep it in the Keychain, a secret manager or
+    /// similar; ``makeRandomKey()`` creates one) or is derived from a passphrase with
+    /// **PBKDF2-HMAC-SHA256** over the passphrase's UTF-8 bytes (used as given, with no Unicode
+    /// normalization), a random 16-byte salt per file, and ``defaultRounds`` (600,000, the OWASP
+    /// 2023 figure for PBKDF2-HMAC-SHA256) iterations unless you choose between ``minimumRounds``
+    /// and ``maximumRounds``. The derived key is cached for the file's salt, so only the first
+    /// load or save of a store pays for the derivation (it runs on the actor; expect a fraction of
+    /// a second at the default).
     ///
     /// ```swift
-    /// let key = FileTokenStore.makeRandomKey()   // keep it somewhere safe
-    /// let store = try FileTokenStore(url: url, key: key)
+    /// let url = URL(fileURLWithPath: "/var/lib/myapp/token")
+    /// let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
+    /// try await store.save(credential)
+    /// let restored = try await store.load()   // nil only if the file does not exist
     /// ```
-    /// - Parameters:
-    ///   - url: a file URL; the file need not exist, nor its directory.
-    ///   - key: exactly ``keyByteCount`` (32) bytes.
-    /// - Throws: ``TokenStoreError/invalidKey(_:)`` if the key is not 32 bytes;
-    ///   ``TokenStoreError/io(_:)`` if `url` is not a file URL.
-    public init(url: URL, key: Data) throws(TokenStoreError) {
-        guard key.count == Self.keyByteCount else {
-            throw .invalidKey("a raw key must be \(Self.keyByteCount) bytes (256 bits), not \(key.count)")
-        }
-        try Self.validate(url)
-        self.url = url
-        self.secret = .key(SymmetricKey(data: key))
-    }
-
-    /// Creates a store whose key is derived from `passphrase` with PBKDF2-HMAC-SHA256.
     ///
-    /// ```swift
-    /// let store = try FileTokenStore(url: url, passphrase: "correct horse battery staple")
-    /// ```
-    /// - Parameters:
-    ///   - url: a file URL; the file need not exist, nor its directory.
-    ///   - passphrase: a non-empty passphrase; its UTF-8 bytes are the PBKDF2 password.
-    ///   - rounds: iterations for files this store writes, from ``minimumRounds`` to
-    ///     ``maximumRounds``; default ``defaultRounds``. Files written with another count in
-    ///     that range are still read.
-    /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-    ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
-    public init(url: URL, passphrase: String, rounds: Int = FileTokenStore.defaultRounds) throws(TokenStoreError) {
-        guard rounds >= Self.minimumRounds, rounds <= Self.maximumRounds else {
-            throw .invalidKey("PBKDF2 rounds must be from \(Self.minimumRounds) to \(Self.maximumRounds), not \(rounds)")
-        }
-        try self.init(url: url, passphrase: passphrase, unsafeUncheckedRounds: rounds)
-    }
-
-    /// Creates a passphrase store with any iteration count from 1 to ``maximumRounds``.
+    /// ## File format (version 1)
     ///
-    /// **For tests only**: a low count makes the passphrase cheap to guess from the file. Such a
-    /// store also reads files written with as few rounds as it uses.
+    /// | offset | bytes | content |
+    /// | --- | --- | --- |
+    /// | 0 | 4 | magic `"CRTK"` (`43 52 54 4B`) |
+    /// | 4 | 1 | format version, `1` |
+    /// | 5 | 1 | key derivation: `1` raw key, `2` PBKDF2-HMAC-SHA256 |
+    /// | 6 | 16 | *(passphrase only)* salt |
+    /// | 22 | 4 | *(passphrase only)* iteration count, unsigned big-endian |
+    /// | 6 or 26 | 12 | AES-GCM nonce, random for every save |
+    /// | … | n | ciphertext of the JSON-encoded ``TokenCredential`` (`JSONEncoder` defaults) |
+    /// | end − 16 | 16 | AES-GCM tag |
     ///
-    /// ```swift
-    /// let store = try FileTokenStore(url: temporaryURL, passphrase: "test", unsafeUncheckedRounds: 1_000)
-    /// ```
-    /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-    ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
-    public init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
-        guard unsafeUncheckedRounds >= 1, unsafeUncheckedRounds <= Self.maximumRounds else {
-            throw .invalidKey("PBKDF2 rounds must be from 1 to \(Self.maximumRounds), not \(unsafeUncheckedRounds)")
-        }
-        guard !passphrase.isEmpty else {
-            throw .invalidKey("the passphrase is empty")
-        }
-        try Self.validate(url)
-        self.url = url
-        self.secret = .passphrase(Array(passphrase.utf8), rounds: unsafeUncheckedRounds)
-    }
-
-    /// A new random 256-bit key for ``init(url:key:)``, from the system's secure random source.
+    /// Everything after the header is AES-GCM's combined representation (nonce ‖ ciphertext ‖ tag).
+    /// The header (6 bytes for a raw key, 26 for a passphrase) is authenticated as AES-GCM
+    /// additional data, so changing any byte of the file, header or body, fails authentication.
     ///
-    /// ```swift
-    /// let key = FileTokenStore.makeRandomKey()   // 32 bytes
-    /// ```
-    public static func makeRandomKey() -> Data {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-    }
-
-    /// The stored credential, or `nil` if the file does not exist.
+    /// ## Errors
     ///
-    /// ```swift
-    /// guard let credential = try await store.load() else { return signIn() }
-    /// ```
-    /// - Throws: ``TokenStoreError/authenticationFailed`` for a wrong key or passphrase or a
-    ///   modified file; ``TokenStoreError/corrupted(_:)`` for a file that is truncated, not a
-    ///   token file, larger than 1 MiB, claims an iteration count out of range, or does not
-    ///   decrypt to a credential;
-    ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:)`` if it cannot be
-    ///   read, or the path is a symbolic link, a FIFO, a directory or anything but a regular file.
-    public func load() throws(TokenStoreError) -> TokenCredential? {
-        guard let data = try SecureFileIO.contents(of: url, maximumSize: TokenFileFormat.maximumFileSize) else {
-            return nil
-        }
-        let file = try TokenFileFormat.parse(data)
-        let key = try key(for: file.derivation)
-        let plaintext: Data
-        do {
-            let box = try AES.GCM.SealedBox(combined: file.sealedBox)
-            plaintext = try AES.GCM.open(box, using: key, authenticating: file.header)
-        } catch {
-            throw .authenticationFailed
-        }
-        do {
-            return try JSONDecoder().decode(TokenCredential.self, from: plaintext)
-        } catch {
-            throw .corrupted("the decrypted payload is not a JSON token credential")
-        }
-    }
-
-    /// Encrypts `credential` under a fresh random nonce and atomically replaces the file.
+    /// ``load()`` returns `nil` only when the file does not exist. A file that is truncated,
+    /// modified, not a token file, of another version, or written under another key is a
+    /// ``TokenStoreError``, never a crash and never an empty store. AES-GCM cannot tell a wrong key
+    /// from a modified file: both are ``TokenStoreError/authenticationFailed``.
     ///
-    /// ```swift
-    /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
-    /// ```
-    /// - Throws: ``TokenStoreError/io(_:)`` if the file or its directory cannot be written, or
-    ///   the path holds something other than a regular file (the previous file, or whatever is
-    ///   there, is then untouched); ``TokenStoreError/encodingFailed(_:)`` if the
-    ///   credential cannot be encoded (e.g. a non-finite date).
-    public func save(_ credential: TokenCredential) throws(TokenStoreError) {
-        let plaintext: Data
-        do {
-            plaintext = try JSONEncoder().encode(credential)
-        } catch {
-            throw .encodingFailed(Self.describe(encodingError: error))
-        }
-        try write(plaintext: plaintext)
-    }
-
-    /// Deletes the file; a file that does not exist is not an error.
+    /// ## Writing
     ///
-    /// ```swift
-    /// try await store.remove()   // sign out
-    /// ```
-    /// - Throws: ``TokenStoreError/io(_:)`` if the file exists and cannot be deleted.
-    public func remove() throws(TokenStoreError) {
-        try SecureFileIO.removeFile(at: url)
-    }
+    /// Each save writes a temporary file in the same directory, created with mode `0600` from
+    /// the start, `fsync`s it and renames it over the target, so readers (and a crash) see the
+    /// old file or the new one, never a mix, and the file is never readable by others. A missing
+    /// parent directory is created with mode `0700`.
+    ///
+    /// The token path must be a regular file or absent. A symbolic link, a FIFO, a device or a
+    /// directory there is ``TokenStoreError/io(_:)`` for ``load()`` and ``save(_:)`` alike: it is
+    /// never followed, never opened in a way that could block, and never replaced. A file larger
+    /// than 1 MiB is refused by its size, before anything is read.
+    ///
+    /// ## Sharing the file between processes
+    ///
+    /// The store is a ``CoordinatedTokenStore``: ``withExclusiveAccess(_:)`` holds an advisory
+    /// `flock` on `.<name>.lock` next to the file. A ``TokenRefresher`` refreshes inside it and
+    /// re-reads the file first, so processes (or stores) sharing one file refresh once per expiry
+    /// and never overwrite each other's rotated refresh tokens.
+    ///
+    /// ## What it does not protect against
+    ///
+    /// Someone who can write the file can delete it (the store then reads as empty) or put back an
+    /// older file written under the same key. The key or passphrase stays in memory for the
+    /// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
+    /// ``debugDescription`` and `dump` show only the path.
+    public actor FileTokenStore: TokenStore {
+        /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
+        public static let defaultRounds = 600_000
+        /// The fewest PBKDF2 iterations ``init(url:passphrase:rounds:)`` accepts: 210,000, the
+        /// same floor swift-crypto's checked API enforces. Such a store also refuses, as
+        /// ``TokenStoreError/corrupted(_:)``, a file that claims fewer.
+        public static let minimumRounds = 210_000
+        /// The most PBKDF2 iterations accepted, when writing or reading: 10,000,000. A file that
+        /// claims more is ``TokenStoreError/corrupted(_:)`` (it would stall the store for minutes).
+        public static let maximumRounds = 10_000_000
+        /// The size of a raw key: 32 bytes (AES-256).
+        public static let keyByteCount = 32
 
-    // MARK: - Internal
+        /// The file the credential is kept in.
+        public nonisolated let url: URL
 
-    /// Seals `plaintext` and writes the file. `save(_:)` passes JSON; tests pass anything.
-    func write(plaintext: Data) throws(TokenStoreError) {
-        let (derivation, key) = try keyForWriting()
-        let header = TokenFileFormat.header(for: derivation)
-        let combined: Data
-        do {
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: header)
-            guard let bytes = box.combined else {
-                throw TokenStoreError.encodingFailed("AES-GCM produced no combined representation")
+        private enum Secret {
+            case key(SymmetricKey)
+            case passphrase([UInt8], rounds: Int)
+        }
+
+        private struct DerivedKey {
+            var salt: [UInt8]
+            var rounds: UInt32
+            var key: SymmetricKey
+        }
+
+        private let secret: Secret
+        private var derivedKey: DerivedKey?
+        /// How many PBKDF2 derivations this store has run (tests check the cache with it).
+        private(set) var keyDerivationCount = 0
+
+        // The lock of `withExclusiveAccess` (FileTokenStore+Lock.swift).
+        /// How long and how the lock is waited for.
+        var lockWaiting = LockWaiting()
+        /// The ids of this store's `withExclusiveAccess` calls in progress.
+        var activeLocks: Set<UInt64> = []
+        var nextLockID: UInt64 = 0
+        /// The locks the current task holds, to refuse a nested `withExclusiveAccess`.
+        @TaskLocal static var locksHeldByTask: Set<HeldLock> = []
+
+        /// Creates a store that encrypts with a raw 256-bit key.
+        ///
+        /// ```swift
+        /// let key = FileTokenStore.makeRandomKey()   // keep it somewhere safe
+        /// let store = try FileTokenStore(url: url, key: key)
+        /// ```
+        /// - Parameters:
+        ///   - url: a file URL; the file need not exist, nor its directory.
+        ///   - key: exactly ``keyByteCount`` (32) bytes.
+        /// - Throws: ``TokenStoreError/invalidKey(_:)`` if the key is not 32 bytes;
+        ///   ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        public init(url: URL, key: Data) throws(TokenStoreError) {
+            guard key.count == Self.keyByteCount else {
+                throw .invalidKey("a raw key must be \(Self.keyByteCount) bytes (256 bits), not \(key.count)")
             }
-            combined = bytes
-        } catch let error as TokenStoreError {
-            throw error
-        } catch {
-            throw .encodingFailed("AES-GCM encryption failed: \(error)")
+            try Self.validate(url)
+            self.url = url
+            self.secret = .key(SymmetricKey(data: key))
         }
-        try SecureFileIO.writeAtomically(Data(header) + combined, to: url)
-    }
 
-    /// PBKDF2-HMAC-SHA256 of `passphrase` and `salt`, `outputByteCount` bytes.
-    /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or salt or a count
-    ///   out of range (BoringSSL's PBKDF2 must not be handed empty buffers).
-    static func pbkdf2SHA256(
-        passphrase: [UInt8], salt: [UInt8], rounds: Int, outputByteCount: Int
-    ) throws(TokenStoreError) -> SymmetricKey {
-        guard !passphrase.isEmpty, !salt.isEmpty, rounds >= 1, rounds <= Int(UInt32.max), outputByteCount > 0 else {
-            throw .invalidKey("PBKDF2 needs a passphrase, a salt, at least one round and a key size")
+        /// Creates a store whose key is derived from `passphrase` with PBKDF2-HMAC-SHA256.
+        ///
+        /// ```swift
+        /// let store = try FileTokenStore(url: url, passphrase: "correct horse battery staple")
+        /// ```
+        /// - Parameters:
+        ///   - url: a file URL; the file need not exist, nor its directory.
+        ///   - passphrase: a non-empty passphrase; its UTF-8 bytes are the PBKDF2 password.
+        ///   - rounds: iterations for files this store writes, from ``minimumRounds`` to
+        ///     ``maximumRounds``; default ``defaultRounds``. Files written with another count in
+        ///     that range are still read.
+        /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
+        ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        public init(url: URL, passphrase: String, rounds: Int = FileTokenStore.defaultRounds) throws(TokenStoreError) {
+            guard rounds >= Self.minimumRounds, rounds <= Self.maximumRounds else {
+                throw .invalidKey("PBKDF2 rounds must be from \(Self.minimumRounds) to \(Self.maximumRounds), not \(rounds)")
+            }
+            try self.init(url: url, passphrase: passphrase, unsafeUncheckedRounds: rounds)
         }
-        do {
-            return try KDF.Insecure.PBKDF2.deriveKey(
-                from: passphrase, salt: salt, using: .sha256,
-                outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds
+
+        /// Creates a passphrase store with any iteration count from 1 to ``maximumRounds``.
+        ///
+        /// **For tests only**: a low count makes the passphrase cheap to guess from the file. Such a
+        /// store also reads files written with as few rounds as it uses.
+        ///
+        /// ```swift
+        /// let store = try FileTokenStore(url: temporaryURL, passphrase: "test", unsafeUncheckedRounds: 1_000)
+        /// ```
+        /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
+        ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        public init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
+            guard unsafeUncheckedRounds >= 1, unsafeUncheckedRounds <= Self.maximumRounds else {
+                throw .invalidKey("PBKDF2 rounds must be from 1 to \(Self.maximumRounds), not \(unsafeUncheckedRounds)")
+            }
+            guard !passphrase.isEmpty else {
+                throw .invalidKey("the passphrase is empty")
+            }
+            try Self.validate(url)
+            self.url = url
+            self.secret = .passphrase(Array(passphrase.utf8), rounds: unsafeUncheckedRounds)
+        }
+
+        /// A new random 256-bit key for ``init(url:key:)``, from the system's secure random source.
+        ///
+        /// ```swift
+        /// let key = FileTokenStore.makeRandomKey()   // 32 bytes
+        /// ```
+        public static func makeRandomKey() -> Data {
+            SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        }
+
+        /// The stored credential, or `nil` if the file does not exist.
+        ///
+        /// ```swift
+        /// guard let credential = try await store.load() else { return signIn() }
+        /// ```
+        /// - Throws: ``TokenStoreError/authenticationFailed`` for a wrong key or passphrase or a
+        ///   modified file; ``TokenStoreError/corrupted(_:)`` for a file that is truncated, not a
+        ///   token file, larger than 1 MiB, claims an iteration count out of range, or does not
+        ///   decrypt to a credential;
+        ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:)`` if it cannot be
+        ///   read, or the path is a symbolic link, a FIFO, a directory or anything but a regular file.
+        public func load() throws(TokenStoreError) -> TokenCredential? {
+            guard let data = try SecureFileIO.contents(of: url, maximumSize: TokenFileFormat.maximumFileSize) else {
+                return nil
+            }
+            let file = try TokenFileFormat.parse(data)
+            let key = try key(for: file.derivation)
+            let plaintext: Data
+            do {
+                let box = try AES.GCM.SealedBox(combined: file.sealedBox)
+                plaintext = try AES.GCM.open(box, using: key, authenticating: file.header)
+            } catch {
+                throw .authenticationFailed
+            }
+            do {
+                return try JSONDecoder().decode(TokenCredential.self, from: plaintext)
+            } catch {
+                throw .corrupted("the decrypted payload is not a JSON token credential")
+            }
+        }
+
+        /// Encrypts `credential` under a fresh random nonce and atomically replaces the file.
+        ///
+        /// ```swift
+        /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
+        /// ```
+        /// - Throws: ``TokenStoreError/io(_:)`` if the file or its directory cannot be written, or
+        ///   the path holds something other than a regular file (the previous file, or whatever is
+        ///   there, is then untouched); ``TokenStoreError/encodingFailed(_:)`` if the
+        ///   credential cannot be encoded (e.g. a non-finite date).
+        public func save(_ credential: TokenCredential) throws(TokenStoreError) {
+            let plaintext: Data
+            do {
+                plaintext = try JSONEncoder().encode(credential)
+            } catch {
+                throw .encodingFailed(Self.describe(encodingError: error))
+            }
+            try write(plaintext: plaintext)
+        }
+
+        /// Deletes the file; a file that does not exist is not an error.
+        ///
+        /// ```swift
+        /// try await store.remove()   // sign out
+        /// ```
+        /// - Throws: ``TokenStoreError/io(_:)`` if the file exists and cannot be deleted.
+        public func remove() throws(TokenStoreError) {
+            try SecureFileIO.removeFile(at: url)
+        }
+
+        // MARK: - Internal
+
+        /// Seals `plaintext` and writes the file. `save(_:)` passes JSON; tests pass anything.
+        func write(plaintext: Data) throws(TokenStoreError) {
+            let (derivation, key) = try keyForWriting()
+            let header = TokenFileFormat.header(for: derivation)
+            let combined: Data
+            do {
+                let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: header)
+                guard let bytes = box.combined else {
+                    throw TokenStoreError.encodingFailed("AES-GCM produced no combined representation")
+                }
+                combined = bytes
+            } catch let error as TokenStoreError {
+                throw error
+            } catch {
+                throw .encodingFailed("AES-GCM encryption failed: \(error)")
+            }
+            try SecureFileIO.writeAtomically(Data(header) + combined, to: url)
+        }
+
+        /// PBKDF2-HMAC-SHA256 of `passphrase` and `salt`, `outputByteCount` bytes.
+        /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or salt or a count
+        ///   out of range (BoringSSL's PBKDF2 must not be handed empty buffers).
+        static func pbkdf2SHA256(
+            passphrase: [UInt8], salt: [UInt8], rounds: Int, outputByteCount: Int
+        ) throws(TokenStoreError) -> SymmetricKey {
+            guard !passphrase.isEmpty, !salt.isEmpty, rounds >= 1, rounds <= Int(UInt32.max), outputByteCount > 0 else {
+                throw .invalidKey("PBKDF2 needs a passphrase, a salt, at least one round and a key size")
+            }
+            do {
+                return try KDF.Insecure.PBKDF2.deriveKey(
+                    from: passphrase, salt: salt, using: .sha256,
+                    outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds
+                )
+            } catch {
+                throw .invalidKey("PBKDF2 failed: \(error)")
+            }
+        }
+
+        /// The bytes of ``pbkdf2SHA256(passphrase:salt:rounds:outputByteCount:)``, for known-answer tests.
+        static func pbkdf2SHA256Bytes(
+            passphrase: [UInt8], salt: [UInt8], rounds: Int, outputByteCount: Int
+        ) throws(TokenStoreError) -> [UInt8] {
+            try pbkdf2SHA256(passphrase: passphrase, salt: salt, rounds: rounds, outputByteCount: outputByteCount)
+                .withUnsafeBytes { Array($0) }
+        }
+
+        // MARK: - Private
+
+        private static func validate(_ url: URL) throws(TokenStoreError) {
+            guard url.isFileURL, !url.lastPathComponent.isEmpty, !url.hasDirectoryPath else {
+                throw .io("\(url) is not a file URL")
+            }
+        }
+
+        /// The key for a file's header, if this store's secret is of the same kind.
+        private func key(for derivation: TokenFileFormat.KeyDerivation) throws(TokenStoreError) -> SymmetricKey {
+            switch (secret, derivation) {
+            case (.key(let key), .rawKey):
+                return key
+            case (.passphrase(let passphrase, let configuredRounds), .pbkdf2SHA256(let salt, let rounds)):
+                let fewest = min(configuredRounds, Self.minimumRounds)
+                guard Int(rounds) >= fewest, Int(rounds) <= Self.maximumRounds else {
+                    throw .corrupted("PBKDF2 iteration count \(rounds) is outside \(fewest)...\(Self.maximumRounds)")
+                }
+                return try passphraseKey(passphrase, salt: salt, rounds: rounds)
+            case (.key, .pbkdf2SHA256), (.passphrase, .rawKey):
+                // Written under the other kind of secret: for the caller, a wrong key.
+                throw .authenticationFailed
+            }
+        }
+
+        /// The header and key for the next save: the cached salt and key when they use this store's
+        /// iteration count, otherwise a fresh random salt.
+        private func keyForWriting() throws(TokenStoreError) -> (TokenFileFormat.KeyDerivation, SymmetricKey) {
+            switch secret {
+            case .key(let key):
+                return (.rawKey, key)
+            case .passphrase(let passphrase, let configuredRounds):
+                let rounds = UInt32(configuredRounds)
+                if let cached = derivedKey, cached.rounds == rounds {
+                    return (.pbkdf2SHA256(salt: cached.salt, rounds: rounds), cached.key)
+                }
+                var generator = SystemRandomNumberGenerator()
+                let salt = (0..<TokenFileFormat.saltByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+                let key = try passphraseKey(passphrase, salt: salt, rounds: rounds)
+                return (.pbkdf2SHA256(salt: salt, rounds: rounds), key)
+            }
+        }
+
+        /// The derived key for `salt` and `rounds`, from the cache or freshly derived (and cached).
+        private func passphraseKey(_ passphrase: [UInt8], salt: [UInt8], rounds: UInt32) throws(TokenStoreError) -> SymmetricKey {
+            if let cached = derivedKey, cached.salt == salt, cached.rounds == rounds {
+                return cached.key
+            }
+            let key = try Self.pbkdf2SHA256(
+                passphrase: passphrase, salt: salt, rounds: Int(rounds), outputByteCount: Self.keyByteCount
             )
-        } catch {
-            throw .invalidKey("PBKDF2 failed: \(error)")
-        }
-    }
-
-    /// The bytes of ``pbkdf2SHA256(passphrase:salt:rounds:outputByteCount:)``, for known-answer tests.
-    static func pbkdf2SHA256Bytes(
-        passphrase: [UInt8], salt: [UInt8], rounds: Int, outputByteCount: Int
-    ) throws(TokenStoreError) -> [UInt8] {
-        try pbkdf2SHA256(passphrase: passphrase, salt: salt, rounds: rounds, outputByteCount: outputByteCount)
-            .withUnsafeBytes { Array($0) }
-    }
-
-    // MARK: - Private
-
-    private static func validate(_ url: URL) throws(TokenStoreError) {
-        guard url.isFileURL, !url.lastPathComponent.isEmpty, !url.hasDirectoryPath else {
-            throw .io("\(url) is not a file URL")
-        }
-    }
-
-    /// The key for a file's header, if this store's secret is of the same kind.
-    private func key(for derivation: TokenFileFormat.KeyDerivation) throws(TokenStoreError) -> SymmetricKey {
-        switch (secret, derivation) {
-        case (.key(let key), .rawKey):
+            keyDerivationCount += 1
+            derivedKey = DerivedKey(salt: salt, rounds: rounds, key: key)
             return key
-        case (.passphrase(let passphrase, let configuredRounds), .pbkdf2SHA256(let salt, let rounds)):
-            let fewest = min(configuredRounds, Self.minimumRounds)
-            guard Int(rounds) >= fewest, Int(rounds) <= Self.maximumRounds else {
-                throw .corrupted("PBKDF2 iteration count \(rounds) is outside \(fewest)...\(Self.maximumRounds)")
+        }
+
+        /// Where and why encoding failed, without the value.
+        private static func describe(encodingError error: any Error) -> String {
+            guard let error = error as? EncodingError, case .invalidValue(_, let context) = error else {
+                return "JSON encoding failed"
             }
-            return try passphraseKey(passphrase, salt: salt, rounds: rounds)
-        case (.key, .pbkdf2SHA256), (.passphrase, .rawKey):
-            // Written under the other kind of secret: for the caller, a wrong key.
-            throw .authenticationFailed
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         }
     }
 
-    /// The header and key for the next save: the cached salt and key when they use this store's
-    /// iteration count, otherwise a fresh random salt.
-    private func keyForWriting() throws(TokenStoreError) -> (TokenFileFormat.KeyDerivation, SymmetricKey) {
-        switch secret {
-        case .key(let key):
-            return (.rawKey, key)
-        case .passphrase(let passphrase, let configuredRounds):
-            let rounds = UInt32(configuredRounds)
-            if let cached = derivedKey, cached.rounds == rounds {
-                return (.pbkdf2SHA256(salt: cached.salt, rounds: rounds), cached.key)
-            }
-            var generator = SystemRandomNumberGenerator()
-            let salt = (0..<TokenFileFormat.saltByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let key = try passphraseKey(passphrase, salt: salt, rounds: rounds)
-            return (.pbkdf2SHA256(salt: salt, rounds: rounds), key)
+    extension FileTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
+        ///
+        /// ```swift
+        /// print(store)   // FileTokenStore(/var/lib/myapp/token)
+        /// ```
+        public nonisolated var description: String { "FileTokenStore(\(url.path))" }
+
+        /// The same as ``description``.
+        public nonisolated var debugDescription: String { description }
+
+        /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
+        /// loggers never reach the key, the passphrase or a derived key.
+        ///
+        /// ```swift
+        /// dump(store)   // ▿ FileTokenStore(/var/lib/myapp/token) #0
+        ///               //   - path: "/var/lib/myapp/token"
+        /// ```
+        public nonisolated var customMirror: Mirror {
+            Mirror(self, children: ["path": url.path], displayStyle: .class)
         }
     }
-
-    /// The derived key for `salt` and `rounds`, from the cache or freshly derived (and cached).
-    private func passphraseKey(_ passphrase: [UInt8], salt: [UInt8], rounds: UInt32) throws(TokenStoreError) -> SymmetricKey {
-        if let cached = derivedKey, cached.salt == salt, cached.rounds == rounds {
-            return cached.key
-        }
-        let key = try Self.pbkdf2SHA256(
-            passphrase: passphrase, salt: salt, rounds: Int(rounds), outputByteCount: Self.keyByteCount
-        )
-        keyDerivationCount += 1
-        derivedKey = DerivedKey(salt: salt, rounds: rounds, key: key)
-        return key
-    }
-
-    /// Where and why encoding failed, without the value.
-    private static func describe(encodingError error: any Error) -> String {
-        guard let error = error as? EncodingError, case .invalidValue(_, let context) = error else {
-            return "JSON encoding failed"
-        }
-        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-        return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-    }
-}
-
-extension FileTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
-    ///
-    /// ```swift
-    /// print(store)   // FileTokenStore(/var/lib/myapp/token)
-    /// ```
-    public nonisolated var description: String { "FileTokenStore(\(url.path))" }
-
-    /// The same as ``description``.
-    public nonisolated var debugDescription: String { description }
-
-    /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
-    /// loggers never reach the key, the passphrase or a derived key.
-    ///
-    /// ```swift
-    /// dump(store)   // ▿ FileTokenStore(/var/lib/myapp/token) #0
-    ///               //   - path: "/var/lib/myapp/token"
-    /// ```
-    public nonisolated var customMirror: Mirror {
-        Mirror(self, children: ["path": url.path], displayStyle: .class)
-    }
-}
 #endif

@@ -1,13 +1,13 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Small POSIX helpers for a secret-holding file: read it (bounded), replace it atomically with
@@ -111,7 +111,7 @@ enum SecureFileIO {
             _ = unlinkat(directoryFD, temporaryName, 0)
             throw error
         }
-        _ = fsync(directoryFD)   // best effort: some file systems refuse it on a directory
+        _ = fsync(directoryFD)  // best effort: some file systems refuse it on a directory
     }
 
     /// Opens (creating it `0600` if missing) the file `name` in `directory`, for an advisory

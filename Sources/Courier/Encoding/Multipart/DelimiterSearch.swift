@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finds a multipart delimiter (`CRLF--boundary`) in bytes, with Boyer–Moore–Horspool: on
@@ -24,7 +25,7 @@ struct DelimiterSearch: Sendable {
         let count = delimiter.count
         var shifts = [UInt8](repeating: UInt8(min(count, 255)), count: 256)
         for (index, byte) in delimiter.dropLast().enumerated() {
-            shifts[Int(byte)] = UInt8(min(count - 1 - index, 255))   // a shorter shift is only slower
+            shifts[Int(byte)] = UInt8(min(count - 1 - index, 255))  // a shorter shift is only slower
         }
         self.shifts = shifts
     }
@@ -43,7 +44,8 @@ struct DelimiterSearch: Sendable {
                 while offset <= end {
                     let byte = base.load(fromByteOffset: offset + count - 1, as: UInt8.self)
                     if byte == last, base.load(fromByteOffset: offset, as: UInt8.self) == first,
-                       memcmp(base + offset, needleBase, count - 1) == 0 {
+                        memcmp(base + offset, needleBase, count - 1) == 0
+                    {
                         return offset
                     }
                     offset += Int(shifts[Int(byte)])

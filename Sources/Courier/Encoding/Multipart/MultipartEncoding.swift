@@ -67,8 +67,9 @@ extension MultipartForm {
         for (index, part) in parts.enumerated() {
             let lines = try headerLines(of: part, index: index)
             if search.occurs(in: lines, afterCRLF: true) {
-                throw .invalidRequest(.invalidMultipartForm(
-                    "the boundary \(boundary.debugDescription) occurs in the headers of \(Self.label(part, index))"))
+                throw .invalidRequest(
+                    .invalidMultipartForm(
+                        "the boundary \(boundary.debugDescription) occurs in the headers of \(Self.label(part, index))"))
             }
             var head = Data()
             if index > 0 { head.append(contentsOf: Self.crlf) }
@@ -110,9 +111,10 @@ extension MultipartForm {
 
     private func checkInMemory(_ bytes: Data, of part: Part, index: Int, search: DelimiterSearch) throws(CourierError) {
         if search.occurs(in: bytes, afterCRLF: true) {
-            throw .invalidRequest(.invalidMultipartForm(
-                "the boundary \(boundary.debugDescription) occurs in the content of \(Self.label(part, index)); "
-                    + "choose another boundary, or let Courier choose a random one"))
+            throw .invalidRequest(
+                .invalidMultipartForm(
+                    "the boundary \(boundary.debugDescription) occurs in the content of \(Self.label(part, index)); "
+                        + "choose another boundary, or let Courier choose a random one"))
         }
     }
 
@@ -135,8 +137,9 @@ extension MultipartForm {
             guard HeaderItem.isValidValue(header.value) else { throw .invalidRequest(.invalidHeaderValue(name: header.name)) }
             switch header.name.lowercased() {
             case "content-disposition":
-                throw .invalidRequest(.invalidMultipartForm(
-                    "\(Self.label(part, index)) sets its own Content-Disposition header; Courier writes it from the name and filename"))
+                throw .invalidRequest(
+                    .invalidMultipartForm(
+                        "\(Self.label(part, index)) sets its own Content-Disposition header; Courier writes it from the name and filename"))
             case "content-type":
                 guard !ownContentType else {
                     throw .invalidRequest(.invalidMultipartForm("\(Self.label(part, index)) has more than one Content-Type header"))
@@ -159,8 +162,9 @@ extension MultipartForm {
     static func quotable(_ value: String, _ what: String, of index: Int) throws(CourierError) -> String {
         if let control = value.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             let code = "U+" + String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)
-            throw .invalidRequest(.invalidMultipartForm(
-                "the \(what) \(value.debugDescription) of part \(index + 1) contains the control character \(code)"))
+            throw .invalidRequest(
+                .invalidMultipartForm(
+                    "the \(what) \(value.debugDescription) of part \(index + 1) contains the control character \(code)"))
         }
         // `.literal`: every `"` scalar, also one a combining mark follows (a character-level
         // replacement skips `"\u{301}`, which would end the quoted parameter early).
@@ -172,12 +176,14 @@ extension MultipartForm {
     static func validate(boundary: String) throws(CourierError) {
         let bytes = Array(boundary.utf8)
         guard (1...70).contains(bytes.count) else {
-            throw .invalidRequest(.invalidMultipartForm(
-                "the boundary \(boundary.debugDescription) must have 1 to 70 characters, not \(bytes.count)"))
+            throw .invalidRequest(
+                .invalidMultipartForm(
+                    "the boundary \(boundary.debugDescription) must have 1 to 70 characters, not \(bytes.count)"))
         }
         guard bytes.allSatisfy(isBoundaryCharacter) else {
-            throw .invalidRequest(.invalidMultipartForm(
-                "the boundary \(boundary.debugDescription) may hold only letters, digits, space and '()+_,-./:=?"))
+            throw .invalidRequest(
+                .invalidMultipartForm(
+                    "the boundary \(boundary.debugDescription) may hold only letters, digits, space and '()+_,-./:=?"))
         }
         guard bytes.last != UInt8(ascii: " ") else {
             throw .invalidRequest(.invalidMultipartForm("the boundary \(boundary.debugDescription) must not end with a space"))
@@ -187,7 +193,7 @@ extension MultipartForm {
     private static func isBoundaryCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "'()+_,-./:=? ".utf8.contains(byte)

@@ -110,10 +110,14 @@ public struct MultipartForm: Sendable {
     ///     a filename. Bytes always get a `Content-Type`; use ``append(text:name:headers:)`` for a
     ///     field without one.
     ///   - headers: more headers for this part; a `Content-Type` among them replaces `contentType`.
-    public mutating func append(data: Data, name: String, filename: String? = nil, contentType: String? = nil,
-                                headers: [HeaderItem] = []) {
-        parts.append(Part(name: name, filename: filename, contentType: contentType ?? Self.mediaType(filename: filename),
-                          headers: headers, content: .data(data)))
+    public mutating func append(
+        data: Data, name: String, filename: String? = nil, contentType: String? = nil,
+        headers: [HeaderItem] = []
+    ) {
+        parts.append(
+            Part(
+                name: name, filename: filename, contentType: contentType ?? Self.mediaType(filename: filename),
+                headers: headers, content: .data(data)))
     }
 
     /// Appends a file, streamed from disk while the body is sent: it is never loaded whole into
@@ -135,10 +139,14 @@ public struct MultipartForm: Sendable {
     ///   - contentType: the media type; when `nil`, derived from `url`'s extension
     ///     (`application/octet-stream` for an unknown one).
     ///   - headers: more headers for this part; a `Content-Type` among them replaces `contentType`.
-    public mutating func append(fileAt url: URL, name: String, filename: String? = nil, contentType: String? = nil,
-                                headers: [HeaderItem] = []) {
-        parts.append(Part(name: name, filename: filename ?? url.lastPathComponent,
-                          contentType: contentType ?? MediaTypes.forFile(url), headers: headers, content: .file(url)))
+    public mutating func append(
+        fileAt url: URL, name: String, filename: String? = nil, contentType: String? = nil,
+        headers: [HeaderItem] = []
+    ) {
+        parts.append(
+            Part(
+                name: name, filename: filename ?? url.lastPathComponent,
+                contentType: contentType ?? MediaTypes.forFile(url), headers: headers, content: .file(url)))
     }
 
     /// Appends a part read from an `AsyncSequence` of chunks (`Data`, `[UInt8]`, …) while the body
@@ -164,8 +172,10 @@ public struct MultipartForm: Sendable {
         stream: Chunks, length: Int64?, name: String, filename: String? = nil, contentType: String? = nil,
         headers: [HeaderItem] = []
     ) where Chunks.Element: DataProtocol {
-        parts.append(Part(name: name, filename: filename, contentType: contentType ?? Self.mediaType(filename: filename),
-                          headers: headers, content: .stream(length: length), stream: BodyStream(stream, length: length)))
+        parts.append(
+            Part(
+                name: name, filename: filename, contentType: contentType ?? Self.mediaType(filename: filename),
+                headers: headers, content: .stream(length: length), stream: BodyStream(stream, length: length)))
     }
 
     /// Whether the form can be sent more than once: `false` once it holds a stream part.
@@ -251,8 +261,10 @@ extension MultipartForm {
         /// The single-use body of a stream part.
         let stream: BodyStream?
 
-        init(name: String, filename: String?, contentType: String?, headers: [HeaderItem], content: Content,
-             stream: BodyStream? = nil) {
+        init(
+            name: String, filename: String?, contentType: String?, headers: [HeaderItem], content: Content,
+            stream: BodyStream? = nil
+        ) {
             self.name = name
             self.filename = filename
             self.contentType = contentType

@@ -44,7 +44,7 @@ struct MultipartSource: ChunkSource {
         do {
             return try await assembleNext()
         } catch {
-            failure = error        // a failed body stays failed
+            failure = error  // a failed body stays failed
             throw error
         }
     }
@@ -57,7 +57,7 @@ struct MultipartSource: ChunkSource {
             if let bytes = current {
                 let remaining = bytes.count - offset
                 if pending.isEmpty && offset == 0 && remaining <= bodyChunkSize {
-                    pending = bytes             // shares the storage: no copy
+                    pending = bytes  // shares the storage: no copy
                     current = nil
                     continue
                 }
@@ -93,12 +93,14 @@ struct MultipartSource: ChunkSource {
                 current = bytes
                 offset = 0
             case .file(let url, let size, let label):
-                streamed = Streamed(source: FileChunkSource(url: url, expectedSize: size),
-                                    scanner: DelimiterScanner(search: search, after: MultipartForm.crlf), label: label)
+                streamed = Streamed(
+                    source: FileChunkSource(url: url, expectedSize: size),
+                    scanner: DelimiterScanner(search: search, after: MultipartForm.crlf), label: label)
             case .stream(_, let label):
                 guard let reader = streamReaders.removeValue(forKey: index - 1) else { continue }
-                streamed = Streamed(source: StreamPartSource(reader: reader),
-                                    scanner: DelimiterScanner(search: search, after: MultipartForm.crlf), label: label)
+                streamed = Streamed(
+                    source: StreamPartSource(reader: reader),
+                    scanner: DelimiterScanner(search: search, after: MultipartForm.crlf), label: label)
             }
         }
     }
@@ -106,7 +108,7 @@ struct MultipartSource: ChunkSource {
     /// The streamed part's next non-empty chunk, scanned; `nil` (and the part is done) at its end.
     private mutating func nextStreamedChunk() async throws(CourierError) -> Data? {
         guard var part = streamed else { return nil }
-        streamed = nil          // keeps `part.source` uniquely referenced while it is read
+        streamed = nil  // keeps `part.source` uniquely referenced while it is read
         let chunk: Data?
         do {
             chunk = try await part.source.next()
@@ -118,8 +120,9 @@ struct MultipartSource: ChunkSource {
         }
         guard let chunk else { return nil }
         if part.scanner.scan(chunk) {
-            throw .invalidRequest(.bodySourceFailed(
-                "the boundary occurs in \(part.label); send it with a fixed boundary it does not contain, or as another body"))
+            throw .invalidRequest(
+                .bodySourceFailed(
+                    "the boundary occurs in \(part.label); send it with a fixed boundary it does not contain, or as another body"))
         }
         streamed = part
         return chunk

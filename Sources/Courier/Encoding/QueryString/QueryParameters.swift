@@ -184,21 +184,24 @@ public struct QueryParameters: Sendable, Equatable {
         } catch let error as EncodingError {
             throw .invalidRequest(.encodingFailed(RequestBody.describe(error)))
         } catch {
-            throw .invalidRequest(.encodingFailed(
-                "\(type(of: value)) threw \(String(describing: type(of: error))) while encoding query parameters"
-            ))
+            throw .invalidRequest(
+                .encodingFailed(
+                    "\(type(of: value)) threw \(String(describing: type(of: error))) while encoding query parameters"
+                ))
         }
         switch encoded {
         case .dictionary(let values):
             self.values = values
         case .array:
-            throw .invalidRequest(.encodingFailed(
-                "query parameters need a keyed top level, but \(type(of: value)) encodes an array"
-            ))
+            throw .invalidRequest(
+                .encodingFailed(
+                    "query parameters need a keyed top level, but \(type(of: value)) encodes an array"
+                ))
         default:
-            throw .invalidRequest(.encodingFailed(
-                "query parameters need a keyed top level, but \(type(of: value)) encodes a single value"
-            ))
+            throw .invalidRequest(
+                .encodingFailed(
+                    "query parameters need a keyed top level, but \(type(of: value)) encodes a single value"
+                ))
         }
     }
 }

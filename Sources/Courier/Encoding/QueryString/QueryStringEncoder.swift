@@ -48,10 +48,11 @@ struct QueryStringEncoder {
             try appendArray(elements, name: name, to: &pairs)
         case .dictionary(let children):
             for (key, child) in children.sorted(by: { $0.key < $1.key }) {
-                let childName = switch options.dictionaryFormat {
-                case .subscripted: name + Self.openBracket + escape(key) + Self.closeBracket
-                case .dotNotated: name + "." + escape(key)
-                }
+                let childName =
+                    switch options.dictionaryFormat {
+                    case .subscripted: name + Self.openBracket + escape(key) + Self.closeBracket
+                    case .dotNotated: name + "." + escape(key)
+                    }
                 try append(child, name: childName, to: &pairs)
             }
         case .string, .integer, .double, .decimal, .bool:
@@ -120,24 +121,27 @@ struct QueryStringEncoder {
 
     private static func notFinite(_ escapedName: String) -> CourierError {
         let name = PercentEncoding.decodeBytes(escapedName).map { String(decoding: $0, as: UTF8.self) } ?? escapedName
-        return .invalidRequest(.encodingFailed(
-            "the query parameter \(name.debugDescription) is a NaN or infinite number, which cannot be written"
-        ))
+        return .invalidRequest(
+            .encodingFailed(
+                "the query parameter \(name.debugDescription) is a NaN or infinite number, which cannot be written"
+            ))
     }
 
     /// Percent-encodes a name, a key or a value: space and `+` by their rules, kept bytes as
     /// they are, every other byte as `%XX`. In a comma-separated list element `,` is always
     /// encoded, so the separators stay unambiguous.
     func escape(_ string: String, isListElement: Bool = false) -> String {
-        let space: String = switch options.spaceEncodingRule {
-        case .encoded: "%20"
-        case .replacedWithDecodedPlus: "+"
-        }
-        let plus: String = switch options.plusSymbolEncodingRule {
-        case .replacedWithEncodedPlus: "%2B"
-        case .replacedWithEncodedSpace: "%20"
-        case .decoded: "+"
-        }
+        let space: String =
+            switch options.spaceEncodingRule {
+            case .encoded: "%20"
+            case .replacedWithDecodedPlus: "+"
+            }
+        let plus: String =
+            switch options.plusSymbolEncodingRule {
+            case .replacedWithEncodedPlus: "%2B"
+            case .replacedWithEncodedSpace: "%20"
+            case .decoded: "+"
+            }
         let keep: (UInt8) -> Bool = { [kept] byte in
             byte < 128 && kept[Int(byte)] && !(isListElement && byte == UInt8(ascii: ","))
         }

@@ -50,10 +50,12 @@ enum QueryValueEncoder {
     }
 
     private static func notFinite(_ codingPath: [any CodingKey]) -> EncodingError {
-        EncodingError.invalidValue((), EncodingError.Context(
-            codingPath: codingPath,
-            debugDescription: "a NaN or infinite number cannot be written in a query string"
-        ))
+        EncodingError.invalidValue(
+            (),
+            EncodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "a NaN or infinite number cannot be written in a query string"
+            ))
     }
 }
 

@@ -1,0 +1,171 @@
+import Courier
+import Foundation
+import HTTPTypes
+
+#if canImport(MallocInterposerSwift)
+    import MallocInterposerSwift
+#endif
+
+/// `--overhead N`: what Courier's own code costs per call, with no network at all.
+///
+/// Every variant sends the same GET to `StubTransport` (which answers at once with the 212-byte
+/// JSON body nginx serves) and decodes it into `Item`:
+/// - **direct**: the transport called by hand, then `JSONDecoder`: the floor, no Courier;
+/// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
+/// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
+/// - **courier-3mw**: `courier` with three pass-through middleware.
+///
+/// Calls run one after another on one task, `rounds` times, interleaved. Per call it prints the
+/// wall and CPU time, the context switches (a stand-in for actor hops and thread handoffs: a
+/// call that never suspends has none) and, when the malloc interposer is loaded (the benchmark
+/// re-executes itself with `LD_PRELOAD` for that), the allocations. The overhead is each
+/// variant minus `direct`.
+enum Overhead {
+    struct Variant {
+        let label: String
+        let call: @Sendable () async throws -> Item
+    }
+
+    struct Figures {
+        var wall = 0.0, cpu = 0.0, switches = 0.0, mallocs = 0.0, calls = 0
+
+        mutating func add(_ other: Figures) {
+            wall += other.wall
+            cpu += other.cpu
+            switches += other.switches
+            mallocs += other.mallocs
+            calls += other.calls
+        }
+    }
+
+    static func run(calls: Int, rounds: Int) async throws {
+        let transport = StubTransport()
+        let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080)
+        let endpoint = GetItem(base: base)
+        let request = TransportRequest(
+            head: HTTPRequest(
+                method: .get, scheme: "http", authority: "127.0.0.1:8080", path: Payload.path,
+                headerFields: [.accept: "application/json"]),
+            timeout: .seconds(30))
+        let decoder = JSONDecoder()
+        let plain = Client(configuration: Configuration(transport: transport))
+        let credential = TokenCredential(accessToken: "bench-token", expiresAt: Date().addingTimeInterval(86_400))
+        let refresher = TokenRefresher(store: InMemoryTokenStore(credential)) { _ in credential }
+        let bearer = Client(
+            configuration: Configuration(
+                transport: transport, authentication: .bearer(refresher),
+                authorizedHosts: ["127.0.0.1"]))
+        let signedEndpoint = GetItem(base: base, requiresAuthorization: true)
+        var layered = Configuration(transport: transport)
+        layered.middleware = [PassThrough(), PassThrough(), PassThrough()]
+        let withMiddleware = Client(configuration: layered)
+
+        let variants = [
+            Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body) },
+            Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
+            Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
+        ]
+        let counting = allocationCounting
+        CourierBench.say(
+            """
+            courier-bench --overhead: \(rounds) rounds × \(calls) sequential calls per variant to a transport that \
+            answers at once; allocations \(counting ? "counted (malloc interposer)" : "not counted (interposer not loaded)")
+            """)
+        for variant in variants { _ = try await measure(variant, calls: min(calls, 1000)) }  // warm-up
+
+        var totals: [String: Figures] = [:]
+        for round in 0..<rounds {
+            let order = round.isMultiple(of: 2) ? variants : variants.reversed()
+            for variant in order {
+                totals[variant.label, default: Figures()].add(try await measure(variant, calls: calls))
+            }
+        }
+        CourierBench.say("")
+        CourierBench.say(row("variant", "µs/call", "CPU µs/call", "ctx sw/call", "mallocs/call", "overhead µs", "overhead mallocs"))
+        let floor = totals["direct"] ?? Figures()
+        for variant in variants {
+            guard let t = totals[variant.label] else { continue }
+            let n = Double(t.calls)
+            let base = Double(floor.calls)
+            CourierBench.say(
+                row(
+                    variant.label, CourierBench.format(t.wall / n * 1e6, 2), CourierBench.format(t.cpu / n * 1e6, 2),
+                    CourierBench.format(t.switches / n, 3), counting ? CourierBench.format(t.mallocs / n, 1) : "–",
+                    CourierBench.format((t.wall / n - floor.wall / base) * 1e6, 2),
+                    counting ? CourierBench.format(t.mallocs / n - floor.mallocs / base, 1) : "–"))
+        }
+    }
+
+    /// One variant, `calls` times in a row.
+    static func measure(_ variant: Variant, calls: Int) async throws -> Figures {
+        let before = processUsage()
+        startCounting()
+        let start = ContinuousClock.now
+        for _ in 0..<calls {
+            _ = try await variant.call()
+        }
+        let elapsed = ContinuousClock.now - start
+        let mallocs = stopCounting()
+        let after = processUsage()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Figures(
+            wall: seconds, cpu: after.cpu - before.cpu,
+            switches: Double(after.contextSwitches - before.contextSwitches), mallocs: Double(mallocs), calls: calls)
+    }
+
+    static func row(_ columns: String...) -> String {
+        let widths = [16, 10, 12, 12, 13, 12, 17]
+        return zip(columns, widths).enumerated().map { index, pair in
+            let (text, width) = pair
+            let padding = String(repeating: " ", count: max(0, width - text.count))
+            return index == 0 ? text + padding : padding + text
+        }.joined(separator: " ")
+    }
+
+    // MARK: - Allocation counting
+
+    /// Whether the malloc interposer is loaded (it counts only when preloaded).
+    static var allocationCounting: Bool {
+        ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("MallocInterposer") == true
+    }
+
+    static func startCounting() {
+        #if canImport(MallocInterposerSwift)
+            guard allocationCounting else { return }
+            MallocInterposerSwift.reset()
+            MallocInterposerSwift.hook()
+        #endif
+    }
+
+    static func stopCounting() -> Int {
+        #if canImport(MallocInterposerSwift)
+            guard allocationCounting else { return 0 }
+            MallocInterposerSwift.unhook()
+            return MallocInterposerSwift.getStatistics().mallocCount
+        #else
+            return 0
+        #endif
+    }
+
+    /// Runs this program again with the interposer preloaded, when it sits next to the executable
+    /// (SwiftPM builds `libMallocInterposerSwift.so` into the same folder). Returns if it cannot.
+    static func reexecWithInterposer() {
+        #if os(Linux)
+            guard !allocationCounting else { return }
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            let library = executable.deletingLastPathComponent().appendingPathComponent("libMallocInterposerSwift.so").path
+            guard FileManager.default.fileExists(atPath: library) else { return }
+            setenv("LD_PRELOAD", library, 1)
+            let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+            execv(executable.path, arguments)
+        #endif
+    }
+}
+
+/// A middleware that only calls `next`.
+struct PassThrough: Middleware {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        try await next(request)
+    }
+}
