@@ -1,0 +1,108 @@
+import HTTPTypes
+import HTTPTypesFoundation
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// The session-level delegate: routes task callbacks to their ``Exchange``.
+///
+/// `@unchecked Sendable` because `exchanges` is mutated from callers' tasks (register) and the
+/// delegate queue (completion); every access goes through `lock`.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var exchanges: [Int: Exchange] = [:]
+
+    func register(_ exchange: Exchange, for task: URLSessionTask) {
+        lock.lock()
+        exchanges[task.taskIdentifier] = exchange
+        lock.unlock()
+    }
+
+    private func exchange(for task: URLSessionTask, removing: Bool = false) -> Exchange? {
+        lock.lock()
+        defer { lock.unlock() }
+        return removing ? exchanges.removeValue(forKey: task.taskIdentifier) : exchanges[task.taskIdentifier]
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse {
+            exchange(for: dataTask)?.received(response)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(for: dataTask)?.received(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        exchange(for: task, removing: true)?.completed(with: error)
+    }
+
+    /// Follows the redirect, without `Authorization`, `Proxy-Authorization`, `Cookie` or any
+    /// other secret header once it leaves the origin of the request the caller sent (see
+    /// ``RedirectPolicy``); never from `https` to `http`: the 3xx is then the response.
+    ///
+    /// This must be the session delegate's method: on Linux (corelibs-foundation) a task delegate
+    /// is never asked about redirects, and without this method the redirected request carries
+    /// every header of the original one, credentials included, to whatever host `Location` names.
+    ///
+    /// On Linux a redirect that would send the body again is not followed, because URLSession
+    /// would send it empty (``RedirectPolicy/canFollow(_:dropsBodies:)``): the 3xx is the response.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
+            RedirectPolicy.canFollow(request)
+        else {
+            completionHandler(nil)
+            return
+        }
+        let redaction = exchange(for: task)?.redaction ?? .default
+        completionHandler(RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redaction))
+    }
+
+    /// Answers every challenge, so none can hang the task (see the type's documentation).
+    /// On Apple platforms, with no credential storage, default handling presents no credential:
+    /// a 401 is delivered as a response and server trust is evaluated by the system.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // corelibs-foundation 6.3.1 raises this challenge for a 401 with `WWW-Authenticate: Basic
+            // realm=…` only after the response and its whole body were delivered, and then does
+            // nothing at all for `.performDefaultHandling` without a proposed credential: the task
+            // never ends. Declining ends it (as cancelled); the exchange turns that into the 401.
+            if challenge.failureResponse is HTTPURLResponse, let exchange = exchange(for: task) {
+                exchange.declineChallenge()
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+}
