@@ -17,8 +17,11 @@ public import Foundation
 /// }
 /// ```
 public enum CourierError: Error, Sendable {
-    /// The request could not be built: a bad host, path, method, header, or a body that is not
-    /// allowed or could not be encoded. Nothing was sent.
+    /// The request could not be built or must not be sent: a bad host, path, method, header, or
+    /// a body that is not allowed or could not be encoded; nothing was sent then. Also a
+    /// streamed body whose source failed while it was being sent
+    /// (``InvalidRequest/bodySourceFailed(_:)``): the request was stopped part-way, never
+    /// completed short or long.
     case invalidRequest(InvalidRequest)
     /// The request did not produce an HTTP response: a timeout, no connectivity, a lost
     /// connection, a TLS failure. The underlying `URLError` is kept.

@@ -77,7 +77,8 @@ struct CallGate {
         }
     }
 
-    /// An exclusive action wants to run: `true` if it may pause the client now, else it queues.
+    /// An exclusive action wants to run: `continuation` is resumed at once when it may pause the
+    /// client now, or queued until the exclusive actions before it have finished.
     mutating func requestExclusive(_ continuation: CheckedContinuation<Void, Never>) {
         if isPaused {
             exclusiveQueue.append(continuation)

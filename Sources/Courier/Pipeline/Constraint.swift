@@ -225,11 +225,13 @@ public actor Constraint {
 /// ```swift
 /// do {
 ///     try await session.waitUntilSatisfied()
-/// } catch let failure as ConstraintFailure {
+/// } catch .constraint(let failure) {     // `waitUntilSatisfied` throws `CourierError`
 ///     switch failure.reason {
 ///     case .satisfyFailed(let error): print("could not start a session: \(error)")
 ///     case .timedOut(let after): print("gave up after \(after)")
 ///     }
+/// } catch {
+///     // CourierError.cancelled
 /// }
 /// ```
 public struct ConstraintFailure: Error, Sendable {

@@ -58,8 +58,8 @@ extension Response {
         }
     }
 
-    /// Decodes the body as `type` with the decoder its `Content-Type` calls for: `decoders[0]`
-    /// when `preferred` (an endpoint's own decoder) is given, else JSON for `application/json`,
+    /// Decodes the body as `type` with the decoder its `Content-Type` calls for: `preferred`
+    /// when it is given (an endpoint's own decoder), else JSON for `application/json`,
     /// any `+json` type or a response without `Content-Type`, else the first of `decoders` that
     /// reads the media type.
     /// - Throws: ``CourierError/decoding(_:)``; ``DecodingFailure/Reason/unsupportedMediaType(_:)``

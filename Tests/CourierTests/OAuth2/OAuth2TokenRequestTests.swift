@@ -57,7 +57,7 @@ struct OAuth2TokenRequestTests {
         #expect(await transport.last?.bodyText == "grant_type=client_credentials" + mode.bodySuffix)
     }
 
-    @Test("the request is a POST to the token URL with exact Content-Type and Accept, and nothing else but client Basic auth")
+    @Test("the request is a POST to the token URL with exact Content-Type and Accept, Courier's User-Agent, and nothing else but client Basic auth")
     func methodURLAndHeaders() async throws {
         let transport = OAuth2Fixtures.answering()
         _ = try await OAuth2Fixtures.endpoint(transport).refresh(OAuth2Fixtures.expiredCredential())
@@ -69,7 +69,8 @@ struct OAuth2TokenRequestTests {
         #expect(request.url.absoluteString == "https://auth.example.com/oauth/token")
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
         #expect(request.header("Accept") == "application/json")
-        #expect(request.head.headerFields.count == 2)
+        #expect(request.header("User-Agent")?.hasPrefix("Courier/") == true)  // built by RequestBuilder, like every request
+        #expect(request.head.headerFields.count == 3)
     }
 
     @Test("the endpoint's URL joins base URL and path, with a port when one is given")

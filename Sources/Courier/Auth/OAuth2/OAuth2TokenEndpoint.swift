@@ -250,21 +250,32 @@ public struct OAuth2TokenEndpoint: Sendable {
     }
 
     /// The transport request: `POST` to the token URL with the form body and no credential but
-    /// the client's own Basic authentication.
+    /// the client's own Basic authentication, built and validated by ``RequestBuilder`` like
+    /// every other request.
     func makeRequest(body: Data) throws(CourierError) -> TransportRequest {
-        guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
-        let urlString = "\(baseURL)\(path.rawValue)"
-        guard let url = URL(string: urlString) else { throw .invalidRequest(.invalidURL(urlString)) }
-        var fields = HTTPFields()
-        fields[.contentType] = "application/x-www-form-urlencoded; charset=utf-8"
-        fields[.accept] = "application/json"
+        var headers = [HeaderItem(name: "Accept", value: "application/json")]
         if let authorization = clientAuthentication.authorizationHeaderValue {
-            fields[.authorization] = authorization
+            headers.append(HeaderItem(name: "Authorization", value: authorization))
         }
-        let head = HTTPRequest(
-            method: .post, scheme: baseURL.scheme.rawValue, authority: baseURL.authority,
-            path: path.rawValue, headerFields: fields)
-        return TransportRequest(head: head, body: .data(body), timeout: timeout, url: url)
+        let endpoint = TokenRequest(
+            base: baseURL, tokenPath: path, headerItems: headers,
+            body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"), timeout: timeout)
+        return try RequestBuilder.build(endpoint, configuration: Configuration(transport: transport))
+    }
+
+    /// The token request as an endpoint, so that ``RequestBuilder`` checks it as it checks
+    /// users' endpoints. A token response is small: 1 MiB is far more than any server sends.
+    private struct TokenRequest: Requestable {
+        let base: BaseURL
+        let tokenPath: URLPath
+        let headerItems: [HeaderItem]?
+        let body: RequestBody?
+        let timeout: Duration?
+        var method: HTTPMethod { .post }
+        var requiresAuthorization: Bool { false }
+        var maximumResponseSize: Int? { 1 << 20 }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { tokenPath }
     }
 
     /// Reads the endpoint's answer: a token response for 2xx, a typed failure otherwise.
