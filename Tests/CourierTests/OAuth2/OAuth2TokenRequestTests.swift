@@ -73,6 +73,25 @@ struct OAuth2TokenRequestTests {
         #expect(request.head.headerFields.count == 3)
     }
 
+    @Test("a token response over 1 MiB is a transient transport failure, not parsed")
+    func oversizedTokenResponse() async throws {
+        let padding = String(repeating: " ", count: 1 << 20)
+        let transport = OAuth2Fixtures.answering(200, OAuth2Fixtures.tokenJSON + padding)
+        let result: Result<TokenCredential, CourierError>
+        do {
+            result = .success(try await OAuth2Fixtures.endpoint(transport).refresh(OAuth2Fixtures.expiredCredential()))
+        } catch {
+            result = .failure(error)
+        }
+        guard case .failure(.authentication(.refreshFailed(let failure))) = result,
+            case .transport(let transportFailure) = failure.reason, transportFailure.kind == .responseTooLarge
+        else {
+            Issue.record("expected a responseTooLarge refresh failure, got \(result)")
+            return
+        }
+        #expect(!failure.isPermanent)
+    }
+
     @Test("the endpoint's URL joins base URL and path, with a port when one is given")
     func endpointURL() throws {
         let endpoint = OAuth2TokenEndpoint(
