@@ -16,6 +16,13 @@ struct AuthenticationStage: Middleware {
     let declaredOrigin: RedirectPolicy.Origin?
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        try await run(request, context: context, next: next)
+    }
+
+    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    func run(
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
+    ) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         if case .none = authentication { return try await next(request) }
         try checkAuthorized(request)
@@ -40,7 +47,7 @@ struct AuthenticationStage: Middleware {
     /// the replacement (a newer credential, or the result of one coalesced refresh).
     private func sendWithBearer(
         _ request: inout TransportRequest, refresher: TokenRefresher,
-        next: Next
+        next: (TransportRequest) async throws(CourierError) -> Response
     ) async throws(CourierError) -> Response {
         // The fast path takes no turn on the refresher actor: a loaded, valid credential while
         // no refresh runs is read from the refresher's lock-protected snapshot.

@@ -10,6 +10,13 @@ struct AttemptObservation: Middleware {
     let logger: Logger
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        try await run(request, context: context, next: next)
+    }
+
+    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    func run(
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
+    ) async throws(CourierError) -> Response {
         let started = ContinuousClock.now
         do throws(CourierError) {
             let response = try await next(request)

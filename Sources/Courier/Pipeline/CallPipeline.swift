@@ -15,45 +15,59 @@
 /// Built-in stages are ``Middleware`` like users' own; a request reaches a stage exactly as the
 /// stages above it left it, and only stages below authentication see a credential.
 enum CallPipeline {
-    /// Stages 1–5 for one call of `endpoint`.
-    static func stages(
-        for endpoint: some Requestable, configuration: Configuration,
-        declaredOrigin: RedirectPolicy.Origin?
-    ) -> [any Middleware] {
-        var stages: [any Middleware] = configuration.middleware
-        stages += endpoint.middleware
-        stages.append(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock))
-        stages.append(
-            AuthenticationStage(
-                authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
-                configuration: configuration, declaredOrigin: declaredOrigin))
-        stages.append(AttemptObservation(logger: configuration.logger))
-        return stages
-    }
-
-    /// Stage 6: refuses what must not be sent (``RequestBuilder/checkSendable(_:)``), sends, and
-    /// holds a transport that does not enforce ``TransportRequest/maximumResponseSize`` to it.
-    static func transport(_ transport: any Transport) -> Middleware.Next {
-        { request throws(CourierError) in
-            // The endpoint was checked when the request was built; what the stages made of it is
-            // checked here, the last moment before the wire.
-            try RequestBuilder.checkSendable(request)
-            let response = try await transport.send(request)
-            if let limit = request.maximumResponseSize, response.body.count > limit {
-                throw .transport(.responseTooLarge(limit: limit, url: request.url))
-            }
-            return response
-        }
-    }
-
     /// Runs the stages of one call around the transport.
     static func run(
         _ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
         declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics
     ) async throws(CourierError) -> Response {
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
-        return try await MiddlewareChain.run(
-            stages(for: endpoint, configuration: configuration, declaredOrigin: declaredOrigin),
-            request: request, context: context, terminal: transport(configuration.transport))
+        let courierStages = CourierStages(
+            retry: RetryStage(policy: configuration.retryPolicy, clock: configuration.clock),
+            authentication: AuthenticationStage(
+                authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
+                configuration: configuration, declaredOrigin: declaredOrigin),
+            observation: AttemptObservation(logger: configuration.logger),
+            transport: configuration.transport)
+        // 1–2. Users' middleware, outermost first; without any, no chain is built at all.
+        let users = configuration.middleware + endpoint.middleware
+        if users.isEmpty {
+            return try await courierStages.run(request, context: context)
+        }
+        return try await MiddlewareChain.run(users, request: request, context: context) { request throws(CourierError) in
+            try await courierStages.run(request, context: context)
+        }
+    }
+
+    /// Stages 3–6. Courier's own stages are ``Middleware`` (each also runs in a user's chain),
+    /// called here through their non-escaping `run` so that a call allocates no closure for them.
+    struct CourierStages: Sendable {
+        let retry: RetryStage
+        let authentication: AuthenticationStage
+        let observation: AttemptObservation
+        let transport: any Transport
+
+        func run(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> Response {
+            // 3. retry → 4. authentication → 5. attempt observation → 6. transport
+            try await retry.run(request, context: context) { request throws(CourierError) in
+                try await authentication.run(request, context: context) { request throws(CourierError) in
+                    try await observation.run(request, context: context) { request throws(CourierError) in
+                        try await CallPipeline.send(request, through: transport)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage 6: refuses what must not be sent (``RequestBuilder/checkSendable(_:)``), sends, and
+    /// holds a transport that does not enforce ``TransportRequest/maximumResponseSize`` to it.
+    static func send(_ request: TransportRequest, through transport: any Transport) async throws(CourierError) -> Response {
+        // The endpoint was checked when the request was built; what the stages made of it is
+        // checked here, the last moment before the wire.
+        try RequestBuilder.checkSendable(request)
+        let response = try await transport.send(request)
+        if let limit = request.maximumResponseSize, response.body.count > limit {
+            throw .transport(.responseTooLarge(limit: limit, url: request.url))
+        }
+        return response
     }
 }

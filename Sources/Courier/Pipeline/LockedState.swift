@@ -1,22 +1,83 @@
-import Foundation
+#if canImport(os)
+    import os
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A value behind a lock, for state that many tasks touch briefly and that must not cost an
 /// actor hop (the call gate, call metrics, the refresher's fast-path snapshot).
 ///
-/// `@unchecked Sendable`: `value` is only read and written inside `withLock`, under `lock`. Keep
-/// the closures short and never `await` in them (they cannot: they are synchronous).
-final class LockedState<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// One allocation: the value and the lock live in one `ManagedBuffer` (`NSLock` on Linux
+/// allocates its mutex and a condition variable separately, four allocations per lock). Keep the
+/// closures short; they are synchronous, so they cannot `await` while holding the lock.
+///
+/// A struct over one shared storage object: copies share the value and the lock.
+///
+/// `@unchecked Sendable`: the value is only read and written inside ``withLock(_:)``, under the lock.
+struct LockedState<Value>: @unchecked Sendable {
+    private let storage: Storage
 
     init(_ value: Value) {
-        self.value = value
+        storage = Storage.make(value)
     }
 
     /// Runs `body` with the value, under the lock.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, lock in
+            LockPrimitive.lock(lock)
+            defer { LockPrimitive.unlock(lock) }
+            return try body(&value.pointee)
+        }
     }
+
+    /// The value as the header and the lock as the one element of a `ManagedBuffer`.
+    private final class Storage: ManagedBuffer<Value, LockPrimitive.Raw> {
+        static func make(_ value: Value) -> Storage {
+            let buffer = create(minimumCapacity: 1) { _ in value }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { LockPrimitive.initialize($0) }
+            return storage
+        }
+
+        deinit {
+            withUnsafeMutablePointerToElements { LockPrimitive.destroy($0) }
+        }
+    }
+}
+
+/// The platform's plainest mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
+private enum LockPrimitive {
+    #if canImport(os)
+        typealias Raw = os_unfair_lock
+
+        static func initialize(_ lock: UnsafeMutablePointer<Raw>) { lock.initialize(to: os_unfair_lock()) }
+        static func destroy(_ lock: UnsafeMutablePointer<Raw>) { lock.deinitialize(count: 1) }
+        static func lock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_lock(lock) }
+        static func unlock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_unlock(lock) }
+    #else
+        typealias Raw = pthread_mutex_t
+
+        static func initialize(_ lock: UnsafeMutablePointer<Raw>) {
+            lock.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(lock, nil)
+            precondition(result == 0, "pthread_mutex_init failed: \(result)")
+        }
+
+        static func destroy(_ lock: UnsafeMutablePointer<Raw>) {
+            pthread_mutex_destroy(lock)
+            lock.deinitialize(count: 1)
+        }
+
+        static func lock(_ lock: UnsafeMutablePointer<Raw>) {
+            let result = pthread_mutex_lock(lock)
+            precondition(result == 0, "pthread_mutex_lock failed: \(result)")
+        }
+
+        static func unlock(_ lock: UnsafeMutablePointer<Raw>) {
+            let result = pthread_mutex_unlock(lock)
+            precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
+        }
+    #endif
 }

@@ -12,6 +12,13 @@ struct RetryStage: Middleware {
     let clock: any Clock<Duration>
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        try await run(request, context: context, next: next)
+    }
+
+    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    func run(
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
+    ) async throws(CourierError) -> Response {
         var request = request
         if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
             request.head.headerFields[name] = key
