@@ -205,3 +205,16 @@ struct RedirectPolicyTests {
         #expect(RedirectPolicy.allowsFollowing(from: URL(string: previous), to: URL(string: new)) == allowed)
     }
 }
+
+@Suite("Origins compare hosts lower-cased and without IPv6 brackets")
+struct OriginHostTests {
+    @Test(
+        "a host is lower-cased and unbracketed byte by byte, and non-ASCII falls back to Unicode lower-casing",
+        arguments: [
+            ("api.example.com", "api.example.com"), ("API.Example.COM", "api.example.com"), ("[::1]", "::1"),
+            ("[FE80::1]", "fe80::1"), ("::1", "::1"), ("B\u{FC}cher.example", "b\u{FC}cher.example"), ("", ""),
+        ])
+    func normalized(host: String, expected: String) {
+        #expect(RedirectPolicy.Origin.normalized(host: host) == expected)
+    }
+}

@@ -54,11 +54,11 @@ public actor Client {
             try await constraint.waitUntilSatisfied()
         }
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
-        // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized there.
-        let declaredOrigin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
-        if endpoint.requiresAuthorization, !configuration.authentication.isNone,
-            let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin)
-        {
+        // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized
+        // there. Only worked out when a credential may be attached.
+        let authenticated = endpoint.requiresAuthorization && !configuration.authentication.isNone
+        let declaredOrigin = authenticated ? request.resolvedURL.flatMap(RedirectPolicy.Origin.init) : nil
+        if authenticated, let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin) {
             // An endpoint whose own origin may not receive the credential fails before any
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))

@@ -166,7 +166,7 @@ public struct Configuration: Sendable {
     func authorizes(_ url: URL, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
         guard let origin = RedirectPolicy.Origin(url) else { return false }
         for entry in authorizedHosts {
-            if entry.contains("://") {
+            if entry.utf8.contains(UInt8(ascii: ":")), entry.range(of: "://", options: .literal) != nil {
                 if let entryURL = URL(string: entry), RedirectPolicy.Origin(entryURL) == origin { return true }
             } else if origin == declaredOrigin, origin.matches(host: entry) {
                 return true

@@ -119,7 +119,7 @@ enum RedirectPolicy {
             self.scheme = scheme
             // Foundation reports an IPv6 host without brackets on some platforms and with them on
             // others: keep it bare, so both compare equal.
-            self.host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            self.host = Self.normalized(host: host)
             switch (url.port, scheme) {
             case (let port?, _): self.port = port
             case (nil, "http"), (nil, "ws"): self.port = 80
@@ -140,7 +140,26 @@ enum RedirectPolicy {
         /// Whether `name` (a host as ``Configuration/authorizedHosts`` lists it, IPv6 with or
         /// without brackets) is this origin's host, case-insensitively.
         func matches(host name: String) -> Bool {
-            name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) == host
+            Self.normalized(host: name) == host
+        }
+
+        /// `host` lower-cased, without the brackets of an IPv6 literal. Checked and lower-cased
+        /// byte by byte when it is ASCII (as a validated host is): this runs for every signed
+        /// request, and `lowercased()` plus `trimmingCharacters(in:)` allocated several times.
+        static func normalized(host: String) -> String {
+            var bytes = Substring(host).utf8
+            if bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") {
+                bytes = bytes.dropFirst().dropLast()
+            }
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                return host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            }
+            if !bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }),
+                bytes.count == host.utf8.count
+            {
+                return host
+            }
+            return String(decoding: bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
     }
 }
