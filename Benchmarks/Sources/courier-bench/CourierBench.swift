@@ -141,7 +141,7 @@ struct CourierBench {
         if options.overhead > 0 {
             Overhead.reexecWithInterposer()
             do {
-                try await Overhead.run(calls: options.overhead, rounds: options.rounds)
+                try await Overhead.run(calls: options.overhead, rounds: options.rounds, concurrency: options.concurrency)
                 exit(0)
             } catch {
                 FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))

@@ -21,7 +21,7 @@ import HTTPTypes
 /// re-executes itself with `LD_PRELOAD` for that), the allocations. The overhead is each
 /// variant minus `direct`.
 enum Overhead {
-    struct Variant {
+    struct Variant: Sendable {
         let label: String
         let call: @Sendable () async throws -> Item
     }
@@ -38,7 +38,7 @@ enum Overhead {
         }
     }
 
-    static func run(calls: Int, rounds: Int) async throws {
+    static func run(calls: Int, rounds: Int, concurrency: Int) async throws {
         let transport = StubTransport()
         let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080)
         let endpoint = GetItem(base: base)
@@ -69,41 +69,58 @@ enum Overhead {
         let counting = allocationCounting
         CourierBench.say(
             """
-            courier-bench --overhead: \(rounds) rounds × \(calls) sequential calls per variant to a transport that \
+            courier-bench --overhead: \(rounds) rounds × \(calls) calls per variant, one at a time and \(concurrency) in flight, to a transport that \
             answers at once; allocations \(counting ? "counted (malloc interposer)" : "not counted (interposer not loaded)")
             """)
-        for variant in variants { _ = try await measure(variant, calls: min(calls, 1000)) }  // warm-up
-
-        var totals: [String: Figures] = [:]
-        for round in 0..<rounds {
-            let order = round.isMultiple(of: 2) ? variants : variants.reversed()
-            for variant in order {
-                totals[variant.label, default: Figures()].add(try await measure(variant, calls: calls))
+        for variant in variants { _ = try await measure(variant, calls: min(calls, 1000), inFlight: 1) }  // warm-up
+        // One task after another, then 16 tasks at once on the same client: contention is where
+        // an actor hop per call (the gate, metrics, the refresher) would show.
+        for inFlight in [1, concurrency] {
+            var totals: [String: Figures] = [:]
+            for round in 0..<rounds {
+                let order = round.isMultiple(of: 2) ? variants : variants.reversed()
+                for variant in order {
+                    totals[variant.label, default: Figures()].add(try await measure(variant, calls: calls, inFlight: inFlight))
+                }
             }
-        }
-        CourierBench.say("")
-        CourierBench.say(row("variant", "µs/call", "CPU µs/call", "ctx sw/call", "mallocs/call", "overhead µs", "overhead mallocs"))
-        let floor = totals["direct"] ?? Figures()
-        for variant in variants {
-            guard let t = totals[variant.label] else { continue }
-            let n = Double(t.calls)
-            let base = Double(floor.calls)
-            CourierBench.say(
-                row(
-                    variant.label, CourierBench.format(t.wall / n * 1e6, 2), CourierBench.format(t.cpu / n * 1e6, 2),
-                    CourierBench.format(t.switches / n, 3), counting ? CourierBench.format(t.mallocs / n, 1) : "–",
-                    CourierBench.format((t.wall / n - floor.wall / base) * 1e6, 2),
-                    counting ? CourierBench.format(t.mallocs / n - floor.mallocs / base, 1) : "–"))
+            CourierBench.say("")
+            CourierBench.say(inFlight == 1 ? "one call at a time:" : "\(inFlight) calls in flight (CPU and context switches are per call, over all threads):")
+            CourierBench.say(row("variant", "µs/call", "CPU µs/call", "ctx sw/call", "mallocs/call", "overhead µs", "overhead mallocs"))
+            let floor = totals["direct"] ?? Figures()
+            for variant in variants {
+                guard let t = totals[variant.label] else { continue }
+                let n = Double(t.calls)
+                let base = Double(floor.calls)
+                CourierBench.say(
+                    row(
+                        variant.label, CourierBench.format(t.wall / n * 1e6, 2), CourierBench.format(t.cpu / n * 1e6, 2),
+                        CourierBench.format(t.switches / n, 3), counting ? CourierBench.format(t.mallocs / n, 1) : "–",
+                        CourierBench.format((t.wall / n - floor.wall / base) * 1e6, 2),
+                        counting ? CourierBench.format(t.mallocs / n - floor.mallocs / base, 1) : "–"))
+            }
         }
     }
 
-    /// One variant, `calls` times in a row.
-    static func measure(_ variant: Variant, calls: Int) async throws -> Figures {
+    /// One variant, `calls` times, `inFlight` at a time (each of `inFlight` tasks makes its share
+    /// one after another).
+    static func measure(_ variant: Variant, calls: Int, inFlight: Int) async throws -> Figures {
         let before = processUsage()
         startCounting()
         let start = ContinuousClock.now
-        for _ in 0..<calls {
-            _ = try await variant.call()
+        if inFlight == 1 {
+            for _ in 0..<calls {
+                _ = try await variant.call()
+            }
+        } else {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<inFlight {
+                    let share = calls / inFlight + (worker < calls % inFlight ? 1 : 0)
+                    group.addTask {
+                        for _ in 0..<share { _ = try await variant.call() }
+                    }
+                }
+                try await group.waitForAll()
+            }
         }
         let elapsed = ContinuousClock.now - start
         let mallocs = stopCounting()
