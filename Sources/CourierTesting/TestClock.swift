@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A clock your tests move by hand, for ``Configuration/clock`` (retry delays) and
@@ -53,7 +54,7 @@ public final class TestClock: Clock, Sendable {
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = TestingLock(State())
+    private let state = LockedState(State())
     private let sleepsReturnImmediately: Bool
 
     /// Creates a clock at offset zero.
@@ -146,21 +147,5 @@ public final class TestClock: Clock, Sendable {
         case .wake: sleeper.continuation.resume()
         case .cancel: sleeper.continuation.resume(throwing: CancellationError())
         }
-    }
-}
-
-/// A value behind a lock, for the testing types' state.
-///
-/// `@unchecked Sendable`: `value` is only touched inside `withLock`, under `lock`.
-final class TestingLock<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

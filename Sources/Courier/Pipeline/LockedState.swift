@@ -7,7 +7,8 @@
 #endif
 
 /// A value behind a lock, for state that many tasks touch briefly and that must not cost an
-/// actor hop (the call gate, call metrics, the refresher's fast-path snapshot).
+/// actor hop (the call gate, call metrics, the refresher's fast-path snapshot, and
+/// CourierTesting's clock, through `package` access).
 ///
 /// One allocation: the value and the lock live in one `ManagedBuffer` (`NSLock` on Linux
 /// allocates its mutex and a condition variable separately, four allocations per lock). Keep the
@@ -16,15 +17,16 @@
 /// A struct over one shared storage object: copies share the value and the lock.
 ///
 /// `@unchecked Sendable`: the value is only read and written inside ``withLock(_:)``, under the lock.
-struct LockedState<Value>: @unchecked Sendable {
+package struct LockedState<Value>: @unchecked Sendable {
     private let storage: Storage
 
-    init(_ value: Value) {
+    /// A lock around `value`.
+    package init(_ value: Value) {
         storage = Storage.make(value)
     }
 
     /// Runs `body` with the value, under the lock.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, lock in
             LockPrimitive.lock(lock)
             defer { LockPrimitive.unlock(lock) }
