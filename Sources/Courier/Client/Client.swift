@@ -58,7 +58,7 @@ public actor Client {
         // there. Only worked out when a credential may be attached.
         let authenticated = endpoint.requiresAuthorization && !configuration.authentication.isNone
         let declaredOrigin = authenticated ? request.resolvedURL.flatMap(RedirectPolicy.Origin.init) : nil
-        if authenticated, let url = request.resolvedURL, !configuration.authorizes(url, declaredOrigin: declaredOrigin) {
+        if authenticated, !(declaredOrigin.map { configuration.authorizes($0, declaredOrigin: $0) } ?? false) {
             // An endpoint whose own origin may not receive the credential fails before any
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))

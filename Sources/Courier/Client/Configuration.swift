@@ -165,6 +165,11 @@ public struct Configuration: Sendable {
     /// (see ``authorizedHosts``).
     func authorizes(_ url: URL, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
         guard let origin = RedirectPolicy.Origin(url) else { return false }
+        return authorizes(origin, declaredOrigin: declaredOrigin)
+    }
+
+    /// ``authorizes(_:declaredOrigin:)`` for an origin already worked out.
+    func authorizes(_ origin: RedirectPolicy.Origin, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
         for entry in authorizedHosts {
             if entry.utf8.contains(UInt8(ascii: ":")), entry.range(of: "://", options: .literal) != nil {
                 if let entryURL = URL(string: entry), RedirectPolicy.Origin(entryURL) == origin { return true }
