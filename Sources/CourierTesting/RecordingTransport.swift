@@ -57,10 +57,10 @@ public actor RecordingTransport: Transport {
     }
 
     /// Records `request` and answers it.
-    public func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         let index = requests.count
         requests.append(request)
-        return try answer(request, index)
+        return StreamedResponse(try answer(request, index))
     }
 
     /// How many requests were sent.

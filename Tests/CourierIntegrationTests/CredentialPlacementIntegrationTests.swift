@@ -77,7 +77,7 @@ struct CredentialPlacementIntegrationTests {
     /// Points the request at another port, as a careless middleware might.
     struct MovingToPort: Middleware {
         let port: Int
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             var request = request
             var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)!
             components.port = port

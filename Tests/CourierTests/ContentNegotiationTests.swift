@@ -317,9 +317,9 @@ private actor GzipDecodingTransport: Transport {
     private(set) var recorded: [TransportRequest] = []
     nonisolated var decodesGzip: Bool { true }
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         recorded.append(request)
-        return Response(statusCode: 200, url: request.url)
+        return StreamedResponse(statusCode: 200, url: request.url)
     }
 }
 

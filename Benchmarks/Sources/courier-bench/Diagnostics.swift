@@ -36,8 +36,8 @@ struct StubTransport: Transport {
     ]
     let body = Payload.data
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
-        Response(status: .ok, headers: headers, body: body, url: request.url)
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        StreamedResponse(status: .ok, headers: headers, body: ResponseBody(body), url: request.url)
     }
 }
 
@@ -85,7 +85,7 @@ struct CourierDataForClient: BenchClient {
 struct DataForTransport: Transport {
     let session = URLSession(configuration: .default)
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.head.method.rawValue
         for field in request.head.headerFields {
@@ -97,7 +97,7 @@ struct DataForTransport: Transport {
             guard let head = (response as? HTTPURLResponse)?.httpResponse else {
                 throw URLError(.badServerResponse)
             }
-            return Response(status: head.status, headers: head.headerFields, body: data, url: request.url)
+            return StreamedResponse(status: head.status, headers: head.headerFields, body: ResponseBody(data), url: request.url)
         } catch {
             throw .transport(TransportFailure(error as? URLError ?? URLError(.unknown), url: request.url))
         }

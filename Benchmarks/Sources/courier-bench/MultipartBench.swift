@@ -196,7 +196,7 @@ enum MultipartBench {
 /// A transport that reads a streamed body to its end and answers with the byte count: the cost
 /// of producing the body, without a network.
 struct DrainingTransport: Transport {
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         var count: Int64 = 0
         switch request.body {
         case .data(let data)?:
@@ -209,7 +209,7 @@ struct DrainingTransport: Transport {
         case nil:
             break
         }
-        return Response(
+        return StreamedResponse(
             statusCode: 200, headers: ["Content-Type": "application/json"],
             body: Data(#"{"bytes":\#(count)}"#.utf8), url: request.url)
     }

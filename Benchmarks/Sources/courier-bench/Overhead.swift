@@ -61,7 +61,7 @@ enum Overhead {
         let withMiddleware = Client(configuration: layered)
 
         let variants = [
-            Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body) },
+            Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
             Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
@@ -182,7 +182,7 @@ enum Overhead {
 
 /// A middleware that only calls `next`.
 struct PassThrough: Middleware {
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await next(request)
     }
 }

@@ -15,14 +15,14 @@ struct AuthenticationStage: Middleware {
     /// The origin the endpoint declared (see ``Configuration/authorizes(_:declaredOrigin:)``).
     let declaredOrigin: RedirectPolicy.Origin?
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await run(request, context: context, next: next)
     }
 
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
     func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
-    ) async throws(CourierError) -> Response {
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         if case .none = authentication { return try await next(request) }
         try checkAuthorized(request)
@@ -47,8 +47,8 @@ struct AuthenticationStage: Middleware {
     /// the replacement (a newer credential, or the result of one coalesced refresh).
     private func sendWithBearer(
         _ request: inout TransportRequest, refresher: TokenRefresher,
-        next: (TransportRequest) async throws(CourierError) -> Response
-    ) async throws(CourierError) -> Response {
+        next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
         // The fast path takes no turn on the refresher actor: a loaded, valid credential while
         // no refresh runs is read from the refresher's lock-protected snapshot.
         let credential: TokenCredential
@@ -66,6 +66,7 @@ struct AuthenticationStage: Middleware {
         else {
             return response
         }
+        response.body.cancel()  // the 401's body is not read: its transfer stops now
         request.head.headerFields[.authorization] = replacement.authorizationValue
         return try await next(request)
     }

@@ -63,9 +63,12 @@ public actor Client {
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let response = try await CallPipeline.run(
+        let streamed = try await CallPipeline.run(
             request, endpoint: endpoint, configuration: configuration,
             declaredOrigin: declaredOrigin, metrics: CallMetrics())
+        // Whole already (read in the transport stage), unless a middleware streamed a body of its
+        // own: that one is read here, under the same limit.
+        let response = try await streamed.collect(upTo: request.maximumResponseSize)
         guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
             throw .response(response)
         }

@@ -9,14 +9,14 @@ import Logging
 struct AttemptObservation: Middleware {
     let logger: Logger
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await run(request, context: context, next: next)
     }
 
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
     func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
-    ) async throws(CourierError) -> Response {
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
         let started = ContinuousClock.now
         do throws(CourierError) {
             let response = try await next(request)
@@ -24,7 +24,7 @@ struct AttemptObservation: Middleware {
             context.metrics.record(
                 CallMetrics.Attempt(
                     duration: duration, statusCode: response.statusCode,
-                    bytesSent: request.body?.count, bytesReceived: response.body.count))
+                    bytesSent: request.body?.count, bytesReceived: response.body.wholeData?.count ?? 0))
             logger.debug(
                 "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)"
             )

@@ -23,7 +23,8 @@ public actor CallMetrics {
         public var statusCode: Int?
         /// The bytes of the request body, when known.
         public var bytesSent: Int64?
-        /// The bytes of the response body.
+        /// The bytes of the response body; for a body the caller streams, the bytes read by the
+        /// time the attempt ended (none).
         public var bytesReceived: Int
     }
 

@@ -8,7 +8,8 @@
 ///   │ 3. RetryStage                 attempts and delays (Pipeline/RetryStage.swift)
 ///   │ 4. AuthenticationStage        host check, signing, the one 401 replay (Auth/AuthenticationStage.swift)
 ///   │ 5. AttemptObservation         log line and metrics per attempt (Observability/AttemptObservation.swift)
-///   └ 6. transport                  checkSendable, then Configuration.transport
+///   └ 6. transport                  checkSendable, Configuration.transport, then (for calls
+///                                   that want it whole) the body, up to maximumResponseSize
 ///   status validation → decoding (Call.resume(expecting:))
 /// ```
 ///
@@ -16,10 +17,12 @@
 /// stages above it left it, and only stages below authentication see a credential.
 enum CallPipeline {
     /// Runs the stages of one call around the transport.
+    /// - Parameter collectsBody: whether the caller wants the body whole (``Call/resume()``):
+    ///   it is then read in stage 6, inside the retry loop.
     static func run(
         _ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
-        declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics
-    ) async throws(CourierError) -> Response {
+        declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics, collectsBody: Bool = true
+    ) async throws(CourierError) -> StreamedResponse {
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let courierStages = CourierStages(
             retry: RetryStage(policy: configuration.retryPolicy, clock: configuration.clock),
@@ -27,7 +30,7 @@ enum CallPipeline {
                 authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
                 configuration: configuration, declaredOrigin: declaredOrigin),
             observation: AttemptObservation(logger: configuration.logger),
-            transport: configuration.transport)
+            transport: configuration.transport, collectsBody: collectsBody)
         // 1–2. Users' middleware, outermost first; without any, no chain is built at all.
         let users = configuration.middleware + endpoint.middleware
         if users.isEmpty {
@@ -45,29 +48,34 @@ enum CallPipeline {
         let authentication: AuthenticationStage
         let observation: AttemptObservation
         let transport: any Transport
+        let collectsBody: Bool
 
-        func run(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> Response {
+        func run(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> StreamedResponse {
             // 3. retry → 4. authentication → 5. attempt observation → 6. transport
             try await retry.run(request, context: context) { request throws(CourierError) in
                 try await authentication.run(request, context: context) { request throws(CourierError) in
                     try await observation.run(request, context: context) { request throws(CourierError) in
-                        try await CallPipeline.send(request, through: transport)
+                        try await CallPipeline.send(request, through: transport, collectsBody: collectsBody)
                     }
                 }
             }
         }
     }
 
-    /// Stage 6: refuses what must not be sent (``RequestBuilder/checkSendable(_:)``), sends, and
-    /// holds a transport that does not enforce ``TransportRequest/maximumResponseSize`` to it.
-    static func send(_ request: TransportRequest, through transport: any Transport) async throws(CourierError) -> Response {
+    /// Stage 6: refuses what must not be sent (``RequestBuilder/checkSendable(_:)``), sends, and,
+    /// when the call wants the body whole, reads it up to ``TransportRequest/maximumResponseSize``
+    /// (also when the transport does not enforce it). Read here, a body whose connection drops
+    /// halfway is one failed attempt, retried like any other.
+    static func send(
+        _ request: TransportRequest, through transport: any Transport, collectsBody: Bool
+    ) async throws(CourierError) -> StreamedResponse {
         // The endpoint was checked when the request was built; what the stages made of it is
         // checked here, the last moment before the wire.
         try RequestBuilder.checkSendable(request)
-        let response = try await transport.send(request)
-        if let limit = request.maximumResponseSize, response.body.count > limit {
-            throw .transport(.responseTooLarge(limit: limit, url: request.url))
-        }
+        var response = try await transport.send(request)
+        guard collectsBody else { return response }
+        let data = try await response.body.collect(upTo: request.maximumResponseSize, url: request.url)
+        if response.body.wholeData == nil { response.body = ResponseBody(data) }
         return response
     }
 }

@@ -3,15 +3,16 @@
 ///
 /// Each middleware gets the request and `next`, the rest of the pipeline. It can
 /// - decorate the request, then `return try await next(request)`;
-/// - short-circuit: throw a ``CourierError`` or return a ``Response`` of its own without calling
+/// - short-circuit: throw a ``CourierError`` or return a response of its own without calling
 ///   `next`;
-/// - inspect or replace the response `next` returned;
+/// - inspect or replace the response `next` returned: its head at once, its body by reading,
+///   wrapping or replacing ``StreamedResponse/body``;
 /// - call `next` again (a retry of its own).
 ///
 /// ```swift
 /// struct RequestID: Middleware {
 ///     func intercept(_ request: TransportRequest, context: MiddlewareContext,
-///                    next: Next) async throws(CourierError) -> Response {
+///                    next: Next) async throws(CourierError) -> StreamedResponse {
 ///         var request = request
 ///         request.head.headerFields[HTTPField.Name("X-Request-ID")!] = UUID().uuidString
 ///         return try await next(request)
@@ -27,14 +28,21 @@
 /// request first and the response last, sees one outcome per call (retries happen below it),
 /// and every middleware sees the request before credentials are attached: a logging middleware
 /// cannot leak a token it never saw.
+///
+/// **Bodies.** For calls that want the body whole (``Call/resume()``,
+/// ``Call/resume(expecting:)``) the transport stage reads it, up to
+/// ``TransportRequest/maximumResponseSize``, before the response goes up: so a connection lost
+/// mid-body is retried like one lost before the head, and every middleware sees a whole body
+/// (``ResponseBody/wholeData``). A middleware that returns a body of its own may stream it; the
+/// call collects it under the same limit.
 public protocol Middleware: Sendable {
     /// The rest of the pipeline: the next middleware, or authentication and the transport.
-    typealias Next = @Sendable (TransportRequest) async throws(CourierError) -> Response
+    typealias Next = @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
 
     /// Handles one request.
     /// - Throws: any ``CourierError``; an error thrown by `next` may be rethrown, replaced or
     ///   recovered from.
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse
 }
 
 /// What a middleware knows about the call it is handling.
@@ -60,7 +68,7 @@ enum MiddlewareChain {
     static func run(
         _ middleware: [any Middleware], request: TransportRequest, context: MiddlewareContext,
         terminal: @escaping Middleware.Next
-    ) async throws(CourierError) -> Response {
+    ) async throws(CourierError) -> StreamedResponse {
         var next = terminal
         for layer in middleware.reversed() {
             let inner = next

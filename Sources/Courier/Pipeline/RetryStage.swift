@@ -11,14 +11,14 @@ struct RetryStage: Middleware {
     let policy: RetryPolicy
     let clock: any Clock<Duration>
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await run(request, context: context, next: next)
     }
 
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
     func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> Response
-    ) async throws(CourierError) -> Response {
+        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
         var request = request
         if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
             request.head.headerFields[name] = key
@@ -27,14 +27,18 @@ struct RetryStage: Middleware {
         while true {
             let outcome = await Attempt.$current.withValue(attempt) { [request] in
                 do throws(CourierError) {
-                    return Result<Response, CourierError>.success(try await next(request))
+                    return Result<StreamedResponse, CourierError>.success(try await next(request))
                 } catch {
                     return .failure(error)
                 }
             }
-            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: outcome, now: Date()) else {
+            // The policy decides on the head alone.
+            let head = outcome.map { Response(status: $0.status, headers: $0.headers, url: $0.url) }
+            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: head, now: Date()) else {
                 return try outcome.get()
             }
+            // The response that is retried is not read: its transfer stops now.
+            if case .success(let response) = outcome { response.body.cancel() }
             do {
                 try await clock.sleep(for: delay)
             } catch {

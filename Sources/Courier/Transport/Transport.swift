@@ -3,26 +3,31 @@ public import HTTPTypes
 
 /// The one seam between Courier's pipeline and the wire.
 ///
-/// A transport sends one fully built request and returns the response, or throws a
-/// ``CourierError``: ``CourierError/transport(_:)`` when no response arrived, ``CourierError/cancelled``
-/// when the calling task was cancelled. It does not validate status codes, decode bodies,
-/// retry, or authenticate: the client does that around it.
+/// A transport sends one fully built request and returns the response head with a body that
+/// is still arriving (``StreamedResponse``), or throws a ``CourierError``:
+/// ``CourierError/transport(_:)`` when no response arrived, ``CourierError/cancelled`` when the
+/// calling task was cancelled. Errors after the head (a connection lost mid-body, the deadline,
+/// the size limit) are thrown by the body's reader. It does not validate status codes, decode
+/// bodies, retry, or authenticate: the pipeline does that around it.
 ///
 /// ``URLSessionTransport`` is the default. Write your own to send through another HTTP stack
 /// or to fake the network in tests:
 ///
 /// ```swift
 /// struct CannedTransport: Transport {
-///     func send(_ request: TransportRequest) async throws(CourierError) -> Response {
-///         Response(statusCode: 200, body: Data(#"{"id":1}"#.utf8), url: request.url)
+///     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+///         StreamedResponse(statusCode: 200, body: Data(#"{"id":1}"#.utf8), url: request.url)
 ///     }
 /// }
 /// ```
+///
+/// A transport that streams wraps its chunks with ``ResponseBody/init(_:expectedLength:)``; it
+/// must stop the transfer when the body is cancelled or dropped unread.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the response, whatever its status code.
+    /// Sends `request` and returns the response head and its body, whatever the status code.
     /// - Throws: ``CourierError/transport(_:)``, ``CourierError/cancelled`` when the calling task
     ///   is cancelled (the request must then be stopped, not left to finish in the background).
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse
 
     /// Whether the transport decodes `Content-Encoding: gzip` responses itself, so that the
     /// client may send `Accept-Encoding: gzip`. Default: `false`.
@@ -53,13 +58,15 @@ public struct TransportRequest: Sendable {
     /// The body, if any.
     public var body: TransportBody?
     /// How long the whole exchange may take, from sending the request to the last byte of the
-    /// response. A transport must enforce it to the millisecond and fail with a
-    /// ``TransportFailure/Kind/timedOut`` failure when it passes.
+    /// response (a streamed body included). A transport must enforce it to the millisecond and
+    /// fail with a ``TransportFailure/Kind/timedOut`` failure when it passes: from `send` before
+    /// the head, from the body's reader after it.
     public var timeout: Duration
     /// The most bytes of response body the transport may read, counted after decompression, or
     /// `nil` for no limit. Past it the transport stops reading, stops the request and fails with
-    /// a ``TransportFailure/Kind/responseTooLarge`` failure. Default:
-    /// ``Configuration/defaultMaximumResponseSize``.
+    /// a ``TransportFailure/Kind/responseTooLarge`` failure (the pipeline also collects bodies up
+    /// to it, so a transport that does not enforce it still cannot make a call buffer more).
+    /// Default: ``Configuration/defaultMaximumResponseSize``.
     public var maximumResponseSize: Int?
     /// Which headers carry secrets: a transport that follows a redirect to another origin removes
     /// every header for which ``Redaction/isSecret(headerName:)`` is `true`, and a transport that

@@ -8,19 +8,39 @@ import HTTPTypesFoundation
     import Foundation
 #endif
 
-/// One request in flight: the URLSession task, the bytes received so far, and how it ended.
+/// One request in flight: the URLSession task, the response head, the body as it arrives, and
+/// how it ended.
 ///
-/// `@unchecked Sendable` because its mutable state is touched from three places (the delegate
-/// queue, the cancellation handler and the deadline scheduler); every access to a `var` below
-/// goes through `lock`, and the continuation is resumed exactly once, by whoever takes it out
-/// of `continuation` first.
-final class Exchange: @unchecked Sendable {
+/// The caller waits for the head. A body announced short (``wholeBodyLimit`` bytes or fewer,
+/// not encoded) is collected here and handed over whole with the head, which saves the reader a
+/// second wait; any other body is handed over at once as a stream (a ``ChunkBuffer``) that this
+/// exchange fills and pauses, by suspending the task, when the reader falls behind.
+///
+/// `@unchecked Sendable` because its mutable state is touched from four places (the delegate
+/// queue, the cancellation handler, the deadline scheduler and the body's reader); every access
+/// to a `var` below goes through `lock`, and the continuation is resumed exactly once, by
+/// whoever takes it out of `continuation` first.
+final class Exchange: ChunkProducer, @unchecked Sendable {
     /// Why the task was stopped before URLSession finished it, if it was.
     enum End: Sendable { case none, cancelled, timedOut, bodyFailed(CourierError), tooLarge(limit: Int) }
 
+    /// The largest announced body collected before the caller gets the head; larger, encoded or
+    /// unannounced bodies are streamed.
+    static let wholeBodyLimit = 256 << 10
+
+    /// Whether suspending the task pauses the transfer. Not on Linux: corelibs-foundation
+    /// (6.3.1) handles `suspend()` mid-transfer by removing the easy handle from libcurl's multi
+    /// handle, and `resume()` never brings the transfer back (measured: the body stalls for
+    /// good). There a slow reader's backlog goes to disk instead (``ChunkBuffer``).
+    #if canImport(FoundationNetworking)
+        static let canPauseTransfers = false
+    #else
+        static let canPauseTransfers = true
+    #endif
+
     /// The streamed body's pump, if the body is streamed.
     private let pump: BodyPump?
-    /// The most body bytes to collect (after decompression), if limited.
+    /// The most body bytes to read (after decompression), if limited.
     private let maximumResponseSize: Int?
     /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
     let redaction: Redaction
@@ -30,9 +50,22 @@ final class Exchange: @unchecked Sendable {
     private var end = End.none
     private var response: HTTPURLResponse?
     private var body = Data()
+    /// Body bytes received so far (after decompression).
+    private var received = 0
+    /// The streamed body's buffer, once the head went out with it. Weak: its reader owns it, and
+    /// a reader that drops it stops the transfer.
+    private weak var stream: ChunkBuffer?
+    private var isStreaming = false
+    /// Whether the reader wants the task suspended, and whether it is.
+    private var wantsSuspended = false
+    private var isSuspended = false
     private var declinedChallenge = false
 
-    init(pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default) {
+    /// The URL the caller asked for, reported in failures.
+    private let url: URL?
+
+    init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default) {
+        self.url = url
         self.pump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
@@ -112,20 +145,71 @@ final class Exchange: @unchecked Sendable {
         lock.unlock()
     }
 
+    // MARK: ChunkProducer
+
+    func pauseProducing() { setSuspended(true) }
+
+    func resumeProducing() { setSuspended(false) }
+
+    func stopProducing() { stop(.cancelled) }
+
+    /// Suspends or resumes the task. Applied on one serial queue, each time to the latest wish,
+    /// so a pause and a resume asked for in quick succession cannot land in the wrong order and
+    /// leave the task suspended for good.
+    private func setSuspended(_ suspended: Bool) {
+        lock.lock()
+        wantsSuspended = suspended
+        lock.unlock()
+        TaskControl.serialQueue.async { [self] in
+            lock.lock()
+            let task = self.task
+            let wanted = wantsSuspended
+            let change = wanted != isSuspended && task != nil
+            if change { isSuspended = wanted }
+            lock.unlock()
+            guard change, let task else { return }
+            if wanted { task.suspend() } else { task.resume() }
+        }
+    }
+
+    // MARK: Delegate callbacks
+
     func received(_ response: HTTPURLResponse) {
         lock.lock()
+        guard !isStreaming else {
+            // The head already went out with a stream: a second one cannot be honoured.
+            lock.unlock()
+            stop(.bodyFailed(.transport(TransportFailure(URLError(.badServerResponse), url: response.url))))
+            return
+        }
         self.response = response
         body.removeAll(keepingCapacity: true)  // a new response (after a 1xx) starts a new body
+        received = 0
         let length = response.expectedContentLength
+        let encoded = response.value(forHTTPHeaderField: "Content-Encoding") != nil
         // Without Content-Encoding the announced length is the body's: refuse it before reading.
         // With one, only the decoded bytes count, so they are counted as they arrive.
-        let announcedTooLarge = maximumResponseSize.map { length > $0 && response.value(forHTTPHeaderField: "Content-Encoding") == nil } ?? false
-        if !announcedTooLarge, length > 0, length < min(64 << 20, Int64(maximumResponseSize ?? .max)) {
-            body.reserveCapacity(Int(length))
+        let announcedTooLarge = maximumResponseSize.map { length > $0 && !encoded } ?? false
+        var streamed: (ChunkBuffer, CheckedContinuation<Completion, Never>)?
+        if announcedTooLarge {
+            // Refused below, before a byte is read.
+        } else if !encoded, length >= 0, length <= Self.wholeBodyLimit {
+            if length > 0 { body.reserveCapacity(Int(length)) }
+        } else if let continuation {
+            // Streamed: the caller gets the head now and reads the body as it comes.
+            let buffer = ChunkBuffer(producer: self, canPause: Self.canPauseTransfers)
+            isStreaming = true
+            stream = buffer
+            self.continuation = nil
+            streamed = (buffer, continuation)
         }
         lock.unlock()
         if announcedTooLarge, let maximumResponseSize {
             stop(.tooLarge(limit: maximumResponseSize))
+        }
+        if let (buffer, continuation) = streamed {
+            let announced = !encoded && length >= 0 ? Int(length) : nil
+            continuation.resume(returning: Completion(end: .none, response: response, stream: buffer, expectedLength: announced))
         }
     }
 
@@ -135,17 +219,26 @@ final class Exchange: @unchecked Sendable {
             lock.unlock()  // stopping: what still arrives is dropped
             return
         }
-        if let maximumResponseSize, data.count > maximumResponseSize - body.count {
+        if let maximumResponseSize, data.count > maximumResponseSize - received {
             body = Data()
             lock.unlock()
             stop(.tooLarge(limit: maximumResponseSize))
             return
         }
-        body.append(data)
+        received += data.count
+        guard isStreaming else {
+            body.append(data)
+            lock.unlock()
+            return
+        }
+        let stream = self.stream
         lock.unlock()
+        // No reader any more (it dropped the body): the buffer's deinit has stopped the task.
+        stream?.append(data)
     }
 
-    /// Hands a snapshot to the waiting caller; kept minimal because it runs on the delegate queue.
+    /// Ends the exchange: hands the whole response to the waiting caller, or ends the stream
+    /// its reader is reading. Kept minimal because it runs on the delegate queue.
     func completed(with error: (any Error)?) {
         DeadlineScheduler.shared.remove(self)
         if let pump {
@@ -157,12 +250,16 @@ final class Exchange: @unchecked Sendable {
         if case .none = end, let bodyError { end = .bodyFailed(bodyError) }
         let continuation = self.continuation
         self.continuation = nil
+        let stream = isStreaming ? self.stream : nil
         let completion = Completion(
             end: end, response: response, body: body, error: error.map(Completion.Failure.init),
             declinedChallenge: declinedChallenge)
         body = Data()
         lock.unlock()
         continuation?.resume(returning: completion)
+        if let stream {
+            stream.finish(completion.failure(for: url).map { .failure($0) } ?? .success(()))
+        }
     }
 }
 
@@ -183,6 +280,9 @@ final class Exchange: @unchecked Sendable {
 /// one-second stalls, and a full test run that hung).
 enum TaskControl {
     private static let queue = DispatchQueue(label: "Courier.URLSessionTransport.control")
+    /// The control queue itself, for work that must run in order off the caller's thread (a
+    /// streamed response's suspend and resume).
+    static var serialQueue: DispatchQueue { queue }
     private static let lock = NSLock()
     nonisolated(unsafe) private static var streams = 0  // guarded by `lock`
 
@@ -215,7 +315,8 @@ final class ExchangeBox: @unchecked Sendable {
     var exchange: Exchange?
 }
 
-/// How an exchange ended, as raw parts; ``outcome(for:)`` turns them into Courier's result.
+/// How an exchange ended (or, for a streamed body, how its head arrived), as raw parts;
+/// ``outcome(for:)`` turns them into Courier's result.
 struct Completion: Sendable {
     /// The error URLSession reported: a `URLError`, or the description of anything else.
     enum Failure: Sendable {
@@ -232,24 +333,32 @@ struct Completion: Sendable {
     var body = Data()
     var error: Failure?
     var declinedChallenge = false
+    /// The body's buffer, when the head was handed over before the body arrived.
+    var stream: ChunkBuffer?
+    /// The announced length of a streamed body.
+    var expectedLength: Int?
 
-    func outcome(for url: URL) -> Result<Response, CourierError> {
-        func failure(_ code: URLError.Code, _ info: [String: any Sendable] = [:]) -> Result<Response, CourierError> {
-            // The URLError's failing URL ends up in its description: never user-info, and secret
-            // query, fragment and path-parameter values redacted.
-            var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url.redactedForErrors]
-            userInfo.merge(info) { $1 }
-            return .failure(.transport(TransportFailure(URLError(code, userInfo: userInfo), url: url)))
+    func outcome(for url: URL) -> Result<StreamedResponse, CourierError> {
+        if let failure = failure(for: url) { return .failure(failure) }
+        guard let response, let head = response.httpResponse else {
+            return .failure(Self.transportFailure(.badServerResponse, url: url))
         }
+        let body = stream.map { ResponseBody(source: $0, expectedLength: expectedLength) } ?? ResponseBody(body)
+        // Reported with the URL its body came from (after redirects).
+        return .success(StreamedResponse(status: head.status, headers: head.headerFields, body: body, url: response.url ?? url))
+    }
+
+    /// What ended the exchange, or `nil` when it ended with a response and its whole body.
+    func failure(for url: URL?) -> CourierError? {
         switch end {
         case .cancelled:
-            return .failure(.cancelled)
+            return .cancelled
         case .timedOut:
-            return failure(.timedOut)
+            return Self.transportFailure(.timedOut, url: url)
         case .tooLarge(let limit):
-            return .failure(.transport(.responseTooLarge(limit: limit, url: url)))
+            return .transport(.responseTooLarge(limit: limit, url: url))
         case .bodyFailed(let error):
-            return .failure(error)
+            return error
         case .none:
             break
         }
@@ -257,18 +366,21 @@ struct Completion: Sendable {
         case .urlError(let urlError)?:
             // A declined authentication challenge ends the task as cancelled, after the whole
             // 401 response has been delivered: that response is the outcome.
-            if declinedChallenge, urlError.code == .cancelled, let response = success(url) { return response }
-            return .failure(.transport(TransportFailure(urlError, url: url)))
+            if declinedChallenge, urlError.code == .cancelled, response?.httpResponse != nil { return nil }
+            return .transport(TransportFailure(urlError, url: url))
         case .other(let description)?:
-            return failure(.unknown, [NSLocalizedDescriptionKey: description])
+            return Self.transportFailure(.unknown, url: url, [NSLocalizedDescriptionKey: description])
         case nil:
-            return success(url) ?? failure(.badServerResponse)
+            return stream == nil && response?.httpResponse == nil ? Self.transportFailure(.badServerResponse, url: url) : nil
         }
     }
 
-    /// The response, reported with the URL its body came from (after redirects).
-    private func success(_ url: URL) -> Result<Response, CourierError>? {
-        guard let response, let head = response.httpResponse else { return nil }
-        return .success(Response(status: head.status, headers: head.headerFields, body: body, url: response.url ?? url))
+    /// A transport failure for `code`. The URLError's failing URL ends up in its description:
+    /// never user-info, and secret query, fragment and path-parameter values redacted.
+    private static func transportFailure(_ code: URLError.Code, url: URL?, _ info: [String: any Sendable] = [:]) -> CourierError {
+        var userInfo: [String: Any] = [:]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url.redactedForErrors }
+        userInfo.merge(info) { $1 }
+        return .transport(TransportFailure(URLError(code, userInfo: userInfo), url: url))
     }
 }

@@ -15,8 +15,12 @@ import HTTPTypesFoundation
 ///   credentials itself, only where they belong. On Linux (Swift 6.3.1) a 401 carrying
 ///   `WWW-Authenticate: Basic realm=…` raises a challenge that hangs the task forever unless it
 ///   is declined; Courier declines it and returns the 401 it already received;
-/// - collects the response, so that cancelling the calling `Task` cancels the URLSession task
-///   and the connection stops on both platforms;
+/// - hands the head over as soon as it arrives, with the body streaming through a bounded
+///   buffer (a body announced at 256 KiB or less comes whole, with the head): past 1 MiB
+///   unread, the task is suspended on Apple platforms; on Linux, where corelibs cannot pause a
+///   transfer, the backlog goes to an unlinked temporary file;
+/// - stops the URLSession task when the calling `Task` is cancelled, when the body is cancelled
+///   or dropped unread, and when the body passes ``TransportRequest/maximumResponseSize``;
 /// - enforces the request's timeout with Courier's own deadline, to the millisecond (Linux
 ///   URLSession truncates timeouts to whole seconds, so 1.5 s acts as 1 s and 0.5 s fails at once).
 ///
@@ -62,11 +66,12 @@ public final class URLSessionTransport: Transport {
     /// `true`: URLSession decodes gzip bodies on every platform (libcurl on Linux).
     public var decodesGzip: Bool { true }
 
-    /// Sends the request through URLSession.
+    /// Sends the request through URLSession and returns once the response head has arrived; the
+    /// body streams (errors after the head, a timeout included, are thrown by its reader).
     /// - Throws: ``CourierError/transport(_:)`` keeping the `URLError`; ``CourierError/cancelled``
     ///   when the calling task is cancelled; ``CourierError/invalidRequest(_:)`` if the request
     ///   cannot be expressed as a `URLRequest`.
-    public func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.head.method.rawValue
@@ -110,7 +115,7 @@ public final class URLSessionTransport: Transport {
             break
         }
 
-        let exchange = Exchange(pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction)
+        let exchange = Exchange(url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate

@@ -144,7 +144,7 @@ actor BearerAPI: Transport {
         self.arrived = arrived
     }
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         requests.append(request)
         if let gate = holdNext {
             holdNext = nil
@@ -154,7 +154,7 @@ actor BearerAPI: Transport {
         let authorization = request.head.headerFields[.authorization]
         let status = valid(authorization) ? 200 : 401
         let headers = status == 401 && challenges ? ["WWW-Authenticate": #"Bearer error="invalid_token""#] : [:]
-        return Response(
+        return StreamedResponse(
             statusCode: status, headers: headers,
             body: Data((authorization ?? "none").utf8), url: request.url)
     }

@@ -11,7 +11,7 @@ struct AuthorizedOriginTests {
     /// Points every request at another URL, as a careless (or compromised) middleware might.
     private struct Rewriting: Middleware {
         let url: String
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             var request = request
             request.url = URL(string: url)!
             let components = URLComponents(string: url)!

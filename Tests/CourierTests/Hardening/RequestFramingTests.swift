@@ -39,7 +39,7 @@ struct RequestFramingTests {
 
     private struct AddingHeader: Middleware {
         let name: String
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             var request = request
             request.head.headerFields.append(HTTPField(name: HTTPField.Name(name)!, value: "3"))
             return try await next(request)
@@ -81,7 +81,7 @@ struct RequestFramingTests {
 struct SendableURLTests {
     private struct PointingAt: Middleware {
         let url: String
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             var request = request
             request.url = URL(string: url)!
             return try await next(request)

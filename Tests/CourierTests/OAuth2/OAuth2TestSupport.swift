@@ -85,13 +85,13 @@ extension TransportRequest {
 actor OAuth2HangingTransport: Transport {
     private(set) var started = 0
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         started += 1
         do {
             try await Task.sleep(for: .seconds(600))
         } catch {
             throw .cancelled
         }
-        return Response(statusCode: 200, body: Data(OAuth2Fixtures.tokenJSON.utf8), url: request.url)
+        return StreamedResponse(statusCode: 200, body: Data(OAuth2Fixtures.tokenJSON.utf8), url: request.url)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A transport that never answers until its task is cancelled.
 private struct SilentTransport: Transport {
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         let (never, continuation) = AsyncStream.makeStream(of: Void.self)
         for await _ in never {}
         continuation.finish()

@@ -14,7 +14,7 @@ private struct Tagging: Middleware {
     let name: String
     let trace: Trace
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         await trace.add("\(name)>")
         var request = request
         request.head.headerFields.append(HTTPField(name: HTTPField.Name("X-Trail")!, value: name))
@@ -28,10 +28,10 @@ private struct Tagging: Middleware {
 private struct ShortCircuit: Middleware {
     let outcome: Result<Int, CourierError>
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         switch outcome {
         case .success(let status):
-            return Response(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"cached":true}"#.utf8), url: request.url)
+            return StreamedResponse(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"cached":true}"#.utf8), url: request.url)
         case .failure(let error):
             throw error
         }
@@ -40,16 +40,16 @@ private struct ShortCircuit: Middleware {
 
 /// Replaces the response's body.
 private struct Rewriting: Middleware {
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         var response = try await next(request)
-        response.body = Data(#"{"rewritten":true}"#.utf8)
+        response.body = ResponseBody(Data(#"{"rewritten":true}"#.utf8))
         return response
     }
 }
 
 /// Calls `next` again when the first answer is a 503.
 private struct AgainOn503: Middleware {
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         let first = try await next(request)
         guard first.statusCode == 503 else { return first }
         return try await next(request)
@@ -59,7 +59,7 @@ private struct AgainOn503: Middleware {
 /// Records the Authorization header it sees.
 private struct AuthorizationSpy: Middleware {
     let seen: Trace
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         await seen.add(request.head.headerFields[.authorization] ?? "none")
         return try await next(request)
     }
@@ -177,10 +177,10 @@ struct MiddlewareTests {
 /// Answers 503 the first time (without the network) and passes through after that.
 private struct FirstCallFails: Middleware {
     let counter: Trace
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         if await counter.events.isEmpty {
             await counter.add("503")
-            return Response(statusCode: 503, url: request.url)
+            return StreamedResponse(statusCode: 503, url: request.url)
         }
         await counter.add("pass")
         return try await next(request)

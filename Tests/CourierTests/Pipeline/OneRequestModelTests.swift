@@ -11,7 +11,7 @@ struct OneRequestModelTests {
     /// Edits the head only, never `url`.
     private struct EditHead: Middleware {
         let edit: @Sendable (inout HTTPRequest) -> Void
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             var request = request
             edit(&request.head)
             return try await next(request)
@@ -107,7 +107,7 @@ struct OneRequestModelTests {
     @Test("user-info set through the URL lands in the head's authority, and the call is refused")
     func userInfoThroughTheURLIsRefused() async throws {
         struct SetURL: Middleware {
-            func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+            func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
                 var request = request
                 request.url = URL(string: "https://mallory:pw@api.example.com/")!
                 return try await next(request)

@@ -10,7 +10,7 @@ private actor GatedTransport: Transport {
     private var arrivals: [CheckedContinuation<Void, Never>] = []
     var gated = true
 
-    func send(_ request: TransportRequest) async throws(CourierError) -> Response {
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         sentPaths.append(request.head.path ?? "")
         let waiters = arrivals
         arrivals.removeAll()
@@ -18,7 +18,7 @@ private actor GatedTransport: Transport {
         if gated {
             await withCheckedContinuation { waiting.append($0) }
         }
-        return Response(statusCode: 200, url: request.url)
+        return StreamedResponse(statusCode: 200, url: request.url)
     }
 
     func openGate() {

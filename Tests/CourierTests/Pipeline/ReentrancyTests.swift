@@ -17,7 +17,7 @@ struct ReentrancyTests {
     /// A middleware that asks the client it runs in for an exclusive action.
     private struct ExclusiveFromMiddleware: Middleware {
         let client: @Sendable () -> Client
-        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
             do {
                 _ = try await client().runExclusively { 1 }
             } catch let error as CourierError {

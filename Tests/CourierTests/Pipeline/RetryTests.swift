@@ -116,7 +116,7 @@ struct RetryTests {
 /// Hands the metrics it saw after `next` to the test.
 private struct MetricsSpy: Middleware {
     let seen: @Sendable (CallMetrics.Snapshot) -> Void
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         let response = try await next(request)
         seen(await context.metrics.snapshot)
         return response

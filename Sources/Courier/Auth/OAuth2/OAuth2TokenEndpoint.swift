@@ -231,11 +231,8 @@ public struct OAuth2TokenEndpoint: Sendable {
         let sentAt = now()
         let response: Response
         do throws(CourierError) {
-            response = try await transport.send(request)
-            if let limit = request.maximumResponseSize, response.body.count > limit {
-                // A transport that does not enforce the cap still cannot hand more over.
-                throw CourierError.transport(.responseTooLarge(limit: limit, url: request.url))
-            }
+            // Collected up to the cap: a transport that does not enforce it still cannot hand more over.
+            response = try await transport.send(request).collect(upTo: request.maximumResponseSize)
         } catch {
             if case .transport(let failure) = error {
                 throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))

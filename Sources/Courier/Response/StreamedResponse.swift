@@ -1,0 +1,74 @@
+public import Foundation
+public import HTTPTypes
+
+/// A response whose head has arrived and whose body may still be arriving: what a
+/// ``Transport`` returns and what ``Middleware`` passes up the pipeline.
+///
+/// Stages see the status and headers at once and can read, wrap or replace ``body``.
+/// ``Call/resume()`` turns it into a ``Response`` by collecting the body up to
+/// ``Configuration/maximumResponseSize``.
+///
+/// ```swift
+/// struct RejectHTML: Middleware {
+///     func intercept(_ request: TransportRequest, context: MiddlewareContext,
+///                    next: Next) async throws(CourierError) -> StreamedResponse {
+///         let response = try await next(request)
+///         if response.headerValue(for: "Content-Type")?.hasPrefix("text/html") == true {
+///             response.body.cancel()                       // stop the transfer: nobody reads it
+///             return StreamedResponse(statusCode: 502, url: response.url)
+///         }
+///         return response
+///     }
+/// }
+/// ```
+public struct StreamedResponse: Sendable {
+    /// The status, e.g. `.ok` (swift-http-types).
+    public var status: HTTPResponse.Status
+    /// The header fields (swift-http-types); names compare case-insensitively.
+    public var headers: HTTPFields
+    /// The body, as it arrives.
+    public var body: ResponseBody
+    /// The URL that was requested (before any redirect).
+    public var url: URL
+
+    /// Creates a response from a head and a body.
+    public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ResponseBody = ResponseBody(), url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// A response with a whole body: `response`'s head and bytes.
+    public init(_ response: Response) {
+        self.init(status: response.status, headers: response.headers, body: ResponseBody(response.body), url: response.url)
+    }
+
+    /// Creates a response with a whole body from plain values, for tests, custom transports and
+    /// middleware that answer on their own. Header names that are not valid tokens are skipped.
+    ///
+    /// - Precondition: `statusCode` is in `0...999`, as for ``Response/init(statusCode:headers:body:url:)``.
+    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
+        self.init(Response(statusCode: statusCode, headers: headers, body: body, url: url))
+    }
+
+    /// The numeric status code, e.g. `200`.
+    public var statusCode: Int { status.code }
+
+    /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
+    /// `nil` if absent or if `name` is not a valid header name.
+    public func headerValue(for name: String) -> String? {
+        guard let fieldName = HTTPField.Name(name) else { return nil }
+        return headers[fieldName]
+    }
+
+    /// Reads the body and returns the whole response.
+    /// - Parameter limit: the most body bytes to accept, or `nil` for no limit (see
+    ///   ``ResponseBody/collect(upTo:)``).
+    /// - Throws: ``CourierError/transport(_:)`` with a ``TransportFailure/Kind/responseTooLarge``
+    ///   failure past `limit`, or whatever reading the body throws.
+    public func collect(upTo limit: Int?) async throws(CourierError) -> Response {
+        let data = try await body.collect(upTo: limit, url: url)
+        return Response(status: status, headers: headers, body: data, url: url)
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+
+/// What a ``ChunkBuffer`` asks of the transfer that fills it.
+protocol ChunkProducer: AnyObject, Sendable {
+    /// The buffer is full: stop delivering until ``resumeProducing()``.
+    func pauseProducing()
+    /// The reader has caught up: deliver again.
+    func resumeProducing()
+    /// Nobody will read the rest: stop the transfer.
+    func stopProducing()
+}
+
+/// A bounded buffer between a transfer that delivers chunks through callbacks (URLSession's
+/// delegate) and the one reader of a streamed ``ResponseBody``.
+///
+/// Past ``highWater`` buffered bytes it asks the producer to pause; once the reader has taken
+/// the buffer down to ``lowWater`` it asks it to resume. So a slow reader holds at most
+/// `highWater` bytes plus what the producer delivers before its pause takes effect, whatever the
+/// size of the body.
+///
+/// A producer that cannot pause (`canPause` false: corelibs URLSession on Linux, where
+/// suspending a task mid-transfer removes it from libcurl and the transfer never resumes)
+/// keeps delivering; past `highWater` the buffer then writes what the reader has not taken to an
+/// unlinked temporary file (``SpillFile``) and reads it back in order. Memory stays bounded;
+/// disk holds the backlog of a slow reader.
+///
+/// The producer is held weakly: the transfer keeps the buffer alive only through its reader, and
+/// a buffer dropped before its end stops the transfer.
+///
+/// `@unchecked Sendable`: all mutable state is in `state`, behind its lock; continuations are
+/// resumed and the producer is called outside the lock.
+final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
+    /// Bytes buffered before the producer is asked to pause.
+    static let highWater = 1 << 20
+    /// Bytes left in the buffer when the producer is asked to resume.
+    static let lowWater = 256 << 10
+
+    private typealias Reader = CheckedContinuation<Result<Data?, CourierError>, Never>
+
+    /// The most bytes read back from the spill file at once.
+    static let spillReadSize = 256 << 10
+
+    private struct State {
+        var chunks: [Data] = []
+        var first = 0
+        var buffered = 0
+        /// How the body ended, once it has; the reader drains ``chunks`` first (unless cancelled).
+        var end: Result<Void, CourierError>?
+        var reader: Reader?
+        var claimed = false
+        var producerPaused = false
+        /// The backlog on disk, for a producer that cannot pause; newer than every chunk in memory.
+        var spill: SpillFile?
+        /// The most bytes ever buffered in memory at once, and every byte ever spilled, for tests
+        /// and the benchmark.
+        var peakBuffered = 0
+        var spilledTotal = 0
+
+        /// The oldest bytes not yet read, if any, and whether the producer may resume now.
+        mutating func pop(lowWater: Int) -> (Result<Data, CourierError>, resume: Bool)? {
+            guard first < chunks.count else {
+                guard let spill, spill.unread > 0 else { return nil }
+                do throws(CourierError) {
+                    guard let data = try spill.read(upTo: ChunkBuffer.spillReadSize) else { return nil }
+                    return (.success(data), false)
+                } catch {
+                    return (.failure(error), false)
+                }
+            }
+            let chunk = chunks[first]
+            chunks[first] = Data()
+            first += 1
+            if first == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                first = 0
+            }
+            buffered -= chunk.count
+            let resume = producerPaused && buffered <= lowWater
+            if resume { producerPaused = false }
+            return (.success(chunk), resume)
+        }
+
+        /// Drops everything buffered.
+        mutating func drop() {
+            chunks.removeAll()
+            first = 0
+            buffered = 0
+            spill = nil
+        }
+    }
+
+    private let state = LockedState(State())
+    private weak let producer: (any ChunkProducer)?
+    private let highWater: Int
+    private let lowWater: Int
+    private let canPause: Bool
+
+    /// - Parameter canPause: whether the producer honours ``ChunkProducer/pauseProducing()``;
+    ///   when it does not, the backlog past `highWater` goes to a temporary file.
+    init(producer: any ChunkProducer, canPause: Bool, highWater: Int = ChunkBuffer.highWater, lowWater: Int = ChunkBuffer.lowWater) {
+        self.producer = producer
+        self.canPause = canPause
+        self.highWater = highWater
+        self.lowWater = lowWater
+    }
+
+    deinit {
+        // Dropped before its end (nobody reads it): the transfer stops.
+        if state.withLock({ $0.end == nil }) { producer?.stopProducing() }
+    }
+
+    // MARK: Producer side
+
+    /// Adds a chunk. Dropped when the body was cancelled.
+    func append(_ data: Data) {
+        guard !data.isEmpty else { return }
+        enum Action { case none, deliver(Reader), pause, failed(CourierError) }
+        let action: Action = state.withLock { state in
+            guard state.end == nil else { return .none }
+            if let reader = state.reader {
+                // A reader waits only when nothing is buffered, in memory or on disk.
+                state.reader = nil
+                return .deliver(reader)
+            }
+            if (state.spill?.unread ?? 0) > 0 || (!canPause && state.buffered + data.count > highWater) {
+                do throws(CourierError) {
+                    let spill: SpillFile
+                    if let existing = state.spill {
+                        spill = existing
+                    } else {
+                        spill = try SpillFile()
+                        state.spill = spill
+                    }
+                    try spill.append(data)
+                    state.spilledTotal += data.count
+                    return .none
+                } catch {
+                    // No reader waits here (see above); the next read gets the error.
+                    state.end = .failure(error)
+                    state.drop()
+                    return .failed(error)
+                }
+            }
+            state.chunks.append(data)
+            state.buffered += data.count
+            state.peakBuffered = max(state.peakBuffered, state.buffered)
+            guard canPause, state.buffered >= highWater, !state.producerPaused else { return .none }
+            state.producerPaused = true
+            return .pause
+        }
+        switch action {
+        case .none: break
+        case .deliver(let reader): reader.resume(returning: .success(data))
+        case .pause: producer?.pauseProducing()
+        case .failed:
+            producer?.stopProducing()
+        }
+    }
+
+    /// Ends the body: `.success` after the last chunk, or the error that ended the transfer. The
+    /// first end wins; the reader gets the chunks buffered before it, then the end.
+    func finish(_ end: Result<Void, CourierError>) {
+        let reader: Reader? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            state.end = end
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(returning: end.map { nil })
+    }
+
+    /// The most bytes buffered at once so far.
+    var peakBufferedBytes: Int { state.withLock { $0.peakBuffered } }
+
+    /// Whether the producer was asked to pause and not yet to resume.
+    var isProducerPaused: Bool { state.withLock { $0.producerPaused } }
+
+    /// Every byte written to the spill file so far.
+    var spilledBytes: Int { state.withLock { $0.spilledTotal } }
+
+    /// Bytes buffered in memory now.
+    var bufferedBytes: Int { state.withLock { $0.buffered } }
+
+    // MARK: Reader side
+
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.claimed = true }
+            return !state.claimed
+        }
+    }
+
+    func next() async throws(CourierError) -> Data? {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (reader: Reader) in
+                let (ready, resume, stop): (Result<Data?, CourierError>?, Bool, Bool) = state.withLock { state in
+                    switch state.pop(lowWater: lowWater) {
+                    case (.success(let chunk), let resume)?:
+                        return (.success(chunk), resume, false)
+                    case (.failure(let error), _)?:
+                        // The backlog could not be read back: the body ends with that error.
+                        state.end = .failure(error)
+                        state.drop()
+                        return (.failure(error), false, true)
+                    case nil:
+                        if let end = state.end { return (end.map { nil }, false, false) }
+                        state.reader = reader
+                        return (nil, false, false)
+                    }
+                }
+                if resume { producer?.resumeProducing() }
+                if stop { producer?.stopProducing() }
+                if let ready { reader.resume(returning: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try result.get()
+    }
+
+    func cancel() {
+        let (reader, wasOpen): (Reader?, Bool) = state.withLock { state in
+            if case .failure(.cancelled)? = state.end { return (nil, false) }
+            let wasOpen = state.end == nil
+            state.end = .failure(.cancelled)
+            state.drop()
+            defer { state.reader = nil }
+            return (state.reader, wasOpen)
+        }
+        reader?.resume(returning: .failure(.cancelled))
+        if wasOpen { producer?.stopProducing() }
+    }
+}

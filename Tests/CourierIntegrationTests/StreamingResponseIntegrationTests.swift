@@ -1,0 +1,199 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+/// Responses stream from URLSession through a bounded buffer: a call that collects stops at its
+/// limit, and a slow reader holds a bounded number of bytes whatever the size of the body.
+@Suite("Streamed responses on the wire", .timeLimit(.minutes(2)))
+struct StreamingResponseIntegrationTests {
+    static let hundredMegabytes = 100_000_000
+
+    /// Serves `count` pattern bytes at `/bytes`, chunked (no `Content-Length`, so nothing can be
+    /// refused up front), counting what the server produced.
+    static func serve(_ count: Int, on server: TestServer, meter: ProductionMeter) async {
+        await server.route("GET /bytes") { _ in
+            FlyingFox.HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "application/octet-stream"],
+                body: HTTPBodySequence(from: PatternBody(count: count, meter: meter), suggestedBufferSize: 64 << 10))
+        }
+    }
+
+    /// A GET of `path` on `server`, with no size limit.
+    static func get(_ path: String, on server: TestServer) -> TransportRequest {
+        TransportRequest(
+            head: HTTPTypes.HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: path),
+            timeout: .seconds(100), maximumResponseSize: nil)
+    }
+
+    @Test("a 100 MB response through resume() with a 1 MiB limit fails as too large, and the server stops sending long before 100 MB")
+    func aHundredMegabytesStopAtTheLimit() async throws {
+        try await TestServer.run { server in
+            let meter = ProductionMeter()
+            await Self.serve(Self.hundredMegabytes, on: server, meter: meter)
+            let client = Client(configuration: Configuration(transport: URLSessionTransport(), maximumResponseSize: 1 << 20))
+            let result = await client.enqueue(try server.endpoint("/bytes")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .responseTooLarge else {
+                Issue.record("expected responseTooLarge, got \(result)")
+                return
+            }
+            // The server noticed the closed connection and let go of the body.
+            try await awaitCondition("the server stopped sending") { try await meter.released.wait() }
+            let produced = meter.produced
+            #expect(produced < 32 << 20, "the server produced \(produced) bytes for a call limited to 1 MiB")
+        }
+    }
+
+    @Test("a slow reader of a 100 MB body holds at most the buffer's high-water mark in memory, and reads every byte in order")
+    func aSlowReaderHoldsABoundedBuffer() async throws {
+        try await TestServer.run { server in
+            let meter = ProductionMeter()
+            await Self.serve(Self.hundredMegabytes, on: server, meter: meter)
+            let transport = URLSessionTransport()
+            let response = try await transport.send(Self.get("/bytes", on: server))
+            #expect(response.statusCode == 200)
+            guard case .streamed(let source) = response.body.storage, let buffer = source as? ChunkBuffer else {
+                Issue.record("a chunked 100 MB body must be streamed, got a whole body")
+                return
+            }
+            var read = 0
+            var sinceLastWait = 0
+            var mismatch: Int?
+            for try await chunk in response.body {
+                for (offset, byte) in chunk.enumerated() where byte != PatternBody.byte(at: read + offset) {
+                    mismatch = mismatch ?? read + offset
+                }
+                read += chunk.count
+                sinceLastWait += chunk.count
+                guard sinceLastWait >= 1 << 20 else { continue }
+                sinceLastWait = 0
+                // Slow: after each MiB, let the transfer run ahead until the buffer is full (the
+                // producer paused, or more went to disk) or the server is done.
+                let spilled = buffer.spilledBytes
+                while !buffer.isProducerPaused && buffer.spilledBytes == spilled && meter.produced < Self.hundredMegabytes {
+                    await Task.yield()
+                }
+            }
+            #expect(read == Self.hundredMegabytes)
+            #expect(mismatch == nil, "first wrong byte at \(mismatch ?? -1)")
+            let peak = buffer.peakBufferedBytes
+            if Exchange.canPauseTransfers {
+                // After the pause is asked for, URLSession may still hand over what it already
+                // read: allow 1 MiB on top of the high-water mark, against 100 MB without backpressure.
+                #expect(peak <= ChunkBuffer.highWater + (1 << 20), "peak buffered \(peak) bytes")
+            } else {
+                // Linux: the transfer cannot pause, so the backlog went to disk and memory held
+                // no more than the high-water mark.
+                #expect(peak <= ChunkBuffer.highWater, "peak buffered \(peak) bytes")
+                #expect(buffer.spilledBytes > 10_000_000, "only \(buffer.spilledBytes) bytes went to disk")
+            }
+        }
+    }
+
+    @Test("a streamed body dropped unread stops the transfer on the server")
+    func droppingTheBodyStopsTheTransfer() async throws {
+        try await TestServer.run { server in
+            let meter = ProductionMeter()
+            await Self.serve(Self.hundredMegabytes, on: server, meter: meter)
+            let transport = URLSessionTransport()
+            let request = Self.get("/bytes", on: server)
+            do {
+                let response = try await transport.send(request)
+                #expect(response.statusCode == 200)
+            }  // the response and its body go out of scope unread
+            try await awaitCondition("the server stopped sending") { try await meter.released.wait() }
+            #expect(meter.produced < Self.hundredMegabytes)
+        }
+    }
+
+    @Test("cancelling the task that reads a streamed body ends the read with .cancelled and stops the transfer")
+    func cancellingTheReaderStopsTheTransfer() async throws {
+        try await TestServer.run { server in
+            let meter = ProductionMeter()
+            await Self.serve(Self.hundredMegabytes, on: server, meter: meter)
+            let transport = URLSessionTransport()
+            let request = Self.get("/bytes", on: server)
+            let response = try await transport.send(request)
+            let firstChunk = Latch()
+            let reader = Task { () -> CourierError? in
+                do throws(CourierError) {
+                    var iterator = response.body.makeAsyncIterator()
+                    while try await iterator.next() != nil { firstChunk.open() }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            try await awaitCondition("the reader got a chunk") { try await firstChunk.wait() }
+            reader.cancel()
+            let error = await reader.value
+            guard case .cancelled? = error else {
+                Issue.record("expected .cancelled, got \(String(describing: error))")
+                return
+            }
+            try await awaitCondition("the server stopped sending") { try await meter.released.wait() }
+        }
+    }
+}
+
+/// What the server produced of a ``PatternBody``, and when it let go of it.
+final class ProductionMeter: Sendable {
+    private let count = LockedState(0)
+    /// Opened when the server released the body's iterator: it finished or stopped sending.
+    let released = Latch()
+
+    var produced: Int { count.withLock { $0 } }
+
+    func add(_ bytes: Int) {
+        count.withLock { $0 += bytes }
+    }
+}
+
+/// `count` bytes where byte `i` is `i % 251` (a prime, so chunk boundaries never line up with
+/// the pattern), produced as fast as the server writes them.
+struct PatternBody: AsyncBufferedSequence {
+    typealias Element = UInt8
+    let count: Int
+    let meter: ProductionMeter
+
+    static func byte(at index: Int) -> UInt8 { UInt8(index % 251) }
+
+    /// The pattern from 0, long enough to slice any buffer from: producing a chunk is one copy,
+    /// so the in-process server does not starve the client of CPU in a debug build.
+    static let pattern: [UInt8] = (0..<(251 + (1 << 20))).map { byte(at: $0) }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(remaining: count, meter: meter, token: Token(meter: meter))
+    }
+
+    final class Token: Sendable {
+        let meter: ProductionMeter
+        init(meter: ProductionMeter) { self.meter = meter }
+        deinit { meter.released.open() }
+    }
+
+    struct Iterator: AsyncBufferedIteratorProtocol {
+        var remaining: Int
+        var position = 0
+        let meter: ProductionMeter
+        let token: Token
+
+        mutating func next() async throws -> UInt8? {
+            try await nextBuffer(suggested: 1)?.first
+        }
+
+        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+            guard remaining > 0 else { return nil }
+            let size = Swift.min(Swift.max(count, 1), remaining, 1 << 20)
+            let start = position % 251
+            let bytes = Array(PatternBody.pattern[start..<(start + size)])
+            position += size
+            remaining -= size
+            meter.add(size)
+            return bytes
+        }
+    }
+}
