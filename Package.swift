@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Settings every Courier target shares: Swift 6 language mode comes from the tools version;
@@ -24,10 +24,17 @@ let package = Package(
             name: "EncryptedTokenStore",
             description: "FileTokenStore: an AES-GCM encrypted token file (adds swift-crypto)."
         ),
-        .default(enabledTraits: ["EncryptedTokenStore"]),
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "AsyncHTTPClientTransport over async-http-client (SwiftNIO): streaming both ways, HTTP/2, TLS pinning."
+        ),
+        .default(enabledTraits: ["EncryptedTokenStore", "AsyncHTTPClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
@@ -42,6 +49,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ],
             swiftSettings: strictSettings
         ),

@@ -27,10 +27,12 @@ struct StreamingResponseIntegrationTests {
 
     /// Serves 100 MB at `/bytes` and sends a GET for it straight through a `URLSessionTransport`
     /// (no size limit): the streamed response, and the meter of what the server produced.
-    static func streamHundredMegabytes(from server: TestServer, paced: Bool = false) async throws -> (StreamedResponse, ProductionMeter) {
+    static func streamHundredMegabytes(
+        from server: TestServer, through kind: TransportKind, paced: Bool = false
+    ) async throws -> (StreamedResponse, ProductionMeter) {
         let meter = ProductionMeter()
         await serve(hundredMegabytes, on: server, meter: meter, paced: paced)
-        let response = try await URLSessionTransport().send(get("/bytes", on: server))
+        let response = try await kind.make().send(get("/bytes", on: server))
         #expect(response.statusCode == 200)
         return (response, meter)
     }
@@ -66,10 +68,12 @@ struct StreamingResponseIntegrationTests {
         }
     }
 
-    @Test("a slow reader of a 100 MB body holds at most the buffer's high-water mark in memory, and reads every byte in order")
-    func aSlowReaderHoldsABoundedBuffer() async throws {
+    @Test(
+        "a slow reader of a 100 MB body holds at most the buffer's high-water mark in memory, and reads every byte in order",
+        arguments: TransportKind.allCases)
+    func aSlowReaderHoldsABoundedBuffer(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
-            let (response, meter) = try await Self.streamHundredMegabytes(from: server)
+            let (response, meter) = try await Self.streamHundredMegabytes(from: server, through: kind)
             guard case .streamed(let source) = response.body.storage, let buffer = source as? ChunkBuffer else {
                 Issue.record("a chunked 100 MB body must be streamed, got a whole body")
                 return
@@ -95,12 +99,12 @@ struct StreamingResponseIntegrationTests {
             #expect(read == Self.hundredMegabytes)
             #expect(mismatch == nil, "first wrong byte at \(mismatch ?? -1)")
             let peak = buffer.peakBufferedBytes
-            if Exchange.canPauseTransfers {
-                // After the pause is asked for, URLSession may still hand over what it already
+            if buffer.canPause {
+                // After the pause is asked for, the transport may still hand over what it already
                 // read: allow 1 MiB on top of the high-water mark, against 100 MB without backpressure.
                 #expect(peak <= ChunkBuffer.highWater + (1 << 20), "peak buffered \(peak) bytes")
             } else {
-                // Linux: the transfer cannot pause, so the backlog went to disk and memory held
+                // corelibs URLSession: the transfer cannot pause, so the backlog went to disk and memory held
                 // no more than the high-water mark.
                 #expect(peak <= ChunkBuffer.highWater, "peak buffered \(peak) bytes")
                 #expect(buffer.spilledBytes > 10_000_000, "only \(buffer.spilledBytes) bytes went to disk")
@@ -108,19 +112,19 @@ struct StreamingResponseIntegrationTests {
         }
     }
 
-    @Test("a streamed body dropped unread stops the transfer on the server")
-    func droppingTheBodyStopsTheTransfer() async throws {
+    @Test("a streamed body dropped unread stops the transfer on the server", arguments: TransportKind.allCases)
+    func droppingTheBodyStopsTheTransfer(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
-            let meter = try await Self.streamHundredMegabytes(from: server, paced: true).1  // the response is dropped unread
+            let meter = try await Self.streamHundredMegabytes(from: server, through: kind, paced: true).1  // the response is dropped unread
             try await awaitCondition("the server stopped sending") { try await meter.released.wait() }
             #expect(meter.produced < Self.hundredMegabytes)
         }
     }
 
-    @Test("cancelling the task that reads a streamed body ends the read with .cancelled and stops the transfer")
-    func cancellingTheReaderStopsTheTransfer() async throws {
+    @Test("cancelling the task that reads a streamed body ends the read with .cancelled and stops the transfer", arguments: TransportKind.allCases)
+    func cancellingTheReaderStopsTheTransfer(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
-            let (response, meter) = try await Self.streamHundredMegabytes(from: server, paced: true)
+            let (response, meter) = try await Self.streamHundredMegabytes(from: server, through: kind, paced: true)
             let firstChunk = Latch()
             let reader = Task { () -> CourierError? in
                 do throws(CourierError) {

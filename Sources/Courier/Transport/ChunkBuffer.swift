@@ -93,7 +93,8 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
     private weak let producer: (any ChunkProducer)?
     private let highWater: Int
     private let lowWater: Int
-    private let canPause: Bool
+    /// Whether the producer honours a pause (else the backlog goes to disk).
+    let canPause: Bool
 
     /// - Parameter canPause: whether the producer honours ``ChunkProducer/pauseProducing()``;
     ///   when it does not, the backlog past `highWater` goes to a temporary file.

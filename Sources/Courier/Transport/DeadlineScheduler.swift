@@ -1,6 +1,12 @@
 import Dispatch
 import Foundation
 
+/// Something with a deadline: a request in flight, or the body of a response being read.
+protocol DeadlineExpiring: AnyObject, Sendable {
+    /// Called once, when the deadline passes.
+    func timeOut()
+}
+
 /// One timer for the deadlines of every exchange in flight.
 ///
 /// A timer source per request costs a kernel-visible timer, its cancellation and ~4 context
@@ -16,7 +22,7 @@ final class DeadlineScheduler: @unchecked Sendable {
     static let shared = DeadlineScheduler()
 
     private let lock = NSLock()
-    private var entries: [ObjectIdentifier: (deadline: DispatchTime, exchange: Exchange)] = [:]
+    private var entries: [ObjectIdentifier: (deadline: DispatchTime, exchange: any DeadlineExpiring)] = [:]
     private var armed: DispatchTime?
     private let timer: any DispatchSourceTimer
 
@@ -27,7 +33,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         timer.resume()
     }
 
-    func add(_ exchange: Exchange, at deadline: DispatchTime) {
+    func add(_ exchange: any DeadlineExpiring, at deadline: DispatchTime) {
         lock.lock()
         entries[ObjectIdentifier(exchange)] = (deadline, exchange)
         if armed.map({ deadline < $0 }) ?? true {
@@ -37,7 +43,7 @@ final class DeadlineScheduler: @unchecked Sendable {
         lock.unlock()
     }
 
-    func remove(_ exchange: Exchange) {
+    func remove(_ exchange: any DeadlineExpiring) {
         lock.lock()
         entries[ObjectIdentifier(exchange)] = nil
         lock.unlock()
@@ -45,7 +51,7 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     private func fire() {
         let now = DispatchTime.now()
-        var expired: [Exchange] = []
+        var expired: [any DeadlineExpiring] = []
         lock.lock()
         var next: DispatchTime?
         for (key, entry) in entries {

@@ -20,7 +20,7 @@ import HTTPTypesFoundation
 /// queue, the cancellation handler, the deadline scheduler and the body's reader); every access
 /// to a `var` below goes through `lock`, and the continuation is resumed exactly once, by
 /// whoever takes it out of `continuation` first.
-final class Exchange: ChunkProducer, @unchecked Sendable {
+final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// Why the task was stopped before URLSession finished it, if it was.
     enum End: Sendable { case none, cancelled, timedOut, bodyFailed(CourierError), tooLarge(limit: Int) }
 

@@ -1,0 +1,169 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Foundation
+    import HTTPTypes
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+    import NIOSSL
+
+    /// One response of an ``AsyncHTTPClientTransport`` after its head: a task that pulls the body
+    /// from async-http-client into a ``ChunkBuffer`` for the reader, under the call's deadline.
+    ///
+    /// The pull is what gives backpressure: while the buffer is full the task waits, so
+    /// async-http-client stops reading the socket. Stopping the task (the reader cancelled or
+    /// dropped the body, the deadline passed, the body grew past the limit) cancels the request
+    /// on the wire.
+    ///
+    /// `@unchecked Sendable`: mutable state is in `state`, behind its lock.
+    final class AsyncHTTPClientExchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
+        private struct State {
+            var task: Task<Void, Never>?
+            var paused = false
+            var resumeWaiter: CheckedContinuation<Void, Never>?
+            /// Why the pull was stopped from outside, if it was.
+            var stop: CourierError?
+        }
+
+        private let url: URL
+        private let maximumResponseSize: Int?
+        private let state = LockedState(State())
+        /// Written once in ``start(_:deadline:)``, before the pull starts; read by the pull and by
+        /// ``stop(_:)``.
+        private weak var buffer: ChunkBuffer?
+        /// The transport, kept alive while its response streams: it shuts its client down when it
+        /// goes, which would cut the body off.
+        private let transport: AsyncHTTPClientTransport
+
+        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?) {
+            self.transport = transport
+            self.url = url
+            self.maximumResponseSize = maximumResponseSize
+        }
+
+        /// The response for the caller: its head, and a body read by a new task.
+        /// - Throws: ``TransportFailure/Kind/responseTooLarge`` for a body announced past the
+        ///   limit (nothing of it is read).
+        func start(_ response: HTTPClientResponse, deadline: DispatchTime) throws(CourierError) -> StreamedResponse {
+            var headers = HTTPFields()
+            for header in response.headers {
+                if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
+            }
+            let encoded = response.headers.contains(name: "Content-Encoding")
+            let announced = encoded ? nil : response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            if let announced, let maximumResponseSize, announced > maximumResponseSize {
+                throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
+            }
+            let buffer = ChunkBuffer(producer: self, canPause: true)
+            self.buffer = buffer
+            DeadlineScheduler.shared.add(self, at: deadline)
+            let task = Task { await self.pull(response.body) }
+            state.withLock { $0.task = task }
+            let status = HTTPResponse.Status(code: Int(response.status.code))
+            return StreamedResponse(status: status, headers: headers, body: ResponseBody(source: buffer, expectedLength: announced), url: url)
+        }
+
+        /// Moves the body into the buffer, chunk by chunk, waiting while the buffer is full.
+        private func pull(_ body: HTTPClientResponse.Body) async {
+            var received = 0
+            var end: Result<Void, CourierError> = .success(())
+            do {
+                for try await bytes in body {
+                    guard let buffer else { break }  // the reader dropped the body
+                    received += bytes.readableBytes
+                    if let maximumResponseSize, received > maximumResponseSize {
+                        end = .failure(.transport(.responseTooLarge(limit: maximumResponseSize, url: url)))
+                        break
+                    }
+                    buffer.append(Data(bytes.readableBytesView))
+                    await waitWhilePaused()
+                    if Task.isCancelled { break }
+                }
+            } catch {
+                end = .failure(Self.failure(error, url: url))
+            }
+            DeadlineScheduler.shared.remove(self)
+            // A stop from outside (deadline, cancellation) names the reason better than the error
+            // the cancelled read threw.
+            if let stop = state.withLock({ $0.stop }) { end = .failure(stop) }
+            buffer?.finish(end)
+        }
+
+        private func waitWhilePaused() async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    let waits = state.withLock { state in
+                        guard state.paused, state.stop == nil else { return false }
+                        state.resumeWaiter = waiter
+                        return true
+                    }
+                    if !waits { waiter.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.resumeWaiter.take() }?.resume()
+            }
+        }
+
+        // MARK: ChunkProducer
+
+        func pauseProducing() {
+            state.withLock { $0.paused = true }
+        }
+
+        func resumeProducing() {
+            let waiter = state.withLock { state in
+                state.paused = false
+                return state.resumeWaiter.take()
+            }
+            waiter?.resume()
+        }
+
+        func stopProducing() {
+            stop(.cancelled)
+        }
+
+        func timeOut() {
+            stop(.transport(TransportFailure(kind: .timedOut, url: url, message: "the response body did not arrive in time")))
+        }
+
+        /// Stops the pull (and so the request) for `reason`; the first reason wins.
+        private func stop(_ reason: CourierError) {
+            let (task, waiter) = state.withLock { state in
+                if state.stop == nil { state.stop = reason }
+                return (state.task, state.resumeWaiter.take())
+            }
+            waiter?.resume()
+            task?.cancel()
+            if case .transport = reason { buffer?.finish(.failure(reason)) }
+        }
+
+        /// What an async-http-client error means for Courier.
+        static func failure(_ error: any Error, url: URL) -> CourierError {
+            if let error = error as? CourierError { return error }
+            if error is CancellationError { return .cancelled }
+            func transport(_ kind: TransportFailure.Kind) -> CourierError {
+                .transport(TransportFailure(kind: kind, url: url, message: String(describing: error)))
+            }
+            if let error = error as? HTTPClientError {
+                switch error {
+                case .cancelled: return .cancelled
+                case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
+                    return transport(.timedOut)
+                case .remoteConnectionClosed: return transport(.connectionLost)
+                default: return transport(.other)
+                }
+            }
+            if error is ChannelError || error is IOError || error is NIOConnectionError { return transport(.cannotConnect) }
+            if error is NIOSSLError { return transport(.secureConnectionFailed) }
+            return transport(.other)
+        }
+    }
+
+    extension Optional {
+        /// The value, leaving `nil` behind.
+        fileprivate mutating func take() -> Wrapped? {
+            defer { self = nil }
+            return self
+        }
+    }
+#endif

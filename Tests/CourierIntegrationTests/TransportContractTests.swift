@@ -1,0 +1,214 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+/// The transports Courier ships, for tests that must hold on each of them.
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case urlSession
+    #if AsyncHTTPClient
+        case asyncHTTPClient
+    #endif
+
+    /// A new transport of this kind, with its own connection pool.
+    func make() -> any Transport {
+        switch self {
+        case .urlSession: URLSessionTransport()
+        #if AsyncHTTPClient
+            case .asyncHTTPClient: AsyncHTTPClientTransport()
+        #endif
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// One contract for every transport: the same requests against the same real server must end
+/// the same way, so that a difference between transports is a failing test, not a surprise.
+@Suite("Transport contract", .timeLimit(.minutes(2)))
+struct TransportContractTests {
+    static func client(_ kind: TransportKind, timeout: Duration = .seconds(30), limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
+        Client(configuration: Configuration(transport: kind.make(), timeout: timeout, maximumResponseSize: limit))
+    }
+
+    struct Item: Codable, Equatable, Sendable {
+        var id: Int
+        var name: String
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aJSONBodyIsDecodedAndAnErrorStatusKeepsItsBody(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("GET /item") { _ in
+                FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(#"{"id":7,"name":"seven"}"#.utf8))
+            }
+            await server.route("GET /missing") { _ in
+                FlyingFox.HTTPResponse(statusCode: .notFound, headers: [.contentType: "text/plain"], body: Data("no such item".utf8))
+            }
+            let client = Self.client(kind)
+            #expect(try await client.enqueue(server.endpoint("/item")).resume(expecting: Item.self) == Item(id: 7, name: "seven"))
+            guard case .failure(.response(let response)) = await client.enqueue(try server.endpoint("/missing")).result() else {
+                Issue.record("expected .response")
+                return
+            }
+            #expect(response.statusCode == 404)
+            #expect(response.body == Data("no such item".utf8))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func requestBodiesArriveWholeInMemoryAndStreamed(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("POST /echo") { request in
+                let body = try await request.bodyData
+                return FlyingFox.HTTPResponse(
+                    statusCode: .ok, headers: [HTTPHeader("X-Length"): request.headers[.contentLength] ?? "none"], body: body)
+            }
+            let client = Self.client(kind)
+            let payload = Data((0..<300_000).map { UInt8($0 % 253) })
+            let inMemory = try await client.enqueue(
+                server.endpoint("/echo").with {
+                    $0.method = .post; $0.body = .data(payload)
+                }
+            ).resume()
+            #expect(inMemory.body == payload)
+            let chunks = AsyncStream<Data> { continuation in
+                for start in stride(from: 0, to: payload.count, by: 7_000) {
+                    continuation.yield(payload[start..<min(start + 7_000, payload.count)])
+                }
+                continuation.finish()
+            }
+            let streamed = try await client.enqueue(
+                server.endpoint("/echo").with {
+                    $0.method = .post
+                    $0.body = .stream(BodyStream(chunks, length: Int64(payload.count)), contentType: "application/octet-stream")
+                }
+            ).resume()
+            #expect(streamed.body == payload)
+            #expect(streamed.headerValue(for: "X-Length") == String(payload.count))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aServerThatDoesNotAnswerInTimeEndsTimedOut(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("GET /slow") { _ in
+                try await Task.sleep(for: .seconds(60))  // cancelled when the server stops
+                return FlyingFox.HTTPResponse(statusCode: .ok)
+            }
+            let started = ContinuousClock.now
+            let result = await Self.client(kind, timeout: .milliseconds(300)).enqueue(try server.endpoint("/slow")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .timedOut else {
+                Issue.record("expected timedOut, got \(result)")
+                return
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(300))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aBodyThatStallsAfterTheHeadEndsTimedOut(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let probe = StreamProbe()
+            await server.route("GET /stall") { _ in
+                FlyingFox.HTTPResponse(
+                    statusCode: .ok, headers: [.contentType: "application/octet-stream"],
+                    body: HTTPBodySequence(from: EndlessBody(probe: probe), suggestedBufferSize: 1024))
+            }
+            // An endless body, 1 KiB every 20 ms: the call's deadline must end it.
+            let result = await Self.client(kind, timeout: .milliseconds(400)).enqueue(try server.endpoint("/stall")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .timedOut else {
+                Issue.record("expected timedOut, got \(result)")
+                return
+            }
+            try await awaitCondition("the server stopped sending") { try await probe.released.wait() }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheCallStopsTheRequestOnTheWire(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let probe = StreamProbe()
+            await server.route("GET /stream") { _ in
+                FlyingFox.HTTPResponse(
+                    statusCode: .ok, headers: [.contentType: "application/octet-stream"],
+                    body: HTTPBodySequence(from: EndlessBody(probe: probe), suggestedBufferSize: 1024))
+            }
+            let call = Self.client(kind).enqueue(try server.endpoint("/stream"))
+            let task = Task { await call.result() }
+            try await awaitCondition("the server started streaming") { try await probe.firstChunk.wait() }
+            task.cancel()
+            guard case .failure(.cancelled) = await task.value else {
+                Issue.record("expected .cancelled")
+                return
+            }
+            try await awaitCondition("the server saw the client go") { try await probe.released.wait() }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aHundredMegabytesStopAtTheLimit(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let meter = ProductionMeter()
+            await StreamingResponseIntegrationTests.serve(StreamingResponseIntegrationTests.hundredMegabytes, on: server, meter: meter)
+            let result = await Self.client(kind, limit: 1 << 20).enqueue(try server.endpoint("/bytes")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .responseTooLarge else {
+                Issue.record("expected responseTooLarge, got \(result)")
+                return
+            }
+            try await awaitCondition("the server stopped sending") { try await meter.released.wait() }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aGzipBodyIsDecodedAndCountedAfterDecoding(_ kind: TransportKind) async throws {
+        let size = 1 + 258 * 4_064
+        let body = GzipZeros.make(count: size)
+        try await TestServer.run { server in
+            await server.route("GET /zeros") { _ in
+                FlyingFox.HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Encoding"): "gzip"], body: body)
+            }
+            #expect(try await Self.client(kind, limit: size).enqueue(server.endpoint("/zeros")).resume().body == Data(count: size))
+            let result = await Self.client(kind, limit: size - 1).enqueue(try server.endpoint("/zeros")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .responseTooLarge else {
+                Issue.record("expected responseTooLarge, got \(result)")
+                return
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func nothingListeningIsCannotConnect(_ kind: TransportKind) async throws {
+        let port = try await TestServer.run { server in server.port }  // stopped: nothing listens there now
+        let endpoint = TestEndpoint(baseURL: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), path: try URLPath("/"))
+        let result = await Self.client(kind).enqueue(endpoint).result()
+        guard case .failure(.transport(let failure)) = result else {
+            Issue.record("expected a transport failure, got \(result)")
+            return
+        }
+        #expect(failure.kind == .cannotConnect)
+    }
+
+    @Test("200 concurrent calls on one client each get their own response", arguments: TransportKind.allCases)
+    func concurrentCallsGetTheirOwnResponses(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("GET /echo/*") { request in
+                FlyingFox.HTTPResponse(statusCode: .ok, body: Data(request.path.utf8))
+            }
+            let client = Self.client(kind)
+            let mismatches = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let body = try await client.enqueue(server.endpoint("/echo/\(index)")).resume().body
+                        return body == Data("/echo/\(index)".utf8)
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+            }
+            #expect(mismatches == 0)
+        }
+    }
+}
