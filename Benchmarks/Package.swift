@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Counts allocations per call in `--overhead` (preloaded by the benchmark itself).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
@@ -25,6 +27,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),

@@ -53,8 +53,8 @@ struct RedirectIntegrationTests {
 
     // MARK: - Cross-origin
 
-    @Test(arguments: [301, 302, 303, 307, 308])
-    func aCrossOriginRedirectDropsAuthorizationAndCookie(code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [301, 302, 303, 307, 308])
+    func aCrossOriginRedirectDropsAuthorizationAndCookie(_ kind: TransportKind, code: Int) async throws {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let atA = Recorder<ReceivedRequest>()
@@ -67,7 +67,7 @@ struct RedirectIntegrationTests {
                 await Self.land(on: b, at: "GET /landing", body: "from-b", recorder: atB)
 
                 let endpoint = try a.endpoint("/start").with { $0.headerItems = Self.credentials }
-                let response = try await a.client().enqueue(endpoint).resume()
+                let response = try await a.client(kind).enqueue(endpoint).resume()
 
                 #expect(response.statusCode == 200)
                 #expect(response.body == Data("from-b".utf8))
@@ -86,8 +86,8 @@ struct RedirectIntegrationTests {
     /// not. On Linux, URLSession would send the redirected request with an empty body (measured:
     /// `POST`, the original `Content-Type`, `Content-Length: 0`), so Courier does not follow it:
     /// the 307/308, with its `Location`, is the response, and nothing reaches the other server.
-    @Test(arguments: [307, 308])
-    func aCrossOriginRedirectThatRepeatsTheBodyNeverSendsAuthorization(code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [307, 308])
+    func aCrossOriginRedirectThatRepeatsTheBodyNeverSendsAuthorization(_ kind: TransportKind, code: Int) async throws {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let atB = Recorder<ReceivedRequest>()
@@ -101,10 +101,10 @@ struct RedirectIntegrationTests {
                     $0.headerItems = Self.credentials
                     $0.body = .data(payload, contentType: "application/json")
                 }
-                let result = await a.client().enqueue(endpoint).result()
+                let result = await a.client(kind).enqueue(endpoint).result()
 
                 let landed = await atB.values
-                #if canImport(FoundationNetworking)
+                if kind.dropsRedirectedBodies {
                     guard case .failure(.response(let response)) = result else {
                         Issue.record("expected the \(code) as the response, got \(result)")
                         return
@@ -112,21 +112,21 @@ struct RedirectIntegrationTests {
                     #expect(response.statusCode == code)
                     #expect(response.headerValue(for: "Location") == target)
                     #expect(landed.isEmpty)
-                #else
+                } else {
                     #expect(try result.get().body == Data("created-at-b".utf8))
                     #expect(landed.count == 1)
                     #expect(landed.first?.method == "POST")
                     #expect(landed.first?.body == payload)
                     #expect(landed.first?.header("Content-Type") == "application/json")
                     Self.expectNoCredentials(landed.first)
-                #endif
+                }
             }
         }
     }
 
     /// 301, 302 and 303 turn a POST into a GET without a body: followed, without credentials.
-    @Test(arguments: [301, 302, 303])
-    func aCrossOriginRedirectOfAPostThatBecomesAGetIsFollowedWithoutCredentials(code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [301, 302, 303])
+    func aCrossOriginRedirectOfAPostThatBecomesAGetIsFollowedWithoutCredentials(_ kind: TransportKind, code: Int) async throws {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let atB = Recorder<ReceivedRequest>()
@@ -139,7 +139,7 @@ struct RedirectIntegrationTests {
                     $0.headerItems = Self.credentials
                     $0.body = .data(Data("order".utf8), contentType: "text/plain")
                 }
-                let response = try await a.client().enqueue(endpoint).resume()
+                let response = try await a.client(kind).enqueue(endpoint).resume()
 
                 #expect(response.body == Data("receipt".utf8))
                 let landed = await atB.values
@@ -153,7 +153,8 @@ struct RedirectIntegrationTests {
 
     /// A → B → A: the credentials dropped on the way to B are not put back on the way home, where
     /// B chose the path and query (a confused deputy otherwise).
-    @Test func credentialsDroppedOnceStayDroppedWhenTheChainReturnsToTheOrigin() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func credentialsDroppedOnceStayDroppedWhenTheChainReturnsToTheOrigin(_ kind: TransportKind) async throws {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let atB = Recorder<ReceivedRequest>()
@@ -168,7 +169,7 @@ struct RedirectIntegrationTests {
                 await Self.land(on: a, at: "GET /admin/delete-everything", body: "home", recorder: atHome)
 
                 let endpoint = try a.endpoint("/start").with { $0.headerItems = Self.credentials }
-                let response = try await a.client().enqueue(endpoint).resume()
+                let response = try await a.client(kind).enqueue(endpoint).resume()
 
                 #expect(response.body == Data("home".utf8))
                 Self.expectNoCredentials(await atB.values.first)
@@ -178,7 +179,8 @@ struct RedirectIntegrationTests {
     }
 
     /// A → A → B: the same-origin hop keeps the credentials, the hop that leaves drops them.
-    @Test func aChainKeepsCredentialsUntilItLeavesTheOrigin() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aChainKeepsCredentialsUntilItLeavesTheOrigin(_ kind: TransportKind) async throws {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let atSecond = Recorder<ReceivedRequest>()
@@ -192,7 +194,7 @@ struct RedirectIntegrationTests {
                 await Self.land(on: b, at: "GET /landing", body: "from-b", recorder: atB)
 
                 let endpoint = try a.endpoint("/start").with { $0.headerItems = Self.credentials }
-                let response = try await a.client().enqueue(endpoint).resume()
+                let response = try await a.client(kind).enqueue(endpoint).resume()
 
                 #expect(response.body == Data("from-b".utf8))
                 Self.expectCredentials(await atSecond.values.first)
@@ -202,7 +204,8 @@ struct RedirectIntegrationTests {
     }
 
     /// `localhost` and `127.0.0.1` name the same machine but are different origins.
-    @Test func anotherHostNameForTheSameServerIsAnotherOrigin() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func anotherHostNameForTheSameServerIsAnotherOrigin(_ kind: TransportKind) async throws {
         try await TestServer.run { a in
             let atLocalhost = Recorder<ReceivedRequest>()
             let target = "http://localhost:\(a.port)/landing"
@@ -210,7 +213,7 @@ struct RedirectIntegrationTests {
             await Self.land(on: a, at: "GET /landing", body: "landed", recorder: atLocalhost)
 
             let endpoint = try a.endpoint("/start").with { $0.headerItems = Self.credentials }
-            let result = await a.client().enqueue(endpoint).result()
+            let result = await a.client(kind).enqueue(endpoint).result()
 
             // `localhost` may resolve to ::1 first, where nothing listens; libcurl then tries
             // 127.0.0.1. Either way, whatever reached the server carried no credentials.
@@ -225,15 +228,15 @@ struct RedirectIntegrationTests {
 
     // MARK: - Same origin
 
-    @Test(arguments: [301, 302, 303, 307, 308])
-    func aSameOriginRedirectKeepsAuthorizationAndCookie(code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [301, 302, 303, 307, 308])
+    func aSameOriginRedirectKeepsAuthorizationAndCookie(_ kind: TransportKind, code: Int) async throws {
         try await TestServer.run { a in
             let atOther = Recorder<ReceivedRequest>()
             let absolute = a.url("/other")
             await a.route("GET /absolute") { _ in Self.redirect(code, to: absolute) }
             await a.route("GET /relative") { _ in Self.redirect(code, to: "/other") }
             await Self.land(on: a, at: "GET /other", body: "other", recorder: atOther)
-            let client = a.client()
+            let client = a.client(kind)
 
             for path in ["/absolute", "/relative"] {
                 let endpoint = try a.endpoint(path).with { $0.headerItems = Self.credentials }
@@ -251,8 +254,8 @@ struct RedirectIntegrationTests {
 
     /// Same origin, credentials kept; on Linux a 307 that would repeat the body is not followed
     /// (URLSession would send it empty), on Apple platforms the body is sent again.
-    @Test(arguments: [307, 308])
-    func aSameOriginRedirectThatRepeatsTheBodyKeepsCredentials(code: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [307, 308])
+    func aSameOriginRedirectThatRepeatsTheBodyKeepsCredentials(_ kind: TransportKind, code: Int) async throws {
         try await TestServer.run { a in
             let atNew = Recorder<ReceivedRequest>()
             await a.route("PUT /old") { _ in Self.redirect(code, to: "/new") }
@@ -264,10 +267,10 @@ struct RedirectIntegrationTests {
                 $0.headerItems = Self.credentials
                 $0.body = .data(payload, contentType: "text/plain")
             }
-            let result = await a.client().enqueue(endpoint).result()
+            let result = await a.client(kind).enqueue(endpoint).result()
 
             let landed = await atNew.values
-            #if canImport(FoundationNetworking)
+            if kind.dropsRedirectedBodies {
                 guard case .failure(.response(let response)) = result else {
                     Issue.record("expected the \(code) as the response, got \(result)")
                     return
@@ -275,16 +278,33 @@ struct RedirectIntegrationTests {
                 #expect(response.statusCode == code)
                 #expect(response.headerValue(for: "Location") == "/new")
                 #expect(landed.isEmpty)
-            #else
+            } else {
                 #expect(try result.get().body == Data("stored".utf8))
                 #expect(landed.first?.body == payload)
                 Self.expectCredentials(landed.first)
-            #endif
+            }
         }
     }
 }
 
+extension TransportKind {
+    /// Whether the transport sends a redirected 307/308 without its body, so that Courier does
+    /// not follow it: corelibs URLSession on Linux (see `RedirectPolicy.urlSessionDropsRedirectedBodies`).
+    var dropsRedirectedBodies: Bool {
+        #if canImport(FoundationNetworking)
+            self == .urlSession
+        #else
+            false
+        #endif
+    }
+}
+
 extension TestServer {
+    /// A client over a new transport of `kind`.
+    nonisolated func client(_ kind: TransportKind, timeout: Duration = .seconds(30)) -> Client {
+        Client(configuration: Configuration(transport: kind.make(), timeout: timeout))
+    }
+
     /// `http://127.0.0.1:<port><path>`, e.g. for a `Location` header.
     nonisolated func url(_ path: String) -> String {
         "http://127.0.0.1:\(port)\(path)"

@@ -21,7 +21,7 @@ struct CourierBench {
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
-            "raw-delegate-nocache", "courier-bearer",
+            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc",
         ]
 
         static let usage = """
@@ -46,6 +46,9 @@ struct CourierBench {
                                raw-delegate-nocache  raw-delegate with urlCache = nil
                                courier-bearer   Courier signing with a bearer token (compare with
                                                 --baseline courier for the cost of authorization)
+                               raw-ahc          async-http-client's HTTPClient.execute, no Courier
+                               courier-ahc      Courier over AsyncHTTPClientTransport (compare with
+                                                --baseline raw-ahc)
                                A single client (e.g. --clients courier) suits a profiler.
               --baseline C     the client the others are compared with (default raw)
               --auth-burst N   instead of the modes: N concurrent calls with an expired token
@@ -183,6 +186,8 @@ struct CourierBench {
             case "raw-nocache": clients.append(RawClient(port: server.port, cache: false))
             case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
             case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
+            case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
+            case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
             default: throw BenchError("unknown client \(name)")
             }
         }

@@ -24,8 +24,12 @@
     /// connection pool. A transport you create shuts its client down when the last reference to it
     /// goes (a response still streaming keeps it).
     ///
-    /// Not yet: following redirects (a 3xx is returned as the response), TLS pinning and client
-    /// certificates, proxies.
+    /// Redirects are followed by Courier, with the same policy as ``URLSessionTransport``: secret
+    /// headers never go to another origin, `https` never goes to `http`, a 307/308 sends its body
+    /// again when it can (a single-use stream cannot: the 3xx is then the response), and the
+    /// response reports the URL it came from. The call's deadline covers every hop.
+    ///
+    /// Not yet: TLS pinning and client certificates, proxies, HTTP/2 settings.
     public final class AsyncHTTPClientTransport: Transport {
         /// The client requests go through.
         let client: HTTPClient
@@ -67,17 +71,57 @@
         ///   request body's own error when it fails.
         public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
             if Task.isCancelled { throw .cancelled }
-            let url = request.url
             let deadline = DispatchTime.now() + request.timeout.timeInterval
-            let exchange = AsyncHTTPClientExchange(transport: self, url: url, maximumResponseSize: request.maximumResponseSize)
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(
-                    Self.request(for: request), deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
-            } catch {
-                throw AsyncHTTPClientExchange.failure(error, url: url)
+            var current = request
+            var redirects = 0
+            while true {
+                let url = current.url
+                let response: HTTPClientResponse
+                do {
+                    response = try await client.execute(
+                        Self.request(for: current), deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
+                } catch {
+                    throw AsyncHTTPClientExchange.failure(error, url: url)
+                }
+                guard let next = Self.redirect(after: response, to: current, original: request) else {
+                    let exchange = AsyncHTTPClientExchange(transport: self, url: url, maximumResponseSize: request.maximumResponseSize)
+                    return try exchange.start(response, deadline: deadline)
+                }
+                // The 3xx's body is not read: dropping it ends that exchange.
+                redirects += 1
+                if redirects > RedirectPolicy.maximumRedirects {
+                    throw .transport(TransportFailure(URLError(.httpTooManyRedirects), url: url))
+                }
+                current = next
             }
-            return try exchange.start(response, deadline: deadline)
+        }
+
+        /// The request that follows `response` to `request`, under Courier's one redirect policy
+        /// (``RedirectPolicy``), or `nil` when the response is the answer: not a redirect, no
+        /// usable `Location`, a downgrade from `https`, or a body that would have to be sent
+        /// again and cannot be.
+        ///
+        /// async-http-client follows nothing itself (its own following strips only four headers
+        /// and follows `https` → `http`).
+        static func redirect(after response: HTTPClientResponse, to request: TransportRequest, original: TransportRequest) -> TransportRequest? {
+            let status = Int(response.status.code)
+            guard RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
+                let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+                RedirectPolicy.allowsFollowing(from: request.url, to: target)
+            else { return nil }
+            var next = request
+            next.url = target
+            if RedirectPolicy.becomesGet(status: status, method: request.head.method.rawValue) {
+                next.head.method = .get
+                next.body = nil
+                next.head.headerFields[.contentType] = nil
+            } else if let body = request.body, !body.isReplayable {
+                return nil  // 307/308 (or 301/302 of a PUT) must send the body again, and it is gone
+            }
+            if !RedirectPolicy.keepsCredentials(to: target, original: original.url, previous: request.url) {
+                next.head.headerFields = RedirectPolicy.stripped(next.head.headerFields, redaction: request.redaction)
+            }
+            return next
         }
 
         /// The async-http-client request for `request`.

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationNetworking)
     import Foundation
     import FoundationNetworking
@@ -51,14 +53,43 @@ enum RedirectPolicy {
         _ new: URLRequest, after original: URLRequest?, from previous: URL? = nil,
         redaction: Redaction = .default
     ) -> URLRequest {
-        guard let newURL = new.url, let originalURL = original?.url,
-            let target = Origin(newURL), target == Origin(originalURL),
-            previous.map({ Origin($0) == target }) ?? true
-        else {
-            return stripped(new, redaction: redaction)
-        }
-        return new
+        keepsCredentials(to: new.url, original: original?.url, previous: previous) ? new : stripped(new, redaction: redaction)
     }
+
+    /// Whether a redirected request to `new` may keep the credentials of the request the caller
+    /// sent to `original`: only when both, and the hop that answered with the redirect
+    /// (`previous`, when known), share one origin.
+    static func keepsCredentials(to new: URL?, original: URL?, previous: URL?) -> Bool {
+        guard let new, let original, let target = Origin(new), target == Origin(original) else { return false }
+        return previous.map { Origin($0) == target } ?? true
+    }
+
+    /// `fields` without ``strippedHeaders`` and without the headers `redaction` treats as secret.
+    static func stripped(_ fields: HTTPFields, redaction: Redaction = .default) -> HTTPFields {
+        HTTPFields(
+            fields.filter { field in
+                !strippedHeaders.contains(field.name.canonicalName) && !redaction.isSecret(headerName: field.name.rawName)
+            })
+    }
+
+    /// The statuses that redirect: 301, 302, 303, 307, 308 (300 and 304 are answers).
+    static func isRedirect(_ status: Int) -> Bool {
+        [301, 302, 303, 307, 308].contains(status)
+    }
+
+    /// Whether following `status` for `method` turns the request into a body-less `GET`
+    /// (RFC 9110 §15.4: 303 always, except for HEAD; 301 and 302 for POST, as browsers and
+    /// URLSession do).
+    static func becomesGet(status: Int, method: String) -> Bool {
+        switch status {
+        case 303: method != "HEAD"
+        case 301, 302: method == "POST"
+        default: false
+        }
+    }
+
+    /// The most redirects one call follows.
+    static let maximumRedirects = 10
 
     /// Whether a redirect from `previous` to `new` may be followed at all: never from `https` to
     /// anything else (a downgrade exposes the request, and whatever the server put in `Location`,

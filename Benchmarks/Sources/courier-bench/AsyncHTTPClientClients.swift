@@ -1,0 +1,49 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+
+/// What a server-side application writes without Courier: async-http-client's
+/// `HTTPClient.execute`, the body collected, a status check and `JSONDecoder`, on a client of its
+/// own configured like Courier's (no redirects followed, gzip decoded).
+final class RawAsyncHTTPClient: BenchClient {
+    let label = "raw-ahc"
+    let client: HTTPClient
+    let url: String
+    let decoder = JSONDecoder()
+
+    init(port: Int) {
+        client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none)))
+        url = "http://127.0.0.1:\(port)\(Payload.path)"
+    }
+
+    deinit {
+        let client = client
+        Task { try? await client.shutdown() }
+    }
+
+    func fetch() async throws -> Item {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        guard response.status == .ok else { throw BenchError("raw-ahc: status \(response.status)") }
+        let body = try await response.body.collect(upTo: 32 << 20)
+        return try decoder.decode(Item.self, from: Data(body.readableBytesView))
+    }
+}
+
+/// Courier over ``AsyncHTTPClientTransport``, a transport of its own.
+struct CourierAsyncHTTPClient: BenchClient {
+    let label = "courier-ahc"
+    let client: Client
+    let endpoint: GetItem
+
+    init(port: Int) throws {
+        client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
+        endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port))
+    }
+
+    func fetch() async throws -> Item {
+        try await client.enqueue(endpoint).resume(expecting: Item.self)
+    }
+}
