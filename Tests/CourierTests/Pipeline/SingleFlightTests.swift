@@ -1,0 +1,181 @@
+import Testing
+
+@testable import Courier
+
+/// The single-flight state machine driven by hand, one interleaving per test. Waiters are plain
+/// strings: what the machine hands back is exactly what the test expects to resume, and nothing
+/// is resumed by the machine itself.
+@Suite("SingleFlight: the single-flight state machine")
+struct SingleFlightTests {
+    /// How a caller enters: `register` (starts a run when idle) or `join` (only joins one).
+    enum Entry: String, CaseIterable, CustomTestStringConvertible {
+        case register, join
+        var testDescription: String { rawValue }
+    }
+
+    /// Registers `waiter` the way `entry` says, and names the answer.
+    private static func enter(_ flight: inout SingleFlight<String>, _ waiter: String, id: SingleFlight<String>.ID, by entry: Entry) -> String {
+        switch entry {
+        case .register: "\(flight.register(waiter, id: id))"
+        case .join: "\(flight.join(waiter, id: id))"
+        }
+    }
+
+    @Test func theFirstRegistrationStartsTheRunAndLaterOnesJoinIt() {
+        var flight = SingleFlight<String>()
+        #expect(flight.isRunning == false)
+        #expect(flight.register("a", id: flight.makeID()) == .startRun)
+        #expect(flight.isRunning)
+        #expect(flight.register("b", id: flight.makeID()) == .joinedRun)
+        #expect(flight.join("c", id: flight.makeID()) == .joined)
+        #expect(flight.waiterCount == 3)
+
+        #expect(flight.finish() == ["a", "b", "c"])
+        #expect(flight.isRunning == false)
+        #expect(flight.waiterCount == 0)
+    }
+
+    @Test(arguments: Entry.allCases)
+    func cancelBeforeRegisterResumesAtRegistration(entry: Entry) {
+        var flight = SingleFlight<String>()
+        let id = flight.makeID()
+        #expect(flight.cancel(id) == nil, "nothing to resume yet: the caller is not registered")
+        #expect(flight.pendingCancellationCount == 1)
+
+        #expect(Self.enter(&flight, "a", id: id, by: entry) == "cancelled")
+        #expect(flight.waiterCount == 0)
+        #expect(flight.isRunning == false, "a caller turned away starts no run")
+        #expect(flight.pendingCancellationCount == 0)
+        #expect(flight.unregisteredCount == 0)
+    }
+
+    @Test func aCancellationBeforeJoiningWinsOverARunThatEndedMeanwhile() {
+        var flight = SingleFlight<String>()
+        #expect(flight.startRun() == true)
+        let id = flight.makeID()
+        #expect(flight.cancel(id) == nil)
+        #expect(flight.finish().isEmpty)
+        // Cancelled, not "no run in flight, go on": the caller's task is cancelled.
+        #expect(flight.join("a", id: id) == .cancelled)
+    }
+
+    @Test(arguments: Entry.allCases)
+    func cancelAfterReleaseIsANoOpAndRemembersNothing(entry: Entry) {
+        var flight = SingleFlight<String>()
+        #expect(flight.startRun() == true)
+        let id = flight.makeID()
+        _ = Self.enter(&flight, "a", id: id, by: entry)
+        #expect(flight.finish() == ["a"])
+
+        #expect(flight.cancel(id) == nil, "the cancellation lost the race with the release")
+        #expect(flight.pendingCancellationCount == 0)
+        #expect(flight.unregisteredCount == 0)
+        #expect(flight.register("b", id: flight.makeID()) == .startRun)
+    }
+
+    @Test func aCancellationForAnIDNeverHandedOutIsNotRemembered() {
+        var flight = SingleFlight<String>()
+        #expect(flight.cancel(41) == nil)
+        #expect(flight.pendingCancellationCount == 0)
+        #expect(flight.unregisteredCount == 0)
+    }
+
+    @Test(arguments: 0..<5)
+    func cancellingOneWaiterLeavesTheOthers(leaving: Int) {
+        var flight = SingleFlight<String>()
+        let names = (0..<5).map { "w\($0)" }
+        var ids: [SingleFlight<String>.ID] = []
+        for name in names {
+            let id = flight.makeID()
+            _ = flight.register(name, id: id)
+            ids.append(id)
+        }
+
+        #expect(flight.cancel(ids[leaving]) == names[leaving])
+        #expect(flight.cancel(ids[leaving]) == nil, "handed back once")
+        #expect(flight.isRunning, "the run goes on for the others")
+        #expect(flight.waiterCount == 4)
+        #expect(flight.finish() == names.filter { $0 != names[leaving] })
+    }
+
+    @Test func theRunGoesOnWhenEveryWaiterHasLeftAndALaterCallerJoinsIt() {
+        var flight = SingleFlight<String>()
+        let first = flight.makeID()
+        #expect(flight.register("a", id: first) == .startRun)
+        #expect(flight.cancel(first) == "a")
+        #expect(flight.isRunning)
+
+        #expect(flight.register("b", id: flight.makeID()) == .joinedRun)
+        #expect(flight.finish() == ["b"])
+    }
+
+    @Test func aFailureWhileWaitersArriveReleasesThoseRegisteredAndTheNextArrivalStartsANewRun() {
+        var flight = SingleFlight<String>()
+        #expect(flight.register("a", id: flight.makeID()) == .startRun)
+        let arriving = flight.makeID()  // has its id, not registered yet when the run fails
+        #expect(flight.register("b", id: flight.makeID()) == .joinedRun)
+
+        // The run failed: the owner resumes exactly these with the failure.
+        #expect(flight.finish() == ["a", "b"])
+
+        // The failure is not remembered: the caller still on its way in starts the next run.
+        #expect(flight.register("c", id: arriving) == .startRun)
+        #expect(flight.register("d", id: flight.makeID()) == .joinedRun)
+        #expect(flight.finish() == ["c", "d"])
+        #expect(flight.unregisteredCount == 0)
+    }
+
+    @Test(
+        "waiters are released in arrival order (the order of their ids), whatever order they registered in",
+        arguments: [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]])
+    func waitersAreReleasedInArrivalOrder(registrationOrder: [Int]) {
+        var flight = SingleFlight<String>()
+        let ids = (0..<4).map { _ in flight.makeID() }
+        for index in registrationOrder {
+            _ = flight.register("w\(index)", id: ids[index])
+        }
+        #expect(flight.waiterIDs == ids)
+        #expect(flight.finish() == ["w0", "w1", "w2", "w3"])
+    }
+
+    @Test(arguments: [1, 10, 1_000])
+    func cancellationsRememberedBeforeRegistrationAreBoundedAndEmptiedOnceRegistered(count: Int) {
+        var flight = SingleFlight<String>()
+        let ids = (0..<count).map { _ in flight.makeID() }
+        for id in ids { #expect(flight.cancel(id) == nil) }
+        // Cancelling again remembers nothing more.
+        for id in ids { _ = flight.cancel(id) }
+        #expect(flight.pendingCancellationCount == count)
+
+        for id in ids { #expect(flight.register("w\(id)", id: id) == .cancelled) }
+        #expect(flight.pendingCancellationCount == 0)
+        #expect(flight.unregisteredCount == 0)
+        #expect(flight.waiterCount == 0)
+        // Late cancellations of callers that were turned away leave nothing behind either.
+        for id in ids { #expect(flight.cancel(id) == nil) }
+        #expect(flight.pendingCancellationCount == 0)
+    }
+
+    @Test func joiningWithoutARunInFlightGoesOnAtOnceAndRegistersNothing() {
+        var flight = SingleFlight<String>()
+        #expect(flight.join("a", id: flight.makeID()) == .noRunInFlight)
+        #expect(flight.waiterCount == 0)
+        #expect(flight.unregisteredCount == 0)
+        #expect(flight.isRunning == false)
+    }
+
+    @Test func startRunRefusesASecondRunInFlight() {
+        var flight = SingleFlight<String>()
+        #expect(flight.startRun() == true)
+        #expect(flight.startRun() == false)
+        #expect(flight.register("a", id: flight.makeID()) == .joinedRun)
+        #expect(flight.finish() == ["a"])
+        #expect(flight.startRun() == true)
+    }
+
+    @Test func idsIncrease() {
+        var flight = SingleFlight<String>()
+        let ids = (0..<100).map { _ in flight.makeID() }
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count)
+    }
+}
