@@ -179,3 +179,28 @@ struct SingleFlightTests {
         #expect(ids == ids.sorted() && Set(ids).count == ids.count)
     }
 }
+
+@Suite("ConstraintGate: cancellation through the single-flight machine")
+struct ConstraintGateCancellationTests {
+    @Test func aWaiterCancelledBeforeRegisteringIsTurnedAwayAndStartsNoRun() {
+        var gate = ConstraintGate<String>()
+        let id = gate.makeWaiterID()
+        #expect(gate.removeWaiter(id) == nil)
+        #expect(gate.addWaiter("a", id: id) == .cancelled)
+        #expect(gate.isRunning == false)
+        #expect(gate.mayCheckBeforeWaiting)
+        // The next caller starts the run.
+        #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == .start(.init(checksFirst: true)))
+    }
+
+    @Test func aTimedOutWaiterIsHandedBackOnceAndTheRunReleasesTheRest() {
+        var gate = ConstraintGate<String>()
+        let early = gate.makeWaiterID()
+        _ = gate.addWaiter("early", id: early)
+        _ = gate.addWaiter("late", id: gate.makeWaiterID())
+        #expect(gate.removeWaiter(early) == "early")  // its timer fired
+        #expect(gate.removeWaiter(early) == nil)  // its cancellation came after: nothing to do
+        #expect(gate.finishRun(succeeded: true) == ["late"])
+        #expect(gate.unregisteredCount == 0)
+    }
+}
