@@ -204,3 +204,127 @@ struct ConstraintGateCancellationTests {
         #expect(gate.unregisteredCount == 0)
     }
 }
+
+@Suite("PauseGate: pause and drain, interleaving by interleaving")
+struct PauseGateTests {
+    typealias PlainGate = PauseGate<String, String>
+
+    /// The id a call arriving while the gate is paused is held under.
+    private static func arriveHeld(_ gate: inout PlainGate) -> UInt64? {
+        guard case .mustHold(let id) = gate.arrive() else { return nil }
+        return id
+    }
+
+    @Test func anExclusiveActionRunsAtOnceWhenNothingIsInFlight() {
+        var gate = PlainGate()
+        #expect(gate.requestExclusive("A") == "A")
+        #expect(gate.isPaused)
+        #expect(gate.awaitDrain("A") == "A")
+        #expect(gate.finishExclusive() == .admit([]))
+        #expect(gate.isPaused == false)
+    }
+
+    @Test func theExclusiveActionWaitsForTheLastCallInFlight() {
+        var gate = PlainGate()
+        #expect(gate.arrive() == .admitted)
+        #expect(gate.arrive() == .admitted)
+        #expect(gate.requestExclusive("A") == "A")
+        #expect(gate.awaitDrain("A") == nil)
+        #expect(gate.depart() == nil)
+        #expect(gate.depart() == "A")
+        #expect(gate.inFlight == 0)
+    }
+
+    @Test func nestedExclusiveActionsQueueBehindTheRunningOneAndHeldCallsGoOnlyAfterTheLast() throws {
+        var gate = PlainGate()
+        #expect(gate.requestExclusive("A") == "A")
+        #expect(gate.awaitDrain("A") == "A")
+        let first = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(first, "call 1") == nil)
+
+        #expect(gate.requestExclusive("B") == nil, "B waits for A")
+        #expect(gate.requestExclusive("C") == nil, "C waits for B")
+        let second = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(second, "call 2") == nil)
+
+        #expect(gate.finishExclusive() == .runNext("B"))
+        #expect(gate.isPaused, "the client stays paused between queued actions")
+        #expect(gate.awaitDrain("B") == "B")
+        let third = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(third, "call 3") == nil)
+
+        #expect(gate.finishExclusive() == .runNext("C"))
+        #expect(gate.heldCount == 3)
+        #expect(gate.finishExclusive() == .admit(["call 1", "call 2", "call 3"]))
+        #expect(gate.isPaused == false)
+        #expect(gate.inFlight == 3)
+    }
+
+    @Test func heldCallsAreReleasedInTheOrderTheyArrivedNotTheOrderTheyWereHeld() throws {
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let ids = try (0..<3).map { _ in try #require(Self.arriveHeld(&gate)) }
+        for (index, id) in ids.enumerated().reversed() {
+            #expect(gate.hold(id, "call \(index)") == nil)
+        }
+        #expect(gate.heldIDs == ids)
+        #expect(gate.finishExclusive() == .admit(["call 0", "call 1", "call 2"]))
+    }
+
+    @Test func aCallThatArrivedDuringThePauseButIsHeldAfterItIsAdmittedAtOnce() throws {
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let id = try #require(Self.arriveHeld(&gate))
+        #expect(gate.finishExclusive() == .admit([]))
+        #expect(gate.hold(id, "late") == .admitted)
+        #expect(gate.inFlight == 1)
+    }
+
+    @Test func aHeldCallCancelledLeavesAtOnceAndIsNotAdmitted() throws {
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let kept = try #require(Self.arriveHeld(&gate))
+        let leaving = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(kept, "kept") == nil)
+        #expect(gate.hold(leaving, "leaving") == nil)
+        #expect(gate.cancel(leaving) == "leaving")
+        #expect(gate.finishExclusive() == .admit(["kept"]))
+        #expect(gate.inFlight == 1, "the cancelled call is not counted in flight")
+    }
+
+    @Test func aCallCancelledBeforeItIsHeldIsTurnedAwayEvenAfterThePauseEnded() throws {
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let id = try #require(Self.arriveHeld(&gate))
+        #expect(gate.cancel(id) == nil)
+        #expect(gate.pendingCancellationCount == 1)
+        #expect(gate.finishExclusive() == .admit([]))
+        #expect(gate.hold(id, "call") == .cancelled)
+        #expect(gate.inFlight == 0)
+        #expect(gate.pendingCancellationCount == 0)
+    }
+
+    @Test func aCancellationForACallHeldAfterALaterArrivalIsStillRemembered() throws {
+        // The old gate kept a high-water mark of held ids and dropped this cancellation: the
+        // first call's id was below the second call's, already held, so it looked released.
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let first = try #require(Self.arriveHeld(&gate))
+        let second = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(second, "second") == nil)
+        #expect(gate.cancel(first) == nil)
+        #expect(gate.hold(first, "first") == .cancelled)
+        #expect(gate.heldIDs == [second])
+    }
+
+    @Test func aCancellationAfterTheReleaseIsNotRemembered() throws {
+        var gate = PlainGate()
+        _ = gate.requestExclusive("A")
+        let id = try #require(Self.arriveHeld(&gate))
+        #expect(gate.hold(id, "call") == nil)
+        #expect(gate.finishExclusive() == .admit(["call"]))
+        #expect(gate.cancel(id) == nil)
+        #expect(gate.pendingCancellationCount == 0)
+        #expect(gate.inFlight == 1)
+    }
+}
