@@ -82,8 +82,11 @@ public actor TokenRefresher {
     /// The refresh in flight, cancelled when a reset or sign-out makes it stale.
     var refreshTask: Task<Void, Never>?
     var schedule: RefreshSchedule
-    private var waiters: [UInt64: Waiter] = [:]
-    private var nextWaiterID: UInt64 = 0
+    /// The callers waiting for the refresh in flight, under a lock rather than on the actor: a
+    /// cancelled caller leaves from its cancellation handler at once, without a turn on the actor
+    /// (and without a `Task` to get one). Only this registry is under the lock; whether a refresh
+    /// is in flight is ``phase``, on the actor. Continuations are resumed outside the lock.
+    private nonisolated let waiters = LockedState(SingleFlight<Waiter>())
     private var eventContinuations: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]
     private var nextEventID: UInt64 = 0
 
@@ -263,7 +266,11 @@ public actor TokenRefresher {
     // MARK: - Internals
 
     /// How many callers wait for the refresh in flight (for tests and diagnostics).
-    var waitingCallerCount: Int { waiters.count }
+    var waitingCallerCount: Int { waiters.withLock { $0.waiterCount } }
+
+    /// Callers handed a waiter id that have not registered yet (for tests: 0 once every caller
+    /// is registered or gone).
+    var unregisteredWaiterCount: Int { waiters.withLock { $0.unregisteredCount } }
 
     /// Whether a refresh is in flight (for tests and diagnostics).
     var isRefreshInFlight: Bool {
@@ -335,31 +342,41 @@ public actor TokenRefresher {
     }
 
     /// Waits for the refresh in flight. A cancelled caller leaves at once; the refresh goes on.
+    ///
+    /// Called on the actor only while ``phase`` is `.refreshing`. The waiter must be registered
+    /// in the same turn on the actor, before ``resumeWaiters(with:)`` (on the actor too) can
+    /// release the refresh's waiters: one registered after that would wait for a refresh that
+    /// already ended. So the closures below must be isolated to the actor, and a closure in an
+    /// actor method is only when it captures `self` (Swift 6.3: without the capture, `#isolation`
+    /// is `nil` in them, the async operation runs on the global executor, and 10,000 concurrent
+    /// callers lost a few registrations to the release). Reading ``isRefreshInFlight``
+    /// synchronously in the body makes the compiler prove the isolation.
     func awaitRefresh() async throws(CourierError) -> TokenCredential {
-        let id = nextWaiterID
-        nextWaiterID &+= 1
+        let id = waiters.withLock { $0.makeID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
-                if Task.isCancelled {
+                assert(self.isRefreshInFlight, "a waiter registers only while a refresh is in flight")
+                switch self.waiters.withLock({ $0.register(waiter, id: id) }) {
+                case .startRun, .joinedRun:
+                    // Whether it was first does not matter here: the refresh was started by the
+                    // actor (`phase`). Resumed by `resumeWaiters(with:)` or the cancellation handler.
+                    break
+                case .cancelled:
                     waiter.resume(returning: .failure(.cancelled))
-                } else {
-                    waiters[id] = waiter
                 }
             }
         } onCancel: {
-            Task { await self.cancelWaiter(id) }
+            // Synchronous: the waiter leaves now. Before registration, the registry remembers the
+            // cancellation and `register` answers `.cancelled`.
+            self.waiters.withLock { $0.cancel(id) }?.resume(returning: .failure(.cancelled))
         }
         return try result.get()
     }
 
-    private func cancelWaiter(_ id: UInt64) {
-        waiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
-    }
-
+    /// Releases every waiting caller with `result`, in the order they arrived. Callers set
+    /// ``phase`` (and store the credential) first: a caller that arrives next sees the outcome.
     func resumeWaiters(with result: Result<TokenCredential, CourierError>) {
-        let released = waiters
-        waiters.removeAll()
-        for waiter in released.values {
+        for waiter in waiters.withLock({ $0.finish() }) {
             waiter.resume(returning: result)
         }
     }

@@ -108,8 +108,9 @@ public actor Client {
                 .wouldDeadlock(
                     "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
         }
-        await withCheckedContinuation { continuation in gate.withLock { $0.requestExclusive(continuation) } }
-        await withCheckedContinuation { continuation in gate.withLock { $0.awaitDrain(continuation) } }
+        // The gate answers with what to resume; it is resumed here, outside the lock.
+        await withCheckedContinuation { turn in gate.withLock { $0.requestExclusive(turn) }?.resume() }
+        await withCheckedContinuation { turn in gate.withLock { $0.awaitDrain(turn) }?.resume() }
         let result: Result<T, any Error> = await CallScope.$current.withValue(scope.entering(exclusiveOn: self)) {
             do {
                 return .success(try await action())
@@ -117,23 +118,30 @@ public actor Client {
                 return .failure(error)
             }
         }
-        gate.withLock { $0.finishExclusive() }
+        switch gate.withLock({ $0.finishExclusive() }) {
+        case .runNext(let turn):
+            turn.resume()
+        case .admit(let calls):
+            for call in calls { call.resume(returning: .admitted) }
+        }
         return try result.get()
     }
 
     /// Lets a call through, or holds it while an exclusive action waits or runs.
     private nonisolated func admit() async throws(CourierError) {
-        guard let id = gate.withLock({ $0.arrive() ? nil : $0.nextHoldID() }) else { return }
+        guard case .mustHold(let id) = gate.withLock({ $0.arrive() }) else { return }
         let admission = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in gate.withLock { $0.hold(id, continuation) } }
+            await withCheckedContinuation { call in
+                if let now = gate.withLock({ $0.hold(id, call) }) { call.resume(returning: now) }
+            }
         } onCancel: {
-            gate.withLock { $0.cancel(id) }
+            gate.withLock { $0.cancel(id) }?.resume(returning: .cancelled)
         }
         if case .cancelled = admission { throw .cancelled }
     }
 
     private nonisolated func depart() {
-        gate.withLock { $0.depart() }
+        gate.withLock { $0.depart() }?.resume()
     }
 
     /// The number of calls held by an exclusive action, for tests.

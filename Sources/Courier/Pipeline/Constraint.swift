@@ -57,14 +57,13 @@ public actor Constraint {
     private let clock: any Clock<Duration>
     private let isSatisfied: @Sendable () async -> Bool
     private let satisfy: @Sendable () async throws -> Void
-    private var gate = ConstraintGate<Waiter>()
+    /// Who waits for which run, under a lock rather than on the actor: a cancelled or timed-out
+    /// caller leaves from its cancellation handler or timer at once, without a turn on the
+    /// actor (and without a `Task` to get one). Continuations are resumed outside the lock.
+    private nonisolated let gate = LockedState(ConstraintGate<Waiter>())
 
     /// A caller waiting for the run in flight.
-    struct Waiter {
-        let continuation: CheckedContinuation<Void, any Error>
-        /// Fires the caller's timeout; cancelled when the caller is released or leaves.
-        let timer: Task<Void, Never>?
-    }
+    typealias Waiter = CheckedContinuation<Void, any Error>
 
     /// Creates a constraint.
     ///
@@ -129,17 +128,33 @@ public actor Constraint {
 
     private func waitOrThrow() async throws {
         if Task.isCancelled { throw CourierError.cancelled }
-        if gate.mayCheckBeforeWaiting {
+        if gate.withLock({ $0.mayCheckBeforeWaiting }) {
             if await isSatisfied() { return }
             if Task.isCancelled { throw CourierError.cancelled }
         }
-        let id = gate.makeWaiterID()
+        let gate = self.gate
+        let id = gate.withLock { $0.makeWaiterID() }
+        // Started once the caller is registered, so that it always finds the waiter (or finds
+        // it released); cancelled when the caller returns, however it returns.
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                register(continuation, id: id)
+            try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                switch gate.withLock({ $0.addWaiter(waiter, id: id) }) {
+                case .start(let run):
+                    timer = startTimer(for: id)
+                    // Not a child of the caller: cancelling the caller must not cancel `satisfy`.
+                    Task { await self.perform(run) }
+                case .joined:
+                    timer = startTimer(for: id)
+                case .cancelled:
+                    waiter.resume(throwing: CourierError.cancelled)
+                }
             }
         } onCancel: {
-            Task { await self.leave(id, with: CourierError.cancelled) }
+            // Synchronous: the waiter leaves now. Before registration, the gate remembers the
+            // cancellation and `addWaiter` answers `.cancelled`.
+            gate.withLock { $0.removeWaiter(id) }?.resume(throwing: CourierError.cancelled)
         }
     }
 
@@ -155,42 +170,34 @@ public actor Constraint {
     /// }
     /// ```
     public func invalidate() {
-        gate.invalidate()
+        gate.withLock { $0.invalidate() }
     }
 
     /// How many callers are waiting for the run in flight (for tests).
-    var waiterCount: Int { gate.waiterCount }
+    var waiterCount: Int { gate.withLock { $0.waiterCount } }
 
     /// Whether a run is in flight (for tests).
-    var isRunning: Bool { gate.isRunning }
+    var isRunning: Bool { gate.withLock { $0.isRunning } }
+
+    /// Callers handed a waiter id that have not registered yet (for tests: 0 once every caller
+    /// is registered or gone).
+    var unregisteredWaiterCount: Int { gate.withLock { $0.unregisteredCount } }
 
     // MARK: - Running
 
-    private func register(_ continuation: CheckedContinuation<Void, any Error>, id: ConstraintGate<Waiter>.WaiterID) {
-        // Cancelled before registering: the cancellation handler found nothing to remove, so
-        // answer here.
-        if Task.isCancelled {
-            continuation.resume(throwing: CourierError.cancelled)
-            return
-        }
-        let timer = timeout.map { startTimer(for: id, after: $0) }
-        if let run = gate.addWaiter(Waiter(continuation: continuation, timer: timer), id: id) {
-            // Not a child of the caller: cancelling the caller must not cancel `satisfy`.
-            Task { await self.perform(run) }
-        }
-    }
-
-    private func startTimer(for id: ConstraintGate<Waiter>.WaiterID, after timeout: Duration) -> Task<Void, Never> {
-        let clock = clock
+    /// The caller's timeout, if the constraint has one: when it fires, the waiter leaves through
+    /// the gate, like a cancellation. Nonisolated, so it does not wait for a turn on the actor.
+    private nonisolated func startTimer(for id: ConstraintGate<Waiter>.WaiterID) -> Task<Void, Never>? {
+        guard let timeout else { return nil }
+        let (clock, gate) = (clock, gate)
         let failure = ConstraintFailure(name: name, reason: .timedOut(after: timeout))
-        // Isolated to this actor (it inherits the isolation), so `leave` is a plain call.
         return Task {
             do {
                 try await clock.sleep(for: timeout)
             } catch {
                 return  // cancelled: the waiter was released or left
             }
-            self.leave(id, with: failure)
+            gate.withLock { $0.removeWaiter(id) }?.resume(throwing: failure)
         }
     }
 
@@ -207,16 +214,9 @@ public actor Constraint {
             }
         }
         let succeeded = if case .success = result { true } else { false }
-        for waiter in gate.finishRun(succeeded: succeeded) {
-            waiter.timer?.cancel()
-            waiter.continuation.resume(with: result)
+        for waiter in gate.withLock({ $0.finishRun(succeeded: succeeded) }) {
+            waiter.resume(with: result)
         }
-    }
-
-    private func leave(_ id: ConstraintGate<Waiter>.WaiterID, with error: any Error) {
-        guard let waiter = gate.removeWaiter(id) else { return }
-        waiter.timer?.cancel()
-        waiter.continuation.resume(throwing: error)
     }
 }
 

@@ -1,24 +1,23 @@
-/// The pure state machine behind ``Constraint``: who is waiting, whether a run (the
-/// `isSatisfied` check and, if needed, `satisfy`) is in flight, and whether the constraint was
-/// invalidated.
+/// The pure state machine behind ``Constraint``: a ``SingleFlight`` of waiters for the run (the
+/// `isSatisfied` check and, if needed, `satisfy`), plus whether the constraint was invalidated.
 ///
 /// It does no async work and knows nothing about continuations, clocks or tasks: the
-/// ``Constraint`` actor owns one, asks it what to do, and does it. `Waiter` is whatever the
-/// owner needs to resume a caller later (the actor stores a continuation and a timeout timer;
-/// tests store plain values).
+/// ``Constraint`` actor keeps one under a lock, asks it what to do, and does it outside the
+/// lock. `Waiter` is whatever the owner needs to resume a caller later (the actor stores a
+/// continuation; tests store plain values).
 ///
 /// The rules:
 /// - At most one run is in flight. The first waiter to arrive while none is running starts one;
 ///   every waiter that arrives while it runs joins it.
 /// - A finished run releases every waiter still registered, with the run's result. A failure is
 ///   not remembered: the next arrival starts a new run.
-/// - A waiter can leave early (cancellation, timeout); the run goes on for the others, and goes
-///   on even when nobody is left.
+/// - A waiter can leave early (cancellation, timeout), even before it registered; the run goes
+///   on for the others, and goes on even when nobody is left.
 /// - ``invalidate()`` makes the next run skip the `isSatisfied` check and call `satisfy`. It
 ///   stays in force until a run that *started after* the last invalidation succeeds.
 struct ConstraintGate<Waiter> {
-    /// Identifies a registered waiter so that it can leave early.
-    typealias WaiterID = UInt64
+    /// Identifies a waiter from ``makeWaiterID()`` on, so that it can leave early.
+    typealias WaiterID = SingleFlight<Waiter>.ID
 
     /// What a new run must do, returned by ``addWaiter(_:id:)`` when that waiter starts one.
     struct Run: Equatable, Sendable {
@@ -27,58 +26,73 @@ struct ConstraintGate<Waiter> {
         let checksFirst: Bool
     }
 
-    private var waiters: [WaiterID: Waiter] = [:]
-    private var nextID: WaiterID = 0
+    /// What ``addWaiter(_:id:)`` decided; the owner acts on it outside the lock.
+    enum Registration: Equatable, Sendable {
+        /// The waiter starts a run: the owner performs `run` and then calls ``finishRun(succeeded:)``.
+        case start(Run)
+        /// The waiter joined the run in flight.
+        case joined
+        /// The waiter's cancellation came first: it is not registered; resume it with cancellation now.
+        case cancelled
+    }
+
+    private var flight = SingleFlight<Waiter>()
     /// How many times ``invalidate()`` has been called, ever.
     private var invalidations: UInt64 = 0
     /// The value of ``invalidations`` when the current run started.
     private var invalidationsAtRunStart: UInt64 = 0
 
     /// Whether a run is in flight.
-    private(set) var isRunning = false
+    var isRunning: Bool { flight.isRunning }
     /// Whether the next run must call `satisfy` without checking `isSatisfied`.
     private(set) var isInvalidated = false
 
     /// How many callers are waiting for the current run.
-    var waiterCount: Int { waiters.count }
+    var waiterCount: Int { flight.waiterCount }
+
+    /// Ids handed out and not registered yet (for tests: 0 when no caller is on its way in).
+    var unregisteredCount: Int { flight.unregisteredCount }
 
     /// Whether an arriving caller may ask `isSatisfied` on its own and, if it says yes, return
     /// without waiting: only when no run is in flight (else it joins the run) and the
     /// constraint is not invalidated.
     var mayCheckBeforeWaiting: Bool { !isRunning && !isInvalidated }
 
-    /// A fresh identifier for a waiter about to register.
+    /// A fresh identifier for a waiter about to register. It must be registered with
+    /// ``addWaiter(_:id:)``; it can be cancelled with ``removeWaiter(_:)`` from now on.
     mutating func makeWaiterID() -> WaiterID {
-        defer { nextID &+= 1 }
-        return nextID
+        flight.makeID()
     }
 
-    /// Registers a waiter. Returns the run to start if none was in flight (the caller must start
-    /// it and later call ``finishRun(succeeded:)``), or `nil` if the waiter joined the current run.
-    mutating func addWaiter(_ waiter: Waiter, id: WaiterID) -> Run? {
-        waiters[id] = waiter
-        guard !isRunning else { return nil }
-        isRunning = true
-        invalidationsAtRunStart = invalidations
-        return Run(checksFirst: !isInvalidated)
+    /// Registers a waiter: it starts a run if none was in flight, joins the one in flight, or
+    /// is turned away because it was cancelled before it got here.
+    mutating func addWaiter(_ waiter: Waiter, id: WaiterID) -> Registration {
+        switch flight.register(waiter, id: id) {
+        case .startRun:
+            invalidationsAtRunStart = invalidations
+            return .start(Run(checksFirst: !isInvalidated))
+        case .joinedRun:
+            return .joined
+        case .cancelled:
+            return .cancelled
+        }
     }
 
-    /// Removes a waiter that leaves early. Returns it, or `nil` if it was already released
-    /// (the run finished first, or it already left).
+    /// A waiter leaves early (cancelled, or timed out). Returns it for the owner to resume, or
+    /// `nil` if it was already released or already left; a waiter not registered yet is turned
+    /// away when it registers.
     mutating func removeWaiter(_ id: WaiterID) -> Waiter? {
-        waiters.removeValue(forKey: id)
+        flight.cancel(id)
     }
 
-    /// Ends the run in flight and returns every waiter to release with its result.
+    /// Ends the run in flight and returns every waiter to release with its result, in the
+    /// order they arrived.
     mutating func finishRun(succeeded: Bool) -> [Waiter] {
         assert(isRunning, "finishRun(succeeded:) without a run in flight")
-        isRunning = false
         if succeeded && invalidationsAtRunStart == invalidations {
             isInvalidated = false
         }
-        let released = Array(waiters.values)
-        waiters.removeAll()
-        return released
+        return flight.finish()
     }
 
     /// Marks the constraint unsatisfied: the next run calls `satisfy` whatever `isSatisfied`

@@ -315,16 +315,16 @@ struct ConstraintGateTests {
         #expect(gate.mayCheckBeforeWaiting)
 
         let first = gate.makeWaiterID()
-        #expect(gate.addWaiter("a", id: first) == .init(checksFirst: true))
+        #expect(gate.addWaiter("a", id: first) == .start(.init(checksFirst: true)))
         #expect(gate.mayCheckBeforeWaiting == false)
-        #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == nil)
+        #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == .joined)
         #expect(gate.waiterCount == 2)
 
         #expect(Set(gate.finishRun(succeeded: false)) == ["a", "b"])
         #expect(gate.isRunning == false)
         #expect(gate.waiterCount == 0)
         // No sticky failure: the next waiter starts a new run.
-        #expect(gate.addWaiter("c", id: gate.makeWaiterID()) == .init(checksFirst: true))
+        #expect(gate.addWaiter("c", id: gate.makeWaiterID()) == .start(.init(checksFirst: true)))
     }
 
     @Test("a waiter that leaves is removed once and not released by the run")
@@ -345,17 +345,17 @@ struct ConstraintGateTests {
         var gate = ConstraintGate<Int>()
         gate.invalidate()
         #expect(gate.mayCheckBeforeWaiting == false)
-        #expect(gate.addWaiter(1, id: gate.makeWaiterID()) == .init(checksFirst: false))
+        #expect(gate.addWaiter(1, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
 
         gate.invalidate()  // during the run: its success does not count
         _ = gate.finishRun(succeeded: true)
         #expect(gate.isInvalidated)
 
-        #expect(gate.addWaiter(2, id: gate.makeWaiterID()) == .init(checksFirst: false))
+        #expect(gate.addWaiter(2, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
         _ = gate.finishRun(succeeded: false)
         #expect(gate.isInvalidated)  // a failure does not clear it
 
-        #expect(gate.addWaiter(3, id: gate.makeWaiterID()) == .init(checksFirst: false))
+        #expect(gate.addWaiter(3, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
         _ = gate.finishRun(succeeded: true)
         #expect(gate.isInvalidated == false)
         #expect(gate.mayCheckBeforeWaiting)

@@ -122,44 +122,62 @@ struct ReentrancyTests {
         return (await iterator.next()!, waiter)
     }
 
-    @Test func aCancellationThatArrivesAfterTheCallWasReleasedIsNotRemembered() async {
+    /// The id the gate hands a call that arrives while it is paused.
+    private static func holdID(_ gate: inout CallGate) -> UInt64? {
+        guard case .mustHold(let id) = gate.arrive() else { return nil }
+        return id
+    }
+
+    /// Ends the exclusive action and resumes the calls it releases, as the client does.
+    private static func finishExclusive(_ gate: inout CallGate) {
+        guard case .admit(let calls) = gate.finishExclusive() else { return }
+        for call in calls { call.resume(returning: .admitted) }
+    }
+
+    @Test func aCancellationThatArrivesAfterTheCallWasReleasedIsNotRemembered() async throws {
         var gate = CallGate()
-        await withCheckedContinuation { gate.requestExclusive($0) }
-        #expect(gate.arrive() == false)
+        await withCheckedContinuation { gate.requestExclusive($0)?.resume() }
+        let id = try #require(Self.holdID(&gate))
         let (continuation, waiter) = await Self.heldCall()
-        gate.hold(1, continuation)
-        gate.finishExclusive()  // releases call 1
+        #expect(gate.hold(id, continuation) == nil)
+        Self.finishExclusive(&gate)  // releases the call
         #expect(await waiter.value == .admitted)
-        gate.cancel(1)  // its task's cancellation handler ran late
+        #expect(gate.cancel(id) == nil)  // its task's cancellation handler ran late
         #expect(gate.pendingCancellationCount == 0)
         #expect(gate.inFlight == 1)
     }
 
-    @Test func heldCallsAreQueuedInArrivalOrderAndACancelledOneLeavesItsPlace() async {
+    @Test func heldCallsAreQueuedInArrivalOrderAndACancelledOneLeavesItsPlace() async throws {
         var gate = CallGate()
-        await withCheckedContinuation { gate.requestExclusive($0) }
+        await withCheckedContinuation { gate.requestExclusive($0)?.resume() }
+        var ids: [UInt64] = []
         var waiters: [Task<CallGate.Admission, Never>] = []
-        for id in UInt64(1)...5 {
+        for _ in 1...5 {
+            let id = try #require(Self.holdID(&gate))
             let (continuation, waiter) = await Self.heldCall()
-            gate.hold(id, continuation)
+            #expect(gate.hold(id, continuation) == nil)
+            ids.append(id)
             waiters.append(waiter)
         }
-        #expect(gate.heldIDs == [1, 2, 3, 4, 5])
-        gate.cancel(3)
-        #expect(gate.heldIDs == [1, 2, 4, 5])
-        gate.finishExclusive()
+        #expect(gate.heldIDs == ids)
+        gate.cancel(ids[2])?.resume(returning: .cancelled)
+        #expect(gate.heldIDs == [ids[0], ids[1], ids[3], ids[4]])
+        Self.finishExclusive(&gate)
         #expect(gate.heldIDs.isEmpty && gate.inFlight == 4)
         var admissions: [CallGate.Admission] = []
         for waiter in waiters { admissions.append(await waiter.value) }
         #expect(admissions == [.admitted, .admitted, .cancelled, .admitted, .admitted])
     }
 
-    @Test func aCancellationBeforeTheCallIsHeldStillTurnsItAway() async {
+    @Test func aCancellationBeforeTheCallIsHeldStillTurnsItAway() async throws {
         var gate = CallGate()
-        gate.cancel(7)
+        await withCheckedContinuation { gate.requestExclusive($0)?.resume() }
+        let id = try #require(Self.holdID(&gate))
+        #expect(gate.cancel(id) == nil)
         #expect(gate.pendingCancellationCount == 1)
-        await withCheckedContinuation { gate.requestExclusive($0) }
-        let admission = await withCheckedContinuation { gate.hold(7, $0) }
+        let admission = await withCheckedContinuation { continuation in
+            if let now = gate.hold(id, continuation) { continuation.resume(returning: now) }
+        }
         #expect(admission == .cancelled)
         #expect(gate.pendingCancellationCount == 0)
     }
