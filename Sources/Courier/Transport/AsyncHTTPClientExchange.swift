@@ -58,7 +58,12 @@
             self.buffer = buffer
             DeadlineScheduler.shared.add(self, at: deadline)
             let task = Task { await self.pull(response.body) }
-            state.withLock { $0.task = task }
+            // A deadline that passed before the task existed stops it now.
+            let stoppedEarly = state.withLock { state in
+                state.task = task
+                return state.stop != nil
+            }
+            if stoppedEarly { task.cancel() }
             let status = HTTPResponse.Status(code: Int(response.status.code))
             return StreamedResponse(status: status, headers: headers, body: ResponseBody(source: buffer, expectedLength: announced), url: url)
         }
