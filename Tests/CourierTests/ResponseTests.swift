@@ -143,4 +143,21 @@ struct ResponseTests {
         let bare = Response(statusCode: 204, url: url)
         #expect(bare.mediaType == nil && bare.charset == nil && bare.body.isEmpty)
     }
+
+    @Test(
+        "the media type is the Content-Type before its parameters, without blanks, lower-cased",
+        arguments: [
+            ("Application/JSON; charset=utf-8", "application/json"),
+            ("  text/plain \t;x=y", "text/plain"),
+            ("\tapplication/problem+json", "application/problem+json"),
+            ("TEXT/HTML", "text/html"),
+            ("text/csv;", "text/csv"),
+            (";charset=utf-8", nil),
+            ("   ", nil),
+            ("", nil),
+        ] as [(String, String?)])
+    func mediaTypeParsing(contentType: String, expected: String?) throws {
+        let url = try #require(URL(string: "https://api.example.com/"))
+        #expect(Response(statusCode: 200, headers: ["Content-Type": contentType], url: url).mediaType == expected)
+    }
 }

@@ -57,7 +57,15 @@
             let buffer = ChunkBuffer(producer: self, canPause: true)
             self.buffer = buffer
             DeadlineScheduler.shared.add(self, at: deadline)
-            let task = Task { await self.pull(response.body) }
+            // Started on this thread: a short body is usually in async-http-client's buffer already,
+            // so the pull often reads it to its end before `send` even returns, and the reader then
+            // never waits (measured: the hop to a new task was most of this transport's cost).
+            let task: Task<Void, Never>
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+                task = Task.immediate { await self.pull(response.body) }
+            } else {
+                task = Task { await self.pull(response.body) }
+            }
             // A deadline that passed before the task existed stops it now.
             let stoppedEarly = state.withLock { state in
                 state.task = task
