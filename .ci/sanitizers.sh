@@ -72,7 +72,13 @@ for sanitizer in "${sanitizers[@]}"; do
         swift test --skip-build "${flags[@]}" --skip CourierIntegrationTests --skip CourierTestingTests
     timed "$sanitizer: loopback and stub tests" \
         swift test --skip-build "${flags[@]}" --filter CourierIntegrationTests --filter CourierTestingTests \
-        --skip QueueSensitiveTests --skip TokenRotationIntegrationTests
+        --skip QueueSensitiveTests --skip TokenRotationIntegrationTests \
+        --skip StreamingResponseIntegrationTests --skip TransportContractTests
+    # Large streamed bodies on both transports: alone, so their load does not time out the
+    # others, and with smaller bodies (COURIER_SANITIZER, read by the tests).
+    timed "$sanitizer: streaming and transport-contract tests, one at a time" \
+        env COURIER_SANITIZER="$sanitizer" swift test --skip-build "${flags[@]}" \
+        --filter StreamingResponseIntegrationTests --filter TransportContractTests --no-parallel
     timed "$sanitizer: token rotation tests, one at a time" \
         swift test --skip-build "${flags[@]}" --filter TokenRotationIntegrationTests --no-parallel
     timed "$sanitizer: queue-sensitive tests" \
