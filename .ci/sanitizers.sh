@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the package and its tests with ThreadSanitizer and/or AddressSanitizer and runs every
-# test under them, in four passes per sanitizer.
+# test under them, in five passes per sanitizer.
 #
 #   bash .ci/sanitizers.sh                 # thread, then address
 #   bash .ci/sanitizers.sh thread          # one of them
@@ -8,7 +8,7 @@
 # Each sanitizer has its own scratch path (.build-tsan, .build-asan; git-ignored as `.build-*/`),
 # so the normal .build stays as it is and a second run only rebuilds what changed.
 #
-# Why four passes and not one `swift test --sanitize=…`:
+# Why five passes and not one `swift test --sanitize=…`:
 # Swift Testing starts every suite at once, and on a 2-core machine the cooperative pool has two
 # threads. Under ThreadSanitizer everything runs 5–15 times slower, and the CPU-bound unit suites
 # (600,000-round PBKDF2 in FileTokenStore, 10,000 concurrent TokenRefresher callers) then hold
@@ -20,14 +20,18 @@
 # `URLSessionTask.resume()` waits for synchronously. So:
 #   1. unit:            CourierTests, CourierXMLTests (no real network);
 #   2. loopback:        CourierIntegrationTests and CourierTestingTests (stubbed URLSession),
-#                       without the two suites below;
+#                       without the suites of passes 3–5;
 #   3. token rotation:  TokenRotationIntegrationTests, one test at a time (`--no-parallel`): each
 #                       sends 1,000 to 20,000 calls through URLSession; five at once under
 #                       ThreadSanitizer starve the loopback suites and their own 30 s token
 #                       request (seen: the invalid_grant test's held token request timed out
 #                       while its 1,000 calls were still starting);
 #   4. queue-sensitive: QueueSensitiveTests alone (multipart and streamed uploads, timeouts,
-#                       stalled uploads), which hold URLSession's queue on purpose or by nature.
+#                       stalled uploads), which hold URLSession's queue on purpose or by nature;
+#   5. streaming:       StreamingResponseIntegrationTests and TransportContractTests, one test at
+#                       a time, with 16 MB bodies instead of 100 MB (COURIER_SANITIZER): run
+#                       with the loopback suites under ThreadSanitizer, their transfers timed
+#                       out five unrelated tests.
 # No time limit is raised for the sanitizers: every test keeps the budget it has in `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,13 +78,13 @@ for sanitizer in "${sanitizers[@]}"; do
         swift test --skip-build "${flags[@]}" --filter CourierIntegrationTests --filter CourierTestingTests \
         --skip QueueSensitiveTests --skip TokenRotationIntegrationTests \
         --skip StreamingResponseIntegrationTests --skip TransportContractTests
+    timed "$sanitizer: token rotation tests, one at a time" \
+        swift test --skip-build "${flags[@]}" --filter TokenRotationIntegrationTests --no-parallel
+    timed "$sanitizer: queue-sensitive tests" \
+        swift test --skip-build "${flags[@]}" --filter QueueSensitiveTests
     # Large streamed bodies on both transports: alone, so their load does not time out the
     # others, and with smaller bodies (COURIER_SANITIZER, read by the tests).
     timed "$sanitizer: streaming and transport-contract tests, one at a time" \
         env COURIER_SANITIZER="$sanitizer" swift test --skip-build "${flags[@]}" \
         --filter StreamingResponseIntegrationTests --filter TransportContractTests --no-parallel
-    timed "$sanitizer: token rotation tests, one at a time" \
-        swift test --skip-build "${flags[@]}" --filter TokenRotationIntegrationTests --no-parallel
-    timed "$sanitizer: queue-sensitive tests" \
-        swift test --skip-build "${flags[@]}" --filter QueueSensitiveTests
 done
