@@ -24,6 +24,17 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     }
 
     var testDescription: String { rawValue }
+
+    /// Whether one call's stalled streamed upload leaves the transport's other calls alone. Not
+    /// corelibs URLSession: libcurl reads stream bodies on one process-wide serial queue, which
+    /// waits for the stalled producer (see `QueueSensitiveTests`).
+    var isolatesStalledUploads: Bool {
+        #if canImport(FoundationNetworking)
+            self != .urlSession
+        #else
+            true
+        #endif
+    }
 }
 
 /// One contract for every transport: the same requests against the same real server must end
@@ -186,6 +197,68 @@ struct TransportContractTests {
             return
         }
         #expect(failure.kind == .cannotConnect)
+    }
+
+    @Test(
+        "a stalled streamed upload does not delay other calls: 100 GETs on the same client complete while it stalls",
+        arguments: TransportKind.allCases.filter(\.isolatesStalledUploads))
+    func aStalledUploadDoesNotDelayOtherCalls(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("POST /upload") { request in
+                FlyingFox.HTTPResponse(statusCode: .ok, body: Data("\(try await request.bodyData.count)".utf8))
+            }
+            await server.route("GET /ping") { _ in FlyingFox.HTTPResponse(statusCode: .ok, body: Data("pong".utf8)) }
+            let client = Self.client(kind)
+            let started = Latch()
+            let release = Latch()
+            let body = BodyStream(StalledChunks(started: started, release: release), length: 2048)
+            let upload = Task {
+                try await client.enqueue(
+                    server.endpoint("/upload").with {
+                        $0.method = .post; $0.body = .stream(body)
+                    }
+                ).resume()
+            }
+            try await awaitCondition("the upload sent its first chunk") { try await started.wait() }
+            let pongs = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.enqueue(server.endpoint("/ping")).resume().body == Data("pong".utf8) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(pongs == 100)
+            release.open()
+            #expect(try await upload.value.body == Data("2048".utf8))
+        }
+    }
+
+    /// 1 KiB, then nothing until `release` opens, then 1 KiB more.
+    struct StalledChunks: AsyncSequence, Sendable {
+        typealias Element = Data
+        let started: Latch
+        let release: Latch
+
+        func makeAsyncIterator() -> Iterator { Iterator(started: started, release: release) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let started: Latch
+            let release: Latch
+            var sent = 0
+
+            mutating func next() async throws -> Data? {
+                sent += 1
+                switch sent {
+                case 1:
+                    started.open()
+                    return Data(count: 1024)
+                case 2:
+                    try await release.wait()
+                    return Data(count: 1024)
+                default:
+                    return nil
+                }
+            }
+        }
     }
 
     @Test("200 concurrent calls on one client each get their own response", arguments: TransportKind.allCases)
