@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -52,7 +53,7 @@ struct CancellationIntegrationTests {
             let arrived = Latch()
             await server.route("GET /slow") { _ in
                 arrived.open()
-                try await Task.sleep(for: .seconds(60))  // cancelled when the server stops
+                try await suspendUntilCancelled()  // never answers: stopping the server cancels it
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
             let call = server.client(timeout: .seconds(30)).enqueue(try server.endpoint("/slow"))

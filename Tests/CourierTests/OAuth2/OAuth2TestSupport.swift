@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import HTTPTypes
 
@@ -88,7 +89,7 @@ actor OAuth2HangingTransport: Transport {
     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         started += 1
         do {
-            try await Task.sleep(for: .seconds(600))
+            try await suspendUntilCancelled()
         } catch {
             throw .cancelled
         }
