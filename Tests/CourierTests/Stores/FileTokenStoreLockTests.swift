@@ -1,5 +1,6 @@
 #if EncryptedTokenStore
     @testable import Courier
+    import CourierTesting
     import Foundation
     import Testing
 
@@ -24,14 +25,19 @@
     /// `flock` locks belong to open file descriptions, so two stores of one file in this process
     /// exclude each other exactly as two processes do, and `flock(1)` checks it from a real second
     /// process.
-    @Suite("FileTokenStore: an advisory lock shared by processes and stores of one file")
+    @Suite("FileTokenStore: an advisory lock shared by processes and stores of one file", .timeLimit(.minutes(5)))
     struct FileTokenStoreLockTests {
         static let flockTool = "/usr/bin/flock"
 
         /// An instant sleep that counts the polls (no real waiting in tests that only need to know
         /// that the lock was contended).
+        ///
+        /// Its timeout is a year of polls: with instant sleeps, 60 s of "waiting" is ~1,200 yields,
+        /// which a waiter spun through while the holder was still in `fsync` (seen: every filtered
+        /// run of `twoStoresOneRefresh` failed with "still held after 60.0 seconds" in 16 ms). A
+        /// real deadlock still ends the test at the suite's time limit.
         static func countingSleep(_ polls: Locked<Int>, contended: Gate? = nil) -> LockWaiting {
-            LockWaiting(timeout: .seconds(60)) { _ in
+            LockWaiting(timeout: .seconds(365 * 86_400)) { _ in
                 polls.withValue { $0 += 1 }
                 await contended?.open()
                 await Task.yield()
@@ -149,7 +155,7 @@
                 await waiter.setLockWaiting(
                     LockWaiting(timeout: .seconds(60)) { _ in
                         await contended.open()
-                        try await Task.sleep(for: .seconds(3600))  // only cancellation ends it
+                        try await suspendUntilCancelled()  // only cancellation ends it
                     })
                 try await holder.withExclusiveAccess {
                     let waiting = Task { try await waiter.withExclusiveAccess {} }
