@@ -78,9 +78,9 @@ struct SecretNamePatternTests {
 
         #expect(!Redaction.disabled.isSecret(headerName: "Authorization"))
         #expect(!Redaction.disabled.isSecret(queryItemName: "access_token"))
-        #expect(Redaction.disabled.redact(url: URL(string: "https://h/p?access_token=t")!) == "https://h/p?access_token=t")
+        #expect(Redaction.disabled.redact(url: URL(string: "https://h.example/p?access_token=t")!) == "https://h.example/p?access_token=t")
         // User-info is never printed, whatever the redaction: it is not a name that can be exposed.
-        #expect(Redaction.disabled.redact(url: URL(string: "https://u:p@h/")!) == "https://<redacted>@h/")
+        #expect(Redaction.disabled.redact(url: URL(string: "https://u:p@h.example/")!) == "https://<redacted>@h.example/")
     }
 
     @Test(
@@ -110,12 +110,12 @@ struct SecretNamePatternTests {
         arguments: [
             ("ghp_S3CR3T@api.example.com", "<redacted>@api.example.com"),
             ("https://u:p/S3CR3T@h x/p?token=S3CR3T&a=1", "https://<redacted>@h x/p?token=<redacted>&a=1"),
-            ("//u:S3CR3T@h/p", "//<redacted>@h/p"),
+            ("//u:S3CR3T@h.example/p", "//<redacted>@h.example/p"),
             ("/users/ada@example.com?token=S3CR3T", "/users/ada@example.com?token=<redacted>"),
             ("not a url ?password=S3CR3T#access_token=S3CR3T", "not a url ?password=<redacted>#access_token=<redacted>"),
-            ("https://h/p;jsessionid=S3CR3T;v=1?a=1", "https://h/p;jsessionid=<redacted>;v=1?a=1"),
-            ("https://ada@h/", "https://<redacted>@h/"),
-            ("https://h:8443/a?b=1&&token=&c", "https://h:8443/a?b=1&&token=<redacted>&c"),
+            ("https://h.example/p;jsessionid=S3CR3T;v=1?a=1", "https://h.example/p;jsessionid=<redacted>;v=1?a=1"),
+            ("https://ada@h.example/", "https://<redacted>@h.example/"),
+            ("https://h.example:8443/a?b=1&&token=&c", "https://h.example:8443/a?b=1&&token=<redacted>&c"),
             ("api.example.com", "api.example.com"),
         ])
     func urlStrings(input: String, expected: String) {
