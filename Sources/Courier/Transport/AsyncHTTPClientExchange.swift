@@ -15,7 +15,9 @@
     /// dropped the body, the deadline passed, the body grew past the limit) cancels the request
     /// on the wire.
     ///
-    /// `@unchecked Sendable`: mutable state is in `state`, behind its lock.
+    /// `@unchecked Sendable`: mutable state is in `state`, behind its lock, except `buffer`, a weak
+    /// reference written once in ``start(_:deadline:)`` before the pull task or the deadline can
+    /// read it (the `DeadlineScheduler`'s lock and the task's creation order the write first).
     final class AsyncHTTPClientExchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         private struct State {
             var task: Task<Void, Never>?
