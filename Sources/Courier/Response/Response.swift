@@ -55,8 +55,7 @@ public struct Response: Sendable, Equatable {
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.
     public func headerValue(for name: String) -> String? {
-        guard let fieldName = HTTPField.Name(name) else { return nil }
-        return headers[fieldName]
+        headers.value(named: name)
     }
 
     /// The media type of the body without parameters, lower-cased, e.g. `"application/json"`.
@@ -99,5 +98,15 @@ extension Response: CustomStringConvertible {
         var text = "HTTP \(statusCode) from \(url.redactedForLogging), \(body.count) bytes"
         if let mediaType { text += " of \(mediaType)" }
         return text
+    }
+}
+
+extension HTTPFields {
+    /// The value of the field `name` (case-insensitive), repeated fields joined by `", "`; `nil`
+    /// if absent or if `name` is not a valid field name. Shared by ``Response`` and
+    /// ``StreamedResponse``.
+    func value(named name: String) -> String? {
+        guard let fieldName = HTTPField.Name(name) else { return nil }
+        return self[fieldName]
     }
 }

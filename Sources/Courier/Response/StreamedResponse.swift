@@ -58,8 +58,7 @@ public struct StreamedResponse: Sendable {
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.
     public func headerValue(for name: String) -> String? {
-        guard let fieldName = HTTPField.Name(name) else { return nil }
-        return headers[fieldName]
+        headers.value(named: name)
     }
 
     /// Reads the body and returns the whole response.

@@ -74,7 +74,10 @@ enum RedirectPolicy {
 
     /// The statuses that redirect: 301, 302, 303, 307, 308 (300 and 304 are answers).
     static func isRedirect(_ status: Int) -> Bool {
-        [301, 302, 303, 307, 308].contains(status)
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
     }
 
     /// Whether following `status` for `method` turns the request into a body-less `GET`
