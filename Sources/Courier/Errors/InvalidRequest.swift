@@ -57,6 +57,10 @@ public enum InvalidRequest: Sendable, Equatable {
     /// another exclusive action, or a call made through the client from inside its own exclusive
     /// action. The associated text says which.
     case wouldDeadlock(String)
+    /// A transport's TLS settings cannot be used: a pin that is not base64 of 32 bytes, a
+    /// certificate or private key that is not PEM, a key that does not match its certificate.
+    /// The text says which; it never holds key material.
+    case invalidTLSConfiguration(String)
 }
 
 extension InvalidRequest: CustomStringConvertible, CustomReflectable {
@@ -106,6 +110,8 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             return "the header \(name.debugDescription) frames the message and is computed by Courier: it cannot be set"
         case .wouldDeadlock(let reason):
             return "this would wait for itself forever: \(reason)"
+        case .invalidTLSConfiguration(let reason):
+            return "invalid TLS configuration: \(reason)"
         }
     }
 

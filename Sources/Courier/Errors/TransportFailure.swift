@@ -18,6 +18,10 @@ public struct TransportFailure: Error, Sendable, Equatable {
         case connectionLost
         /// TLS negotiation or certificate validation failed.
         case secureConnectionFailed
+        /// The server's public key matched none of its host's pins (``PinningPolicy``), or the
+        /// pins could not be checked; nothing of the request was sent. The message names the
+        /// host, the key presented and the pins.
+        case pinningFailed
         /// The response could not be read (bad or truncated response).
         case badResponse
         /// The response body grew past the request's limit (``Configuration/maximumResponseSize``,

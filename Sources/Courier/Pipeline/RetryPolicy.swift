@@ -240,9 +240,9 @@ public struct RetryPolicy: Sendable {
         case .dnsFailure:
             // Resolvers fail transiently (timeouts, SERVFAIL); nothing was sent yet.
             return true
-        case .secureConnectionFailed:
-            // A bad or untrusted certificate will be just as bad next time, and retrying would
-            // hide a possible attack.
+        case .secureConnectionFailed, .pinningFailed:
+            // A bad, untrusted or unpinned certificate will be just as bad next time, and
+            // retrying would hide a possible attack.
             return false
         case .responseTooLarge:
             // The server will send the same body again; reading it twice only costs twice.

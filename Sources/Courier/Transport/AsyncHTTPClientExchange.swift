@@ -156,6 +156,7 @@
         static func failure(_ error: any Error, url: URL) -> CourierError {
             if let error = error as? CourierError { return error }
             if error is CancellationError { return .cancelled }
+            if let error = error as? PinningFailure { return .transport(error.transportFailure(url: url)) }
             func transport(_ kind: TransportFailure.Kind) -> CourierError {
                 .transport(TransportFailure(kind: kind, url: url, message: String(describing: error)))
             }

@@ -1,9 +1,10 @@
 #if AsyncHTTPClient
-    import AsyncHTTPClient
+    public import AsyncHTTPClient
     import Foundation
     import HTTPTypes
     import NIOCore
     import NIOHTTP1
+    import NIOSSL
 
     /// A ``Transport`` over swift-server/async-http-client (SwiftNIO).
     ///
@@ -29,36 +30,112 @@
     /// again when it can (a single-use stream cannot: the 3xx is then the response), and the
     /// response reports the URL it came from. The call's deadline covers every hop.
     ///
-    /// Not yet: TLS pinning and client certificates, proxies, HTTP/2 settings.
+    /// TLS is configured with ``Configuration/tls``: trust roots (a private CA), a client
+    /// certificate (mutual TLS), and public-key pins checked on every new connection to a pinned
+    /// host before any request is written to it (see ``PinningPolicy``).
+    ///
+    /// Cookies are not stored: a server-side process talks to many APIs for many users, and a
+    /// process-wide cookie jar would carry one user's session into another's requests. Send the
+    /// `Cookie` header yourself where an API needs one.
     public final class AsyncHTTPClientTransport: Transport {
-        /// The client requests go through.
+        /// The client requests to hosts without pins go through.
         let client: HTTPClient
+        /// One client per pinned host: its connections are checked against that host's pins
+        /// (async-http-client's connection hooks do not say which host a connection is for).
+        let pinnedClients: [String: HTTPClient]
+        /// Whether this transport made its clients, and so shuts them down.
+        private let ownsClients: Bool
 
         /// A transport shared by every configuration that names none: one connection pool for the
-        /// process.
+        /// process, with the default ``Configuration``.
+        ///
+        /// It is not async-http-client's `HTTPClient.shared`, which follows redirects itself (with
+        /// credentials, and from `https` to `http`).
         public static let shared = AsyncHTTPClientTransport()
 
-        /// Creates a transport with its own connection pool.
-        /// - Parameters:
-        ///   - maximumConnectionsPerHost: the HTTP/1.1 connections kept open to one host (a soft
-        ///     limit: more requests than this wait for a free connection).
-        ///   - idleTimeout: how long an unused pooled connection stays open.
-        public init(maximumConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60)) {
-            let configuration = HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                // Each call's own deadline governs (``TransportRequest/timeout``); async-http-client's
-                // 10 s default would also fail requests queued behind a busy pool.
-                timeout: HTTPClient.Configuration.Timeout(connect: .hours(1)),
-                connectionPool: HTTPClient.Configuration.ConnectionPool(
-                    idleTimeout: TimeAmount(idleTimeout),
-                    concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
-                decompression: .enabled(limit: .none))
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        /// Creates a transport with its own connection pool and the default ``Configuration``.
+        public convenience init() {
+            self.init(verified: Configuration())
+        }
+
+        /// Creates a transport with its own connection pool (one more per pinned host).
+        /// - Throws: ``CourierError/invalidRequest(_:)`` with
+        ///   ``InvalidRequest/invalidTLSConfiguration(_:)`` when a trust root or the client
+        ///   certificate is not PEM, or the client key does not match its certificate.
+        public convenience init(configuration: Configuration) throws(CourierError) {
+            let tls = try configuration.tls.nioConfiguration()
+            if configuration.tls.clientCertificate != nil {
+                do {
+                    _ = try NIOSSLContext(configuration: tls)  // checks that the key matches the certificate
+                } catch {
+                    throw .invalidRequest(.invalidTLSConfiguration("the client private key does not match its certificate, or cannot be used: \(error)"))
+                }
+            }
+            self.init(verified: configuration)
+        }
+
+        /// Creates a transport over a client you own, configured as you choose; you shut it down
+        /// after the transport's last request.
+        ///
+        /// Configure it with `redirectConfiguration: .disallow`: Courier follows redirects itself,
+        /// under its credential-stripping policy, and async-http-client's own following (on by
+        /// default) would bypass it. This transport's ``Configuration`` (TLS, pins) does not apply
+        /// to a client you own.
+        public init(client: HTTPClient) {
+            self.client = client
+            self.pinnedClients = [:]
+            self.ownsClients = false
+        }
+
+        /// A transport for `configuration`, whose PEM inputs (if any) already parsed.
+        private init(verified configuration: Configuration) {
+            // With the default TLS settings, nothing can fail; with PEM inputs, the public
+            // initializer parsed them already.
+            let base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
+            var pinned: [String: HTTPClient] = [:]
+            for (host, pins) in configuration.tls.pinning.pinsByHost {
+                var hostConfiguration = base
+                let check = Self.pinCheck(host: host, pins: pins)
+                hostConfiguration.http1_1ConnectionDebugInitializer = check
+                hostConfiguration.http2ConnectionDebugInitializer = check
+                pinned[host] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: hostConfiguration)
+            }
+            pinnedClients = pinned
+            ownsClients = true
         }
 
         deinit {
-            let client = client
-            Task { try? await client.shutdown() }
+            guard ownsClients else { return }
+            let clients = [client] + pinnedClients.values
+            Task {
+                for client in clients { try? await client.shutdown() }
+            }
+        }
+
+        /// The client for requests to `url`'s host.
+        func client(for url: URL) -> HTTPClient {
+            guard !pinnedClients.isEmpty, let host = url.host else { return client }
+            return pinnedClients[PinningPolicy.normalized(host)] ?? client
+        }
+
+        /// A connection hook that lets a connection to `host` into the pool only when its server
+        /// presented one of `pins`: it runs after the TLS handshake (certificate and host name
+        /// already validated) and before any request is written. A failing connection is closed
+        /// here, because async-http-client does not close a connection its hook refused.
+        static func pinCheck(host: String, pins: Set<PinningPolicy.Pin>) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+            let policy = PinningPolicy([host: Array(pins)])
+            return { channel in
+                channel.nioSSL_peerCertificate().flatMapThrowing { certificate in
+                    let key = try certificate.map { Data(try $0.extractPublicKey().toSPKIBytes()) }
+                    try policy.check(host: host, publicKeyInfo: key)
+                }.flatMapError { error in
+                    // No TLS handler at all: a pinned host reached over plain `http`.
+                    let failure = error as? PinningFailure ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
+                    channel.eventLoop.execute { channel.close(promise: nil) }
+                    return channel.eventLoop.makeFailedFuture(failure)
+                }
+            }
         }
 
         /// `true`: gzip and deflate bodies are decoded, and the limit counts the decoded bytes.
@@ -78,7 +155,7 @@
                 let url = current.url
                 let response: HTTPClientResponse
                 do {
-                    response = try await client.execute(
+                    response = try await client(for: current.url).execute(
                         Self.request(for: current), deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
                 } catch {
                     throw AsyncHTTPClientExchange.failure(error, url: url)

@@ -15,6 +15,24 @@ import HTTPTypesFoundation
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var exchanges: [Int: Exchange] = [:]
+    private let pinning: PinningPolicy
+
+    init(pinning: PinningPolicy) {
+        self.pinning = pinning
+    }
+
+    /// The failure for a request to a pinned host where pins cannot be checked (corelibs
+    /// URLSession raises no server-trust challenge), or `nil` where they can or need not be.
+    static func uncheckablePins(_ pinning: PinningPolicy, for url: URL?) -> PinningFailure? {
+        #if canImport(FoundationNetworking)
+            guard let host = url?.host, let pins = pinning.pins(for: host) else { return nil }
+            return PinningFailure(
+                host: PinningPolicy.normalized(host), presented: nil, pins: pins,
+                reason: "corelibs URLSession on Linux cannot check pins (it raises no server-trust challenge), so nothing was sent; AsyncHTTPClientTransport checks them")
+        #else
+            return nil
+        #endif
+    }
 
     func register(_ exchange: Exchange, for task: URLSessionTask) {
         lock.lock()
@@ -66,7 +84,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
-            RedirectPolicy.canFollow(request)
+            RedirectPolicy.canFollow(request),
+            Self.uncheckablePins(pinning, for: request.url) == nil
         else {
             completionHandler(nil)
             return
@@ -77,13 +96,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Answers every challenge, so none can hang the task (see the type's documentation).
     /// On Apple platforms, with no credential storage, default handling presents no credential:
-    /// a 401 is delivered as a response and server trust is evaluated by the system.
+    /// a 401 is delivered as a response and server trust is evaluated by the system, then
+    /// checked against the host's pins. (Server trust reaches this task-level method because the
+    /// session-level one is implemented only on Linux: Apple's URLSession asks the task delegate
+    /// for session-wide challenges when the session delegate has no method for them.)
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+            switch pinning.evaluate(challenge) {
+            case .notPinned:
+                break
+            case .trusted(let credential):
+                completionHandler(.useCredential, credential)
+                return
+            case .refused(let failure):
+                exchange(for: task)?.failPinning(failure)
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
         #if canImport(FoundationNetworking)
             // corelibs-foundation 6.3.1 raises this challenge for a 401 with `WWW-Authenticate: Basic
             // realm=…` only after the response and its whole body were delivered, and then does
@@ -98,11 +133,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.performDefaultHandling, nil)
     }
 
-    func urlSession(
-        _ session: URLSession,
-        didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        completionHandler(.performDefaultHandling, nil)
-    }
+    #if canImport(FoundationNetworking)
+        /// Declines nothing and presents nothing: corelibs raises no session-level challenge that
+        /// needs an answer, but one left unanswered would hang.
+        func urlSession(
+            _ session: URLSession,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            completionHandler(.performDefaultHandling, nil)
+        }
+    #endif
 }

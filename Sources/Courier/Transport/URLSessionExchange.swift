@@ -137,6 +137,12 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records that the server failed its pin check: the cancellation URLSession reports next
+    /// ends the exchange with this failure (Apple platforms, where the trust challenge exists).
+    func failPinning(_ failure: PinningFailure) {
+        mark(.bodyFailed(.transport(failure.transportFailure(url: url))))
+    }
+
     /// Records that the session delegate declined an HTTP authentication challenge, so that the
     /// cancellation URLSession reports next ends the exchange with the 401 already received.
     func declineChallenge() {

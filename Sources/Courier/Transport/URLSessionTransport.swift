@@ -32,9 +32,16 @@ import HTTPTypesFoundation
 /// ```
 ///
 /// Keep one transport per configuration and share it: each owns a connection pool.
+///
+/// Public-key pins (``PinningPolicy``) are checked in the server-trust challenge on Apple
+/// platforms. corelibs URLSession on Linux raises no such challenge, so there a pinned host is
+/// never contacted: its calls fail with ``TransportFailure/Kind/pinningFailed`` (use
+/// ``AsyncHTTPClientTransport``, Linux's default, which checks pins).
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
+    /// The hosts whose server keys are pinned.
+    public let pinning: PinningPolicy
     private let delegate: SessionDelegate
 
     /// Creates a transport with its own session.
@@ -45,13 +52,16 @@ public final class URLSessionTransport: Transport {
     ///     responses (often personal, often authenticated) then never land in a disk cache, and
     ///     on Linux every request skips a cache lookup that costs 10–20 % of URLSession's CPU
     ///     time per request (measured in `Benchmarks/`). Turn it on for HTTP caching.
-    public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false) {
+    ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
+    ///     platforms; on Linux a pinned host is refused (see the type's documentation).
+    public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCredentialStorage = nil
         if !keepsURLCache {
             configuration.urlCache = nil
         }
-        let delegate = SessionDelegate()
+        let delegate = SessionDelegate(pinning: pinning)
+        self.pinning = pinning
         let queue = OperationQueue()
         queue.name = "Courier.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
@@ -68,11 +78,16 @@ public final class URLSessionTransport: Transport {
 
     /// Sends the request through URLSession and returns once the response head has arrived; the
     /// body streams (errors after the head, a timeout included, are thrown by its reader).
-    /// - Throws: ``CourierError/transport(_:)`` keeping the `URLError`; ``CourierError/cancelled``
+    /// - Throws: ``CourierError/transport(_:)`` keeping the `URLError` (kind
+    ///   ``TransportFailure/Kind/pinningFailed`` for a pinned host whose key matched no pin, and
+    ///   for every pinned host on Linux); ``CourierError/cancelled``
     ///   when the calling task is cancelled; ``CourierError/invalidRequest(_:)`` if the request
     ///   cannot be expressed as a `URLRequest`.
     public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
+        if let failure = SessionDelegate.uncheckablePins(pinning, for: request.url) {
+            throw .transport(failure.transportFailure(url: request.url))
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.head.method.rawValue
         for field in request.head.headerFields where field.name != .cookie {

@@ -1,0 +1,237 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    public import Foundation
+    import NIOCore
+    import NIOSSL
+
+    extension AsyncHTTPClientTransport {
+        /// How an ``AsyncHTTPClientTransport`` connects: HTTP version, connection pool, proxy and
+        /// TLS. Every setting has a default that suits an API client.
+        ///
+        /// ```swift
+        /// var configuration = AsyncHTTPClientTransport.Configuration()
+        /// configuration.maximumConnectionsPerHost = 16
+        /// configuration.tls.trustRoots = .certificates(pem: try Data(contentsOf: privateCA))
+        /// let transport = try AsyncHTTPClientTransport(configuration: configuration)
+        /// ```
+        public struct Configuration: Sendable {
+            /// Which HTTP versions a connection may speak.
+            public enum HTTPVersion: Sendable, Hashable {
+                /// HTTP/1.1 only.
+                case http1Only
+                /// HTTP/2 when the server offers it during the TLS handshake (ALPN), else
+                /// HTTP/1.1; plain `http` is always HTTP/1.1.
+                case automatic
+            }
+
+            /// Default: ``HTTPVersion/automatic``.
+            public var httpVersion: HTTPVersion
+            /// The HTTP/1.1 connections kept open to one host, a soft limit: more requests than
+            /// this wait for a free connection. HTTP/2 multiplexes over one connection. Default: 8.
+            public var maximumConnectionsPerHost: Int
+            /// How long an unused pooled connection stays open. Default: 60 s.
+            public var idleTimeout: Duration
+            /// The proxy every request goes through, or `nil` (default) for direct connections.
+            /// The `http_proxy`/`https_proxy` environment variables are not read.
+            public var proxy: Proxy?
+            /// Trust roots, client certificate, pins and minimum TLS version.
+            public var tls: TLS
+
+            /// A configuration; every argument has the default described on its property.
+            public init(
+                httpVersion: HTTPVersion = .automatic,
+                maximumConnectionsPerHost: Int = 8,
+                idleTimeout: Duration = .seconds(60),
+                proxy: Proxy? = nil,
+                tls: TLS = TLS()
+            ) {
+                self.httpVersion = httpVersion
+                self.maximumConnectionsPerHost = maximumConnectionsPerHost
+                self.idleTimeout = idleTimeout
+                self.proxy = proxy
+                self.tls = tls
+            }
+        }
+
+        /// A proxy server. Its password is never printed.
+        public struct Proxy: Sendable, CustomStringConvertible {
+            enum Kind: Sendable {
+                case http(username: String?, password: String?)
+                case socks
+            }
+
+            let host: String
+            let port: Int
+            let kind: Kind
+
+            /// An HTTP proxy: `http` requests go to it whole, `https` through a `CONNECT` tunnel
+            /// (TLS, pins included, stays end to end). With a user name, it gets
+            /// `Proxy-Authorization: Basic`.
+            public static func http(host: String, port: Int, username: String? = nil, password: String? = nil) -> Proxy {
+                Proxy(host: host, port: port, kind: .http(username: username, password: password))
+            }
+
+            /// A SOCKS5 proxy, without authentication.
+            public static func socks(host: String, port: Int = 1080) -> Proxy {
+                Proxy(host: host, port: port, kind: .socks)
+            }
+
+            /// `http://host:port` or `socks5://host:port`, with the user name but never the password.
+            public var description: String {
+                switch kind {
+                case .http(let username, _): "http://\(username.map { "\($0)@" } ?? "")\(host):\(port)"
+                case .socks: "socks5://\(host):\(port)"
+                }
+            }
+
+            var httpClientProxy: HTTPClient.Configuration.Proxy {
+                switch kind {
+                case .http(let username?, let password):
+                    .server(host: host, port: port, authorization: .basic(username: username, password: password ?? ""))
+                case .http(nil, _):
+                    .server(host: host, port: port)
+                case .socks:
+                    .socksServer(host: host, port: port)
+                }
+            }
+        }
+
+        /// TLS settings: whom to trust, who we are, which keys to insist on.
+        public struct TLS: Sendable {
+            /// The certificates a server's chain may end at.
+            public enum TrustRoots: Sendable {
+                /// The operating system's roots (default).
+                case system
+                /// Only these PEM certificates (one or more, concatenated): a private CA, for
+                /// servers that no public CA vouches for.
+                case certificates(pem: Data)
+                /// The operating system's roots and these PEM certificates.
+                case systemAnd(pem: Data)
+            }
+
+            /// The TLS versions a connection may use at least.
+            public enum MinimumVersion: Sendable, Hashable {
+                /// TLS 1.2 (default): what every current server speaks.
+                case tls12
+                /// TLS 1.3 only.
+                case tls13
+            }
+
+            /// Default: ``TrustRoots/system``.
+            public var trustRoots: TrustRoots
+            /// The certificate and key presented to servers that ask for one (mutual TLS), or
+            /// `nil` (default).
+            public var clientCertificate: ClientCertificate?
+            /// Public-key pins per host, checked on every new connection before any request is
+            /// written (see ``PinningPolicy``). Default: ``PinningPolicy/none``.
+            public var pinning: PinningPolicy
+            /// Default: ``MinimumVersion/tls12``.
+            public var minimumVersion: MinimumVersion
+
+            /// TLS settings; every argument has the default described on its property.
+            public init(
+                trustRoots: TrustRoots = .system,
+                clientCertificate: ClientCertificate? = nil,
+                pinning: PinningPolicy = .none,
+                minimumVersion: MinimumVersion = .tls12
+            ) {
+                self.trustRoots = trustRoots
+                self.clientCertificate = clientCertificate
+                self.pinning = pinning
+                self.minimumVersion = minimumVersion
+            }
+        }
+
+        /// A client certificate chain and its private key, both PEM. The key is never printed.
+        public struct ClientCertificate: Sendable, CustomStringConvertible, CustomReflectable {
+            /// The leaf certificate first, then any intermediates.
+            public var certificateChainPEM: Data
+            /// The leaf's private key (PKCS #8, or traditional RSA/EC PEM), unencrypted.
+            public var privateKeyPEM: Data
+
+            /// A client identity from PEM bytes; checked when the transport is created.
+            public init(certificateChainPEM: Data, privateKeyPEM: Data) {
+                self.certificateChainPEM = certificateChainPEM
+                self.privateKeyPEM = privateKeyPEM
+            }
+
+            /// `ClientCertificate(<n> bytes of chain, private key redacted)`.
+            public var description: String {
+                "ClientCertificate(\(certificateChainPEM.count) bytes of chain, private key <redacted>)"
+            }
+
+            /// The description only: the key stays out of `dump` and debuggers.
+            public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+        }
+    }
+
+    extension AsyncHTTPClientTransport.Configuration {
+        /// async-http-client's configuration for these settings, with Courier's fixed choices:
+        /// no redirects followed (Courier follows them, see ``RedirectPolicy``), gzip and deflate
+        /// decoded, no connection retries (Courier's retry policy decides), and each call's own
+        /// deadline instead of a connect timeout.
+        /// - Throws: ``InvalidRequest/invalidTLSConfiguration(_:)`` for PEM that does not parse.
+        func httpClientConfiguration() throws(CourierError) -> HTTPClient.Configuration {
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: try tls.nioConfiguration(),
+                redirectConfiguration: .disallow,
+                // Each call's own deadline governs (``TransportRequest/timeout``); async-http-client's
+                // 10 s default would also fail requests queued behind a busy pool, because its
+                // connect timeout also bounds the wait for a pooled connection.
+                timeout: HTTPClient.Configuration.Timeout(connect: .hours(1)),
+                connectionPool: HTTPClient.Configuration.ConnectionPool(
+                    idleTimeout: TimeAmount(idleTimeout),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
+                proxy: proxy?.httpClientProxy,
+                decompression: .enabled(limit: .none))
+            configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
+            // A failed connection fails its request at once, with the real reason (an untrusted
+            // certificate, a pin mismatch, a refused port) instead of being retried until the
+            // deadline; Courier's ``RetryPolicy`` retries what is worth retrying.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            return configuration
+        }
+    }
+
+    extension AsyncHTTPClientTransport.TLS {
+        /// NIOSSL's configuration for these settings (pins are checked separately, per host).
+        func nioConfiguration() throws(CourierError) -> TLSConfiguration {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.minimumTLSVersion = minimumVersion == .tls13 ? .tlsv13 : .tlsv12
+            switch trustRoots {
+            case .system:
+                break
+            case .certificates(let pem):
+                configuration.trustRoots = .certificates(try Self.certificates(pem, what: "trust roots"))
+            case .systemAnd(let pem):
+                configuration.additionalTrustRoots = [.certificates(try Self.certificates(pem, what: "trust roots"))]
+            }
+            if let clientCertificate {
+                let chain = try Self.certificates(clientCertificate.certificateChainPEM, what: "client certificate chain")
+                let key: NIOSSLPrivateKey
+                do {
+                    key = try NIOSSLPrivateKey(bytes: [UInt8](clientCertificate.privateKeyPEM), format: .pem)
+                } catch {
+                    throw .invalidRequest(.invalidTLSConfiguration("the client private key is not an unencrypted PEM key"))
+                }
+                configuration.certificateChain = chain.map { .certificate($0) }
+                configuration.privateKey = .privateKey(key)
+            }
+            return configuration
+        }
+
+        /// The certificates in `pem`, at least one.
+        private static func certificates(_ pem: Data, what: String) throws(CourierError) -> [NIOSSLCertificate] {
+            let certificates: [NIOSSLCertificate]
+            do {
+                certificates = try NIOSSLCertificate.fromPEMBytes([UInt8](pem))
+            } catch {
+                throw .invalidRequest(.invalidTLSConfiguration("the \(what) are not PEM certificates"))
+            }
+            guard !certificates.isEmpty else {
+                throw .invalidRequest(.invalidTLSConfiguration("the \(what) hold no PEM certificate"))
+            }
+            return certificates
+        }
+    }
+#endif

@@ -1,0 +1,50 @@
+// Apple platforms only: the server-trust side of pinning for URLSessionTransport. Kept thin:
+// the SPKI encoding and the pin check it calls are shared code, compiled and tested on Linux.
+#if canImport(Security) && !canImport(FoundationNetworking)
+    import Foundation
+    import Security
+
+    extension PinningPolicy {
+        /// What the server-trust challenge gets.
+        enum TrustDecision {
+            /// Not a server-trust challenge, or an unpinned host: the system decides.
+            case notPinned
+            /// The system trusts the chain and the leaf key matches a pin.
+            case trusted(URLCredential)
+            /// The chain is untrusted, the key unreadable or matching no pin: cancel.
+            case refused(PinningFailure)
+        }
+
+        /// The system's evaluation of `challenge`'s trust, then the pins of its host.
+        func evaluate(_ challenge: URLAuthenticationChallenge) -> TrustDecision {
+            let space = challenge.protectionSpace
+            guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+                let pins = pins(for: space.host)
+            else { return .notPinned }
+            let host = Self.normalized(space.host)
+            func refused(_ reason: String) -> TrustDecision {
+                .refused(PinningFailure(host: host, presented: nil, pins: pins, reason: reason))
+            }
+            guard let trust = space.serverTrust else { return refused("the challenge carried no server trust") }
+            guard SecTrustEvaluateWithError(trust, nil) else { return refused("the system does not trust the certificate chain") }
+            guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first,
+                let key = SecCertificateCopyKey(leaf),
+                let raw = SecKeyCopyExternalRepresentation(key, nil) as Data?,
+                let attributes = SecKeyCopyAttributes(key) as? [CFString: Any],
+                let type = attributes[kSecAttrKeyType] as? String
+            else { return refused("the leaf certificate's public key could not be read") }
+            let algorithm: SubjectPublicKeyInfo.Algorithm
+            switch type {
+            case kSecAttrKeyTypeRSA as String: algorithm = .rsa
+            case kSecAttrKeyTypeECSECPrimeRandom as String: algorithm = .ellipticCurve
+            default: return refused("the leaf key's type \(type) cannot be pinned")
+            }
+            do throws(PinningFailure) {
+                try check(host: host, publicKeyInfo: SubjectPublicKeyInfo.der(rawKey: raw, algorithm: algorithm))
+            } catch {
+                return .refused(error)
+            }
+            return .trusted(URLCredential(trust: trust))
+        }
+    }
+#endif

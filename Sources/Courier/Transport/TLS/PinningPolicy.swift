@@ -1,0 +1,192 @@
+public import Foundation
+
+/// Which public keys a server may present: SPKI SHA-256 pins per host, in the style of
+/// RFC 7469 (HTTP Public Key Pinning), checked by the transport on every new TLS connection
+/// before any request is written to it.
+///
+/// A pin is the SHA-256 of a certificate's DER-encoded SubjectPublicKeyInfo, the value
+/// `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
+/// prints. A host is pinned when the policy names it; its connections then succeed only when
+/// the server's leaf certificate carries one of the host's keys, **in addition to** the usual
+/// certificate and host-name validation (a pin never makes an untrusted certificate trusted).
+/// Hosts the policy does not name are not pinned.
+///
+/// Give every host a backup pin: the key you will rotate to next, kept offline. With one pin, a
+/// lost or compromised key locks your app out of its own server.
+///
+/// ```swift
+/// let pinning = PinningPolicy([
+///     "api.example.com": [
+///         try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),  // current key
+///         try .init(sha256Base64: "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="),  // backup key
+///     ]
+/// ])
+/// let transport = try AsyncHTTPClientTransport(configuration: .init(tls: .init(pinning: pinning)))
+/// ```
+///
+/// A mismatch fails the call with ``CourierError/transport(_:)`` of kind
+/// ``TransportFailure/Kind/pinningFailed``, naming the host, the key it presented and the pins;
+/// nothing of the request is sent. Pins are matched against the **leaf** certificate's key only
+/// (the validated chain is not available to the transport on Linux), so backup pins are leaf
+/// keys too, not a CA's.
+///
+/// Where pins are checked: ``AsyncHTTPClientTransport`` on every platform, ``URLSessionTransport``
+/// on Apple platforms (in its server-trust challenge). corelibs URLSession on Linux raises no
+/// server-trust challenge, so a ``URLSessionTransport`` there refuses to send anything to a
+/// pinned host (kind ``TransportFailure/Kind/pinningFailed``) rather than send it unpinned.
+public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// One acceptable public key: the SHA-256 of its DER-encoded SubjectPublicKeyInfo.
+    public struct Pin: Sendable, Hashable, CustomStringConvertible {
+        /// The 32-byte digest.
+        public let sha256: Data
+
+        /// A pin from its base64 form (the `pin-sha256` value of RFC 7469).
+        /// - Throws: ``CourierError/invalidRequest(_:)`` (``InvalidRequest/invalidTLSConfiguration(_:)``)
+        ///   when `base64` is not base64 of exactly 32 bytes.
+        public init(sha256Base64 base64: String) throws(CourierError) {
+            guard let digest = Data(base64Encoded: base64), digest.count == 32 else {
+                throw .invalidRequest(.invalidTLSConfiguration("a pin is base64 of a 32-byte SHA-256 digest; got \"\(base64.prefix(64))\""))
+            }
+            sha256 = digest
+        }
+
+        /// The pin of a public key, from its DER-encoded SubjectPublicKeyInfo.
+        public init(publicKeyInfo: Data) {
+            sha256 = Data(SHA256.hash(publicKeyInfo))
+        }
+
+        /// `sha256/<base64>`, the form HPKP reports and most tools print.
+        public var description: String { "sha256/" + sha256.base64EncodedString() }
+    }
+
+    /// The pins of each pinned host, keyed by normalized host name (lowercase, no trailing dot,
+    /// IPv6 addresses without brackets).
+    public let pinsByHost: [String: Set<Pin>]
+
+    /// A policy pinning each named host to its keys.
+    ///
+    /// Host names are matched exactly (no subdomains): name every host you want pinned. A host
+    /// given an empty list can never be reached, which is the safe reading of a configuration
+    /// mistake.
+    public init(_ pinsByHost: [String: [Pin]]) {
+        var normalized: [String: Set<Pin>] = [:]
+        for (host, pins) in pinsByHost {
+            normalized[Self.normalized(host), default: []].formUnion(pins)
+        }
+        self.pinsByHost = normalized
+    }
+
+    /// No host is pinned.
+    public static let none = PinningPolicy([:])
+
+    /// Whether no host is pinned.
+    public var isEmpty: Bool { pinsByHost.isEmpty }
+
+    /// The pins of `host`, or `nil` when it is not pinned.
+    public func pins(for host: String) -> Set<Pin>? {
+        pinsByHost[Self.normalized(host)]
+    }
+
+    /// Each pinned host and its pins, sorted: pins are public values, safe to log.
+    public var description: String {
+        let hosts = pinsByHost.keys.sorted().map { host in
+            "\(host): \(Self.list(pinsByHost[host] ?? []))"
+        }
+        return "PinningPolicy(\(hosts.joined(separator: "; ")))"
+    }
+
+    /// Checks the key a server presented for `host`.
+    /// - Throws: ``PinningFailure`` when `host` is pinned and `publicKeyInfo` matches none of its
+    ///   pins, or no key could be read (`publicKeyInfo` is `nil`).
+    func check(host: String, publicKeyInfo: Data?) throws(PinningFailure) {
+        guard let pins = pins(for: host) else { return }
+        guard let publicKeyInfo else {
+            throw PinningFailure(host: Self.normalized(host), presented: nil, pins: pins, reason: "no server public key could be read")
+        }
+        let presented = Pin(publicKeyInfo: publicKeyInfo)
+        if !pins.contains(presented) {
+            throw PinningFailure(host: Self.normalized(host), presented: presented, pins: pins, reason: nil)
+        }
+    }
+
+    static func normalized(_ host: String) -> String {
+        var host = host.lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host
+    }
+
+    static func list(_ pins: Set<Pin>) -> String {
+        pins.isEmpty ? "(no pins)" : pins.map(\.description).sorted().joined(separator: ", ")
+    }
+}
+
+/// A pinned host whose connection failed the pin check; becomes a ``TransportFailure`` of kind
+/// ``TransportFailure/Kind/pinningFailed`` once the transport knows the request's URL.
+struct PinningFailure: Error, Sendable, Equatable {
+    let host: String
+    let presented: PinningPolicy.Pin?
+    let pins: Set<PinningPolicy.Pin>
+    /// Why no key was compared, when none was.
+    let reason: String?
+
+    var message: String {
+        let presentedPart = presented.map { "presented \($0)" } ?? (reason ?? "presented no key")
+        return "\(host) \(presentedPart), which matches none of its pins: \(PinningPolicy.list(pins))"
+    }
+
+    func transportFailure(url: URL?) -> TransportFailure {
+        TransportFailure(kind: .pinningFailed, url: url, message: message)
+    }
+}
+
+/// DER SubjectPublicKeyInfo from the raw key bytes Apple's `SecKeyCopyExternalRepresentation`
+/// returns (PKCS #1 `RSAPublicKey` for RSA, an uncompressed X9.63 point for elliptic curves),
+/// for pinning in ``URLSessionTransport`` on Apple platforms; compiled and tested everywhere.
+enum SubjectPublicKeyInfo {
+    /// The kind of key, as the Security framework reports it.
+    enum Algorithm {
+        case rsa
+        case ellipticCurve
+    }
+
+    /// The SPKI, or `nil` for a key it cannot express (an unknown curve size).
+    static func der(rawKey: Data, algorithm: Algorithm) -> Data? {
+        let identifier: [UInt8]
+        switch algorithm {
+        case .rsa:
+            // rsaEncryption (1.2.840.113549.1.1.1), NULL parameters.
+            identifier = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00]
+        case .ellipticCurve:
+            // id-ecPublicKey (1.2.840.10045.2.1) and the named curve, told apart by the point's
+            // size: 1 + 2 × the field size in bytes.
+            let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01]
+            switch rawKey.count {
+            case 65: identifier = ecPublicKey + [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07]  // P-256
+            case 97: identifier = ecPublicKey + [0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22]  // P-384
+            case 133: identifier = ecPublicKey + [0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23]  // P-521
+            default: return nil
+            }
+        }
+        let algorithmIdentifier = derElement(tag: 0x30, identifier)
+        let bitString = derElement(tag: 0x03, [0x00] + [UInt8](rawKey))  // no unused bits
+        return Data(derElement(tag: 0x30, algorithmIdentifier + bitString))
+    }
+
+    /// A DER tag-length-value (definite length, short or long form).
+    private static func derElement(tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+        var length: [UInt8]
+        if content.count < 0x80 {
+            length = [UInt8(content.count)]
+        } else {
+            var remaining = content.count
+            length = []
+            while remaining > 0 {
+                length.insert(UInt8(remaining & 0xff), at: 0)
+                remaining >>= 8
+            }
+            length.insert(0x80 | UInt8(length.count), at: 0)
+        }
+        return [tag] + length + content
+    }
+}
