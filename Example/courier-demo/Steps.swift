@@ -157,12 +157,13 @@ struct Demo: Sendable {
         let tokens: OAuth2TokenEndpoint
         let signedIn: TokenCredential
         do {
-            // Token requests go straight to a transport of their own, never through a client.
+            // Token requests go straight to the transport, never through a client (whose calls
+            // may be the ones waiting for this very token).
             tokens = OAuth2TokenEndpoint(
                 baseURL: api,
                 path: try URLPath("/oauth/token"),
                 clientAuthentication: .basic(clientID: DemoClient.id, clientSecret: DemoClient.secret),
-                transport: URLSessionTransport(),
+                transport: Configuration.defaultTransport,
                 timeout: .seconds(10)
             )
             signedIn = try await tokens.requestToken(

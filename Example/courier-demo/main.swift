@@ -25,7 +25,7 @@ case .serveOnly:
     }
 
 case .demo(let baseURL?):
-    Console.out("Courier demo against \(baseURL)")
+    Console.out("Courier demo against \(baseURL), over \(transportName)")
     exit(report(await Demo(api: baseURL).run(), api: baseURL))
 
 case .demo(nil):
@@ -35,10 +35,18 @@ case .demo(nil):
         Console.error("courier-demo: the embedded API's port \(server.port) is not usable")
         exit(1)
     }
-    Console.out("Courier demo against the embedded API at \(api)")
+    Console.out("Courier demo against the embedded API at \(api), over \(transportName)")
     let result = await Demo(api: api).run()
     await server.stop()
     exit(report(result, api: api))
+}
+
+/// Which transport `Configuration()` uses here, and why.
+var transportName: String {
+    switch Configuration.defaultTransport {
+    case is URLSessionTransport: "URLSessionTransport (the default on Apple platforms, and on Linux builds without the AsyncHTTPClient trait)"
+    default: "\(type(of: Configuration.defaultTransport)) (async-http-client: the default on Linux)"
+    }
 }
 
 /// Starts the embedded API, or exits with a message.

@@ -96,7 +96,7 @@ struct CredentialPlacementIntegrationTests {
                     await atB.record(try await ReceivedRequest(request))
                     return FlyingFox.HTTPResponse(statusCode: .ok)
                 }
-                var configuration = Configuration(transport: URLSessionTransport())
+                var configuration = Configuration(transport: TransportKind.platformDefault.make())
                 configuration.authentication = .basic(BasicCredential(username: "alice", password: "SECRET"))
                 configuration.authorizedHosts = ["127.0.0.1"]
                 let client = Client(configuration: configuration)

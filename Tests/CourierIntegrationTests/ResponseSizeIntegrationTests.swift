@@ -8,7 +8,7 @@ import Testing
 struct ResponseSizeIntegrationTests {
     /// A client whose transport is its own, with `limit` as the configuration's limit.
     static func client(limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
-        Client(configuration: Configuration(transport: URLSessionTransport(), maximumResponseSize: limit))
+        Client(configuration: Configuration(transport: TransportKind.platformDefault.make(), maximumResponseSize: limit))
     }
 
     static func expectTooLarge(

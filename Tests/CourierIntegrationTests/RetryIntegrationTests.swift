@@ -49,7 +49,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: URLSessionTransport(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
                     retryPolicy: .default, clock: clock))
 
             let response = try await client.enqueue(server.endpoint("/flaky")).resume()
@@ -67,7 +67,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: URLSessionTransport(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
                     retryPolicy: .default, clock: clock))
             let endpoint = try server.endpoint("/flaky").with {
                 $0.method = .post

@@ -46,12 +46,14 @@ struct StreamingResponseIntegrationTests {
             timeout: .seconds(100), maximumResponseSize: nil)
     }
 
-    @Test("a 100 MB response through resume() with a 1 MiB limit fails as too large, and the server stops sending long before 100 MB")
-    func aHundredMegabytesStopAtTheLimit() async throws {
+    @Test(
+        "a 100 MB response through resume() with a 1 MiB limit fails as too large, and the server stops sending long before 100 MB",
+        arguments: TransportKind.allCases)
+    func aHundredMegabytesStopAtTheLimit(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let meter = ProductionMeter()
             await Self.serve(Self.hundredMegabytes, on: server, meter: meter)
-            let client = Client(configuration: Configuration(transport: URLSessionTransport(), maximumResponseSize: 1 << 20))
+            let client = Client(configuration: Configuration(transport: kind.make(), maximumResponseSize: 1 << 20))
             let result = await client.enqueue(try server.endpoint("/bytes")).result()
             guard case .failure(.transport(let failure)) = result, failure.kind == .responseTooLarge else {
                 Issue.record("expected responseTooLarge, got \(result)")

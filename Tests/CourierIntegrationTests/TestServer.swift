@@ -92,10 +92,12 @@ actor TestServer {
         _ = await runTask.result
     }
 
-    /// A client with its own `URLSessionTransport` (its own session and connection pool), so that
-    /// tests do not share connections through ``URLSessionTransport/shared``.
-    nonisolated func client(timeout: Duration = .seconds(30), headers: [HeaderItem] = []) -> Client {
-        makeClient(timeout: timeout, headers: headers)
+    /// A client with a transport of its own (see `makeClient`): the platform's default kind, or
+    /// `transport`.
+    nonisolated func client(
+        timeout: Duration = .seconds(30), headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
+    ) -> Client {
+        makeClient(timeout: timeout, headers: headers, transport: transport)
     }
 
     /// An endpoint on this server.

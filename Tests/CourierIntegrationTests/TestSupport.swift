@@ -1,10 +1,13 @@
 import Courier
 import Foundation
 
-/// A client with its own `URLSessionTransport` (its own session and connection pool), so that
-/// tests do not share connections through `URLSessionTransport.shared`.
-func makeClient(timeout: Duration = .seconds(30), headers: [HeaderItem] = []) -> Client {
-    Client(configuration: Configuration(transport: URLSessionTransport(), timeout: timeout, headers: headers))
+/// A client with a transport of its own (its own connection pool), of the kind
+/// `Configuration.defaultTransport` is on this platform (``TransportKind/platformDefault``), so
+/// that the suite runs on what users get by default and tests do not share connections.
+func makeClient(
+    timeout: Duration = .seconds(30), headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
+) -> Client {
+    Client(configuration: Configuration(transport: transport.make(), timeout: timeout, headers: headers))
 }
 
 /// An endpoint whose every part is a stored property, so each test states exactly what it sends.

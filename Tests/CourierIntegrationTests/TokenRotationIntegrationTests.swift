@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Courier's `Client` + `URLSessionTransport` + `TokenRefresher` + `OAuth2TokenEndpoint` against a
+/// Courier's `Client` + the platform's default transport + `TokenRefresher` + `OAuth2TokenEndpoint` against a
 /// real FlyingFox server on `127.0.0.1` that is both the API and an OAuth2 authorization server
 /// issuing **single-use rotating** refresh tokens, the kind that punishes a client which refreshes
 /// twice: a refresh token may be spent once; a second use answers `400 {"error":"invalid_grant"}`
@@ -345,7 +345,7 @@ extension TokenRotationIntegrationTests {
                     baseURL: server.baseURL,
                     path: try URLPath("/oauth/token"),
                     clientAuthentication: .basic(clientID: RotatingAuthServer.clientID, clientSecret: RotatingAuthServer.clientSecret),
-                    transport: URLSessionTransport(),
+                    transport: TransportKind.platformDefault.make(),
                     timeout: .seconds(30),
                     now: clock.closure
                 )
@@ -356,11 +356,9 @@ extension TokenRotationIntegrationTests {
                     policy: policy,
                     now: clock.closure
                 )
-                let sessionConfiguration = URLSessionConfiguration.ephemeral
-                sessionConfiguration.httpMaximumConnectionsPerHost = connectionsPerHost
                 let client = Client(
                     configuration: Configuration(
-                        transport: URLSessionTransport(configuration: sessionConfiguration),
+                        transport: try TransportKind.platformDefault.make(connectionsPerHost: connectionsPerHost),
                         timeout: .seconds(60),
                         authentication: .bearer(refresher),
                         authorizedHosts: ["127.0.0.1"]

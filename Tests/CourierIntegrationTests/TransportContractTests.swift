@@ -7,6 +7,10 @@ import Testing
 
 @testable import Courier
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The transports Courier ships, for tests that must hold on each of them.
 enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case urlSession
@@ -24,7 +28,31 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
         }
     }
 
+    /// A new transport of this kind keeping at most `connectionsPerHost` connections to a host.
+    func make(connectionsPerHost: Int) throws -> any Transport {
+        switch self {
+        case .urlSession:
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = connectionsPerHost
+            return URLSessionTransport(configuration: configuration)
+        #if AsyncHTTPClient
+            case .asyncHTTPClient:
+                return try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: connectionsPerHost))
+        #endif
+        }
+    }
+
     var testDescription: String { rawValue }
+
+    /// The kind `Configuration.defaultTransport` is here: async-http-client on Linux (with the
+    /// trait), URLSession on Apple platforms.
+    static var platformDefault: TransportKind {
+        #if AsyncHTTPClient && canImport(FoundationNetworking)
+            .asyncHTTPClient
+        #else
+            .urlSession
+        #endif
+    }
 
     /// Whether one call's stalled streamed upload leaves the transport's other calls alone. Not
     /// corelibs URLSession: libcurl reads stream bodies on one process-wide serial queue, which

@@ -11,7 +11,8 @@ public import Logging
 /// let client = Client(configuration: configuration)
 /// ```
 public struct Configuration: Sendable {
-    /// The wire. Default: ``URLSessionTransport/shared``.
+    /// The wire. Default: ``Configuration/defaultTransport``: async-http-client on Linux,
+    /// URLSession on Apple platforms.
     public var transport: any Transport
     /// Decodes JSON responses in ``Call/resume(expecting:)``. Default: a plain `JSONDecoder`.
     public var decoder: JSONDecoder
@@ -124,9 +125,25 @@ public struct Configuration: Sendable {
         return "Courier/\(CourierLibrary.version) (\(system) \(version.majorVersion).\(version.minorVersion).\(version.patchVersion))"
     }()
 
+    /// The transport a configuration uses unless told otherwise, shared by the whole process:
+    /// - on Linux (and other platforms without Apple's URLSession), with the `AsyncHTTPClient`
+    ///   package trait (on by default), ``AsyncHTTPClientTransport/shared``: several times the
+    ///   throughput of corelibs URLSession, backpressure both ways, one stalled upload never holds
+    ///   up other calls, and TLS pinning;
+    /// - on Apple platforms, and on Linux builds without the trait, ``URLSessionTransport/shared``:
+    ///   the system's networking (proxies, cellular policies, App Transport Security), and the
+    ///   transport `CourierTesting`'s `URLProtocol` stubs plug into.
+    public static var defaultTransport: any Transport {
+        #if AsyncHTTPClient && canImport(FoundationNetworking)
+            AsyncHTTPClientTransport.shared
+        #else
+            URLSessionTransport.shared
+        #endif
+    }
+
     /// Creates a configuration; every parameter has a default.
     public init(
-        transport: any Transport = URLSessionTransport.shared,
+        transport: any Transport = Configuration.defaultTransport,
         decoder: JSONDecoder = JSONDecoder(),
         encoder: JSONEncoder = JSONEncoder(),
         timeout: Duration = .seconds(60),

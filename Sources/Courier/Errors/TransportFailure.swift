@@ -66,6 +66,29 @@ extension TransportFailure {
     }
 }
 
+extension TransportFailure {
+    /// A failure a transport other than URLSession detected, with the `URLError` URLSession would
+    /// have reported for it, so that code reading ``urlError`` works whichever transport runs.
+    init(synthesizing kind: Kind, url: URL?, message: String?) {
+        let code: URLError.Code =
+            switch kind {
+            case .timedOut: .timedOut
+            case .dnsFailure: .cannotFindHost
+            case .cannotConnect: .cannotConnectToHost
+            case .connectionLost: .networkConnectionLost
+            case .secureConnectionFailed: .secureConnectionFailed
+            case .pinningFailed: .serverCertificateUntrusted
+            case .badResponse: .badServerResponse
+            case .responseTooLarge: .dataLengthExceedsMaximum
+            case .other: .unknown
+            }
+        var userInfo: [String: Any] = [:]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        if let message { userInfo[NSLocalizedDescriptionKey] = message }
+        self.init(kind: kind, urlError: URLError(code, userInfo: userInfo), url: url, message: message)
+    }
+}
+
 extension TransportFailure.Kind {
     /// Maps URLSession's error codes onto the broad classes.
     init(_ code: URLError.Code) {

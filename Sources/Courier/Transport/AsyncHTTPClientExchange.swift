@@ -152,26 +152,32 @@
             if case .transport = reason { buffer?.finish(.failure(reason)) }
         }
 
-        /// What an async-http-client error means for Courier.
+        /// What an async-http-client error means for Courier. The failure carries the `URLError`
+        /// URLSession would have reported (``TransportFailure/init(synthesizing:url:message:)``).
         static func failure(_ error: any Error, url: URL) -> CourierError {
             if let error = error as? CourierError { return error }
             if error is CancellationError { return .cancelled }
             if let error = error as? PinningFailure { return .transport(error.transportFailure(url: url)) }
-            func transport(_ kind: TransportFailure.Kind) -> CourierError {
-                .transport(TransportFailure(kind: kind, url: url, message: String(describing: error)))
-            }
-            if let error = error as? HTTPClientError {
+            if let error = error as? HTTPClientError, error == .cancelled { return .cancelled }
+            return .transport(TransportFailure(synthesizing: kind(of: error), url: url, message: String(describing: error)))
+        }
+
+        /// The class of an async-http-client, SwiftNIO or NIOSSL error.
+        static func kind(of error: any Error) -> TransportFailure.Kind {
+            switch error {
+            case let error as HTTPClientError:
                 switch error {
-                case .cancelled: return .cancelled
-                case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
-                    return transport(.timedOut)
-                case .remoteConnectionClosed: return transport(.connectionLost)
-                default: return transport(.other)
+                case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout: .timedOut
+                case .remoteConnectionClosed: .connectionLost
+                default: .other
                 }
+            case let error as NIOConnectionError:
+                // Every address lookup failed and nothing was tried: the name did not resolve.
+                error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil) ? .dnsFailure : .cannotConnect
+            case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: .secureConnectionFailed
+            case is ChannelError, is IOError: .cannotConnect
+            default: .other
             }
-            if error is ChannelError || error is IOError || error is NIOConnectionError { return transport(.cannotConnect) }
-            if error is NIOSSLError { return transport(.secureConnectionFailed) }
-            return transport(.other)
         }
     }
 

@@ -131,7 +131,9 @@
                     try policy.check(host: host, publicKeyInfo: key)
                 }.flatMapError { error in
                     // No TLS handler at all: a pinned host reached over plain `http`.
-                    let failure = error as? PinningFailure ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
+                    let failure =
+                        error as? PinningFailure
+                        ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
                     channel.eventLoop.execute { channel.close(promise: nil) }
                     return channel.eventLoop.makeFailedFuture(failure)
                 }
@@ -205,8 +207,13 @@
         static func request(for request: TransportRequest) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
-            for field in request.head.headerFields {
+            for field in request.head.headerFields where field.name != .cookie {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)
+            }
+            // One Cookie field, its pairs joined with "; " (RFC 6265 §5.4: a client sends at most one).
+            let cookies = request.head.headerFields[values: .cookie]
+            if !cookies.isEmpty {
+                outgoing.headers.add(name: "Cookie", value: cookies.joined(separator: "; "))
             }
             switch request.body {
             case .data(let data)?:

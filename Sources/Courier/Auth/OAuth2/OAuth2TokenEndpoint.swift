@@ -70,7 +70,7 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - baseURL: the token endpoint's scheme, host and port.
     ///   - path: the token endpoint's path.
     ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
-    ///   - transport: where requests go; the shared URLSession transport by default. Use a
+    ///   - transport: where requests go; ``Configuration/defaultTransport`` by default. Use a
     ///     transport of its own rather than one whose requests pass through your client.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
@@ -81,7 +81,7 @@ public struct OAuth2TokenEndpoint: Sendable {
         baseURL: BaseURL,
         path: URLPath,
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = URLSessionTransport.shared,
+        transport: any Transport = Configuration.defaultTransport,
         timeout: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
