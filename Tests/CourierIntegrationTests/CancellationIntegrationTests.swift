@@ -20,7 +20,8 @@ struct CancellationIntegrationTests {
     /// body never ends by itself and the server is stopped only after the test has seen the
     /// latch open, so an open latch means exactly one thing: the server stopped sending because
     /// the connection was gone.
-    @Test func cancellingTheCallingTaskEndsTheCallAsCancelledAndStopsTheRequestOnTheServer() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheCallingTaskEndsTheCallAsCancelledAndStopsTheRequestOnTheServer(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let probe = StreamProbe()
             await server.route("GET /stream") { _ in
@@ -30,7 +31,7 @@ struct CancellationIntegrationTests {
                     body: HTTPBodySequence(from: EndlessBody(probe: probe), suggestedBufferSize: 1024)
                 )
             }
-            let call = server.client(timeout: .seconds(30)).enqueue(try server.endpoint("/stream"))
+            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/stream"))
 
             let task = Task { await call.result() }
             // The response is streaming: the server produced a chunk for this request.
@@ -48,7 +49,8 @@ struct CancellationIntegrationTests {
         }
     }
 
-    @Test func cancellingWhileTheServerIsStillPreparingTheResponseEndsTheCallAsCancelled() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancellingWhileTheServerIsStillPreparingTheResponseEndsTheCallAsCancelled(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let arrived = Latch()
             await server.route("GET /slow") { _ in
@@ -56,7 +58,7 @@ struct CancellationIntegrationTests {
                 try await suspendUntilCancelled()  // never answers: stopping the server cancels it
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let call = server.client(timeout: .seconds(30)).enqueue(try server.endpoint("/slow"))
+            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/slow"))
 
             let task = Task { await call.result() }
             try await awaitCondition("the request reached the handler") { try await arrived.wait() }
@@ -73,14 +75,15 @@ struct CancellationIntegrationTests {
         }
     }
 
-    @Test func aTaskCancelledBeforeResumingSendsNothing() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aTaskCancelledBeforeResumingSendsNothing(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let hits = Recorder<String>()
             await server.route("GET /*") { request in
                 await hits.record(request.path)
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let client = server.client()
+            let client = server.client(transport: kind)
             let cancelledCall = client.enqueue(try server.endpoint("/never"))
 
             let task = Task {

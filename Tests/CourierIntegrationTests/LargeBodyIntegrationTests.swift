@@ -15,15 +15,15 @@ struct LargeBodyIntegrationTests {
         var matchesExpected: Bool
     }
 
-    @Test(arguments: [1, 65_537, oneMebibyte])
-    func aResponseBodyArrivesByteIdentical(byteCount: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [1, 65_537, oneMebibyte])
+    func aResponseBodyArrivesByteIdentical(kind: TransportKind, byteCount: Int) async throws {
         try await TestServer.run { server in
             let payload = pseudoRandomBytes(count: byteCount, seed: 0xC0FFEE)
             await server.route("GET /blob") { _ in
                 FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/octet-stream"], body: payload)
             }
 
-            let data = try await server.client().enqueue(server.endpoint("/blob")).resume(expecting: Data.self)
+            let data = try await server.client(transport: kind).enqueue(server.endpoint("/blob")).resume(expecting: Data.self)
 
             #expect(data.count == byteCount)
             #expect(fnv1a(data) == fnv1a(payload))
@@ -31,8 +31,8 @@ struct LargeBodyIntegrationTests {
         }
     }
 
-    @Test(arguments: [1, 65_537, oneMebibyte])
-    func aRequestBodyArrivesAtTheServerByteIdentical(byteCount: Int) async throws {
+    @Test(arguments: TransportKind.allCases, [1, 65_537, oneMebibyte])
+    func aRequestBodyArrivesAtTheServerByteIdentical(kind: TransportKind, byteCount: Int) async throws {
         try await TestServer.run { server in
             let payload = pseudoRandomBytes(count: byteCount, seed: 0xBADC0DE)
             let contentTypes = Recorder<String?>()
@@ -47,7 +47,7 @@ struct LargeBodyIntegrationTests {
                 $0.body = .data(payload, contentType: "application/octet-stream")
             }
 
-            let receipt = try await server.client().enqueue(endpoint).resume(expecting: UploadReceipt.self)
+            let receipt = try await server.client(transport: kind).enqueue(endpoint).resume(expecting: UploadReceipt.self)
 
             #expect(receipt.byteCount == byteCount)
             #expect(receipt.digest == String(fnv1a(payload)))

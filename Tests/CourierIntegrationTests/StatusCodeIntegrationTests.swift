@@ -16,8 +16,9 @@ struct StatusCodeIntegrationTests {
         Data("{\n  \"error\" : \"status-\(code)\",\n  \"detail\" : \"Zoë’s request — rejected\"\n}\n".utf8)
     }
 
-    @Test(arguments: [(404, "Not Found"), (500, "Internal Server Error")])
-    func aNon2xxStatusEndsAsResponseErrorKeepingStatusHeadersAndBody(code: Int, phrase: String) async throws {
+    @Test(arguments: TransportKind.allCases, [(404, "Not Found"), (500, "Internal Server Error")])
+    func aNon2xxStatusEndsAsResponseErrorKeepingStatusHeadersAndBody(kind: TransportKind, status: (code: Int, phrase: String)) async throws {
+        let (code, phrase) = status
         try await TestServer.run { server in
             let body = Self.problemBody(for: code)
             await server.route("GET /orders/17") { _ in
@@ -28,7 +29,7 @@ struct StatusCodeIntegrationTests {
                 )
             }
 
-            let result = try await server.client().enqueue(server.endpoint("/orders/17")).result(expecting: Problem.self)
+            let result = try await server.client(transport: kind).enqueue(server.endpoint("/orders/17")).result(expecting: Problem.self)
 
             guard case .failure(.response(let response)) = result else {
                 Issue.record("expected .response, got \(result)")
@@ -42,14 +43,15 @@ struct StatusCodeIntegrationTests {
         }
     }
 
-    @Test func anEndpointThatAccepts404ReturnsItsResponse() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func anEndpointThatAccepts404ReturnsItsResponse(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let body = Self.problemBody(for: 404)
             await server.route("GET /orders/17") { _ in
                 FlyingFox.HTTPResponse(statusCode: .notFound, headers: [.contentType: "application/json"], body: body)
             }
             let endpoint = try server.endpoint("/orders/17").with { $0.acceptableStatusCodes = [200, 404] }
-            let client = server.client()
+            let client = server.client(transport: kind)
 
             let response = try await client.enqueue(endpoint).resume()
             let problem = try await client.enqueue(endpoint).resume(expecting: Problem.self)
@@ -70,7 +72,8 @@ struct StatusCodeIntegrationTests {
     /// Courier's deadline misses.
     @Test(
         .timeLimit(.minutes(1)),
-        arguments: [
+        arguments: TransportKind.allCases,
+        [
             #"Basic realm="x""#,
             #"Basic realm="api", charset="UTF-8""#,
             #"basic realm="x""#,
@@ -81,11 +84,11 @@ struct StatusCodeIntegrationTests {
             "Negotiate",
         ]
     )
-    func a401WithAChallengeReturnsPromptlyAsResponseError(challenge: String) async throws {
-        try await Self.expectA401Response(carrying: challenge, within: .seconds(15))
+    func a401WithAChallengeReturnsPromptlyAsResponseError(kind: TransportKind, challenge: String) async throws {
+        try await Self.expectA401Response(carrying: challenge, within: .seconds(15), on: kind)
     }
 
-    static func expectA401Response(carrying challenge: String, within timeout: Duration) async throws {
+    static func expectA401Response(carrying challenge: String, within timeout: Duration, on kind: TransportKind = .platformDefault) async throws {
         try await TestServer.run { server in
             let body = Data(#"{"error":"unauthorized"}"#.utf8)
             let hits = Recorder<String>()
@@ -99,7 +102,7 @@ struct StatusCodeIntegrationTests {
             }
             let endpoint = try server.endpoint("/private").with { $0.timeout = timeout }
 
-            let result = await server.client().enqueue(endpoint).result()
+            let result = await server.client(transport: kind).enqueue(endpoint).result()
 
             guard case .failure(.response(let response)) = result else {
                 Issue.record("expected .response(401), got \(result)")

@@ -23,8 +23,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test(arguments: [0, 1, 65_536, 3_000_001])
-        func aFileBodyArrivesByteIdenticalWithItsLengthAndMediaType(byteCount: Int) async throws {
+        @Test(arguments: TransportKind.allCases, [0, 1, 65_536, 3_000_001])
+        func aFileBodyArrivesByteIdenticalWithItsLengthAndMediaType(kind: TransportKind, byteCount: Int) async throws {
             let payload = pseudoRandomBytes(count: byteCount, seed: 0xF11E)
             let file = try Self.temporaryFile(payload, extension: "png")
             defer { try? FileManager.default.removeItem(at: file) }
@@ -36,7 +36,7 @@ extension QueueSensitiveTests {
                     $0.body = .file(file)
                 }
 
-                _ = try await server.client().enqueue(endpoint).resume()
+                _ = try await server.client(transport: kind).enqueue(endpoint).resume()
 
                 let request = try #require(await received.values.first)
                 #expect(request.body == payload)
@@ -46,7 +46,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func anAsyncSequenceOfUnknownLengthGoesOutChunkedAndArrivesIntact() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func anAsyncSequenceOfUnknownLengthGoesOutChunkedAndArrivesIntact(_ kind: TransportKind) async throws {
             let chunks = (0..<40).map { pseudoRandomBytes(count: 10_000 + $0, seed: UInt64($0)) }
             try await TestServer.run { server in
                 let received = Recorder<ReceivedRequest>()
@@ -56,7 +57,7 @@ extension QueueSensitiveTests {
                     $0.body = .stream(asyncSequence(chunks), contentType: "application/x-ndjson")
                 }
 
-                _ = try await server.client().enqueue(endpoint).resume()
+                _ = try await server.client(transport: kind).enqueue(endpoint).resume()
 
                 let request = try #require(await received.values.first)
                 #expect(request.body == chunks.reduce(Data(), +))
@@ -66,7 +67,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func aByteSequenceWithAKnownLengthIsSentWithContentLength() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func aByteSequenceWithAKnownLengthIsSentWithContentLength(_ kind: TransportKind) async throws {
             let payload = pseudoRandomBytes(count: 200_003, seed: 7)
             try await TestServer.run { server in
                 let received = Recorder<ReceivedRequest>()
@@ -76,7 +78,7 @@ extension QueueSensitiveTests {
                     $0.body = .stream(bytes: asyncSequence(Array(payload)), length: Int64(payload.count))
                 }
 
-                _ = try await server.client().enqueue(endpoint).resume()
+                _ = try await server.client(transport: kind).enqueue(endpoint).resume()
 
                 let request = try #require(await received.values.first)
                 #expect(request.body == payload)
@@ -85,7 +87,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func aSequenceThatThrowsFailsTheCallWithTheBodysErrorAndDoesNotHang() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func aSequenceThatThrowsFailsTheCallWithTheBodysErrorAndDoesNotHang(_ kind: TransportKind) async throws {
             struct SensorUnplugged: Error {}
             try await TestServer.run { server in
                 await server.route("POST /ingest") { request in
@@ -101,7 +104,7 @@ extension QueueSensitiveTests {
                     $0.body = .stream(failing)
                 }
 
-                let result = await server.client().enqueue(endpoint).result()
+                let result = await server.client(transport: kind).enqueue(endpoint).result()
 
                 guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
                     Issue.record("expected bodySourceFailed, got \(result)")
@@ -111,7 +114,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func aSequenceShorterThanItsAnnouncedLengthFailsInsteadOfLeavingTheServerWaiting() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func aSequenceShorterThanItsAnnouncedLengthFailsInsteadOfLeavingTheServerWaiting(_ kind: TransportKind) async throws {
             try await TestServer.run { server in
                 await server.route("POST /bytes") { request in
                     _ = try? await request.bodyData
@@ -122,7 +126,7 @@ extension QueueSensitiveTests {
                     $0.body = .stream(asyncSequence([Data(repeating: 2, count: 1_000)]), length: 5_000)
                 }
 
-                let result = await server.client().enqueue(endpoint).result()
+                let result = await server.client(transport: kind).enqueue(endpoint).result()
 
                 guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
                     Issue.record("expected bodySourceFailed, got \(result)")
@@ -132,7 +136,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func aSingleUseStreamCannotBeSentTwice() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func aSingleUseStreamCannotBeSentTwice(_ kind: TransportKind) async throws {
             try await TestServer.run { server in
                 let received = Recorder<ReceivedRequest>()
                 await server.route("POST /once", handler: Self.receive(into: received))
@@ -140,7 +145,7 @@ extension QueueSensitiveTests {
                     $0.method = .post
                     $0.body = .stream(asyncSequence([Data("once".utf8)]))
                 }
-                let call = server.client().enqueue(endpoint)
+                let call = server.client(transport: kind).enqueue(endpoint)
 
                 _ = try await call.resume()
                 let second = await call.result()
@@ -153,7 +158,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
+        @Test(arguments: TransportKind.allCases)
+        func aMissingFileFailsBeforeAnythingIsSent(_ kind: TransportKind) async throws {
             try await TestServer.run { server in
                 let received = Recorder<ReceivedRequest>()
                 await server.route("PUT /upload", handler: Self.receive(into: received))
@@ -163,7 +169,7 @@ extension QueueSensitiveTests {
                     $0.body = .file(missing)
                 }
 
-                let result = await server.client().enqueue(endpoint).result()
+                let result = await server.client(transport: kind).enqueue(endpoint).result()
 
                 guard case .failure(.invalidRequest(.bodySourceFailed)) = result else {
                     Issue.record("expected bodySourceFailed, got \(result)")
