@@ -17,6 +17,9 @@ struct CourierBench {
         var multipartGiB: Double?
         var multipartRounds = 3
         var sink = false
+        var sinkFile: String?
+        var transfersGiB: Double?
+        var transfersTransports = TransfersBench.transportNames
         var overhead = 0
 
         static let allClients = [
@@ -29,6 +32,7 @@ struct CourierBench {
                                  [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
                                  [--clients LIST] [--baseline CLIENT] [--auth-burst N]
                                  [--multipart-gib N [--multipart-rounds N]]
+                                 [--transfers-gib N [--transfers-transports LIST]]
 
               --requests N     requests per client per round (default 1000)
               --rounds N       measured rounds per mode (default 20)
@@ -57,6 +61,13 @@ struct CourierBench {
                                as a plain file body to a sink in a child process; peak RSS and
                                throughput (see MultipartBench.swift)
               --multipart-rounds N  uploads of each body in that mode (default 3)
+              --transfers-gib N  instead of the modes: an N GiB multipart upload and an N GiB
+                               download through AsyncHTTPClientTransport (then URLSessionTransport
+                               for comparison), to/from a server in a child process; time,
+                               throughput and this process's peak RSS during each, against the
+                               64 MiB target (see TransfersBench.swift). Exit status 3 when a
+                               transfer over async-http-client misses the target
+              --transfers-transports LIST  ahc, urlsession or ahc,urlsession (default)
               --overhead N     instead of the modes: N sequential calls per variant and round to a
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
@@ -110,12 +121,25 @@ struct CourierBench {
                     let text = try value(for: argument)
                     guard let number = Double(text), number > 0 else { throw BenchError("--multipart-gib: expected a positive number, got \(text)") }
                     options.multipartGiB = number
+                case "--transfers-gib":
+                    let text = try value(for: argument)
+                    guard let number = Double(text), number > 0 else { throw BenchError("--transfers-gib: expected a positive number, got \(text)") }
+                    options.transfersGiB = number
+                case "--transfers-transports":
+                    let names = try value(for: argument).split(separator: ",").map(String.init)
+                    if names.isEmpty || names.contains(where: { !TransfersBench.transportNames.contains($0) }) {
+                        throw BenchError("--transfers-transports: expected some of \(TransfersBench.transportNames.joined(separator: ","))")
+                    }
+                    // Always in the documented order: async-http-client first.
+                    options.transfersTransports = TransfersBench.transportNames.filter(names.contains)
                 case "--multipart-rounds":
                     options.multipartRounds = try positive(for: argument)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
-                case "--sink":  // internal: the child process of --multipart-gib
+                case "--sink":  // internal: the child process of --multipart-gib and --transfers-gib
                     options.sink = true
+                case "--sink-file":  // internal: what that child serves to GET /download
+                    options.sinkFile = try value(for: argument)
                 case "-h", "--help":
                     say(usage)
                     exit(0)
@@ -140,6 +164,9 @@ struct CourierBench {
         }
         if options.sink || options.multipartGiB != nil {
             await runMultipart(options)
+        }
+        if let gibibytes = options.transfersGiB {
+            await runTransfers(gibibytes: gibibytes, transports: options.transfersTransports)
         }
         if options.overhead > 0 {
             Overhead.reexecWithInterposer()
@@ -280,11 +307,23 @@ struct CourierBench {
     /// `--multipart-gib` (no shared server) and its `--sink` child; exits.
     static func runMultipart(_ options: Options) async -> Never {
         #if canImport(Glibc)
-            if options.sink { Sink.run() }
+            if options.sink { Sink.run(serving: options.sinkFile) }
         #endif
         do {
             try await MultipartBench.run(gibibytes: options.multipartGiB ?? 1, rounds: options.multipartRounds)
             exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// `--transfers-gib`; exits: 0 when both transfers over async-http-client stayed under the
+    /// peak RSS target, 3 when one did not, 1 on an error (a count or checksum mismatch included).
+    static func runTransfers(gibibytes: Double, transports: [String]) async -> Never {
+        do {
+            let met = try await TransfersBench.run(gibibytes: gibibytes, transports: transports)
+            exit(met ? 0 : 3)
         } catch {
             FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
             exit(1)

@@ -154,8 +154,10 @@ enum MultipartBench {
         func path() throws(CourierError) -> URLPath { try URLPath("/upload") }
     }
 
-    /// Writes `size` pseudo-random bytes, 1 MiB at a time (never the whole file in memory).
-    static func writePseudoRandomFile(_ url: URL, size: Int64) throws {
+    /// Writes `size` pseudo-random bytes, 1 MiB at a time (never the whole file in memory), and
+    /// returns their ``Checksum``.
+    @discardableResult
+    static func writePseudoRandomFile(_ url: URL, size: Int64) throws -> Checksum {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw BenchError("cannot create \(url.path)")
         }
@@ -164,6 +166,7 @@ enum MultipartBench {
         var state: UInt64 = 0xC0FF_EE00_D15C_0BA1
         var block = Data(count: 1 << 20)
         var written: Int64 = 0
+        var checksum = Checksum()
         while written < size {
             block.withUnsafeMutableBytes { raw in
                 for index in raw.bindMemory(to: UInt64.self).indices {
@@ -175,9 +178,12 @@ enum MultipartBench {
                 }
             }
             let count = Int(min(Int64(block.count), size - written))
-            try handle.write(contentsOf: count == block.count ? block : block.prefix(count))
+            let bytes = count == block.count ? block : block.prefix(count)
+            try handle.write(contentsOf: bytes)
+            checksum.update(bytes)
             written += Int64(count)
         }
+        return checksum
     }
 
     static func say(_ line: String) { CourierBench.say(line) }
@@ -275,13 +281,14 @@ struct MemoryUsage: CustomStringConvertible {
             self.stdinWriteEnd = stdinWriteEnd
         }
 
-        static func start() throws -> SinkProcess {
+        /// - Parameter file: served to `GET /download` (see ``Sink``), when given.
+        static func start(serving file: URL? = nil) throws -> SinkProcess {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
             let input = try closeOnExecPipe()
             let output = try closeOnExecPipe()
             let pid: pid_t
             do {
-                pid = try spawn(executable, ["--sink"], stdin: input[0], output: output[1])
+                pid = try spawn(executable, ["--sink"] + (file.map { ["--sink-file", $0.path] } ?? []), stdin: input[0], output: output[1])
             } catch {
                 input.forEach { close($0) }
                 output.forEach { close($0) }
@@ -319,8 +326,12 @@ struct MemoryUsage: CustomStringConvertible {
     /// `courier-bench --sink`: a minimal HTTP/1.1 server on 127.0.0.1 that reads request bodies
     /// (Content-Length only) in 1 MiB reads, discards them and answers `{"bytes":N}`. Blocking
     /// sockets and one thread per connection: nothing between the socket and the counter.
+    ///
+    /// With `--sink-file PATH` it also answers `GET /download` with that file (`GET
+    /// /download?bytes=N`: its first N bytes), `Content-Length` and `sendfile(2)`: the kernel
+    /// copies from the page cache to the socket, and this process holds none of the body.
     enum Sink {
-        static func run() -> Never {
+        static func run(serving file: String?) -> Never {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var yes: Int32 = 1
             setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -347,11 +358,11 @@ struct MemoryUsage: CustomStringConvertible {
             while true {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { continue }
-                Thread.detachNewThread { serve(connection) }
+                Thread.detachNewThread { serve(connection, file: file) }
             }
         }
 
-        private static func serve(_ fd: Int32) {
+        private static func serve(_ fd: Int32, file: String?) {
             defer { close(fd) }
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -375,6 +386,18 @@ struct MemoryUsage: CustomStringConvertible {
                 }
                 guard let headEnd else { return }
                 let text = String(decoding: head[..<headEnd], as: UTF8.self).lowercased()
+                if text.hasPrefix("get ") {
+                    // No body: whatever follows the head is the next request.
+                    pending = Array(head[(headEnd + 4)...])
+                    let target = text.dropFirst(4).prefix { $0 != " " }
+                    guard let file, target == "/download" || target.hasPrefix("/download?bytes=") else {
+                        write(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                        continue
+                    }
+                    let limit = target.split(separator: "=").last.flatMap { Int64($0) } ?? .max
+                    guard send(file, upTo: limit, to: fd) else { return }
+                    continue
+                }
                 var contentLength: Int64?
                 var chunked = false
                 for line in text.split(separator: "\r\n") {
@@ -400,6 +423,28 @@ struct MemoryUsage: CustomStringConvertible {
                 let body = #"{"bytes":\#(received)}"#
                 write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
+        }
+
+        /// Answers with the first `limit` bytes of `path` (all of it when shorter) through
+        /// `sendfile(2)`. `false` when the connection or the file failed.
+        private static func send(_ path: String, upTo limit: Int64, to fd: Int32) -> Bool {
+            let file = open(path, O_RDONLY)
+            guard file >= 0 else {
+                write(fd, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return false
+            }
+            defer { close(file) }
+            var status = stat()
+            guard fstat(file, &status) == 0 else { return false }
+            let length = min(Int64(status.st_size), limit)
+            write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n\r\n")
+            var offset = off_t(0)
+            while Int64(offset) < length {
+                let sent = sendfile(fd, file, &offset, Int(min(length - Int64(offset), 1 << 30)))
+                if sent < 0, errno == EINTR { continue }
+                guard sent > 0 else { return false }
+            }
+            return true
         }
 
         private static func write(_ fd: Int32, _ text: String) {
