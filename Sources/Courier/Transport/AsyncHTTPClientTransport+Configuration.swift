@@ -54,7 +54,7 @@
         }
 
         /// A proxy server. Its password is never printed.
-        public struct Proxy: Sendable, CustomStringConvertible {
+        public struct Proxy: Sendable, CustomStringConvertible, CustomReflectable {
             enum Kind: Sendable {
                 case http(username: String?, password: String?)
                 case socks
@@ -64,9 +64,9 @@
             let port: Int
             let kind: Kind
 
-            /// An HTTP proxy: `http` requests go to it whole, `https` through a `CONNECT` tunnel
-            /// (TLS, pins included, stays end to end). With a user name, it gets
-            /// `Proxy-Authorization: Basic`.
+            /// An HTTP proxy. Every request goes through a `CONNECT` tunnel (async-http-client
+            /// tunnels plain `http` too), so TLS and pins stay end to end. With a user name, the
+            /// `CONNECT` carries `Proxy-Authorization: Basic`, which never reaches the target.
             public static func http(host: String, port: Int, username: String? = nil, password: String? = nil) -> Proxy {
                 Proxy(host: host, port: port, kind: .http(username: username, password: password))
             }
@@ -83,6 +83,9 @@
                 case .socks: "socks5://\(host):\(port)"
                 }
             }
+
+            /// The description only: the password stays out of `dump` and debuggers.
+            public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
             var httpClientProxy: HTTPClient.Configuration.Proxy {
                 switch kind {
