@@ -137,6 +137,16 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Takes and releases the exchange's lock, under which the delegate queue made the response
+    /// (and its ``ChunkBuffer``), so the caller's reads are ordered after those writes by a lock
+    /// as well as by the continuation. The continuation alone is enough for Swift, but
+    /// ThreadSanitizer once reported the buffer's initialization racing with its first read
+    /// (a URLProtocol stub's response, resumed from a dispatch thread).
+    func synchronizeWithDelegate() {
+        lock.lock()
+        lock.unlock()
+    }
+
     /// Records that the server failed its pin check: the cancellation URLSession reports next
     /// ends the exchange with this failure (Apple platforms, where the trust challenge exists).
     func failPinning(_ failure: PinningFailure) {

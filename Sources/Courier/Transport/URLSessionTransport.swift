@@ -146,6 +146,7 @@ public final class URLSessionTransport: Transport {
             exchange.cancel()
         }
         // Built here, not on the delegate queue every request of the session funnels through.
+        exchange.synchronizeWithDelegate()
         return try completion.outcome(for: request.url).get()
     }
 }
