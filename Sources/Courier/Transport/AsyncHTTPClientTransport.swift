@@ -131,7 +131,9 @@
                     try policy.check(host: host, publicKeyInfo: key)
                 }.flatMapError { error in
                     // No TLS handler at all: a pinned host reached over plain `http`.
-                    let failure = error as? PinningFailure ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
+                    let failure =
+                        error as? PinningFailure
+                        ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
                     channel.eventLoop.execute { channel.close(promise: nil) }
                     return channel.eventLoop.makeFailedFuture(failure)
                 }

@@ -28,7 +28,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard let host = url?.host, let pins = pinning.pins(for: host) else { return nil }
             return PinningFailure(
                 host: PinningPolicy.normalized(host), presented: nil, pins: pins,
-                reason: "corelibs URLSession on Linux cannot check pins (it raises no server-trust challenge), so nothing was sent; AsyncHTTPClientTransport checks them")
+                reason: "corelibs URLSession on Linux cannot check pins (it raises no server-trust challenge), so nothing was sent; "
+                    + "AsyncHTTPClientTransport checks them")
         #else
             return nil
         #endif
