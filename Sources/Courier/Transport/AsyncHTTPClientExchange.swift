@@ -170,7 +170,9 @@
                 }
             }
             if error is ChannelError || error is IOError || error is NIOConnectionError { return transport(.cannotConnect) }
-            if error is NIOSSLError { return transport(.secureConnectionFailed) }
+            // NIOSSLExtraError carries host-name validation (a certificate for another name) and
+            // SNI failures; NIOSSLError the handshake and chain validation.
+            if error is NIOSSLError || error is NIOSSLExtraError { return transport(.secureConnectionFailed) }
             return transport(.other)
         }
     }
