@@ -213,6 +213,33 @@
             }
         }
 
+        /// Many calls at once open several HTTP/1.1 connections, each checked on its own: with the
+        /// right pin every call succeeds, with a wrong one every call fails and none is sent.
+        @Test(arguments: [true, false])
+        func concurrentCallsToAPinnedHostAllGetCheckedConnections(pinMatches: Bool) async throws {
+            try await TLSTestServer.run(offersHTTP2: false) { server in
+                let client = Self.client(
+                    try Self.transport {
+                        $0.maximumConnectionsPerHost = 4
+                        $0.tls.pinning = try Self.pinning(pinMatches ? "server-ec" : "backup")
+                    })
+                let results = try await withThrowingTaskGroup(of: Result<Greeting, CourierError>.self) { group in
+                    for _ in 0..<40 {
+                        group.addTask { try await Self.hello(client, on: server) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                if pinMatches {
+                    #expect(results.allSatisfy { (try? $0.get()) == Self.hello })
+                    #expect(server.log.requests.count == 40)
+                    #expect((1...4).contains(server.log.connections))
+                } else {
+                    #expect(results.allSatisfy { if case .failure(.transport(let failure)) = $0 { failure.kind == .pinningFailed } else { false } })
+                    #expect(server.log.requests.isEmpty)
+                }
+            }
+        }
+
         /// A refused pin or certificate is final: with a retry policy that retries a 503 on the same
         /// server, the call still makes one connection and fails.
         @Test(arguments: [TLSTestServer.Leaf.ec, .untrusted, .wrongName])
