@@ -272,10 +272,6 @@
 
         // MARK: - Client certificates
 
-        static func clientCertificate() throws -> AsyncHTTPClientTransport.ClientCertificate {
-            .init(certificateChainPEM: try TLSFixture.data("client.pem"), privateKeyPEM: try TLSFixture.data("client.key"))
-        }
-
         /// Over TLS 1.2 the server refuses the handshake itself. Over TLS 1.3 the client's side of
         /// the handshake is over before the server checks for a certificate; the server's refusal
         /// (an alert, then close) reaches async-http-client as `remoteConnectionClosed`, so the
@@ -298,12 +294,15 @@
             }
         }
 
-        @Test(arguments: [false, true])
-        func aClientCertificateIsPresentedAndSeenByTheServer(pinned: Bool) async throws {
+        /// With the key in PKCS #8 (`PRIVATE KEY`) and traditional (`EC PRIVATE KEY`) form, and with
+        /// the server's key pinned too.
+        @Test(arguments: ["client.key", "client-traditional.key"], [false, true])
+        func aClientCertificateIsPresentedAndSeenByTheServer(keyFile: String, pinned: Bool) async throws {
             try await TLSTestServer.run(requiresClientCertificate: true) { server in
                 let client = Self.client(
                     try Self.transport {
-                        $0.tls.clientCertificate = try Self.clientCertificate()
+                        $0.tls.clientCertificate = .init(
+                            certificateChainPEM: try TLSFixture.data("client.pem"), privateKeyPEM: try TLSFixture.data(keyFile))
                         $0.tls.pinning = pinned ? try Self.pinning("server-ec") : .none
                     })
                 #expect(try await Self.hello(client, on: server).get() == Self.hello)
@@ -362,7 +361,7 @@
 
         enum BadConfiguration: String, CaseIterable, CustomTestStringConvertible, Sendable {
             case trustRootsNotPEM, trustRootsWithoutCertificate, additionalTrustRootsNotPEM
-            case clientChainNotPEM, clientKeyNotPEM, clientKeyOfAnotherCertificate, clientKeyIsACertificate
+            case clientChainNotPEM, clientKeyNotPEM, clientKeyOfAnotherCertificate, clientKeyIsACertificate, clientKeyEncrypted
             var testDescription: String { rawValue }
 
             func apply(to tls: inout AsyncHTTPClientTransport.TLS) throws {
@@ -378,6 +377,8 @@
                 case .clientKeyOfAnotherCertificate:
                     tls.clientCertificate = .init(certificateChainPEM: chain, privateKeyPEM: try TLSFixture.data("server-ec.key"))
                 case .clientKeyIsACertificate: tls.clientCertificate = .init(certificateChainPEM: chain, privateKeyPEM: chain)
+                case .clientKeyEncrypted:
+                    tls.clientCertificate = .init(certificateChainPEM: chain, privateKeyPEM: try TLSFixture.data("client-encrypted.key"))
                 }
             }
         }

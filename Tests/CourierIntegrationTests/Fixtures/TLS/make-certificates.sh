@@ -66,6 +66,9 @@ ec_key backup.key
 ca client-ca "/O=Courier tests/CN=Courier Test Client CA"
 ec_key client.key
 leaf client client-ca "/O=Courier tests/CN=courier-test-client" clientAuth
+# The same client key in the traditional "EC PRIVATE KEY" form, and encrypted (passphrase "test").
+openssl ec -in client.key -out client-traditional.key 2>/dev/null
+openssl pkey -in client.key -aes-256-cbc -passout pass:test -out client-encrypted.key
 
 # pin NAME: the base64 SHA-256 of NAME's DER SubjectPublicKeyInfo (an RFC 7469 pin-sha256).
 spki() { openssl pkey -in "$1.key" -pubout -outform der; }
