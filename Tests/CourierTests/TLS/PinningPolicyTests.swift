@@ -34,6 +34,8 @@ struct PinningPolicyTests {
         Data(repeating: 0xfb, count: 32).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_"),  // base64url
         " " + Data(repeating: 1, count: 32).base64EncodedString(),
+        Data(repeating: 1, count: 32).base64EncodedString() + "\n",  // read from a file, newline and all
+        String(Data(repeating: 1, count: 32).base64EncodedString().dropLast()),  // without its "=" padding
     ])
     func aPinThatIsNotBase64OfThirtyTwoBytesIsAnInvalidTLSConfiguration(_ text: String) {
         let error = #expect(throws: CourierError.self) { try PinningPolicy.Pin(sha256Base64: text) }
