@@ -174,6 +174,8 @@
             case let error as NIOConnectionError:
                 // Every address lookup failed and nothing was tried: the name did not resolve.
                 error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil) ? .dnsFailure : .cannotConnect
+            // NIOSSLExtraError carries host-name validation (a certificate for another name) and
+            // SNI failures; NIOSSLError the handshake and chain validation.
             case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: .secureConnectionFailed
             case is ChannelError, is IOError: .cannotConnect
             default: .other

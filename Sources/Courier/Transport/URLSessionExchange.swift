@@ -153,6 +153,12 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         mark(.bodyFailed(.transport(failure.transportFailure(url: url))))
     }
 
+    /// Stops the task with `failure`: a redirect to a pinned host that cannot be checked (Linux).
+    /// The exchange ends with this failure, not with the 3xx URLSession delivers before it stops.
+    func refuse(_ failure: PinningFailure) {
+        stop(.bodyFailed(.transport(failure.transportFailure(url: url))))
+    }
+
     /// Records that the session delegate declined an HTTP authentication challenge, so that the
     /// cancellation URLSession reports next ends the exchange with the 401 already received.
     func declineChallenge() {

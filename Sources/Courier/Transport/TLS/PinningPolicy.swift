@@ -130,9 +130,12 @@ struct PinningFailure: Error, Sendable, Equatable {
     /// Why no key was compared, when none was.
     let reason: String?
 
+    /// `<host> presented sha256/…, which matches none of its pins: sha256/…, …` when a key was
+    /// compared, else `<host> is pinned (sha256/…, …), but <reason>`.
     var message: String {
-        let presentedPart = presented.map { "presented \($0)" } ?? (reason ?? "presented no key")
-        return "\(host) \(presentedPart), which matches none of its pins: \(PinningPolicy.list(pins))"
+        let list = PinningPolicy.list(pins)
+        guard let presented else { return "\(host) is pinned (\(list)), but \(reason ?? "it presented no key")" }
+        return "\(host) presented \(presented), which matches none of its pins: \(list)"
     }
 
     func transportFailure(url: URL?) -> TransportFailure {
