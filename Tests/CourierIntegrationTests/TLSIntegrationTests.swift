@@ -186,6 +186,29 @@
             }
         }
 
+        /// A redirect from `https` to `http` is not followed, whatever the policy would strip:
+        /// the 3xx is the response, and the plain-http server receives nothing.
+        @Test func aRedirectFromHTTPSToHTTPIsNotFollowed() async throws {
+            try await TLSTestServer.run { tlsServer in
+                try await TestServer.run { plain in
+                    let landed = Recorder<String>()
+                    await plain.route("GET /landed") { request in
+                        await landed.record(request.path)
+                        return FlyingFox.HTTPResponse(statusCode: .ok)
+                    }
+                    let client = Self.client(try Self.transport { $0.tls.trustRoots = .certificates(pem: try Self.caPEM()) })
+                    let result = await client.enqueue(try tlsServer.endpoint("/redirect-to-http/\(plain.port)")).result()
+                    guard case .failure(.response(let response)) = result else {
+                        Issue.record("expected the 302 as the response, got \(result)")
+                        return
+                    }
+                    #expect(response.statusCode == 302)
+                    #expect(response.url.scheme == "https")
+                    #expect(await landed.values.isEmpty)
+                }
+            }
+        }
+
         /// Each hop of a redirect goes through the client of its own host: an unpinned `http` origin
         /// redirecting to the pinned HTTPS server gets that server's pins checked.
         @Test(arguments: [true, false])

@@ -343,14 +343,22 @@
                 break
             case .end:
                 guard let head = head.take() else { return }
+                var location: String?
                 let (status, contentType, text): (HTTPResponseStatus, String, String) =
                     switch (head.method, head.uri) {
                     case (.GET, "/hello"): (.ok, "application/json", #"{"greeting":"hello"}"#)
                     case (.GET, "/unavailable"): (.serviceUnavailable, "text/plain", "try again")
+                    case (.GET, let uri) where uri.hasPrefix("/redirect-to-http/"):
+                        // `/redirect-to-http/<port>`: a downgrade to plain http on 127.0.0.1:<port>.
+                        {
+                            location = "http://127.0.0.1:\(uri.dropFirst("/redirect-to-http/".count))/landed"
+                            return (.found, "text/plain", "moved")
+                        }()
                     default: (.notFound, "text/plain", "not found")
                     }
                 let body = ByteBuffer(string: text)
                 var headers = HTTPHeaders([("Content-Type", contentType), ("Content-Length", String(body.readableBytes))])
+                if let location { headers.add(name: "Location", value: location) }
                 if !head.isKeepAlive { headers.add(name: "Connection", value: "close") }
                 let response = HTTPResponseHead(version: head.version, status: status, headers: headers)
                 context.write(wrapOutboundOut(.head(response)), promise: nil)
