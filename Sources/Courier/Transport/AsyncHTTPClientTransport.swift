@@ -130,10 +130,16 @@
                     let key = try certificate.map { Data(try $0.extractPublicKey().toSPKIBytes()) }
                     try policy.check(host: host, publicKeyInfo: key)
                 }.flatMapError { error in
-                    // No TLS handler at all: a pinned host reached over plain `http`.
-                    let failure =
-                        error as? PinningFailure
-                        ?? PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
+                    let failure: PinningFailure
+                    switch error {
+                    case let mismatch as PinningFailure:
+                        failure = mismatch
+                    case ChannelPipelineError.notFound:
+                        // No TLS handler at all: a pinned host reached over plain `http`.
+                        failure = PinningFailure(host: host, presented: nil, pins: pins, reason: "the connection is not TLS, so no key was presented")
+                    default:
+                        failure = PinningFailure(host: host, presented: nil, pins: pins, reason: "the server's key could not be read (\(error))")
+                    }
                     channel.eventLoop.execute { channel.close(promise: nil) }
                     return channel.eventLoop.makeFailedFuture(failure)
                 }
