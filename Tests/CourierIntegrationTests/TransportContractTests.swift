@@ -147,6 +147,52 @@ struct TransportContractTests {
         }
     }
 
+    /// Serves a body announced as 100 bytes (`Content-Length`, so short enough to be read whole
+    /// with the head) that sends 10 of them and then nothing, and returns the probe that sees the
+    /// 10 bytes go out.
+    static func serveShortStall(at path: String, on server: TestServer) async -> StreamProbe {
+        let probe = StreamProbe()
+        await server.route(HTTPRoute("GET \(path)")) { _ in
+            FlyingFox.HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "application/octet-stream"],
+                body: HTTPBodySequence(from: StallingBody(probe: probe), count: 100, suggestedBufferSize: 10))
+        }
+        return probe
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aShortBodyThatStallsAfterTheHeadEndsTimedOut(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            _ = await Self.serveShortStall(at: "/short", on: server)
+            let started = ContinuousClock.now
+            let result = await Self.client(kind, timeout: .milliseconds(400)).enqueue(try server.endpoint("/short")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .timedOut else {
+                Issue.record("expected timedOut, got \(result)")
+                return
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(400))
+            #expect(elapsed < .seconds(5), "the call's deadline ends the stalled body, not a later timeout")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingACallWhoseShortBodyStallsEndsItCancelled(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let probe = await Self.serveShortStall(at: "/short", on: server)
+            let call = Self.client(kind).enqueue(try server.endpoint("/short"))
+            let task = Task { await call.result() }
+            try await awaitCondition("the server sent the first 10 bytes") { try await probe.firstChunk.wait() }
+            let cancelled = ContinuousClock.now
+            task.cancel()
+            guard case .failure(.cancelled) = await task.value else {
+                Issue.record("expected .cancelled")
+                return
+            }
+            #expect(ContinuousClock.now - cancelled < .seconds(5))
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func cancellingTheCallStopsTheRequestOnTheWire(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
@@ -230,6 +276,33 @@ struct TransportContractTests {
             #expect(pongs == 100)
             release.open()
             #expect(try await upload.value.body == Data("2048".utf8))
+        }
+    }
+
+    /// A response body that sends 10 bytes, then nothing until the server stops.
+    struct StallingBody: AsyncBufferedSequence {
+        typealias Element = UInt8
+        let probe: StreamProbe
+
+        func makeAsyncIterator() -> Iterator { Iterator(probe: probe) }
+
+        struct Iterator: AsyncBufferedIteratorProtocol {
+            let probe: StreamProbe
+            var sent = false
+
+            mutating func next() async throws -> UInt8? {
+                try await nextBuffer(suggested: 1)?.first
+            }
+
+            mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+                guard sent else {
+                    sent = true
+                    defer { probe.firstChunk.open() }
+                    return [UInt8](repeating: UInt8(ascii: "a"), count: 10)
+                }
+                try await suspendUntilCancelled()  // stalls: stopping the server cancels it
+                return nil
+            }
         }
     }
 

@@ -85,7 +85,7 @@
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(transport: self, url: url, maximumResponseSize: request.maximumResponseSize)
-                    return try exchange.start(response, deadline: deadline)
+                    return try await exchange.start(response, deadline: deadline)
                 }
                 // The 3xx's body is not read: dropping it ends that exchange.
                 redirects += 1
