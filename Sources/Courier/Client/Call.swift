@@ -38,6 +38,7 @@ public struct Call: Sendable {
         if T.self == Data.self || T.self == EmptyResponse.self { return nil }
         if T.self == String.self { return "text/plain, */*;q=0.8" }
         if let preferred { return preferred.mediaTypes.joined(separator: ", ") }
+        if configuration.responseDecoders.isEmpty { return "application/json" }
         var types = ["application/json"]
         for mediaType in configuration.responseDecoders.flatMap(\.mediaTypes) where !types.contains(mediaType) {
             types.append(mediaType)

@@ -31,20 +31,19 @@ enum RequestBuilder {
         var fields = try headerFields(configuration.headers, endpoint.headerItems ?? [])
         // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
         // each only where neither the endpoint nor the configuration set that header.
-        var implied: [HeaderItem] = []
-        if let requestBody = endpoint.body {
-            implied.append(HeaderItem(name: "Content-Type", value: requestBody.contentType))
-            implied += requestBody.headers
-        }
-        if let accept { implied.append(HeaderItem(name: "Accept", value: accept)) }
-        if let userAgent = configuration.userAgent { implied.append(HeaderItem(name: "User-Agent", value: userAgent)) }
-        if configuration.transport.decodesGzip { implied.append(HeaderItem(name: "Accept-Encoding", value: "gzip")) }
-        for item in implied {
+        func imply(_ item: HeaderItem) throws(CourierError) {
             let name = try fieldName(item)
             if fields[name] == nil {
                 fields[name] = try validValue(item)
             }
         }
+        if let requestBody = endpoint.body {
+            try imply(HeaderItem(name: "Content-Type", value: requestBody.contentType))
+            for item in requestBody.headers { try imply(item) }
+        }
+        if let accept { try imply(HeaderItem(name: "Accept", value: accept)) }
+        if let userAgent = configuration.userAgent { try imply(HeaderItem(name: "User-Agent", value: userAgent)) }
+        if configuration.transport.decodesGzip { try imply(HeaderItem(name: "Accept-Encoding", value: "gzip")) }
 
         let timeout = endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
@@ -69,6 +68,7 @@ enum RequestBuilder {
         items: [QueryItem]?, parameters: QueryParameters?,
         options: QueryStringFormattingOptions
     ) throws(CourierError) -> String {
+        if items?.isEmpty ?? true, parameters == nil { return "" }
         let query = try QueryStringEncoder(options: options).encode(items: items ?? [], parameters: parameters)
         return query.isEmpty ? "" : "?" + query
     }

@@ -138,7 +138,14 @@ public struct TransportRequest: Sendable {
             // Checked byte by byte first: Foundation's URL(string:) quietly percent-encodes a space
             // and would read a path without its leading "/" as more of the host.
             if let scheme, let authority, let path, Self.isValid(authority: authority), Self.isValid(pathAndQuery: path) {
-                url = URL(string: scheme + "://" + authority + path)
+                // One string, built in place: `+` would allocate each intermediate one.
+                var string = ""
+                string.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+                string += scheme
+                string += "://"
+                string += authority
+                string += path
+                url = URL(string: string)
             }
         }
 
