@@ -27,7 +27,9 @@ public actor Client {
 
     /// Builds, authenticates, sends and validates one request.
     /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
-    nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
+    /// - Parameter endpoint: the call's own existential, passed on as it is (re-boxing it for the
+    ///   middleware context would cost an allocation per call).
+    nonisolated func perform(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         let scope = CallScope.current
         if scope.isExclusive(on: self) {
@@ -48,7 +50,7 @@ public actor Client {
     }
 
     /// Constraints, then the request, then the stages of ``CallPipeline``, then the status check.
-    private nonisolated func performAdmitted(_ endpoint: some Requestable, accept: String?) async throws(CourierError) -> Response {
+    private nonisolated func performAdmitted(_ endpoint: any Requestable, accept: String?) async throws(CourierError) -> Response {
         // Constraints first: what they establish (a session, say) may shape the request.
         for constraint in endpoint.constraints {
             try await constraint.waitUntilSatisfied()
@@ -63,9 +65,11 @@ public actor Client {
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
+        // Users' middleware is the only reader of a call's metrics: without any, nothing records.
+        let users = configuration.middleware + endpoint.middleware
         let streamed = try await CallPipeline.run(
-            request, endpoint: endpoint, configuration: configuration,
-            declaredOrigin: declaredOrigin, metrics: CallMetrics())
+            request, endpoint: endpoint, middleware: users, configuration: configuration,
+            declaredOrigin: declaredOrigin, metrics: users.isEmpty ? .discarding : CallMetrics())
         // Whole already (read in the transport stage), unless a middleware streamed a body of its
         // own: that one is read here, under the same limit.
         let response = try await streamed.collect(upTo: request.maximumResponseSize)

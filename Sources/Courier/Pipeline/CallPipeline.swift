@@ -17,11 +17,14 @@
 /// stages above it left it, and only stages below authentication see a credential.
 enum CallPipeline {
     /// Runs the stages of one call around the transport.
-    /// - Parameter collectsBody: whether the caller wants the body whole (``Call/resume()``):
-    ///   it is then read in stage 6, inside the retry loop.
+    /// - Parameters:
+    ///   - middleware: users' stages: ``Configuration/middleware``, then the endpoint's.
+    ///   - collectsBody: whether the caller wants the body whole (``Call/resume()``): it is then
+    ///     read in stage 6, inside the retry loop.
     static func run(
-        _ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
-        declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics, collectsBody: Bool = true
+        _ request: TransportRequest, endpoint: any Requestable, middleware users: [any Middleware],
+        configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
+        collectsBody: Bool = true
     ) async throws(CourierError) -> StreamedResponse {
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let courierStages = CourierStages(
@@ -32,7 +35,6 @@ enum CallPipeline {
             observation: AttemptObservation(logger: configuration.logger),
             transport: configuration.transport, collectsBody: collectsBody)
         // 1–2. Users' middleware, outermost first; without any, no chain is built at all.
-        let users = configuration.middleware + endpoint.middleware
         if users.isEmpty {
             return try await courierStages.run(request, context: context)
         }
