@@ -229,6 +229,7 @@
         }
 
         /// What an async-http-client error means for Courier.
+        @inline(never)
         static func failure(_ error: any Error, url: URL) -> CourierError {
             if let error = error as? CourierError { return error }
             if error is CancellationError { return .cancelled }

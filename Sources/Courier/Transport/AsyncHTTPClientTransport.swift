@@ -103,6 +103,7 @@
         ///
         /// async-http-client follows nothing itself (its own following strips only four headers
         /// and follows `https` → `http`).
+        @inline(never)
         static func redirect(after response: HTTPClientResponse, to request: TransportRequest, original: TransportRequest) -> TransportRequest? {
             let status = Int(response.status.code)
             guard RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
@@ -124,7 +125,9 @@
             return next
         }
 
-        /// The async-http-client request for `request`.
+        /// The async-http-client request for `request`. Not inlined into `send`, whose async frame
+        /// every call allocates.
+        @inline(never)
         static func request(for request: TransportRequest) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
