@@ -29,6 +29,7 @@ enum RequestBuilder {
         }
 
         var fields = try headerFields(configuration.headers, endpoint.headerItems ?? [])
+        fields.reserveCapacity(fields.count + 4)  // the usual implied ones: one allocation, not three
         // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
         // each only where neither the endpoint nor the configuration set that header.
         func imply(_ item: HeaderItem) throws(CourierError) {

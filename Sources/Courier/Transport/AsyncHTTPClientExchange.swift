@@ -61,6 +61,7 @@
         ///   limit (nothing of it is read).
         func start(_ response: HTTPClientResponse, deadline: DispatchTime) async throws(CourierError) -> StreamedResponse {
             var headers = HTTPFields()
+            headers.reserveCapacity(response.headers.count)
             for header in response.headers {
                 if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
             }
@@ -80,9 +81,11 @@
             // Started on this thread: a short body is usually in async-http-client's buffer already,
             // so the pull often reads it to its end before `send` even returns, and the reader then
             // never waits (measured: the hop to a new task was most of this transport's cost).
+            // Detached: the pull needs none of the caller's task-local values, and copying them
+            // into a new task costs several allocations.
             let task: Task<Void, Never>
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
-                task = Task.immediate { await self.pull(response.body) }
+                task = Task.immediateDetached(priority: Task.currentPriority) { await self.pull(response.body) }
             } else {
                 task = Task { await self.pull(response.body) }
             }
@@ -104,7 +107,7 @@
         private func readWhole(_ body: HTTPClientResponse.Body, announced: Int, deadline: DispatchTime) async throws(CourierError) -> Data {
             let task: Task<Result<Data, CourierError>, Never>
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
-                task = Task.immediate { await self.collect(body, announced: announced) }
+                task = Task.immediateDetached(priority: Task.currentPriority) { await self.collect(body, announced: announced) }
             } else {
                 task = Task { await self.collect(body, announced: announced) }
             }

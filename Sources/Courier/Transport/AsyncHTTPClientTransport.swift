@@ -131,6 +131,7 @@
         static func request(for request: TransportRequest) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
+            outgoing.headers.reserveCapacity(request.head.headerFields.count)
             for field in request.head.headerFields {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)
             }
