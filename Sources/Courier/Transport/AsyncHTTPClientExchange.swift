@@ -82,10 +82,13 @@
             // so the pull often reads it to its end before `send` even returns, and the reader then
             // never waits (measured: the hop to a new task was most of this transport's cost).
             // Detached: the pull needs none of the caller's task-local values, and copying them
-            // into a new task costs several allocations.
+            // into a new task costs several allocations. Resumed on the event loop that delivers
+            // its bytes (see ``EventLoopResumingExecutor``).
             let task: Task<Void, Never>
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
-                task = Task.immediateDetached(priority: Task.currentPriority) { await self.pull(response.body) }
+                task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
+                    await self.pull(response.body)
+                }
             } else {
                 task = Task { await self.pull(response.body) }
             }
@@ -100,14 +103,21 @@
 
         /// Reads a short body whole, under the deadline and the calling task's cancellation.
         ///
-        /// The read runs in a task of its own, started on this thread: the body usually came with
-        /// the head and is read to its end before the task would suspend, so the caller then finds
+        /// The read runs in a task of its own, started on this thread: when the body came with
+        /// the head, it is read to its end before the task would suspend, so the caller then finds
         /// it done and nothing was scheduled. Only a pull that has to wait for bytes gets the
         /// deadline (which cancels it, and so the request); cancelling the caller cancels it too.
+        ///
+        /// A pull that waits (about half of them: the caller often resumes with the head before
+        /// the event loop has handed over the rest of the same read) is resumed on that event loop
+        /// (``EventLoopResumingExecutor``), so that the body costs one hand-off to the caller, as
+        /// for a caller that reads it itself, not two.
         private func readWhole(_ body: HTTPClientResponse.Body, announced: Int, deadline: DispatchTime) async throws(CourierError) -> Data {
             let task: Task<Result<Data, CourierError>, Never>
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
-                task = Task.immediateDetached(priority: Task.currentPriority) { await self.collect(body, announced: announced) }
+                task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
+                    await self.collect(body, announced: announced)
+                }
             } else {
                 task = Task { await self.collect(body, announced: announced) }
             }
@@ -251,6 +261,27 @@
             if error is ChannelError || error is IOError || error is NIOConnectionError { return transport(.cannotConnect) }
             if error is NIOSSLError { return transport(.secureConnectionFailed) }
             return transport(.other)
+        }
+    }
+
+    /// Runs a task where it was resumed: on the event loop whose thread resumed it (after what
+    /// that loop is doing now), or on the global concurrent pool when no event loop did.
+    ///
+    /// For the tasks that pull response bodies: async-http-client resumes them on the
+    /// connection's event loop when bytes arrive, and running the pull right there (it only moves
+    /// bytes into a buffer and resumes the reader) saves a hand-off to the pool and back.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+    final class EventLoopResumingExecutor: TaskExecutor {
+        static let shared = EventLoopResumingExecutor()
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            if let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop {
+                eventLoop.execute { job.runSynchronously(on: executor) }
+            } else {
+                DispatchQueue.global().async { job.runSynchronously(on: executor) }
+            }
         }
     }
 
