@@ -32,19 +32,18 @@ enum RequestBuilder {
         fields.reserveCapacity(fields.count + 4)  // the usual implied ones: one allocation, not three
         // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
         // each only where neither the endpoint nor the configuration set that header.
-        func imply(_ item: HeaderItem) throws(CourierError) {
-            let name = try fieldName(item)
-            if fields[name] == nil {
-                fields[name] = try validValue(item)
-            }
+        func imply(_ name: HTTPField.Name, _ value: String) throws(CourierError) {
+            guard !fields.contains(where: { $0.name == name }) else { return }
+            guard HeaderItem.isValidValue(value) else { throw .invalidRequest(.invalidHeaderValue(name: name.rawName)) }
+            fields.append(HTTPField(name: name, value: value))
         }
         if let requestBody = endpoint.body {
-            try imply(HeaderItem(name: "Content-Type", value: requestBody.contentType))
-            for item in requestBody.headers { try imply(item) }
+            try imply(.contentType, requestBody.contentType)
+            for item in requestBody.headers { try imply(fieldName(item), item.value) }
         }
-        if let accept { try imply(HeaderItem(name: "Accept", value: accept)) }
-        if let userAgent = configuration.userAgent { try imply(HeaderItem(name: "User-Agent", value: userAgent)) }
-        if configuration.transport.decodesGzip { try imply(HeaderItem(name: "Accept-Encoding", value: "gzip")) }
+        if let accept { try imply(.accept, accept) }
+        if let userAgent = configuration.userAgent { try imply(.userAgent, userAgent) }
+        if configuration.transport.decodesGzip { try imply(.acceptEncoding, "gzip") }
 
         let timeout = endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }

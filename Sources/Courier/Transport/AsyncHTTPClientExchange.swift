@@ -60,13 +60,21 @@
         /// - Throws: ``TransportFailure/Kind/responseTooLarge`` for a body announced past the
         ///   limit (nothing of it is read).
         func start(_ response: HTTPClientResponse, deadline: DispatchTime) async throws(CourierError) -> StreamedResponse {
+            // One pass over the head: the fields, and the two that decide how the body is read.
             var headers = HTTPFields()
             headers.reserveCapacity(response.headers.count)
+            var encoded = false
+            var contentLength: String?
             for header in response.headers {
-                if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
+                guard let name = HTTPField.Name(header.name) else { continue }
+                headers.append(HTTPField(name: name, value: header.value))
+                if name == .contentEncoding {
+                    encoded = true
+                } else if name == .contentLength, contentLength == nil {
+                    contentLength = header.value
+                }
             }
-            let encoded = response.headers.contains(name: "Content-Encoding")
-            let announced = encoded ? nil : response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            let announced = encoded ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
             }
