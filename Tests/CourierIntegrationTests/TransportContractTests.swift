@@ -355,3 +355,23 @@ struct TransportContractTests {
         }
     }
 }
+
+#if AsyncHTTPClient
+    @Suite("async-http-client response heads")
+    struct AsyncHTTPClientHeadTests {
+        @Test("the common header names it spells out are the names HTTPField.Name would make")
+        func commonNamesMatchTheValidatedOnes() throws {
+            let names = [
+                "Content-Type", "Content-Length", "Date", "Server", "Connection", "ETag", "Last-Modified", "Accept-Ranges",
+                "Cache-Control", "Content-Encoding", "Transfer-Encoding", "Vary", "Expires", "Age", "Location", "Set-Cookie",
+                "content-type", "X-Custom", "Bad Name",
+            ]
+            for raw in names {
+                let fast = AsyncHTTPClientExchange.fieldName(raw)
+                let validated = HTTPField.Name(raw)
+                #expect(fast?.rawName == validated?.rawName, "\(raw)")
+                #expect(fast?.canonicalName == validated?.canonicalName, "\(raw)")
+            }
+        }
+    }
+#endif

@@ -94,7 +94,7 @@ enum RequestBuilder {
         guard HTTPToken.isValid(item.name), let name = HTTPField.Name(item.name) else {
             throw .invalidRequest(.invalidHeaderName(item.name))
         }
-        guard !reservedHeaders.contains(name) else {
+        guard !isReserved(name) else {
             throw .invalidRequest(.reservedHeader(item.name))
         }
         return name
@@ -110,6 +110,18 @@ enum RequestBuilder {
         HTTPField.Name("Proxy-Connection")!,
     ]
 
+    /// Whether `name` is one of ``reservedHeaders``, without hashing it: every request's headers
+    /// are checked twice.
+    static func isReserved(_ name: HTTPField.Name) -> Bool {
+        switch name.canonicalName {
+        case "content-length", "transfer-encoding", "connection", "te", "upgrade", "host", "trailer", "keep-alive",
+            "proxy-connection":
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Refuses what a middleware may have made of a request that the transport must not send:
     /// a header among ``reservedHeaders`` (the endpoint's were checked when it was built), a URL
     /// that is not `http` or `https` (URLSession would read a `file:` URL from disk and hand it
@@ -117,7 +129,7 @@ enum RequestBuilder {
     /// to a host nobody authorized).
     /// - Throws: ``InvalidRequest/reservedHeader(_:)`` or ``InvalidRequest/invalidBaseURL(_:reason:)``.
     static func checkSendable(_ request: TransportRequest) throws(CourierError) {
-        for field in request.head.headerFields where reservedHeaders.contains(field.name) {
+        for field in request.head.headerFields where isReserved(field.name) {
             throw .invalidRequest(.reservedHeader(field.name.rawName))
         }
         guard let url = request.resolvedURL else {
@@ -126,7 +138,7 @@ enum RequestBuilder {
             throw .invalidRequest(.invalidURL(Redaction.default.redact(urlString: described)))
         }
         let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+        guard scheme == "http" || scheme == "https", url.host(percentEncoded: true)?.isEmpty == false else {
             throw .invalidRequest(
                 .invalidBaseURL(
                     Redaction.default.redact(urlString: url.absoluteString),

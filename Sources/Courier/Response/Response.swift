@@ -91,13 +91,31 @@ public struct Response: Sendable, Equatable {
         guard let contentType = headers.combinedValue(for: .contentType), let range = Self.mediaTypeRange(in: contentType) else {
             return true
         }
-        let type = contentType.utf8[range]
-        guard type.allSatisfy({ $0 < 0x80 }) else { return mediaType.map(JSONBodyDecoder.isJSON) ?? true }
-        func lowerCased(_ byte: UInt8) -> UInt8 { Self.isUpperCase(byte) ? byte | 0x20 : byte }
-        let json = "application/json".utf8
-        if type.count == json.count, zip(type, json).allSatisfy({ lowerCased($0) == $1 }) { return true }
-        let suffix = "+json".utf8
-        return type.count >= suffix.count && zip(type.suffix(suffix.count), suffix).allSatisfy { lowerCased($0) == $1 }
+        guard contentType.utf8[range].allSatisfy({ $0 < 0x80 }) else { return mediaType.map(JSONBodyDecoder.isJSON) ?? true }
+        let start = contentType.utf8.distance(from: contentType.utf8.startIndex, to: range.lowerBound)
+        let count = contentType.utf8.distance(from: range.lowerBound, to: range.upperBound)
+        var value = contentType
+        return value.withUTF8 { bytes in
+            let type = UnsafeBufferPointer(rebasing: bytes[start..<start + count])
+            return Self.equalsIgnoringCase(type, "application/json") || Self.hasSuffixIgnoringCase(type, "+json")
+        }
+    }
+
+    /// Whether `bytes` are `text` (ASCII, lower-case), ignoring ASCII case.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount && hasSuffixIgnoringCase(bytes, text)
+    }
+
+    /// Whether `bytes` end with `text` (ASCII, lower-case), ignoring ASCII case.
+    private static func hasSuffixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        let offset = bytes.count - count
+        for index in 0..<count {
+            let byte = bytes[offset + index]
+            if (isUpperCase(byte) ? byte | 0x20 : byte) != text.utf8Start[index] { return false }
+        }
+        return true
     }
 
     /// Where the media type is in a `Content-Type` value: before any `;`, without the blanks

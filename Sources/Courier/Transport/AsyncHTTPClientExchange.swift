@@ -66,7 +66,7 @@
             var encoded = false
             var contentLength: String?
             for header in response.headers {
-                guard let name = HTTPField.Name(header.name) else { continue }
+                guard let name = Self.fieldName(header.name) else { continue }
                 headers.append(HTTPField(name: name, value: header.value))
                 if name == .contentEncoding {
                     encoded = true
@@ -172,6 +172,30 @@
             // the cancelled read threw.
             if let stop { return .failure(stop) }
             return end
+        }
+
+        /// A response header's name: the common ones, spelt as usual, without validating and
+        /// lower-casing them again (the same names `HTTPField.Name("…")` would make).
+        static func fieldName(_ name: String) -> HTTPField.Name? {
+            switch name {
+            case "Content-Type": .contentType
+            case "Content-Length": .contentLength
+            case "Date": .date
+            case "Server": .server
+            case "Connection": .connection
+            case "ETag": .eTag
+            case "Last-Modified": .lastModified
+            case "Accept-Ranges": .acceptRanges
+            case "Cache-Control": .cacheControl
+            case "Content-Encoding": .contentEncoding
+            case "Transfer-Encoding": .transferEncoding
+            case "Vary": .vary
+            case "Expires": .expires
+            case "Age": .age
+            case "Location": .location
+            case "Set-Cookie": .setCookie
+            default: HTTPField.Name(name)
+            }
         }
 
         /// Moves the body into the buffer, chunk by chunk, waiting while the buffer is full.
