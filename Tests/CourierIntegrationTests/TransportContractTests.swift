@@ -175,6 +175,52 @@ struct TransportContractTests {
         }
     }
 
+    /// Serves a body announced as 100 bytes (`Content-Length`, so short enough to be read whole
+    /// with the head) that sends 10 of them and then nothing, and returns the probe that sees the
+    /// 10 bytes go out.
+    static func serveShortStall(at path: String, on server: TestServer) async -> StreamProbe {
+        let probe = StreamProbe()
+        await server.route(HTTPRoute("GET \(path)")) { _ in
+            FlyingFox.HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "application/octet-stream"],
+                body: HTTPBodySequence(from: StallingBody(probe: probe), count: 100, suggestedBufferSize: 10))
+        }
+        return probe
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aShortBodyThatStallsAfterTheHeadEndsTimedOut(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            _ = await Self.serveShortStall(at: "/short", on: server)
+            let started = ContinuousClock.now
+            let result = await Self.client(kind, timeout: .milliseconds(400)).enqueue(try server.endpoint("/short")).result()
+            guard case .failure(.transport(let failure)) = result, failure.kind == .timedOut else {
+                Issue.record("expected timedOut, got \(result)")
+                return
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(400))
+            #expect(elapsed < .seconds(5), "the call's deadline ends the stalled body, not a later timeout")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellingACallWhoseShortBodyStallsEndsItCancelled(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let probe = await Self.serveShortStall(at: "/short", on: server)
+            let call = Self.client(kind).enqueue(try server.endpoint("/short"))
+            let task = Task { await call.result() }
+            try await awaitCondition("the server sent the first 10 bytes") { try await probe.firstChunk.wait() }
+            let cancelled = ContinuousClock.now
+            task.cancel()
+            guard case .failure(.cancelled) = await task.value else {
+                Issue.record("expected .cancelled")
+                return
+            }
+            #expect(ContinuousClock.now - cancelled < .seconds(5))
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func cancellingTheCallStopsTheRequestOnTheWire(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
@@ -261,6 +307,33 @@ struct TransportContractTests {
         }
     }
 
+    /// A response body that sends 10 bytes, then nothing until the server stops.
+    struct StallingBody: AsyncBufferedSequence {
+        typealias Element = UInt8
+        let probe: StreamProbe
+
+        func makeAsyncIterator() -> Iterator { Iterator(probe: probe) }
+
+        struct Iterator: AsyncBufferedIteratorProtocol {
+            let probe: StreamProbe
+            var sent = false
+
+            mutating func next() async throws -> UInt8? {
+                try await nextBuffer(suggested: 1)?.first
+            }
+
+            mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+                guard sent else {
+                    sent = true
+                    defer { probe.firstChunk.open() }
+                    return [UInt8](repeating: UInt8(ascii: "a"), count: 10)
+                }
+                try await suspendUntilCancelled()  // stalls: stopping the server cancels it
+                return nil
+            }
+        }
+    }
+
     /// 1 KiB, then nothing until `release` opens, then 1 KiB more.
     struct StalledChunks: AsyncSequence, Sendable {
         typealias Element = Data
@@ -310,3 +383,23 @@ struct TransportContractTests {
         }
     }
 }
+
+#if AsyncHTTPClient
+    @Suite("async-http-client response heads")
+    struct AsyncHTTPClientHeadTests {
+        @Test("the common header names it spells out are the names HTTPField.Name would make")
+        func commonNamesMatchTheValidatedOnes() throws {
+            let names = [
+                "Content-Type", "Content-Length", "Date", "Server", "Connection", "ETag", "Last-Modified", "Accept-Ranges",
+                "Cache-Control", "Content-Encoding", "Transfer-Encoding", "Vary", "Expires", "Age", "Location", "Set-Cookie",
+                "content-type", "X-Custom", "Bad Name",
+            ]
+            for raw in names {
+                let fast = AsyncHTTPClientExchange.fieldName(raw)
+                let validated = HTTPField.Name(raw)
+                #expect(fast?.rawName == validated?.rawName, "\(raw)")
+                #expect(fast?.canonicalName == validated?.canonicalName, "\(raw)")
+            }
+        }
+    }
+#endif

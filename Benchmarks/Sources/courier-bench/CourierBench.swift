@@ -21,6 +21,7 @@ struct CourierBench {
         var transfersGiB: Double?
         var transfersTransports = TransfersBench.transportNames
         var overhead = 0
+        var mallocs = false
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
@@ -71,6 +72,8 @@ struct CourierBench {
               --overhead N     instead of the modes: N sequential calls per variant and round to a
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
+              --mallocs        also count allocations per request in the GET modes (every thread
+                               of this process: the client's, async-http-client's, URLSession's)
             """
 
         static func parse(_ arguments: [String]) throws -> Options {
@@ -136,6 +139,8 @@ struct CourierBench {
                     options.multipartRounds = try positive(for: argument)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
+                case "--mallocs":
+                    options.mallocs = true
                 case "--sink":  // internal: the child process of --multipart-gib and --transfers-gib
                     options.sink = true
                 case "--sink-file":  // internal: what that child serves to GET /download
@@ -178,6 +183,7 @@ struct CourierBench {
                 exit(1)
             }
         }
+        if options.mallocs { Overhead.reexecWithInterposer() }
         let server: any BenchServer
         do {
             server = try await Servers.start(options.server)
@@ -251,7 +257,8 @@ struct CourierBench {
                 for client in order {
                     let sample = try await measure(client, mode: mode, count: options.requests, concurrency: options.concurrency)
                     totals[client.label, default: Totals()].samples.append(sample)
-                    line.append("\(client.label) \(Int(sample.throughput)) req/s \(format(sample.cpu / Double(sample.requests) * 1e6, 0)) µs CPU")
+                    let mallocs = Overhead.allocationCounting ? ", \(format(Double(sample.mallocs) / Double(sample.requests), 1)) mallocs" : ""
+                    line.append("\(client.label) \(Int(sample.throughput)) req/s \(format(sample.cpu / Double(sample.requests) * 1e6, 0)) µs CPU\(mallocs)")
                 }
                 say(
                     "  \(mode.title(concurrency: options.concurrency)) round \(round + 1)/\(options.rounds): "
@@ -261,7 +268,8 @@ struct CourierBench {
         }
 
         say("")
-        say(row("mode", "client", "req/s", "p50 µs", "p99 µs", "CPU µs/req", "ctx sw/req"))
+        let counting = Overhead.allocationCounting
+        say(row("mode", "client", "req/s", "p50 µs", "p99 µs", "CPU µs/req", "ctx sw/req") + (counting ? "  mallocs/req" : ""))
         for (mode, totals) in report {
             let title = mode.title(concurrency: options.concurrency)
             for client in clients {
@@ -270,7 +278,7 @@ struct CourierBench {
                     row(
                         title, client.label, format(t.throughput, 0), format(t.percentile(50) * 1e6, 0),
                         format(t.percentile(99) * 1e6, 0), format(t.cpuPerRequest * 1e6, 1),
-                        format(t.contextSwitchesPerRequest, 1)))
+                        format(t.contextSwitchesPerRequest, 1)) + (counting ? "  " + format(t.mallocsPerRequest, 1) : ""))
             }
             guard let raw = totals[options.baseline] else { continue }
             for client in clients where client.label != options.baseline {

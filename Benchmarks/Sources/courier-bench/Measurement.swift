@@ -28,6 +28,8 @@ struct Sample {
     var cpu: Double
     /// Context switches (voluntary + involuntary) of this process during the batch.
     var contextSwitches: Int
+    /// Allocations (every thread) during the batch, when the malloc interposer counts them.
+    var mallocs = 0
 
     var requests: Int { latencies.count }
     var throughput: Double { Double(requests) / wall }
@@ -60,6 +62,7 @@ func measure<C: BenchClient>(_ client: C, mode: Mode, count: Int, concurrency: I
     var latencies: [Double] = []
     latencies.reserveCapacity(count)
     let usageStart = processUsage()
+    Overhead.startCounting()
     let start = clock.now
     switch mode {
     case .sequential:
@@ -94,10 +97,11 @@ func measure<C: BenchClient>(_ client: C, mode: Mode, count: Int, concurrency: I
         }
     }
     let wall = (clock.now - start).seconds
+    let mallocs = Overhead.stopCounting()
     let usage = processUsage()
     return Sample(
         latencies: latencies, wall: wall, cpu: usage.cpu - usageStart.cpu,
-        contextSwitches: usage.contextSwitches - usageStart.contextSwitches)
+        contextSwitches: usage.contextSwitches - usageStart.contextSwitches, mallocs: mallocs)
 }
 
 /// Every round of one client in one mode, added up.
@@ -109,6 +113,7 @@ struct Totals {
     var cpu: Double { samples.reduce(0) { $0 + $1.cpu } }
     var throughput: Double { Double(requests) / wall }
     var cpuPerRequest: Double { cpu / Double(requests) }
+    var mallocsPerRequest: Double { Double(samples.reduce(0) { $0 + $1.mallocs }) / Double(requests) }
     var contextSwitchesPerRequest: Double {
         Double(samples.reduce(0) { $0 + $1.contextSwitches }) / Double(requests)
     }

@@ -11,12 +11,19 @@ import HTTPTypes
 struct AuthenticationStage: Middleware {
     /// What to sign with; `.none` for endpoints that do not require authorization.
     let authentication: Authentication
-    let configuration: Configuration
+    /// ``Configuration/authorizedHosts`` (only that: the stage is part of every call's frame).
+    let authorizedHosts: Set<String>
     /// The origin the endpoint declared (see ``Configuration/authorizes(_:declaredOrigin:)``).
     let declaredOrigin: RedirectPolicy.Origin?
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await run(request, context: context, next: next)
+    }
+
+    /// Whether this stage only checks for cancellation and calls `next` (no credential to add).
+    var passesThrough: Bool {
+        if case .none = authentication { return true }
+        return false
     }
 
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
@@ -74,7 +81,7 @@ struct AuthenticationStage: Middleware {
     /// Credentials go only to the hosts (or origins) the configuration lists, checked on the URL
     /// the transport will send to.
     private func checkAuthorized(_ request: TransportRequest) throws(CourierError) {
-        guard let url = request.resolvedURL, configuration.authorizes(url, declaredOrigin: declaredOrigin) else {
+        guard let url = request.resolvedURL, Configuration.authorizes(url, declaredOrigin: declaredOrigin, hosts: authorizedHosts) else {
             // Never the raw authority: it may hold user-info.
             let host = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)?.authority ?? "<no host>"
             throw .authentication(.hostNotAuthorized(host: host))

@@ -25,21 +25,24 @@ public struct Call: Sendable {
     ///   ``Response/problemDetails``); ``CourierError/decoding(_:)`` when the body does not
     ///   decode or no decoder reads its media type.
     public func resume<T: Decodable & Sendable>(expecting type: T.Type) async throws(CourierError) -> T {
-        let configuration = client.configuration
+        // Only the configuration's decoders are read, not a copy of all of it kept in this async
+        // frame (which every call's task allocates).
+        let decoders = client.configuration.responseDecoders
         let preferred = endpoint.responseDecoder
-        let response = try await client.perform(endpoint, accept: Self.accept(for: type, preferred: preferred, configuration: configuration))
-        return try response.decode(type, preferred: preferred, json: configuration.decoder, decoders: configuration.responseDecoders)
+        let response = try await client.perform(endpoint, accept: Self.accept(for: type, preferred: preferred, decoders: decoders))
+        return try response.decode(type, preferred: preferred, json: client.configuration.decoder, decoders: decoders)
     }
 
     /// The `Accept` value for a call expecting `type`: the endpoint's decoder's media types, or
     /// JSON first and then the configuration's other decoders (`q=0.9`); `text/plain` first for
     /// `String`; none for `Data` and ``EmptyResponse`` (any body will do).
-    static func accept<T>(for type: T.Type, preferred: (any ResponseBodyDecoder)?, configuration: Configuration) -> String? {
+    static func accept<T>(for type: T.Type, preferred: (any ResponseBodyDecoder)?, decoders: [any ResponseBodyDecoder]) -> String? {
         if T.self == Data.self || T.self == EmptyResponse.self { return nil }
         if T.self == String.self { return "text/plain, */*;q=0.8" }
         if let preferred { return preferred.mediaTypes.joined(separator: ", ") }
+        if decoders.isEmpty { return "application/json" }
         var types = ["application/json"]
-        for mediaType in configuration.responseDecoders.flatMap(\.mediaTypes) where !types.contains(mediaType) {
+        for mediaType in decoders.flatMap(\.mediaTypes) where !types.contains(mediaType) {
             types.append(mediaType)
         }
         return ([types[0]] + types.dropFirst().map { "\($0);q=0.9" }).joined(separator: ", ")

@@ -7,13 +7,16 @@ struct CallScope: Sendable {
     /// The scope of the running task; empty outside any call.
     @TaskLocal static var current = CallScope()
 
-    /// Clients with a call in flight in this task (innermost last). Rarely more than one.
-    private var calls: [ObjectIdentifier] = []
+    /// Clients with a call in flight in this task: the outermost, then the others (innermost
+    /// last). Rarely more than one, so the first costs no array.
+    private var outermostCall: ObjectIdentifier?
+    private var innerCalls: [ObjectIdentifier] = []
     /// Clients running an exclusive action in this task.
     private var exclusives: [ObjectIdentifier] = []
 
     func isInCall(on client: Client) -> Bool {
-        calls.contains(ObjectIdentifier(client))
+        let id = ObjectIdentifier(client)
+        return outermostCall == id || innerCalls.contains(id)
     }
 
     func isExclusive(on client: Client) -> Bool {
@@ -22,7 +25,11 @@ struct CallScope: Sendable {
 
     func entering(callOn client: Client) -> CallScope {
         var scope = self
-        scope.calls.append(ObjectIdentifier(client))
+        if scope.outermostCall == nil {
+            scope.outermostCall = ObjectIdentifier(client)
+        } else {
+            scope.innerCalls.append(ObjectIdentifier(client))
+        }
         return scope
     }
 

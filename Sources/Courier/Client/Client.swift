@@ -27,7 +27,9 @@ public actor Client {
 
     /// Builds, authenticates, sends and validates one request.
     /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
-    nonisolated func perform(_ endpoint: some Requestable, accept: String? = nil) async throws(CourierError) -> Response {
+    /// - Parameter endpoint: the call's own existential, passed on as it is (re-boxing it for the
+    ///   middleware context would cost an allocation per call).
+    nonisolated func perform(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> Response {
         if Task.isCancelled { throw .cancelled }
         let scope = CallScope.current
         if scope.isExclusive(on: self) {
@@ -48,11 +50,61 @@ public actor Client {
     }
 
     /// Constraints, then the request, then the stages of ``CallPipeline``, then the status check.
-    private nonisolated func performAdmitted(_ endpoint: some Requestable, accept: String?) async throws(CourierError) -> Response {
+    private nonisolated func performAdmitted(_ endpoint: any Requestable, accept: String?) async throws(CourierError) -> Response {
         // Constraints first: what they establish (a session, say) may shape the request.
-        for constraint in endpoint.constraints {
+        let constraints = endpoint.constraints
+        if !constraints.isEmpty { try await Self.satisfy(constraints) }
+        let call = try prepare(endpoint, accept: accept)
+        let streamed = try await CallPipeline.run(
+            call.request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
+            declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics())
+        // Whole already (read in the transport stage), unless a middleware streamed a body of its
+        // own: that one is read here, under the same limit.
+        let response: Response
+        if let whole = streamed.body.wholeData {
+            if let limit = call.request.maximumResponseSize, whole.count > limit {
+                throw .transport(.responseTooLarge(limit: limit, url: streamed.url))
+            }
+            response = Response(status: streamed.status, headers: streamed.headers, body: whole, url: streamed.url)
+        } else {
+            response = try await Self.collect(streamed, upTo: call.request.maximumResponseSize)
+        }
+        guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
+            throw .response(response)
+        }
+        return response
+    }
+
+    /// Waits for each of `constraints` in turn. Out of line, as are ``collect(_:upTo:)`` and
+    /// ``prepare(_:accept:)``: inlined, their frames would grow ``performAdmitted(_:accept:)``'s,
+    /// which every call's task allocates.
+    @inline(never)
+    private static func satisfy(_ constraints: [Constraint]) async throws(CourierError) {
+        for constraint in constraints {
             try await constraint.waitUntilSatisfied()
         }
+    }
+
+    /// A body a middleware streamed, read whole.
+    @inline(never)
+    private static func collect(_ streamed: StreamedResponse, upTo limit: Int?) async throws(CourierError) -> Response {
+        try await streamed.collect(upTo: limit)
+    }
+
+    /// What a call sends, worked out before the first stage.
+    private struct PreparedCall {
+        var request: TransportRequest
+        /// The origin the endpoint declared, when a credential may be attached.
+        var declaredOrigin: RedirectPolicy.Origin?
+        /// Users' stages: the configuration's, then the endpoint's. They are the only readers of
+        /// a call's metrics: without any, nothing records them.
+        var middleware: [any Middleware]
+    }
+
+    /// The request, the declared origin's authorization and the users' stages: synchronous work
+    /// kept out of ``performAdmitted(_:accept:)``, whose async frame every call's task allocates.
+    @inline(never)
+    private nonisolated func prepare(_ endpoint: any Requestable, accept: String?) throws(CourierError) -> PreparedCall {
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized
         // there. Only worked out when a credential may be attached.
@@ -63,16 +115,7 @@ public actor Client {
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let streamed = try await CallPipeline.run(
-            request, endpoint: endpoint, configuration: configuration,
-            declaredOrigin: declaredOrigin, metrics: CallMetrics())
-        // Whole already (read in the transport stage), unless a middleware streamed a body of its
-        // own: that one is read here, under the same limit.
-        let response = try await streamed.collect(upTo: request.maximumResponseSize)
-        guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
-            throw .response(response)
-        }
-        return response
+        return PreparedCall(request: request, declaredOrigin: declaredOrigin, middleware: configuration.middleware + endpoint.middleware)
     }
 
     // MARK: - Pause and drain

@@ -29,22 +29,21 @@ enum RequestBuilder {
         }
 
         var fields = try headerFields(configuration.headers, endpoint.headerItems ?? [])
+        fields.reserveCapacity(fields.count + 4)  // the usual implied ones: one allocation, not three
         // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
         // each only where neither the endpoint nor the configuration set that header.
-        var implied: [HeaderItem] = []
+        func imply(_ name: HTTPField.Name, _ value: String) throws(CourierError) {
+            guard !fields.contains(where: { $0.name == name }) else { return }
+            guard HeaderItem.isValidValue(value) else { throw .invalidRequest(.invalidHeaderValue(name: name.rawName)) }
+            fields.append(HTTPField(name: name, value: value))
+        }
         if let requestBody = endpoint.body {
-            implied.append(HeaderItem(name: "Content-Type", value: requestBody.contentType))
-            implied += requestBody.headers
+            try imply(.contentType, requestBody.contentType)
+            for item in requestBody.headers { try imply(fieldName(item), item.value) }
         }
-        if let accept { implied.append(HeaderItem(name: "Accept", value: accept)) }
-        if let userAgent = configuration.userAgent { implied.append(HeaderItem(name: "User-Agent", value: userAgent)) }
-        if configuration.transport.decodesGzip { implied.append(HeaderItem(name: "Accept-Encoding", value: "gzip")) }
-        for item in implied {
-            let name = try fieldName(item)
-            if fields[name] == nil {
-                fields[name] = try validValue(item)
-            }
-        }
+        if let accept { try imply(.accept, accept) }
+        if let userAgent = configuration.userAgent { try imply(.userAgent, userAgent) }
+        if configuration.transport.decodesGzip { try imply(.acceptEncoding, "gzip") }
 
         let timeout = endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
@@ -69,6 +68,7 @@ enum RequestBuilder {
         items: [QueryItem]?, parameters: QueryParameters?,
         options: QueryStringFormattingOptions
     ) throws(CourierError) -> String {
+        if items?.isEmpty ?? true, parameters == nil { return "" }
         let query = try QueryStringEncoder(options: options).encode(items: items ?? [], parameters: parameters)
         return query.isEmpty ? "" : "?" + query
     }
@@ -94,7 +94,7 @@ enum RequestBuilder {
         guard HTTPToken.isValid(item.name), let name = HTTPField.Name(item.name) else {
             throw .invalidRequest(.invalidHeaderName(item.name))
         }
-        guard !reservedHeaders.contains(name) else {
+        guard !isReserved(name) else {
             throw .invalidRequest(.reservedHeader(item.name))
         }
         return name
@@ -110,6 +110,18 @@ enum RequestBuilder {
         HTTPField.Name("Proxy-Connection")!,
     ]
 
+    /// Whether `name` is one of ``reservedHeaders``, without hashing it: every request's headers
+    /// are checked twice.
+    static func isReserved(_ name: HTTPField.Name) -> Bool {
+        switch name.canonicalName {
+        case "content-length", "transfer-encoding", "connection", "te", "upgrade", "host", "trailer", "keep-alive",
+            "proxy-connection":
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Refuses what a middleware may have made of a request that the transport must not send:
     /// a header among ``reservedHeaders`` (the endpoint's were checked when it was built), a URL
     /// that is not `http` or `https` (URLSession would read a `file:` URL from disk and hand it
@@ -117,7 +129,7 @@ enum RequestBuilder {
     /// to a host nobody authorized).
     /// - Throws: ``InvalidRequest/reservedHeader(_:)`` or ``InvalidRequest/invalidBaseURL(_:reason:)``.
     static func checkSendable(_ request: TransportRequest) throws(CourierError) {
-        for field in request.head.headerFields where reservedHeaders.contains(field.name) {
+        for field in request.head.headerFields where isReserved(field.name) {
             throw .invalidRequest(.reservedHeader(field.name.rawName))
         }
         guard let url = request.resolvedURL else {
@@ -126,7 +138,7 @@ enum RequestBuilder {
             throw .invalidRequest(.invalidURL(Redaction.default.redact(urlString: described)))
         }
         let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+        guard scheme == "http" || scheme == "https", url.host(percentEncoded: true)?.isEmpty == false else {
             throw .invalidRequest(
                 .invalidBaseURL(
                     Redaction.default.redact(urlString: url.absoluteString),

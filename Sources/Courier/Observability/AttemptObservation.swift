@@ -10,34 +10,48 @@ struct AttemptObservation: Middleware {
     let logger: Logger
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        try await run(request, context: context, next: next)
+        try await run(request, metrics: context.metrics, next: next)
     }
 
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    ///
+    /// The recording and the log lines are in functions of their own, not inlined here: what an
+    /// async function holds is allocated in its task's frame on every call, and the log
+    /// messages' string building would make that frame several times larger.
     func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+        _ request: TransportRequest, metrics: CallMetrics, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         let started = ContinuousClock.now
         do throws(CourierError) {
             let response = try await next(request)
-            let duration = ContinuousClock.now - started
-            context.metrics.record(
-                CallMetrics.Attempt(
-                    duration: duration, statusCode: response.statusCode,
-                    bytesSent: request.body?.count, bytesReceived: response.body.wholeData?.count ?? 0))
-            logger.debug(
-                "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)"
-            )
+            observe(request, response: response, started: started, metrics: metrics)
             return response
         } catch {
-            let duration = ContinuousClock.now - started
-            context.metrics.record(
-                CallMetrics.Attempt(
-                    duration: duration, statusCode: nil,
-                    bytesSent: request.body?.count, bytesReceived: 0))
-            logger.error(
-                "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
+            observe(request, error: error, started: started, metrics: metrics)
             throw error
         }
+    }
+
+    @inline(never)
+    private func observe(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
+        let duration = ContinuousClock.now - started
+        metrics.record(
+            CallMetrics.Attempt(
+                duration: duration, statusCode: response.statusCode,
+                bytesSent: request.body?.count, bytesReceived: response.body.wholeData?.count ?? 0))
+        logger.debug(
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)"
+        )
+    }
+
+    @inline(never)
+    private func observe(_ request: TransportRequest, error: CourierError, started: ContinuousClock.Instant, metrics: CallMetrics) {
+        let duration = ContinuousClock.now - started
+        metrics.record(
+            CallMetrics.Attempt(
+                duration: duration, statusCode: nil,
+                bytesSent: request.body?.count, bytesReceived: 0))
+        logger.error(
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
     }
 }

@@ -44,11 +44,24 @@ public actor CallMetrics {
     public var snapshot: Snapshot { storage.withLock { $0 } }
 
     private nonisolated let storage = LockedState(Snapshot())
+    /// Whether ``record(_:)`` keeps nothing: ``discarding``.
+    private nonisolated let discards: Bool
 
     /// Creates empty metrics (for testing middleware on its own).
-    public init() {}
+    public init() {
+        discards = false
+    }
+
+    private init(discarding: Bool) {
+        discards = discarding
+    }
+
+    /// Metrics that keep nothing, for calls no middleware can read them from (one instance for
+    /// all: a call without users' middleware then allocates none).
+    static let discarding = CallMetrics(discarding: true)
 
     nonisolated func record(_ attempt: Attempt) {
+        if discards { return }
         storage.withLock { $0.attempts.append(attempt) }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every stage a call passes through, in order: this file is the map.
 ///
 /// ```
@@ -17,22 +19,49 @@
 /// stages above it left it, and only stages below authentication see a credential.
 enum CallPipeline {
     /// Runs the stages of one call around the transport.
-    /// - Parameter collectsBody: whether the caller wants the body whole (``Call/resume()``):
-    ///   it is then read in stage 6, inside the retry loop.
+    /// - Parameters:
+    ///   - middleware: users' stages: ``Configuration/middleware``, then the endpoint's.
+    ///   - collectsBody: whether the caller wants the body whole (``Call/resume()``): it is then
+    ///     read in stage 6, inside the retry loop.
     static func run(
-        _ request: TransportRequest, endpoint: some Requestable, configuration: Configuration,
-        declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics, collectsBody: Bool = true
+        _ request: TransportRequest, endpoint: any Requestable, middleware users: [any Middleware],
+        configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
+        collectsBody: Bool = true
+    ) async throws(CourierError) -> StreamedResponse {
+        // The common call, with no users' middleware, no retries and no credential, goes through
+        // stages 5 and 6 only. Every stage is an async function whose frame each call's task
+        // allocates anew (a call usually runs in a task of its own), so the full list is built
+        // in a function of its own, whose frame only the calls that need it allocate.
+        let authenticates = endpoint.requiresAuthorization && !configuration.authentication.isNone
+        guard users.isEmpty, !authenticates, RetryStage.passesThrough(configuration.retryPolicy) else {
+            return try await runAllStages(
+                request, endpoint: endpoint, middleware: users, configuration: configuration,
+                declaredOrigin: declaredOrigin, metrics: metrics, collectsBody: collectsBody)
+        }
+        if Task.isCancelled { throw .cancelled }
+        let transport = configuration.transport
+        return try await AttemptObservation(logger: configuration.logger).run(request, metrics: metrics) { request throws(CourierError) in
+            try await send(request, through: transport, collectsBody: collectsBody)
+        }
+    }
+
+    /// ``run(_:endpoint:middleware:configuration:declaredOrigin:metrics:collectsBody:)`` through
+    /// every stage.
+    @inline(never)
+    private static func runAllStages(
+        _ request: TransportRequest, endpoint: any Requestable, middleware users: [any Middleware],
+        configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
+        collectsBody: Bool
     ) async throws(CourierError) -> StreamedResponse {
         let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let courierStages = CourierStages(
             retry: RetryStage(policy: configuration.retryPolicy, clock: configuration.clock),
             authentication: AuthenticationStage(
                 authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
-                configuration: configuration, declaredOrigin: declaredOrigin),
+                authorizedHosts: configuration.authorizedHosts, declaredOrigin: declaredOrigin),
             observation: AttemptObservation(logger: configuration.logger),
             transport: configuration.transport, collectsBody: collectsBody)
         // 1–2. Users' middleware, outermost first; without any, no chain is built at all.
-        let users = configuration.middleware + endpoint.middleware
         if users.isEmpty {
             return try await courierStages.run(request, context: context)
         }
@@ -51,13 +80,32 @@ enum CallPipeline {
         let collectsBody: Bool
 
         func run(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> StreamedResponse {
-            // 3. retry → 4. authentication → 5. attempt observation → 6. transport
-            try await retry.run(request, context: context) { request throws(CourierError) in
-                try await authentication.run(request, context: context) { request throws(CourierError) in
-                    try await observation.run(request, context: context) { request throws(CourierError) in
-                        try await CallPipeline.send(request, through: transport, collectsBody: collectsBody)
-                    }
+            // 3. retry → 4. authentication → 5. attempt observation → 6. transport. A stage that
+            // would only call `next` (no retries, no credential) is left out: each stage is an
+            // async frame of its own, allocated anew by every call's task.
+            guard RetryStage.passesThrough(retry.policy) else {
+                return try await retry.run(request, context: context) { request throws(CourierError) in
+                    try await authenticated(request, context: context)
                 }
+            }
+            return try await authenticated(request, context: context)
+        }
+
+        /// Stages 4–6.
+        private func authenticated(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> StreamedResponse {
+            guard authentication.passesThrough else {
+                return try await authentication.run(request, context: context) { request throws(CourierError) in
+                    try await observed(request, context: context)
+                }
+            }
+            if Task.isCancelled { throw .cancelled }
+            return try await observed(request, context: context)
+        }
+
+        /// Stages 5–6.
+        private func observed(_ request: TransportRequest, context: MiddlewareContext) async throws(CourierError) -> StreamedResponse {
+            try await observation.run(request, metrics: context.metrics) { request throws(CourierError) in
+                try await CallPipeline.send(request, through: transport, collectsBody: collectsBody)
             }
         }
     }
@@ -72,10 +120,21 @@ enum CallPipeline {
         // The endpoint was checked when the request was built; what the stages made of it is
         // checked here, the last moment before the wire.
         try RequestBuilder.checkSendable(request)
-        var response = try await transport.send(request)
+        let response = try await transport.send(request)
         guard collectsBody else { return response }
-        let data = try await response.body.collect(upTo: request.maximumResponseSize, url: request.url)
-        if response.body.wholeData == nil { response.body = ResponseBody(data) }
+        guard let whole = response.body.wholeData else {
+            return try await collected(response, limit: request.maximumResponseSize, url: request.url)
+        }
+        if let limit = request.maximumResponseSize, whole.count > limit {
+            throw .transport(.responseTooLarge(limit: limit, url: request.url))
+        }
+        return response
+    }
+
+    /// `response` with its streamed body read whole, up to `limit`.
+    private static func collected(_ response: StreamedResponse, limit: Int?, url: URL) async throws(CourierError) -> StreamedResponse {
+        var response = response
+        response.body = ResponseBody(try await response.body.collect(upTo: limit, url: url))
         return response
     }
 }

@@ -15,6 +15,12 @@ struct RetryStage: Middleware {
         try await run(request, context: context, next: next)
     }
 
+    /// Whether the stage would only call `next` once under `policy`: no second attempt allowed
+    /// and no idempotency key to add. ``CallPipeline`` then leaves it out.
+    static func passesThrough(_ policy: RetryPolicy) -> Bool {
+        policy.maxAttempts <= 1 && !policy.generatesIdempotencyKey
+    }
+
     /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
     func run(
         _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse

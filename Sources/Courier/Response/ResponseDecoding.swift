@@ -47,6 +47,11 @@ extension Response {
     /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder) throws(CourierError) -> T {
         if let value = try builtIn(type) { return value }
+        return try decoded(type, using: decoder)
+    }
+
+    /// `decoder`'s value for the body, its errors wrapped (the built-in types already handled).
+    private func decoded<T: Decodable>(_ type: T.Type, using decoder: some ResponseBodyDecoder) throws(CourierError) -> T {
         do {
             return try decoder.decode(T.self, from: self)
         } catch let error as DecodingError {
@@ -69,20 +74,21 @@ extension Response {
         decoders: [any ResponseBodyDecoder]
     ) throws(CourierError) -> T {
         if let value = try builtIn(type) { return value }
-        if let preferred { return try decode(type, using: preferred) }
-        guard let mediaType, !JSONBodyDecoder.isJSON(mediaType) else {
-            return try decode(type, using: JSONBodyDecoder(json))
+        if let preferred { return try decoded(type, using: preferred) }
+        guard !isJSONOrUntyped, let mediaType else {
+            return try decoded(type, using: JSONBodyDecoder(json))
         }
         guard let decoder = decoders.first(where: { $0.canDecode(mediaType: mediaType) }) else {
             throw .decoding(DecodingFailure(reason: .unsupportedMediaType(mediaType), response: self, expectedType: "\(T.self)"))
         }
-        return try decode(type, using: decoder)
+        return try decoded(type, using: decoder)
     }
 
     /// `EmptyResponse`, `Data` and `String`, which need no decoder; `nil` for anything else.
     private func builtIn<T: Decodable>(_ type: T.Type) throws(CourierError) -> T? {
-        if let empty = EmptyResponse() as? T { return empty }
-        if let data = body as? T { return data }
+        // Metadata compared first: a cast that fails costs more than the whole check.
+        if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }
+        if T.self == Data.self, let data = body as? T { return data }
         if T.self == String.self, let text = try text() as? T { return text }
         return nil
     }

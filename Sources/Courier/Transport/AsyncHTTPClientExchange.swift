@@ -8,7 +8,11 @@
     import NIOSSL
 
     /// One response of an ``AsyncHTTPClientTransport`` after its head: a task that pulls the body
-    /// from async-http-client into a ``ChunkBuffer`` for the reader, under the call's deadline.
+    /// from async-http-client, under the call's deadline.
+    ///
+    /// A body announced short (``wholeBodyLimit`` bytes or fewer, not encoded) is read whole before
+    /// `send` returns, as ``URLSessionTransport`` does: the pull collects it into one `Data`, and the
+    /// caller gets it with the head. Any other body streams through a ``ChunkBuffer`` to its reader.
     ///
     /// The pull is what gives backpressure: while the buffer is full the task waits, so
     /// async-http-client stops reading the socket. Stopping the task (the reader cancelled or
@@ -21,11 +25,20 @@
     final class AsyncHTTPClientExchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         private struct State {
             var task: Task<Void, Never>?
+            /// The pull of a body read whole, once started.
+            var wholeTask: Task<Result<Data, CourierError>, Never>?
             var paused = false
             var resumeWaiter: CheckedContinuation<Void, Never>?
             /// Why the pull was stopped from outside, if it was.
             var stop: CourierError?
+            /// A body read whole: whether its pull has ended, and whether its deadline was scheduled.
+            var wholeRead = false
+            var scheduled = false
         }
+
+        /// The longest body (announced by `Content-Length`, not encoded) read whole before `send`
+        /// returns, as in ``URLSessionExchange/wholeBodyLimit``.
+        static let wholeBodyLimit = 256 << 10
 
         private let url: URL
         private let maximumResponseSize: Int?
@@ -46,15 +59,29 @@
         /// The response for the caller: its head, and a body read by a new task.
         /// - Throws: ``TransportFailure/Kind/responseTooLarge`` for a body announced past the
         ///   limit (nothing of it is read).
-        func start(_ response: HTTPClientResponse, deadline: DispatchTime) throws(CourierError) -> StreamedResponse {
+        func start(_ response: HTTPClientResponse, deadline: DispatchTime) async throws(CourierError) -> StreamedResponse {
+            // One pass over the head: the fields, and the two that decide how the body is read.
             var headers = HTTPFields()
+            headers.reserveCapacity(response.headers.count)
+            var encoded = false
+            var contentLength: String?
             for header in response.headers {
-                if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
+                guard let name = Self.fieldName(header.name) else { continue }
+                headers.append(HTTPField(name: name, value: header.value))
+                if name == .contentEncoding {
+                    encoded = true
+                } else if name == .contentLength, contentLength == nil {
+                    contentLength = header.value
+                }
             }
-            let encoded = response.headers.contains(name: "Content-Encoding")
-            let announced = encoded ? nil : response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            let announced = encoded ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
+            }
+            let status = HTTPResponse.Status(code: Int(response.status.code))
+            if let announced, announced <= Self.wholeBodyLimit {
+                let body = try await readWhole(response.body, announced: announced, deadline: deadline)
+                return StreamedResponse(status: status, headers: headers, body: ResponseBody(body), url: url)
             }
             let buffer = ChunkBuffer(producer: self, canPause: true)
             self.buffer = buffer
@@ -62,9 +89,14 @@
             // Started on this thread: a short body is usually in async-http-client's buffer already,
             // so the pull often reads it to its end before `send` even returns, and the reader then
             // never waits (measured: the hop to a new task was most of this transport's cost).
+            // Detached: the pull needs none of the caller's task-local values, and copying them
+            // into a new task costs several allocations. Resumed on the event loop that delivers
+            // its bytes (see ``EventLoopResumingExecutor``).
             let task: Task<Void, Never>
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
-                task = Task.immediate { await self.pull(response.body) }
+                task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
+                    await self.pull(response.body)
+                }
             } else {
                 task = Task { await self.pull(response.body) }
             }
@@ -74,8 +106,96 @@
                 return state.stop != nil
             }
             if stoppedEarly { task.cancel() }
-            let status = HTTPResponse.Status(code: Int(response.status.code))
             return StreamedResponse(status: status, headers: headers, body: ResponseBody(source: buffer, expectedLength: announced), url: url)
+        }
+
+        /// Reads a short body whole, under the deadline and the calling task's cancellation.
+        ///
+        /// The read runs in a task of its own, started on this thread: when the body came with
+        /// the head, it is read to its end before the task would suspend, so the caller then finds
+        /// it done and nothing was scheduled. Only a pull that has to wait for bytes gets the
+        /// deadline (which cancels it, and so the request); cancelling the caller cancels it too.
+        ///
+        /// A pull that waits (about half of them: the caller often resumes with the head before
+        /// the event loop has handed over the rest of the same read) is resumed on that event loop
+        /// (``EventLoopResumingExecutor``), so that the body costs one hand-off to the caller, as
+        /// for a caller that reads it itself, not two.
+        private func readWhole(_ body: HTTPClientResponse.Body, announced: Int, deadline: DispatchTime) async throws(CourierError) -> Data {
+            let task: Task<Result<Data, CourierError>, Never>
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+                task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
+                    await self.collect(body, announced: announced)
+                }
+            } else {
+                task = Task { await self.collect(body, announced: announced) }
+            }
+            // Scheduled under the lock, so that the pull's end (which takes it to unschedule)
+            // cannot come between the check and the scheduling.
+            let stoppedEarly = state.withLock { state in
+                state.wholeTask = task
+                if !state.wholeRead {
+                    state.scheduled = true
+                    DeadlineScheduler.shared.add(self, at: deadline)
+                }
+                return state.stop != nil
+            }
+            if stoppedEarly { task.cancel() }
+            return try await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                task.cancel()
+            }.get()
+        }
+
+        /// The pull of a body read whole: its bytes, in one `Data`.
+        private func collect(_ body: HTTPClientResponse.Body, announced: Int) async -> Result<Data, CourierError> {
+            var data = Data()
+            data.reserveCapacity(announced)
+            var end: Result<Data, CourierError>
+            do {
+                for try await bytes in body {
+                    if let maximumResponseSize, bytes.readableBytes > maximumResponseSize - data.count {
+                        throw CourierError.transport(.responseTooLarge(limit: maximumResponseSize, url: url))
+                    }
+                    data.append(contentsOf: bytes.readableBytesView)
+                }
+                end = .success(data)
+            } catch {
+                end = .failure(Self.failure(error, url: url))
+            }
+            let stop = state.withLock { state in
+                state.wholeRead = true
+                if state.scheduled { DeadlineScheduler.shared.remove(self) }
+                return state.stop
+            }
+            // A stop from outside (deadline, cancellation) names the reason better than the error
+            // the cancelled read threw.
+            if let stop { return .failure(stop) }
+            return end
+        }
+
+        /// A response header's name: the common ones, spelt as usual, without validating and
+        /// lower-casing them again (the same names `HTTPField.Name("…")` would make).
+        static func fieldName(_ name: String) -> HTTPField.Name? {
+            switch name {
+            case "Content-Type": .contentType
+            case "Content-Length": .contentLength
+            case "Date": .date
+            case "Server": .server
+            case "Connection": .connection
+            case "ETag": .eTag
+            case "Last-Modified": .lastModified
+            case "Accept-Ranges": .acceptRanges
+            case "Cache-Control": .cacheControl
+            case "Content-Encoding": .contentEncoding
+            case "Transfer-Encoding": .transferEncoding
+            case "Vary": .vary
+            case "Expires": .expires
+            case "Age": .age
+            case "Location": .location
+            case "Set-Cookie": .setCookie
+            default: HTTPField.Name(name)
+            }
         }
 
         /// Moves the body into the buffer, chunk by chunk, waiting while the buffer is full.
@@ -143,17 +263,19 @@
 
         /// Stops the pull (and so the request) for `reason`; the first reason wins.
         private func stop(_ reason: CourierError) {
-            let (task, waiter) = state.withLock { state in
+            let (task, wholeTask, waiter) = state.withLock { state in
                 if state.stop == nil { state.stop = reason }
-                return (state.task, state.resumeWaiter.take())
+                return (state.task, state.wholeTask, state.resumeWaiter.take())
             }
             waiter?.resume()
             task?.cancel()
+            wholeTask?.cancel()
             if case .transport = reason { buffer?.finish(.failure(reason)) }
         }
 
         /// What an async-http-client error means for Courier. The failure carries the `URLError`
         /// URLSession would have reported (``TransportFailure/init(synthesizing:url:message:)``).
+        @inline(never)
         static func failure(_ error: any Error, url: URL) -> CourierError {
             if let error = error as? CourierError { return error }
             if error is CancellationError { return .cancelled }
@@ -179,6 +301,27 @@
             case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: .secureConnectionFailed
             case is ChannelError, is IOError: .cannotConnect
             default: .other
+            }
+        }
+    }
+
+    /// Runs a task where it was resumed: on the event loop whose thread resumed it (after what
+    /// that loop is doing now), or on the global concurrent pool when no event loop did.
+    ///
+    /// For the tasks that pull response bodies: async-http-client resumes them on the
+    /// connection's event loop when bytes arrive, and running the pull right there (it only moves
+    /// bytes into a buffer and resumes the reader) saves a hand-off to the pool and back.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+    final class EventLoopResumingExecutor: TaskExecutor {
+        static let shared = EventLoopResumingExecutor()
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let executor = asUnownedTaskExecutor()
+            if let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop {
+                eventLoop.execute { job.runSynchronously(on: executor) }
+            } else {
+                DispatchQueue.global().async { job.runSynchronously(on: executor) }
             }
         }
     }

@@ -170,7 +170,7 @@
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(transport: self, url: url, maximumResponseSize: request.maximumResponseSize)
-                    return try exchange.start(response, deadline: deadline)
+                    return try await exchange.start(response, deadline: deadline)
                 }
                 // The 3xx's body is not read: dropping it ends that exchange.
                 redirects += 1
@@ -188,6 +188,7 @@
         ///
         /// async-http-client follows nothing itself (its own following strips only four headers
         /// and follows `https` → `http`).
+        @inline(never)
         static func redirect(after response: HTTPClientResponse, to request: TransportRequest, original: TransportRequest) -> TransportRequest? {
             let status = Int(response.status.code)
             guard RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
@@ -209,10 +210,13 @@
             return next
         }
 
-        /// The async-http-client request for `request`.
+        /// The async-http-client request for `request`. Not inlined into `send`, whose async frame
+        /// every call allocates.
+        @inline(never)
         static func request(for request: TransportRequest) -> HTTPClientRequest {
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
+            outgoing.headers.reserveCapacity(request.head.headerFields.count)
             for field in request.head.headerFields where field.name != .cookie {
                 outgoing.headers.add(name: field.name.rawName, value: field.value)
             }

@@ -19,6 +19,20 @@ struct RequestFramingTests {
         return refused.lowercased() == name.lowercased()
     }
 
+    @Test("the unhashed reserved-name check agrees with the reserved set")
+    func theFastCheckAgreesWithTheSet() throws {
+        for name in RequestBuilder.reservedHeaders {
+            #expect(RequestBuilder.isReserved(name), "\(name)")
+        }
+        for raw in Self.reserved {
+            #expect(RequestBuilder.isReserved(try #require(HTTPField.Name(raw))), "\(raw)")
+        }
+        for raw in ["Accept", "Content-Type", "Authorization", "User-Agent", "Accept-Encoding", "Content-Lengths", "Hosts", "T"] {
+            let name = try #require(HTTPField.Name(raw))
+            #expect(RequestBuilder.isReserved(name) == RequestBuilder.reservedHeaders.contains(name), "\(raw)")
+        }
+    }
+
     @Test("an endpoint header that frames the message is refused and nothing is sent", arguments: reserved)
     func fromTheEndpoint(name: String) async {
         let transport = RecordingTransport()

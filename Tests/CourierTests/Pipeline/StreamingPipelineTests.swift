@@ -53,8 +53,8 @@ struct StreamingPipelineTests {
         let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: nil)
         let origin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
         return try await CallPipeline.run(
-            request, endpoint: endpoint, configuration: configuration, declaredOrigin: origin, metrics: CallMetrics(),
-            collectsBody: false)
+            request, endpoint: endpoint, middleware: configuration.middleware + endpoint.middleware, configuration: configuration,
+            declaredOrigin: origin, metrics: CallMetrics(), collectsBody: false)
     }
 
     @Test("a connection lost halfway through the body is one failed attempt, retried like one lost before the head")
