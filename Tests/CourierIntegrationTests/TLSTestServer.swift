@@ -70,14 +70,7 @@
             let server = try await start(
                 leaf: leaf, requiresClientCertificate: requiresClientCertificate, offersHTTP2: offersHTTP2,
                 maximumTLSVersion: maximumTLSVersion)
-            do {
-                let result = try await body(server)
-                await server.stop()
-                return result
-            } catch {
-                await server.stop()
-                throw error
-            }
+            return try await running(server, stop: { await $0.stop() }, body)
         }
 
         /// Starts a server and returns once it listens. Prefer ``run(leaf:requiresClientCertificate:offersHTTP2:maximumTLSVersion:_:)``,

@@ -41,14 +41,7 @@ actor TestServer {
         _ body: (TestServer) async throws -> R
     ) async throws -> R {
         let server = try await start(handlerTimeout: handlerTimeout)
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await running(server, stop: { await $0.stop() }, body)
     }
 
     /// Starts a server on `127.0.0.1:0` and returns once it listens. Prefer ``run(handlerTimeout:_:)``,

@@ -86,3 +86,17 @@ func fnv1a(_ data: Data) -> UInt64 {
     }
     return hash
 }
+
+/// Runs `body` with a started `server` and stops it whatever `body` does, returning or throwing.
+func running<Server, Result>(
+    _ server: Server, stop: (Server) async -> Void, _ body: (Server) async throws -> Result
+) async throws -> Result {
+    do {
+        let result = try await body(server)
+        await stop(server)
+        return result
+    } catch {
+        await stop(server)
+        throw error
+    }
+}

@@ -190,12 +190,7 @@ enum MultipartBench {
     static func format(_ value: Double, _ digits: Int) -> String { CourierBench.format(value, digits) }
 
     static func row(_ columns: String...) -> String {
-        let widths = [10, 10, 12, 9, 7, 7, 10]
-        return zip(columns, widths).enumerated().map { index, pair in
-            let (text, width) = pair
-            let padding = String(repeating: " ", count: max(0, width - text.count))
-            return index < 2 ? text + padding : padding + text
-        }.joined(separator: " ")
+        tableRow(columns, widths: [10, 10, 12, 9, 7, 7, 10])
     }
 }
 
@@ -472,3 +467,13 @@ struct MemoryUsage: CustomStringConvertible {
     }
 
 #endif
+
+/// One line of a table: the first two columns left-aligned (names), the rest right-aligned
+/// (figures), each padded to its width.
+func tableRow(_ columns: [String], widths: [Int]) -> String {
+    zip(columns, widths).enumerated().map { index, pair in
+        let (text, width) = pair
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return index < 2 ? text + padding : padding + text
+    }.joined(separator: " ")
+}

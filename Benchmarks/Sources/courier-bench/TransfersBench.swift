@@ -210,12 +210,7 @@ enum TransfersBench {
     static func mib(_ memory: MemoryUsage) -> String { mib(memory.resident ?? memory.maxRSS) }
 
     static func row(_ columns: String...) -> String {
-        let widths = [18, 9, 11, 8, 6, 6, 11, 10, 10]
-        return zip(columns, widths).enumerated().map { index, pair in
-            let (text, width) = pair
-            let padding = String(repeating: " ", count: max(0, width - text.count))
-            return index < 2 ? text + padding : padding + text
-        }.joined(separator: " ")
+        tableRow(columns, widths: [18, 9, 11, 8, 6, 6, 11, 10, 10])
     }
 }
 
