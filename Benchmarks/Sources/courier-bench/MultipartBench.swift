@@ -34,8 +34,7 @@ enum MultipartBench {
             say("sink: child process \(sink.pid) on 127.0.0.1:\(sink.port) (raw sockets, 1 MiB reads, discards the body)")
             say("baseline after one tiny request: \(baseline)")
 
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-multipart-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let directory = try makeScratchDirectory("multipart")
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("payload.bin")
             let size = Int64(gibibytes * Double(1 << 30))
@@ -476,4 +475,12 @@ func tableRow(_ columns: [String], widths: [Int]) -> String {
         let padding = String(repeating: " ", count: max(0, width - text.count))
         return index < 2 ? text + padding : padding + text
     }.joined(separator: " ")
+}
+
+/// A new, empty directory under the temporary directory, `courier-bench-<purpose>-<UUID>`; the
+/// caller removes it.
+func makeScratchDirectory(_ purpose: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(purpose)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
 }

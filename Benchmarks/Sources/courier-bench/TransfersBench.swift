@@ -50,8 +50,7 @@ enum TransfersBench {
                     ? "VmHWM is reset with /proc/self/clear_refs before each transfer: peak = VmHWM after it"
                     : "/proc/self/clear_refs cannot be written here: peak = VmHWM since the process started (an upper bound)")
 
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-transfers-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let directory = try makeScratchDirectory("transfers")
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("payload.bin")
             let size = Int64(gibibytes * Double(1 << 30))

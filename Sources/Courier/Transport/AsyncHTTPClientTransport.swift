@@ -217,11 +217,16 @@
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
             outgoing.headers.reserveCapacity(request.head.headerFields.count)
-            for field in request.head.headerFields where field.name != .cookie {
-                outgoing.headers.add(name: field.name.rawName, value: field.value)
+            // One Cookie field, its pairs joined with "; " (RFC 6265 §5.4: a client sends at most
+            // one), gathered in the same pass over the fields.
+            var cookies: [String] = []
+            for field in request.head.headerFields {
+                if field.name == .cookie {
+                    cookies.append(field.value)
+                } else {
+                    outgoing.headers.add(name: field.name.rawName, value: field.value)
+                }
             }
-            // One Cookie field, its pairs joined with "; " (RFC 6265 §5.4: a client sends at most one).
-            let cookies = request.head.headerFields[values: .cookie]
             if !cookies.isEmpty {
                 outgoing.headers.add(name: "Cookie", value: cookies.joined(separator: "; "))
             }
