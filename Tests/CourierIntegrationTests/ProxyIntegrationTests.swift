@@ -38,8 +38,8 @@
         }
 
         @Test func aProxyPrintsItsUserButNeverItsPassword() {
-            let proxy = AsyncHTTPClientTransport.Proxy.http(host: "proxy.internal", port: 3128, username: "svc", password: "s3cret")
-            #expect(proxy.description == "http://svc@proxy.internal:3128")
+            let proxy = AsyncHTTPClientTransport.Proxy.http(host: "proxy.example", port: 3128, username: "svc", password: "s3cret")
+            #expect(proxy.description == "http://svc@proxy.example:3128")
             var dumped = ""
             dump(proxy, to: &dumped)
             #expect(!dumped.contains("s3cret"))
