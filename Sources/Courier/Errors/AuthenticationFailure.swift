@@ -25,6 +25,11 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     case storeFailed(String)
     /// The credential cannot be sent as it is (e.g. a Basic username containing `:`).
     case invalidCredential(String)
+    /// An interactive OAuth2 flow (authorization code, device authorization, discovery) ended
+    /// without a credential: the user denied access, the `state` or issuer did not match, the
+    /// device code expired, the redirect never came. Nothing was sent to the token endpoint
+    /// after the failure was found.
+    case authorizationFailed(AuthorizationFailure)
 }
 
 extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
@@ -48,6 +53,8 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
             return "token store failed: \(reason)"
         case .invalidCredential(let reason):
             return "invalid credential: \(reason)"
+        case .authorizationFailed(let failure):
+            return "authorization failed: \(failure)"
         }
     }
 
