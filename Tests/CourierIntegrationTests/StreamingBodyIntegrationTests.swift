@@ -184,9 +184,12 @@ extension QueueSensitiveTests {
 /// One chunk, then nothing until the reading task is cancelled; opens `stalled` when it runs dry.
 struct StallingChunks: AsyncSequence, Sendable {
     let stalled: Latch
+    /// Opened when the producer's wait ends (the task reading the body was cancelled).
+    var released = Latch()
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let stalled: Latch
+        let released: Latch
         var sentFirst = false
 
         mutating func next() async -> Data? {
@@ -199,12 +202,13 @@ struct StallingChunks: AsyncSequence, Sendable {
             let (never, continuation) = AsyncStream.makeStream(of: Data.self)
             for await _ in never {}
             continuation.finish()  // kept alive until here: a dropped continuation could end the stream
+            released.open()
             return nil
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(stalled: stalled)
+        AsyncIterator(stalled: stalled, released: released)
     }
 }
 

@@ -101,20 +101,23 @@ extension QueueSensitiveTests {
 
 extension QueueSensitiveTests.TimeoutIntegrationTests {
     /// The body stalls after its first chunk, with libcurl waiting in the body's read (on Linux
-    /// that holds URLSession's work queue); cancelling must still end the call at once.
-    /// On URLSession, like `aStalledUploadTimesOut` below (the same async-http-client issue).
-    @Test func cancellingAStalledUploadEndsTheCall() async throws {
+    /// that holds URLSession's work queue); cancelling must still end the call at once, and end
+    /// the producer's wait: async-http-client does not cancel the task reading the body itself,
+    /// Courier does (a producer left suspended is reported by LeakSanitizer in CI).
+    @Test(arguments: TransportKind.allCases)
+    func cancellingAStalledUploadEndsTheCall(transport: TransportKind) async throws {
         try await TestServer.run { server in
             await server.route("POST /slow") { request in
                 _ = try? await request.bodyData
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
             let stalled = Latch()
+            let chunks = StallingChunks(stalled: stalled)
             let endpoint = try server.endpoint("/slow").with {
                 $0.method = .post
-                $0.body = .stream(StallingChunks(stalled: stalled))
+                $0.body = .stream(chunks)
             }
-            let call = server.client(timeout: .seconds(10), transport: .urlSession).enqueue(endpoint)
+            let call = server.client(timeout: .seconds(10), transport: transport).enqueue(endpoint)
             let upload = Task { await call.result() }
 
             try await awaitCondition("the body ran dry") { try await stalled.wait() }
@@ -127,28 +130,49 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
                 return
             }
             #expect(ContinuousClock.now - cancelled < .seconds(5))
+            try await awaitCondition("the producer's wait ended") { try await chunks.released.wait() }
         }
     }
 
-    /// On URLSession (the queue-sensitive case). Over async-http-client the call times out the
-    /// same way, but async-http-client 1.37 does not cancel the task that reads the request body
-    /// when the deadline fails the request, so a producer that never yields is left suspended
-    /// (LeakSanitizer reports it at exit): a known issue to fix in Courier's transport.
-    @Test func aStalledUploadTimesOut() async throws {
+    #if AsyncHTTPClient
+        /// A server that answers before reading the body (413, say) ends the exchange; the upload
+        /// that is still waiting on its producer ends with it instead of staying suspended.
+        @Test func aResponseBeforeTheUploadEndsTheStalledProducer() async throws {
+            try await TestServer.run { server in
+                await server.route("POST /early") { _ in FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(413, phrase: "Content Too Large")) }
+                let chunks = StallingChunks(stalled: Latch())
+                let endpoint = try server.endpoint("/early").with {
+                    $0.method = .post
+                    $0.body = .stream(chunks)
+                }
+
+                let result = await server.client(timeout: .seconds(10), transport: .asyncHTTPClient).enqueue(endpoint).result()
+
+                #expect(result.failureValue?.response?.status.code == 413)
+                try await awaitCondition("the producer's wait ended") { try await chunks.released.wait() }
+            }
+        }
+    #endif
+
+    /// The deadline ends a stalled upload, and ends the producer's wait too (see above).
+    @Test(arguments: TransportKind.allCases)
+    func aStalledUploadTimesOut(transport: TransportKind) async throws {
         try await TestServer.run { server in
             await server.route("POST /slow") { request in
                 _ = try? await request.bodyData
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
+            let chunks = StallingChunks(stalled: Latch())
             let endpoint = try server.endpoint("/slow").with {
                 $0.method = .post
-                $0.body = .stream(StallingChunks(stalled: Latch()))
+                $0.body = .stream(chunks)
                 $0.timeout = .milliseconds(300)
             }
 
-            let result = await server.client(transport: .urlSession).enqueue(endpoint).result()
+            let result = await server.client(transport: transport).enqueue(endpoint).result()
 
             #expect(result.failureValue?.urlError?.code == .timedOut)
+            try await awaitCondition("the producer's wait ended") { try await chunks.released.wait() }
         }
     }
 

@@ -50,10 +50,15 @@
         /// goes, which would cut the body off.
         private let transport: AsyncHTTPClientTransport
 
-        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?) {
+        /// The request body's lifetime, ended with the exchange: async-http-client does not stop
+        /// reading an upload when the request ends.
+        private let upload: RequestBodyLifetime?
+
+        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?, upload: RequestBodyLifetime?) {
             self.transport = transport
             self.url = url
             self.maximumResponseSize = maximumResponseSize
+            self.upload = upload
         }
 
         /// The response for the caller: its head, and a body read by a new task.
@@ -76,6 +81,7 @@
             }
             let announced = encoded ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
+                upload?.end()
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
             }
             let status = HTTPResponse.Status(code: Int(response.status.code))
@@ -168,6 +174,7 @@
                 if state.scheduled { DeadlineScheduler.shared.remove(self) }
                 return state.stop
             }
+            upload?.end()
             // A stop from outside (deadline, cancellation) names the reason better than the error
             // the cancelled read threw.
             if let stop { return .failure(stop) }
@@ -218,6 +225,7 @@
                 end = .failure(Self.failure(error, url: url))
             }
             DeadlineScheduler.shared.remove(self)
+            upload?.end()
             // A stop from outside (deadline, cancellation) names the reason better than the error
             // the cancelled read threw.
             if let stop = state.withLock({ $0.stop }) { end = .failure(stop) }

@@ -161,18 +161,22 @@
             var redirects = 0
             while true {
                 let url = current.url
+                let (outgoing, upload) = Self.request(for: current)
                 let response: HTTPClientResponse
                 do {
                     response = try await client(for: current.url).execute(
-                        Self.request(for: current), deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
+                        outgoing, deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
                 } catch {
+                    upload?.end()
                     throw AsyncHTTPClientExchange.failure(error, url: url)
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
-                    let exchange = AsyncHTTPClientExchange(transport: self, url: url, maximumResponseSize: request.maximumResponseSize)
+                    let exchange = AsyncHTTPClientExchange(
+                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload)
                     return try await exchange.start(response, deadline: deadline)
                 }
-                // The 3xx's body is not read: dropping it ends that exchange.
+                // The 3xx's body is not read: dropping it ends that exchange, and its upload.
+                upload?.end()
                 redirects += 1
                 if redirects > RedirectPolicy.maximumRedirects {
                     throw .transport(TransportFailure(URLError(.httpTooManyRedirects), url: url))
@@ -210,10 +214,11 @@
             return next
         }
 
-        /// The async-http-client request for `request`. Not inlined into `send`, whose async frame
-        /// every call allocates.
+        /// The async-http-client request for `request`, and the lifetime of its streamed body (if
+        /// it has one), which the caller ends with the exchange. Not inlined into `send`, whose
+        /// async frame every call allocates.
         @inline(never)
-        static func request(for request: TransportRequest) -> HTTPClientRequest {
+        static func request(for request: TransportRequest) -> (HTTPClientRequest, RequestBodyLifetime?) {
             var outgoing = HTTPClientRequest(url: request.url.absoluteString)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
             outgoing.headers.reserveCapacity(request.head.headerFields.count)
@@ -234,11 +239,14 @@
             case .data(let data)?:
                 outgoing.body = .bytes(ByteBuffer(bytes: data))
             case .stream(let stream)?:
-                outgoing.body = .stream(BodyStreamBuffers(stream: stream), length: stream.length.map { .known($0) } ?? .unknown)
+                let lifetime = RequestBodyLifetime()
+                outgoing.body = .stream(
+                    BodyStreamBuffers(stream: stream, lifetime: lifetime), length: stream.length.map { .known($0) } ?? .unknown)
+                return (outgoing, lifetime)
             case nil:
                 break
             }
-            return outgoing
+            return (outgoing, nil)
         }
     }
 
@@ -246,27 +254,75 @@
     struct BodyStreamBuffers: AsyncSequence, Sendable {
         typealias Element = ByteBuffer
         let stream: BodyStream
+        let lifetime: RequestBodyLifetime
 
         func makeAsyncIterator() -> Iterator {
             do throws(CourierError) {
-                return Iterator(reader: .success(try stream.makeReader()))
+                return Iterator(reader: .success(try stream.makeReader()), lifetime: lifetime)
             } catch {
-                return Iterator(reader: .failure(error))
+                return Iterator(reader: .failure(error), lifetime: lifetime)
             }
         }
 
         struct Iterator: AsyncIteratorProtocol {
             var reader: Result<BodyStream.Reader, CourierError>
+            let lifetime: RequestBodyLifetime
 
             mutating func next() async throws -> ByteBuffer? {
                 switch reader {
                 case .failure(let error):
                     throw error
                 case .success(var open):
-                    let chunk = try await open.next()
+                    let chunk = try await lifetime.read { () async throws(CourierError) -> Data? in try await open.next() }
                     reader = .success(open)
                     return chunk.map { ByteBuffer(bytes: $0) }
                 }
+            }
+        }
+    }
+
+    /// How long async-http-client may go on reading a request body: until the exchange it
+    /// belongs to ends.
+    ///
+    /// async-http-client (1.37) reads a streamed request body in a task of its own and does not
+    /// cancel that task when the request fails: by the deadline, by the caller's cancellation,
+    /// or when the response ends before the upload does. A producer that is waiting for bytes
+    /// that never come (a stalled upload) would stay suspended forever, holding its memory.
+    /// Courier ends the lifetime when the exchange ends, and that cancels the reading task while
+    /// it waits in the producer, so the producer sees an ordinary cancellation and returns.
+    ///
+    /// The reading task is held as an `UnsafeCurrentTask`, which does not keep the task alive.
+    /// It is only used under the lock and only between ``read(_:)``'s registration and its
+    /// deregistration, while the task is suspended inside ``read(_:)`` and so certainly alive;
+    /// cancelling a task from another thread is safe.
+    final class RequestBodyLifetime: Sendable {
+        private struct State: @unchecked Sendable {
+            var ended = false
+            var reading: UnsafeCurrentTask?
+        }
+        private let state = LockedState(State())
+
+        /// Runs `read` (one read of the body's producer) so that ``end()`` can cancel it.
+        /// - Throws: ``CourierError/cancelled`` when the lifetime has already ended (nothing is
+        ///   read); whatever `read` throws.
+        func read(_ read: () async throws(CourierError) -> Data?) async throws(CourierError) -> Data? {
+            let ended = withUnsafeCurrentTask { task in
+                state.withLock { state in
+                    state.reading = task
+                    return state.ended
+                }
+            }
+            defer { state.withLock { $0.reading = nil } }
+            if ended { throw .cancelled }
+            return try await read()
+        }
+
+        /// Ends the lifetime: a read in progress is cancelled and later reads fail at once.
+        func end() {
+            state.withLock { state in
+                state.ended = true
+                state.reading?.cancel()
+                state.reading = nil
             }
         }
     }
