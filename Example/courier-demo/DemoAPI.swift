@@ -16,6 +16,9 @@ import Foundation
 ///   `400 {"error":"invalid_grant"}` and revokes the whole token family
 /// - `GET  /v1/me`                     the signed-in user; needs `Authorization: Bearer <token>`
 ///   with the family's current access token, else 401 with `WWW-Authenticate: Bearer error="invalid_token"`
+/// - `GET  /.well-known/oauth-authorization-server`, `GET /oauth/authorize`,
+///   `POST /oauth/device_authorization`, `POST /oauth/device`, `POST /oauth/revoke`: the
+///   interactive flows (see `DemoAuthorizationServer.swift`)
 /// - `GET  /v1/admin/stats`            ``AuthStats``: token requests served so far
 ///
 /// Anything else is a 404 with an ``APIErrorBody``.
@@ -72,33 +75,27 @@ private struct DemoRoutes: Sendable {
     let arrivals: ArrivalBoard
     let tokens: TokenAuthority
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     func install(on server: HTTPServer) async {
         await server.appendRoute("GET /v1/users") { _ in
-            Self.json(.ok, await users.all())
+            DemoJSON.response(.ok, await users.all())
         }
         await server.appendRoute("GET /v1/users/:id") { request in
             let id = request.routeParameters["id"] ?? ""
             guard let number = Int(id), let user = await users.user(id: number) else {
-                return Self.error(.notFound, "not_found", "no user with id \(id)")
+                return DemoJSON.error(.notFound, "not_found", "no user with id \(id)")
             }
-            return Self.json(.ok, user)
+            return DemoJSON.response(.ok, user)
         }
         await server.appendRoute("POST /v1/users") { request in
             let contentType = request.headers[.contentType] ?? ""
             guard contentType.lowercased().hasPrefix("application/json") else {
-                return Self.error(.unsupportedMediaType, "unsupported_media_type", "send the user as application/json")
+                return DemoJSON.error(.unsupportedMediaType, "unsupported_media_type", "send the user as application/json")
             }
             guard let new = try? JSONDecoder().decode(NewUser.self, from: await request.bodyData) else {
-                return Self.error(.badRequest, "bad_request", "expected {\"name\": …, \"email\": …}")
+                return DemoJSON.error(.badRequest, "bad_request", "expected {\"name\": …, \"email\": …}")
             }
             let user = await users.create(new)
-            return Self.json(.created, user, headers: [.location: "/v1/users/\(user.id)"])
+            return DemoJSON.response(.created, user, headers: [.location: "/v1/users/\(user.id)"])
         }
         await server.appendRoute("POST /v1/uploads") { request in
             // Reads the body as it arrives and reports what came, so the client can check it.
@@ -106,7 +103,7 @@ private struct DemoRoutes: Sendable {
             for try await chunk in request.bodySequence {
                 received += chunk.count
             }
-            return Self.json(
+            return DemoJSON.response(
                 .created,
                 UploadReceipt(
                     bytes: received,
@@ -120,14 +117,14 @@ private struct DemoRoutes: Sendable {
                 await arrivals.markArrived(ticket)
             }
             try await Task.sleep(for: DemoServer.slowDelay)  // cancelled when the server stops
-            return Self.json(.ok, ["message": "thanks for waiting"])
+            return DemoJSON.response(.ok, ["message": "thanks for waiting"])
         }
         await server.appendRoute("GET /v1/slow/arrivals/:ticket") { request in
             let ticket = request.routeParameters["ticket"] ?? ""
             guard await arrivals.waitForArrival(of: ticket, upTo: DemoServer.arrivalWait) else {
-                return Self.error(.notFound, "not_arrived", "no slow request with ticket \(ticket) arrived within \(DemoServer.arrivalWait)")
+                return DemoJSON.error(.notFound, "not_arrived", "no slow request with ticket \(ticket) arrived within \(DemoServer.arrivalWait)")
             }
-            return Self.json(.ok, Arrival(ticket: ticket, arrived: true))
+            return DemoJSON.response(.ok, Arrival(ticket: ticket, arrived: true))
         }
         await server.appendRoute("POST /oauth/token") { request in
             let contentType = request.headers[.contentType] ?? ""
@@ -136,41 +133,29 @@ private struct DemoRoutes: Sendable {
                 ? FormEncoding.parse(try await request.bodyData) : nil
             switch await tokens.answer(form: form, authorization: request.headers[.authorization]) {
             case .issued(let token):
-                return Self.json(.ok, token, headers: [HTTPHeader("Cache-Control"): "no-store"])
+                return DemoJSON.response(.ok, token, headers: [HTTPHeader("Cache-Control"): "no-store"])
             case .rejected(let status, let error):
-                return Self.json(status, error, headers: [HTTPHeader("Cache-Control"): "no-store"])
+                return DemoJSON.response(status, error, headers: [HTTPHeader("Cache-Control"): "no-store"])
             }
         }
+        await AuthorizationRoutes(tokens: tokens).install(on: server)
         await server.appendRoute("GET /v1/me") { request in
             let authorization = request.headers[.authorization] ?? ""
             let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst("Bearer ".count)) : ""
             guard let userID = await tokens.user(forAccessToken: token), let user = await users.user(id: userID) else {
-                return Self.json(
+                return DemoJSON.response(
                     .unauthorized, APIErrorBody(error: "invalid_token", message: "send a current access token"),
                     headers: [HTTPHeader("WWW-Authenticate"): #"Bearer error="invalid_token""#]
                 )
             }
-            return Self.json(.ok, user)
+            return DemoJSON.response(.ok, user)
         }
         await server.appendRoute("GET /v1/admin/stats") { _ in
-            Self.json(.ok, await tokens.stats)
+            DemoJSON.response(.ok, await tokens.stats)
         }
         await server.appendRoute("*") { request in
-            Self.error(.notFound, "not_found", "no route for \(request.method.rawValue) \(request.path)")
+            DemoJSON.error(.notFound, "not_found", "no route for \(request.method.rawValue) \(request.path)")
         }
-    }
-
-    private static func json(
-        _ status: HTTPStatusCode, _ value: some Encodable, headers: HTTPHeaders = [:]
-    ) -> FlyingFox.HTTPResponse {
-        var headers = headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return FlyingFox.HTTPResponse(statusCode: status, headers: headers, body: body)
-    }
-
-    private static func error(_ status: HTTPStatusCode, _ code: String, _ message: String) -> FlyingFox.HTTPResponse {
-        json(status, APIErrorBody(error: code, message: message))
     }
 }
 
@@ -194,7 +179,7 @@ private actor UserStore {
 }
 
 /// The demo's OAuth2 authorization server: token families with single-use rotating refresh tokens.
-private actor TokenAuthority {
+actor TokenAuthority {
     /// The answer to one token request.
     enum Answer {
         case issued(TokenResponseBody)
@@ -210,8 +195,13 @@ private actor TokenAuthority {
         var revoked = false
     }
 
-    private(set) var stats = AuthStats(tokenRequests: 0, refreshGrants: 0, invalidGrants: 0)
+    var stats = AuthStats(tokenRequests: 0, refreshGrants: 0, invalidGrants: 0, revocations: 0)
     private var families: [Int: Family] = [:]
+    /// Authorization codes not yet exchanged, with the PKCE challenge and redirect URI they were issued for.
+    var codes: [String: IssuedCode] = [:]
+    /// Device authorizations by device code, and the device code of each user code.
+    var devices: [String: DeviceGrant] = [:]
+    var deviceCodes: [String: String] = [:]
     private var refreshTokens: [String: (family: Int, spent: Bool)] = [:]
     private var accessTokens: [String: Int] = [:]
     private var nextFamily = 1
@@ -227,9 +217,7 @@ private actor TokenAuthority {
     /// Checks the client, then runs the grant. `form` is `nil` when the body is not a form.
     func answer(form: [(name: String, value: String)]?, authorization: String?) -> Answer {
         stats.tokenRequests += 1
-        guard let client = authorization.flatMap(FormEncoding.basicCredentials),
-            client.id == DemoClient.id, client.secret == DemoClient.secret
-        else {
+        guard DemoClient.isAuthenticated(authorization) else {
             return .rejected(.unauthorized, OAuth2ErrorBody(error: "invalid_client", errorDescription: "unknown client or wrong secret"))
         }
         guard let form else {
@@ -244,16 +232,37 @@ private actor TokenAuthority {
             guard fields["username"] == DemoAccount.username, fields["password"] == DemoAccount.password else {
                 return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_grant", errorDescription: "wrong username or password"))
             }
-            let family = nextFamily
-            nextFamily += 1
-            families[family] = Family(userID: DemoAccount.userID)
-            return .issued(issue(in: family))
+            return signIn()
         case "refresh_token":
             stats.refreshGrants += 1
             return refresh(fields["refresh_token"] ?? "")
+        case "authorization_code":
+            return exchange(code: fields["code"] ?? "", redirectURI: fields["redirect_uri"], verifier: fields["code_verifier"])
+        case DeviceGrant.grantType:
+            return pollDevice(fields["device_code"] ?? "")
         default:
-            return .rejected(.badRequest, OAuth2ErrorBody(error: "unsupported_grant_type", errorDescription: "use password or refresh_token"))
+            return .rejected(
+                .badRequest,
+                OAuth2ErrorBody(
+                    error: "unsupported_grant_type",
+                    errorDescription: "use password, refresh_token, authorization_code or \(DeviceGrant.grantType)"))
         }
+    }
+
+    /// Signs the demo account in: a new token family for it.
+    func signIn() -> Answer {
+        let family = nextFamily
+        nextFamily += 1
+        families[family] = Family(userID: DemoAccount.userID)
+        return .issued(issue(in: family))
+    }
+
+    /// RFC 7009: revokes the family of `token` (a refresh or an access token). Unknown tokens are
+    /// not an error (§2.2).
+    func revoke(_ token: String) {
+        stats.revocations += 1
+        let family = refreshTokens[token]?.family ?? accessTokens[token]
+        if let family { families[family]?.revoked = true }
     }
 
     private func refresh(_ presented: String) -> Answer {
@@ -272,7 +281,7 @@ private actor TokenAuthority {
         return .issued(issue(in: entry.family))
     }
 
-    private func invalidGrant(_ description: String) -> Answer {
+    func invalidGrant(_ description: String) -> Answer {
         stats.invalidGrants += 1
         return .rejected(.badRequest, OAuth2ErrorBody(error: "invalid_grant", errorDescription: description))
     }
@@ -288,7 +297,7 @@ private actor TokenAuthority {
 }
 
 /// A successful token response (RFC 6749 §5.1).
-private struct TokenResponseBody: Encodable, Sendable {
+struct TokenResponseBody: Encodable, Sendable {
     var accessToken: String
     var tokenType: String
     var expiresIn: Int
@@ -300,7 +309,7 @@ private struct TokenResponseBody: Encodable, Sendable {
 }
 
 /// An OAuth2 error response (RFC 6749 §5.2).
-private struct OAuth2ErrorBody: Encodable, Sendable {
+struct OAuth2ErrorBody: Encodable, Sendable {
     var error: String
     var errorDescription: String
 
@@ -310,7 +319,7 @@ private struct OAuth2ErrorBody: Encodable, Sendable {
 }
 
 /// `application/x-www-form-urlencoded` as RFC 6749 uses it, for the token endpoint.
-private enum FormEncoding {
+enum FormEncoding {
     /// `+` is a space, then percent-decoding; `nil` for a malformed escape.
     static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding

@@ -34,6 +34,8 @@ struct AuthStats: Codable, Sendable, Equatable {
     var refreshGrants: Int
     /// Token requests answered `invalid_grant`.
     var invalidGrants: Int
+    /// Revocation requests (RFC 7009) received.
+    var revocations: Int
 }
 
 /// The OAuth2 client the demo authenticates as (HTTP Basic at the token endpoint).

@@ -1,11 +1,11 @@
-import Foundation
+package import Foundation
 
 /// SHA-256 (FIPS 180-4), for certificate pins and other digests the core needs without a
 /// cryptography dependency. Not constant-time: it hashes public data (public keys, PKCE
 /// verifiers that are sent anyway), never compares secrets.
-enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `data`.
-    static func hash(_ data: some DataProtocol) -> [UInt8] {
+    package static func hash(_ data: some DataProtocol) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
