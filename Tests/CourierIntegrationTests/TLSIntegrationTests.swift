@@ -137,6 +137,32 @@
             }
         }
 
+        /// Through a `CONNECT` proxy that really tunnels (a corporate proxy, or a hostile one), the
+        /// TLS handshake runs end to end with the target and the pins are checked as without a
+        /// proxy: a key matching no pin fails and no request reaches the server.
+        @Test(arguments: [true, false])
+        func pinsAreCheckedThroughATunnellingProxy(pinMatches: Bool) async throws {
+            try await TLSTestServer.run { server in
+                try await TunnelProxy.run { proxy in
+                    let client = Self.client(
+                        try Self.transport {
+                            $0.proxy = .http(host: "127.0.0.1", port: proxy.port)
+                            $0.tls.pinning = try Self.pinning(pinMatches ? "server-ec" : "backup")
+                        })
+                    let result = try await Self.hello(client, on: server)
+                    #expect(proxy.targets == ["127.0.0.1:\(server.port)"])
+                    if pinMatches {
+                        #expect(try result.get() == Self.hello)
+                        #expect(server.log.requests.map(\.path) == ["/hello"])
+                    } else {
+                        #expect(Self.transportFailure(result)?.kind == .pinningFailed)
+                        try await server.log.wait(until: "the handshake completed") { $0.handshakes >= 1 }
+                        #expect(server.log.requests.isEmpty)
+                    }
+                }
+            }
+        }
+
         @Test func aPinForAnotherHostLeavesTheContactedHostUnpinned() async throws {
             try await TLSTestServer.run { server in
                 let client = Self.client(try Self.transport { $0.tls.pinning = try Self.pinning("backup", host: "localhost") })
