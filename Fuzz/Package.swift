@@ -12,7 +12,7 @@ import PackageDescription
 
 let targets = [
     "FuzzXMLTree", "FuzzXMLBodyDecoder", "FuzzSOAP",
-    "FuzzOAuth2TokenResponse", "FuzzOAuth2ErrorBody",
+    "FuzzOAuth2TokenResponse", "FuzzOAuth2ErrorBody", "FuzzDeviceAuthorizationResponse", "FuzzAuthorizationServerMetadata",
     "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
 ]

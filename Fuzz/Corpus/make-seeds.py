@@ -181,6 +181,35 @@ write(E, "bom", b'\xef\xbb\xbf{"error":"invalid_request"}')
 write(E, "html", "<html><body>502 Bad Gateway</body></html>")
 write(E, "unicode", '{"error":"invalid_grant","error_description":"caf\\u00e9 \\ud83d\\ude00 \\ud800"}')
 write(E, "deep", '{"error":"x","extra":' + '{"a":' * 200 + "1" + "}" * 200 + "}")
+D = "FuzzDeviceAuthorizationResponse"
+write(D, "full", '{"device_code":"GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS","user_code":"WDJB-MJHT",'
+      '"verification_uri":"https://example.com/device","verification_uri_complete":"https://example.com/device?user_code=WDJB-MJHT",'
+      '"expires_in":1800,"interval":5}')
+write(D, "minimal", '{"device_code":"d","user_code":"u","verification_uri":"https://e.com/d","expires_in":600}')
+write(D, "google", '{"device_code":"d","user_code":"u","verification_url":"https://www.google.com/device","expires_in":"1800","interval":"5"}')
+write(D, "loopback-http", '{"device_code":"d","user_code":"u","verification_uri":"http://127.0.0.1:8080/d","expires_in":1.5,"interval":0}')
+write(D, "http-public", '{"device_code":"d","user_code":"u","verification_uri":"http://evil.example/d","expires_in":600}')
+write(D, "escape-in-user-code", '{"device_code":"d","user_code":"\\u001b[2J","verification_uri":"https://e.com/d","expires_in":600}')
+write(D, "negative-interval", '{"device_code":"d","user_code":"u","verification_uri":"https://e.com/d","expires_in":600,"interval":-1}')
+write(D, "huge-expiry", '{"device_code":"d","user_code":"u","verification_uri":"https://e.com/d","expires_in":1e309}')
+write(D, "error-body", '{"error":"invalid_client"}')
+write(D, "bom", b'\xef\xbb\xbf{"device_code":"d","user_code":"u","verification_uri":"https://e.com/d","expires_in":600}')
+write(D, "truncated", '{"device_code":"d","user_')
+M = "FuzzAuthorizationServerMetadata"
+write(M, "full", '{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize",'
+      '"token_endpoint":"https://auth.example.com/token","device_authorization_endpoint":"https://auth.example.com/device",'
+      '"revocation_endpoint":"https://auth.example.com/revoke","jwks_uri":"https://auth.example.com/jwks",'
+      '"scopes_supported":["openid"],"response_types_supported":["code"],"grant_types_supported":["authorization_code"],'
+      '"code_challenge_methods_supported":["S256"],"token_endpoint_auth_methods_supported":["none"],'
+      '"authorization_response_iss_parameter_supported":true}')
+write(M, "issuer-only", '{"issuer":"https://auth.example.com"}')
+write(M, "other-issuer", '{"issuer":"https://auth.example.com/","token_endpoint":"https://auth.example.com/token"}')
+write(M, "http-endpoint", '{"issuer":"https://auth.example.com","token_endpoint":"http://auth.example.com/token"}')
+write(M, "loopback", '{"issuer":"http://[::1]:8080","token_endpoint":"http://localhost:8080/token"}')
+write(M, "userinfo-endpoint", '{"issuer":"https://a.example","revocation_endpoint":"https://u:p@a.example/r#f"}')
+write(M, "wrong-types", '{"issuer":"https://a.example","scopes_supported":"openid","authorization_response_iss_parameter_supported":"true"}')
+write(M, "bom", b'\xef\xbb\xbf{"issuer":"https://auth.example.com"}')
+write(M, "not-json", "<html>404</html>")
 
 # --- Retry-After: 8 bytes of "now" (big-endian seconds after 1900-01-01, modulo the years up to
 # 9999), then the value ---

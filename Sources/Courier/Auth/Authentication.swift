@@ -108,4 +108,8 @@ public enum AuthEvent: Sendable, Equatable {
     case signedOut
     /// A new credential could not be written to the store; it is used from memory.
     case storeFailed(String)
+    /// ``TokenRefresher/signOut(revokingAt:timeout:)`` tried to revoke the signed-out credential's
+    /// tokens at the authorization server (RFC 7009); this is how it went. Sent after
+    /// ``signedOut``.
+    case revocation(RevocationOutcome)
 }

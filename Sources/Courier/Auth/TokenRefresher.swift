@@ -238,16 +238,27 @@ public actor TokenRefresher {
     /// decided earlier can put a credential back.
     /// - Throws: ``AuthenticationFailure/storeFailed(_:)`` if the store cannot remove it.
     public func signOut() async throws(CourierError) {
+        if let failure = await signOutLocally().value {
+            throw .authentication(.storeFailed(failure))
+        }
+    }
+
+    /// The synchronous part of ``signOut()``: forgets the credential, fails the waiters, emits
+    /// ``AuthEvent/signedOut`` and submits the removal, whose task it returns (its value is why
+    /// the removal failed, `nil` if it did not).
+    func signOutLocally() -> Task<String?, Never> {
         supersedeRefresh()
         credential = nil
         load.markLoaded()
         phase = .signedOut
         resumeWaiters(with: .failure(.authentication(.missingCredential)))
         emit(.signedOut)
-        if let failure = await submitWrite({ try await $0.remove() }).value {
-            throw .authentication(.storeFailed(failure))
-        }
+        return submitWrite({ try await $0.remove() })
     }
+
+    /// Whether the stored credential has been loaded (or replaced) already, so that
+    /// ``credential`` is the one to use.
+    var isCredentialLoaded: Bool { load.isLoaded }
 
     /// A new stream of what happens to the credential from now on. Each call returns its own
     /// stream; it ends when the refresher is deallocated or the consumer stops iterating. The

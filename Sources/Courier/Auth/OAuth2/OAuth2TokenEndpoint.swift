@@ -210,7 +210,9 @@ public struct OAuth2TokenEndpoint: Sendable {
 
     // MARK: - Sending
 
-    private func requestCredential(
+    /// Sends one token request and reads its answer; every grant (including the ones in
+    /// `OAuth2TokenEndpoint+Grants.swift` and the device flow's polls) goes through it.
+    func requestCredential(
         grantType: String,
         grantParameters: [QueryItem],
         callerParameters: [QueryItem],

@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+
+/// The requests the OAuth2 flows send besides token requests (device authorization, revocation,
+/// discovery): built and validated by ``RequestBuilder`` like every other request, sent straight
+/// to a ``Transport`` (never through a ``Client``), and collected up to a small cap.
+enum OAuth2Exchange {
+    /// Splits an absolute endpoint URL into the base URL and path Courier sends to.
+    ///
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidURL(_:)`` for a
+    ///   URL that is not `http`/`https` with a host, or that has user-info, a query or a fragment
+    ///   (an OAuth2 endpoint URL with a query is allowed by RFC 6749 §3.1 but not supported here);
+    ///   the host and path errors of ``BaseURL`` and ``URLPath``. The URL in the error is redacted.
+    static func split(_ url: URL) throws(CourierError) -> (baseURL: BaseURL, path: URLPath) {
+        func fail(_ why: String) -> CourierError {
+            .invalidRequest(.invalidURL("\(Redaction.default.redact(urlString: url.absoluteString)): \(why)"))
+        }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let schemeText = components.scheme?.lowercased(), let scheme = BaseURL.Scheme(rawValue: schemeText)
+        else { throw fail("an OAuth2 endpoint must be an absolute http or https URL") }
+        guard components.user == nil, components.password == nil else { throw fail("an OAuth2 endpoint URL has no user-info") }
+        guard components.percentEncodedQuery == nil, components.fragment == nil else {
+            throw fail("an OAuth2 endpoint URL with a query or fragment is not supported")
+        }
+        guard let host = components.percentEncodedHost, !host.isEmpty else { throw fail("the URL has no host") }
+        // URLComponents gives an IPv6 literal without or with brackets depending on the platform.
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let baseURL = try BaseURL(scheme: scheme, host: bracketed, port: components.port)
+        let rawPath = components.percentEncodedPath
+        let path = rawPath.isEmpty ? URLPath.root : try URLPath(rawPath)
+        return (baseURL, path)
+    }
+
+    /// Whether `host` (as a URL gives it, IPv6 with or without brackets) is the local machine:
+    /// `localhost`, a `*.localhost` name, `127.0.0.0/8` or `::1`. Plain `http` is accepted only
+    /// for such hosts, where no one else can read the traffic.
+    static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Why `url` cannot be an OAuth2 endpoint or issuer: `nil` for an `https` URL with a host, or
+    /// an `http` URL whose host is loopback (for tests and local development); no user-info,
+    /// no fragment. The reason never quotes the URL.
+    static func endpointProblem(_ url: URL) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else { return "is not an absolute URL with a host" }
+        guard components.user == nil, components.password == nil else { return "has user-info" }
+        guard components.fragment == nil else { return "has a fragment" }
+        switch scheme {
+        case "https": return nil
+        case "http": return isLoopback(host: host) ? nil : "is not https (plain http is allowed only for loopback hosts)"
+        default: return "is not https"
+        }
+    }
+
+    /// A request with no credential but the client's own Basic authentication.
+    struct Request: Requestable {
+        let base: BaseURL
+        let urlPath: URLPath
+        let method: HTTPMethod
+        let headerItems: [HeaderItem]?
+        let body: RequestBody?
+        let timeout: Duration?
+        let maximumResponseSize: Int?
+        var requiresAuthorization: Bool { false }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { urlPath }
+    }
+
+    /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic
+    /// header when it uses one, and `form` followed by the client authentication's body
+    /// parameters.
+    static func formPost(
+        to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
+        transport: any Transport, timeout: Duration, maximumResponseSize: Int
+    ) throws(CourierError) -> TransportRequest {
+        var headers = [HeaderItem(name: "Accept", value: "application/json")]
+        if let authorization = clientAuthentication.authorizationHeaderValue {
+            headers.append(HeaderItem(name: "Authorization", value: authorization))
+        }
+        let body = Data(OAuth2Form.encode(form + clientAuthentication.bodyParameters).utf8)
+        let request = Request(
+            base: baseURL, urlPath: path, method: .post, headerItems: headers,
+            body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
+            timeout: timeout, maximumResponseSize: maximumResponseSize)
+        return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
+    }
+
+    /// A `GET` with `Accept: application/json` and nothing else.
+    static func get(
+        _ baseURL: BaseURL, path: URLPath, transport: any Transport, timeout: Duration, maximumResponseSize: Int
+    ) throws(CourierError) -> TransportRequest {
+        let request = Request(
+            base: baseURL, urlPath: path, method: .get,
+            headerItems: [HeaderItem(name: "Accept", value: "application/json")], body: nil,
+            timeout: timeout, maximumResponseSize: maximumResponseSize)
+        return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
+    }
+
+    /// Sends `request` and collects its body up to the request's cap (a transport that does not
+    /// enforce the cap still cannot hand more over). Errors are the transport's, unchanged.
+    static func send(_ request: TransportRequest, over transport: any Transport) async throws(CourierError) -> Response {
+        try await transport.send(request).collect(upTo: request.maximumResponseSize)
+    }
+}

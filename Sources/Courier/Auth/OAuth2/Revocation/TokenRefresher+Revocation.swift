@@ -1,0 +1,163 @@
+import Foundation
+
+/// How revoking a signed-out credential went (RFC 7009), reported as
+/// ``AuthEvent/revocation(_:)`` by ``TokenRefresher/signOut(revokingAt:timeout:)``.
+///
+/// ```swift
+/// for await event in await refresher.events() {
+///     if case .revocation(let outcome) = event, !outcome.isComplete {
+///         log.warning("sign-out: the server may still honour the old tokens (\(outcome))")
+///     }
+/// }
+/// ```
+///
+/// Its `description` never holds a token.
+public struct RevocationOutcome: Sendable, Equatable {
+    /// What happened to one token.
+    public enum Result: Sendable, Equatable {
+        /// The server answered 2xx: the token is revoked (or was already invalid).
+        case revoked
+        /// The server refused or could not be reached; the text says why (never the token).
+        case failed(String)
+        /// The time allowed for revocation ran out before the server answered (the request was
+        /// cancelled), or before the request was sent.
+        case timedOut
+    }
+
+    /// The refresh token's outcome; `nil` when the credential had none.
+    public var refreshToken: Result?
+    /// The access token's outcome; `nil` when there was no credential.
+    public var accessToken: Result?
+
+    /// Creates an outcome.
+    public init(refreshToken: Result?, accessToken: Result?) {
+        self.refreshToken = refreshToken
+        self.accessToken = accessToken
+    }
+
+    /// Whether every token the credential held was revoked (also `true` when there was none).
+    public var isComplete: Bool {
+        [refreshToken, accessToken].allSatisfy { $0 == nil || $0 == .revoked }
+    }
+}
+
+extension RevocationOutcome: CustomStringConvertible {
+    /// For example `refresh token revoked, access token failed (…)`, or `nothing to revoke`.
+    public var description: String {
+        func text(_ result: Result) -> String {
+            switch result {
+            case .revoked: "revoked"
+            case .failed(let why): "failed (\(why))"
+            case .timedOut: "timed out"
+            }
+        }
+        var parts: [String] = []
+        if let refreshToken { parts.append("refresh token \(text(refreshToken))") }
+        if let accessToken { parts.append("access token \(text(accessToken))") }
+        return parts.isEmpty ? "nothing to revoke" : parts.joined(separator: ", ")
+    }
+}
+
+extension TokenRefresher {
+    /// Signs out like ``signOut()`` and then asks the authorization server to revoke the
+    /// credential's tokens (RFC 7009): the refresh token first (servers then usually drop the
+    /// access tokens issued with it), then the access token.
+    ///
+    /// ```swift
+    /// let revocation = try OAuth2RevocationEndpoint(url: metadata.revocationEndpoint!, clientAuthentication: client)
+    /// try await refresher.signOut(revokingAt: revocation)
+    /// ```
+    ///
+    /// The local sign-out comes **first** and does not wait for the server: when this method
+    /// begins, the credential is already forgotten, every waiting and later call fails with
+    /// ``AuthenticationFailure/missingCredential``, ``AuthEvent/signedOut`` is sent and the
+    /// removal from the store is submitted. Revocation is best effort, bounded by `timeout`: its
+    /// outcome is sent as ``AuthEvent/revocation(_:)`` and never thrown. A revocation request
+    /// still running when the time is up is cancelled (a transport that ignores cancellation can
+    /// make this method wait for it). Before the credential was ever loaded, the stored one is
+    /// read first, in store order, so that it can be revoked.
+    ///
+    /// - Parameters:
+    ///   - endpoint: the revocation endpoint.
+    ///   - timeout: how long revocation may take in all, measured on `ContinuousClock`; at least
+    ///     the endpoint's own request timeout should fit in it.
+    /// - Throws: ``AuthenticationFailure/storeFailed(_:)`` if the store cannot remove the
+    ///   credential (revocation is attempted all the same). Never a revocation failure.
+    public func signOut(revokingAt endpoint: OAuth2RevocationEndpoint, timeout: Duration = .seconds(5)) async throws(CourierError) {
+        let held: Task<TokenCredential?, Never>
+        if isCredentialLoaded {
+            let current = credential
+            held = Task { current }
+        } else {
+            let store = self.store
+            held = storeQueue.submit { try? await store.load() }
+        }
+        let removal = signOutLocally()
+        let outcome = await Self.revoke(await held.value, at: endpoint, within: timeout)
+        emit(.revocation(outcome))
+        if let failure = await removal.value {
+            throw .authentication(.storeFailed(failure))
+        }
+    }
+
+    /// Revokes the refresh token, then the access token, within `timeout` in all.
+    private static func revoke(
+        _ credential: TokenCredential?, at endpoint: OAuth2RevocationEndpoint, within timeout: Duration
+    ) async -> RevocationOutcome {
+        guard let credential else { return RevocationOutcome(refreshToken: nil, accessToken: nil) }
+        let refreshToken = credential.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        let progress = LockedState(
+            RevocationOutcome(
+                refreshToken: refreshToken == nil ? nil : .timedOut,
+                accessToken: credential.accessToken.isEmpty ? nil : .timedOut))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                if let refreshToken {
+                    let result = await revokeOne(refreshToken, hint: .refreshToken, at: endpoint)
+                    progress.withLock { $0.refreshToken = result }
+                }
+                if !credential.accessToken.isEmpty, !Task.isCancelled {
+                    let result = await revokeOne(credential.accessToken, hint: .accessToken, at: endpoint)
+                    progress.withLock { $0.accessToken = result }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        return progress.withLock { $0 }
+    }
+
+    private static func revokeOne(
+        _ token: String, hint: OAuth2RevocationEndpoint.TokenTypeHint, at endpoint: OAuth2RevocationEndpoint
+    ) async -> RevocationOutcome.Result {
+        do {
+            try await endpoint.revoke(token, hint: hint)
+            return .revoked
+        } catch .cancelled {
+            return .timedOut
+        } catch .authentication(.refreshFailed(let failure)) {
+            return .failed(failure.revocationDescription)
+        } catch {
+            return .failed(error.description)
+        }
+    }
+}
+
+extension RefreshFailure {
+    /// The failure's description, worded for a revocation endpoint.
+    fileprivate var revocationDescription: String {
+        var text: String
+        switch reason {
+        case .rejected: text = "the revocation endpoint rejected the request"
+        case .transport(let failure): text = "no response from the revocation endpoint (\(failure))"
+        case .unexpectedStatus: text = "unexpected status from the revocation endpoint"
+        default: text = description
+        }
+        if let statusCode { text += ", HTTP \(statusCode)" }
+        if let oauth2Error { text += ", \(oauth2Error)" }
+        return text
+    }
+}
