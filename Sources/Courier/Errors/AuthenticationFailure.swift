@@ -25,6 +25,11 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     case storeFailed(String)
     /// The credential cannot be sent as it is (e.g. a Basic username containing `:`).
     case invalidCredential(String)
+    /// A token could not be revoked (RFC 7009) by ``OAuth2RevocationEndpoint/revoke(_:hint:)``:
+    /// the revocation endpoint refused (permanent) or did not answer usefully (transient; the
+    /// token may still be valid). The ``RefreshFailure`` carries the reason, the status and the
+    /// OAuth2 error body, as for a token request.
+    case revocationFailed(RefreshFailure)
     /// An interactive OAuth2 flow (authorization code, device authorization, discovery) ended
     /// without a credential: the user denied access, the `state` or issuer did not match, the
     /// device code expired, the redirect never came. Nothing was sent to the token endpoint
@@ -53,6 +58,8 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
             return "token store failed: \(reason)"
         case .invalidCredential(let reason):
             return "invalid credential: \(reason)"
+        case .revocationFailed(let failure):
+            return "revocation failed: \(failure.revocationDescription)"
         case .authorizationFailed(let failure):
             return "authorization failed: \(failure)"
         }
@@ -117,6 +124,22 @@ extension RefreshFailure: CustomStringConvertible {
         if let statusCode { text += ", HTTP \(statusCode)" }
         if let oauth2Error { text += ", \(oauth2Error)" }
         text += isPermanent ? " (permanent)" : " (transient)"
+        return text
+    }
+}
+
+extension RefreshFailure {
+    /// The failure's description, worded for a revocation endpoint.
+    var revocationDescription: String {
+        var text: String
+        switch reason {
+        case .rejected: text = "the revocation endpoint rejected the request"
+        case .transport(let failure): text = "no response from the revocation endpoint (\(failure))"
+        case .unexpectedStatus: text = "unexpected status from the revocation endpoint"
+        default: text = description
+        }
+        if let statusCode { text += ", HTTP \(statusCode)" }
+        if let oauth2Error { text += ", \(oauth2Error)" }
         return text
     }
 }

@@ -50,6 +50,12 @@ enum OAuth2Fixtures {
     }
 
     /// The refresh failure inside `error`, if it is `.authentication(.refreshFailed(_))`.
+    /// The failure inside a `.authentication(.revocationFailed(_))`, or `nil`.
+    static func revocationFailure(_ error: CourierError?) -> RefreshFailure? {
+        guard case .authentication(.revocationFailed(let failure))? = error else { return nil }
+        return failure
+    }
+
     static func refreshFailure(_ error: CourierError?) -> RefreshFailure? {
         if case .authentication(.refreshFailed(let failure))? = error { return failure }
         return nil

@@ -59,11 +59,14 @@ struct RevocationTests {
         let error = await RevocationFixtures.error { () async throws(CourierError) in
             try await RevocationFixtures.endpoint(transport).revoke("t", hint: .accessToken)
         }
-        let failure = try #require(OAuth2Fixtures.refreshFailure(error))
+        let failure = try #require(OAuth2Fixtures.revocationFailure(error))
         #expect(failure.reason == .rejected)
         #expect(failure.oauth2Error == OAuth2Error(code: "unsupported_token_type"))
         #expect(failure.statusCode == 400)
         #expect(failure.isPermanent)
+        #expect(
+            error?.description.contains("revocation failed: the revocation endpoint rejected the request, HTTP 400, unsupported_token_type")
+                == true)
     }
 
     @Test("503 is transient, and no answer is a transient transport failure")
@@ -71,12 +74,12 @@ struct RevocationTests {
         let unavailable = await RevocationFixtures.error { () async throws(CourierError) in
             try await RevocationFixtures.endpoint(RecordingTransport(status: 503, headers: ["Retry-After": "3"])).revoke("t")
         }
-        let failure = try #require(OAuth2Fixtures.refreshFailure(unavailable))
+        let failure = try #require(OAuth2Fixtures.revocationFailure(unavailable))
         #expect(failure.reason == .unexpectedStatus && failure.statusCode == 503 && !failure.isPermanent)
         let lost = await RevocationFixtures.error { () async throws(CourierError) in
             try await RevocationFixtures.endpoint(OAuth2Fixtures.failing(with: .transport(TransportFailure(kind: .cannotConnect)))).revoke("t")
         }
-        #expect(OAuth2Fixtures.refreshFailure(lost)?.reason == .transport(TransportFailure(kind: .cannotConnect)))
+        #expect(OAuth2Fixtures.revocationFailure(lost)?.reason == .transport(TransportFailure(kind: .cannotConnect)))
     }
 
     @Test("an empty token is an invalid request; nothing is sent")

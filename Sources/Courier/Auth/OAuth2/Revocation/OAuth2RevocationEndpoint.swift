@@ -17,8 +17,8 @@ public import Foundation
 /// authentication, sent like a token request (same headers, client authentication and form
 /// encoding as ``OAuth2TokenEndpoint``) straight to the transport, never through a ``Client``.
 ///
-/// Failures are reported as ``OAuth2TokenEndpoint`` reports its own, so one `catch` handles
-/// both (``AuthenticationFailure/refreshFailed(_:)``):
+/// Failures are ``AuthenticationFailure/revocationFailed(_:)``, carrying a ``RefreshFailure`` built
+/// as ``OAuth2TokenEndpoint`` builds its own:
 /// - 400 or 401 (`unsupported_token_type`, `invalid_client`…): reason
 ///   ``RefreshFailure/Reason/rejected`` with the parsed ``OAuth2Error`` and the status; permanent;
 /// - any other non-2xx status (503 with or without `Retry-After`, 429, 500…):
@@ -136,12 +136,12 @@ public struct OAuth2RevocationEndpoint: Sendable {
         } catch {
             if Task.isCancelled { throw .cancelled }
             if case .transport(let failure) = error {
-                throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
+                throw .authentication(.revocationFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
             }
             throw error
         }
         if let failure = Self.failure(status: response.statusCode, body: response.body) {
-            throw .authentication(.refreshFailed(failure))
+            throw .authentication(.revocationFailed(failure))
         }
     }
 

@@ -138,26 +138,10 @@ extension TokenRefresher {
             return .revoked
         } catch .cancelled {
             return .timedOut
-        } catch .authentication(.refreshFailed(let failure)) {
+        } catch .authentication(.revocationFailed(let failure)) {
             return .failed(failure.revocationDescription)
         } catch {
             return .failed(error.description)
         }
-    }
-}
-
-extension RefreshFailure {
-    /// The failure's description, worded for a revocation endpoint.
-    fileprivate var revocationDescription: String {
-        var text: String
-        switch reason {
-        case .rejected: text = "the revocation endpoint rejected the request"
-        case .transport(let failure): text = "no response from the revocation endpoint (\(failure))"
-        case .unexpectedStatus: text = "unexpected status from the revocation endpoint"
-        default: text = description
-        }
-        if let statusCode { text += ", HTTP \(statusCode)" }
-        if let oauth2Error { text += ", \(oauth2Error)" }
-        return text
     }
 }
