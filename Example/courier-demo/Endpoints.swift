@@ -71,3 +71,17 @@ struct Upload: DemoEndpoint {
     var body: RequestBody? { .multipart(form) }
     func path() throws(CourierError) -> URLPath { try URLPath("/v1/uploads") }
 }
+
+/// `POST /oauth/device`: the user, on a second screen, approves (or denies) the device that
+/// shows `userCode` (RFC 8628 §3.3). The demo plays that user.
+struct DecideDevice: DemoEndpoint {
+    let api: BaseURL
+    let userCode: String
+    var approve = true
+    var method: HTTPMethod { .post }
+    var requiresAuthorization: Bool { false }
+    var body: RequestBody? {
+        .form([QueryItem(name: "user_code", value: userCode), QueryItem(name: "action", value: approve ? "approve" : "deny")])
+    }
+    func path() throws(CourierError) -> URLPath { try URLPath("/oauth/device") }
+}

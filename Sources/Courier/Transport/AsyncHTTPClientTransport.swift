@@ -43,6 +43,8 @@
         /// One client per pinned host: its connections are checked against that host's pins
         /// (async-http-client's connection hooks do not say which host a connection is for).
         let pinnedClients: [String: HTTPClient]
+        /// The pins, to find the pinned client of a host (exact name or wildcard).
+        private let pinning: PinningPolicy
         /// Whether this transport made its clients, and so shuts them down.
         private let ownsClients: Bool
 
@@ -84,6 +86,7 @@
         public init(client: HTTPClient) {
             self.client = client
             self.pinnedClients = [:]
+            self.pinning = .none
             self.ownsClients = false
         }
 
@@ -94,6 +97,7 @@
             let base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
             var pinned: [String: HTTPClient] = [:]
+            // One client per key of the policy: a wildcard's subdomains share theirs.
             for (host, pins) in configuration.tls.pinning.pinsByHost {
                 var hostConfiguration = base
                 let check = Self.pinCheck(host: host, pins: pins)
@@ -102,6 +106,7 @@
                 pinned[host] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: hostConfiguration)
             }
             pinnedClients = pinned
+            pinning = configuration.tls.pinning
             ownsClients = true
         }
 
@@ -113,10 +118,11 @@
             }
         }
 
-        /// The client for requests to `url`'s host.
+        /// The client for requests to `url`'s host: the one checking its pins (exact name or
+        /// wildcard), or the unpinned one.
         func client(for url: URL) -> HTTPClient {
-            guard !pinnedClients.isEmpty, let host = url.host else { return client }
-            return pinnedClients[PinningPolicy.normalized(host)] ?? client
+            guard !pinnedClients.isEmpty, let host = url.host, let key = pinning.pinKey(for: host) else { return client }
+            return pinnedClients[key] ?? client
         }
 
         /// A connection hook that lets a connection to `host` into the pool only when its server

@@ -30,6 +30,19 @@
             #expect(transport.pinnedClients.count == 3)
         }
 
+        @Test(arguments: [
+            ("https://a.example.org/", "*.example.org"),
+            ("https://b.a.EXAMPLE.org/", "*.example.org"),
+            ("https://api.example.org/", "api.example.org"),
+        ])
+        func aRequestToASubdomainOfAWildcardGoesThroughTheWildcardsClient(_ url: String, key: String) throws {
+            let pin = PinningPolicy.Pin(publicKeyInfo: Data("key".utf8))
+            let transport = try AsyncHTTPClientTransport(
+                configuration: .init(tls: .init(pinning: PinningPolicy(["*.example.org": [pin], "api.example.org": [pin]]))))
+            #expect(transport.client(for: try #require(URL(string: url))) === transport.pinnedClients[key])
+            #expect(transport.client(for: try #require(URL(string: "https://example.org/"))) === transport.client)
+        }
+
         @Test(arguments: ["https://v2.api.example.com/", "https://example.com/", "https://[::2]/", "https://127.0.0.2/"])
         func aRequestToAnyOtherHostGoesThroughTheUnpinnedClient(_ url: String) throws {
             let transport = try Self.transport()

@@ -90,6 +90,35 @@ struct PinningPolicyTests {
         #expect(PinningPolicy([:]) == .none)
     }
 
+    /// RFC 7469 `includeSubDomains`, as a `*.` name: every subdomain at any depth, never the
+    /// apex; the exact name wins, then the nearest wildcard.
+    @Test(
+        arguments: [
+            ("api.example.com", "*.example.com"),
+            ("eu.api.example.com", "*.api.example.com"),
+            ("a.b.c.example.com", "*.example.com"),
+            ("API.Example.COM.", "*.example.com"),
+            ("login.example.com", "login.example.com"),
+            ("example.com", nil),
+            ("example.com.evil", nil),
+            ("notexample.com", nil),
+            ("api.example.org", nil),
+        ] as [(String, String?)])
+    func aWildcardPinsEverySubdomainButNotItsApex(_ host: String, key: String?) {
+        let policy = PinningPolicy([
+            "*.example.com": [Self.pinA], "*.api.example.com": [Self.pinB], "login.example.com": [Self.pinB],
+        ])
+        #expect(policy.pinKey(for: host) == key)
+        #expect(policy.pins(for: host) == key.flatMap { policy.pinsByHost[$0] })
+    }
+
+    @Test func aSubdomainOfAWildcardIsCheckedAgainstItsPins() throws {
+        let policy = PinningPolicy(["*.example.com": [Self.pinA]])
+        try policy.check(host: "api.example.com", publicKeyInfo: Self.keyA)
+        #expect(throws: PinningFailure.self) { try policy.check(host: "api.example.com", publicKeyInfo: Self.keyB) }
+        try policy.check(host: "example.com", publicKeyInfo: Self.keyB)  // the apex is not pinned
+    }
+
     @Test func theDescriptionListsEveryHostAndPinSorted() {
         let policy = PinningPolicy(["b.example": [Self.pinB, Self.pinA], "a.example": [Self.pinA], "c.example": []])
         let pins = [Self.pinA.description, Self.pinB.description].sorted().joined(separator: ", ")

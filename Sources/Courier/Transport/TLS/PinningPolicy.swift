@@ -65,9 +65,19 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
 
     /// A policy pinning each named host to its keys.
     ///
-    /// Host names are matched exactly (no subdomains): name every host you want pinned. A host
-    /// given an empty list can never be reached, which is the safe reading of a configuration
-    /// mistake.
+    /// A host name is matched exactly (case and a trailing dot aside). A name starting with `*.`
+    /// pins every subdomain of what follows, at any depth (RFC 7469's `includeSubDomains`):
+    /// `"*.example.com"` covers `api.example.com` and `eu.api.example.com`, not `example.com`
+    /// itself (name it too if it should be pinned). An exact name wins over a wildcard, and a
+    /// longer wildcard over a shorter one. A host given an empty list can never be reached,
+    /// which is the safe reading of a configuration mistake.
+    ///
+    /// ```swift
+    /// let pinning = PinningPolicy([
+    ///     "example.com": [current, backup],
+    ///     "*.example.com": [current, backup],
+    /// ])
+    /// ```
     public init(_ pinsByHost: [String: [Pin]]) {
         var normalized: [String: Set<Pin>] = [:]
         for (host, pins) in pinsByHost {
@@ -82,9 +92,26 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Whether no host is pinned.
     public var isEmpty: Bool { pinsByHost.isEmpty }
 
-    /// The pins of `host`, or `nil` when it is not pinned.
+    /// The pins of `host`, or `nil` when it is not pinned: those of its exact name, else of the
+    /// nearest `*.` wildcard above it.
     public func pins(for host: String) -> Set<Pin>? {
-        pinsByHost[Self.normalized(host)]
+        pinKey(for: host).flatMap { pinsByHost[$0] }
+    }
+
+    /// The key of ``pinsByHost`` that pins `host` (its normalized name, or the nearest wildcard
+    /// above it), or `nil` when it is not pinned.
+    func pinKey(for host: String) -> String? {
+        let host = Self.normalized(host)
+        if pinsByHost[host] != nil { return host }
+        // eu.api.example.com → *.api.example.com → *.example.com → *.com
+        var rest = Substring(host)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            guard !rest.isEmpty else { break }
+            let wildcard = "*." + rest
+            if pinsByHost[wildcard] != nil { return wildcard }
+        }
+        return nil
     }
 
     /// Each pinned host and its pins, sorted: pins are public values, safe to log.
