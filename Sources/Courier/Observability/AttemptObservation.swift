@@ -24,7 +24,11 @@ struct AttemptObservation: Middleware {
         let started = ContinuousClock.now
         do throws(CourierError) {
             let response = try await next(request)
-            observe(request, response: response, started: started, metrics: metrics)
+            // Nothing to record and nothing to log: the usual call, with no users' middleware to
+            // read metrics and the log level above debug.
+            if !metrics.discards || logger.logLevel <= .debug {
+                observe(request, response: response, started: started, metrics: metrics)
+            }
             return response
         } catch {
             observe(request, error: error, started: started, metrics: metrics)

@@ -45,7 +45,7 @@ public actor CallMetrics {
 
     private nonisolated let storage = LockedState(Snapshot())
     /// Whether ``record(_:)`` keeps nothing: ``discarding``.
-    private nonisolated let discards: Bool
+    nonisolated let discards: Bool
 
     /// Creates empty metrics (for testing middleware on its own).
     public init() {

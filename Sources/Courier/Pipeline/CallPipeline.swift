@@ -39,9 +39,13 @@ enum CallPipeline {
                 declaredOrigin: declaredOrigin, metrics: metrics, collectsBody: collectsBody)
         }
         if Task.isCancelled { throw .cancelled }
+        // No stage ran, so the request is the one `RequestBuilder` made, which passes
+        // `checkSendable` by construction (a `BaseURL` is http or https with a validated host, a
+        // `URLPath` has no user-info to add, reserved headers were refused): not checked again.
+        assert((try? RequestBuilder.checkSendable(request)) != nil, "a request RequestBuilder made is sendable")
         let transport = configuration.transport
         return try await AttemptObservation(logger: configuration.logger).run(request, metrics: metrics) { request throws(CourierError) in
-            try await send(request, through: transport, collectsBody: collectsBody)
+            try await send(request, through: transport, collectsBody: collectsBody, checked: true)
         }
     }
 
@@ -114,12 +118,14 @@ enum CallPipeline {
     /// when the call wants the body whole, reads it up to ``TransportRequest/maximumResponseSize``
     /// (also when the transport does not enforce it). Read here, a body whose connection drops
     /// halfway is one failed attempt, retried like any other.
+    /// - Parameter checked: whether `request` is known to pass ``RequestBuilder/checkSendable(_:)``
+    ///   (no stage could have changed it since it was built).
     static func send(
-        _ request: TransportRequest, through transport: any Transport, collectsBody: Bool
+        _ request: TransportRequest, through transport: any Transport, collectsBody: Bool, checked: Bool = false
     ) async throws(CourierError) -> StreamedResponse {
         // The endpoint was checked when the request was built; what the stages made of it is
         // checked here, the last moment before the wire.
-        try RequestBuilder.checkSendable(request)
+        if !checked { try RequestBuilder.checkSendable(request) }
         let response = try await transport.send(request)
         guard collectsBody else { return response }
         guard let whole = response.body.wholeData else {
