@@ -46,11 +46,12 @@ if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 # -max_len per target: long enough for the inputs that matter, short enough that each
 # execution stays fast. The XML targets are capped at 8 KiB: a bigger document is not needed to
 # reach every branch (the nesting and element limits are tested with small limits in the unit
-# tests), and only slows each execution. WWW-Authenticate gets past its own 8 KiB field limit.
+# tests), and only slows each execution. WWW-Authenticate, the authorization response and the
+# loopback request head get past their own 8 KiB limits.
 max_len_for() {
     case "$1" in
         FuzzXMLTree | FuzzXMLBodyDecoder | FuzzSOAP) echo 8192 ;;
-        FuzzWWWAuthenticate) echo 9000 ;;
+        FuzzWWWAuthenticate | FuzzAuthorizationResponse | FuzzLoopbackRequest) echo 9000 ;;
         FuzzQueryString) echo 1024 ;;
         *) echo 4096 ;;
     esac

@@ -315,4 +315,48 @@ write(Q, "utf8-and-nulls", options(array=3) + b"\x01" + qstring("caf\u00e9") + b
       + bytes([1]) + qstring("k") + qvalue(6, bytes([3]) + qvalue(5) + string("a,b") + qvalue(4, b"\x01")) + b"\x01")
 # regression-plus-before-combining-mark is the raw input CI's run found (kept as written by
 # libFuzzer, not generated here): a "+" followed by U+06E4, which the target's model missed.
+# --- Authorization code flow -----------------------------------------------------------------
+# FuzzAuthorizationResponse: options byte (bit 0 issuer, bit 1 requires iss, bit 2 private-use
+# scheme redirect URI), then the redirect URL. The expected state is fuzzSTATE-0123456789abcdef.
+A = "FuzzAuthorizationResponse"
+LOOP = "http://127.0.0.1:53682/callback"
+GOOD = "state=fuzzSTATE-0123456789abcdef"
+ISS = "iss=https%3A%2F%2Fissuer.example"
+def auth_response(name, url, options=0):
+    write(A, name, bytes([options]) + url.encode("utf-8"))
+auth_response("rfc6749-code", LOOP + "?code=SplxlOBeZQQYbYS6WxSbIA&" + GOOD)
+auth_response("code-with-iss-required", LOOP + "?code=c&" + GOOD + "&" + ISS, options=3)
+auth_response("iss-missing-required", LOOP + "?code=c&" + GOOD, options=3)
+auth_response("iss-other", LOOP + "?code=c&" + GOOD + "&iss=https%3A%2F%2Fevil.example", options=1)
+auth_response("denied", LOOP + "?error=access_denied&error_description=The+user+said+no&error_uri=https%3A%2F%2Fe&" + GOOD)
+auth_response("forged-error-no-state", LOOP + "?error=access_denied&error_description=Call%20this%20number")
+auth_response("state-mismatch", LOOP + "?code=c&state=fuzzSTATE-0123456789abcdeg")
+auth_response("duplicate-state", LOOP + "?code=c&state=x&" + GOOD)
+auth_response("duplicate-code", LOOP + "?code=a&code=b&" + GOOD)
+auth_response("bad-escape", LOOP + "?code=%zz&" + GOOD)
+auth_response("invalid-utf8", LOOP + "?code=%C3%28&" + GOOD)
+auth_response("other-port", "http://127.0.0.1:53683/callback?code=c&" + GOOD)
+auth_response("fragment", LOOP + "#code=c&" + GOOD)
+auth_response("private-use-scheme", "com.example.app:/callback?code=c&" + GOOD, options=4)
+auth_response("oversized", LOOP + "?code=c&" + GOOD + "&pad=" + "a" * 8200)
+
+# FuzzLoopbackRequest: the bytes a connection sends to the loopback receiver.
+L = "FuzzLoopbackRequest"
+write(L, "firefox-redirect", "GET /callback?code=SplxlOBeZQQYbYS6WxSbIA&" + GOOD + " HTTP/1.1\r\nHost: 127.0.0.1:53682\r\n"
+      "User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0\r\n"
+      "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\nAccept-Language: en-US,en;q=0.5\r\n"
+      "Accept-Encoding: gzip, deflate, br, zstd\r\nConnection: keep-alive\r\nUpgrade-Insecure-Requests: 1\r\n"
+      "Sec-Fetch-Dest: document\r\nSec-Fetch-Mode: navigate\r\nSec-Fetch-Site: cross-site\r\n\r\n")
+write(L, "favicon", "GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1:53682\r\n\r\n")
+write(L, "post", "POST /callback HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+write(L, "bare-lf", "GET /callback?code=c HTTP/1.0\n\n")
+write(L, "absolute-form", "GET http://127.0.0.1:53682/callback?code=c HTTP/1.1\r\n\r\n")
+write(L, "asterisk", "OPTIONS * HTTP/1.1\r\n\r\n")
+write(L, "folded-header", "GET /callback HTTP/1.1\r\nX: a\r\n b\r\n\r\n")
+write(L, "nul-in-header", b"GET /callback HTTP/1.1\r\nX: a\x00b\r\n\r\n")
+write(L, "incomplete", "GET /callback?code=c HTTP/1.1\r\nHost: 127.0.0.1")
+write(L, "http2-preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+write(L, "tls-hello", bytes([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03]) + bytes(32))
+write(L, "oversized", "GET /callback HTTP/1.1\r\nX-Pad: " + "a" * 8200 + "\r\n\r\n")
+
 print("seeds written under", ROOT)

@@ -1,0 +1,133 @@
+public import Foundation
+
+extension AuthorizationCodeFlow {
+    /// Signs in with the authorization code grant through the system browser and a
+    /// ``LoopbackRedirectReceiver``: the whole flow for a command-line or desktop tool
+    /// (RFC 8252 §7.3).
+    ///
+    /// It starts a receiver on `127.0.0.1`, builds a flow whose redirect URI is
+    /// `http://127.0.0.1:<port><callbackPath>`, calls `openBrowser` with the authorization URL,
+    /// waits for the redirect (the browser is answered at once), checks it (see
+    /// ``authorizationCode(from:)``) and exchanges the code at the token endpoint. The receiver
+    /// stops listening as soon as the redirect came, or on failure, timeout or cancellation.
+    ///
+    /// ```swift
+    /// // A command-line tool: open the default browser, or print the URL for the user.
+    /// let credential = try await AuthorizationCodeFlow.signIn(
+    ///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+    ///     tokenEndpoint: OAuth2TokenEndpoint(
+    ///         baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+    ///         clientAuthentication: .publicClient(clientID: "my-cli")),
+    ///     scope: "openid offline_access",
+    ///     timeout: .seconds(300)
+    /// ) { url in
+    ///     print("Opening \(url.host ?? "the sign-in page") in your browser…")
+    ///     let open = Process()
+    ///     open.executableURL = URL(fileURLWithPath: "/usr/bin/open")   // xdg-open on Linux
+    ///     open.arguments = [url.absoluteString]
+    ///     try open.run()
+    /// }
+    /// try await refresher.reset(to: credential)
+    /// ```
+    ///
+    /// `openBrowser` runs while the receiver already waits, so it may return at once (after
+    /// starting a browser) or only when the browser is done; it is cancelled once the redirect
+    /// came. The authorization URL it gets carries `state` and the PKCE challenge: open it, do
+    /// not log it.
+    ///
+    /// - Parameters:
+    ///   - authorizationEndpoint: the authorization endpoint.
+    ///   - tokenEndpoint: the token endpoint; its client authentication gives `client_id`
+    ///     (usually ``OAuth2ClientAuthentication/publicClient(clientID:)`` for a native app).
+    ///   - scope: the scope to ask for; `nil` sends none.
+    ///   - additionalParameters: extra authorization request parameters (see
+    ///     ``init(authorizationEndpoint:tokenEndpoint:redirectURI:scope:additionalParameters:issuer:requiresIssuer:)``).
+    ///   - issuer: the expected RFC 9207 `iss`; `nil` ignores it.
+    ///   - requiresIssuer: refuse a redirect without `iss`; needs `issuer`.
+    ///   - callbackPath: the redirect URI's path.
+    ///   - successHTML: the page the browser shows after a redirect that passed every check.
+    ///   - failureHTML: the page it shows after any other.
+    ///   - timeout: how long to wait for the redirect, from the moment the receiver listens.
+    ///   - openBrowser: opens the authorization URL. A `CourierError` it throws is rethrown as
+    ///     it is, a `CancellationError` becomes ``CourierError/cancelled``, and any other error
+    ///     ``AuthorizationFailure/unavailable(_:)``.
+    /// - Returns: the credential the token endpoint issued.
+    /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/authorizationFailed(_:)``:
+    ///   ``AuthorizationFailure/timedOut``, ``AuthorizationFailure/stateMismatch``,
+    ///   ``AuthorizationFailure/denied(_:)``, ``AuthorizationFailure/issuerMismatch(expected:received:)``,
+    ///   ``AuthorizationFailure/malformedResponse(_:)`` or ``AuthorizationFailure/unavailable(_:)``
+    ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
+    ///   ``CourierError/cancelled``; the errors of the initializers; and those of the token
+    ///   endpoint (see ``OAuth2TokenEndpoint``).
+    public static func signIn(
+        authorizationEndpoint: URL,
+        tokenEndpoint: OAuth2TokenEndpoint,
+        scope: String? = nil,
+        additionalParameters: [QueryItem] = [],
+        issuer: String? = nil,
+        requiresIssuer: Bool = false,
+        callbackPath: String = "/callback",
+        successHTML: String = LoopbackRedirectReceiver.defaultSuccessHTML,
+        failureHTML: String = LoopbackRedirectReceiver.defaultFailureHTML,
+        timeout: Duration = .seconds(300),
+        openBrowser: @escaping @Sendable (URL) async throws -> Void
+    ) async throws(CourierError) -> TokenCredential {
+        guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
+        let receiver = try LoopbackRedirectReceiver(callbackPath: callbackPath, successHTML: successHTML, failureHTML: failureHTML)
+        defer { receiver.close() }
+        let flow = try AuthorizationCodeFlow(
+            authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint, redirectURI: receiver.redirectURI,
+            scope: scope, additionalParameters: additionalParameters, issuer: issuer, requiresIssuer: requiresIssuer)
+        let code = try await flow.receiveCode(with: receiver, timeout: timeout, openBrowser: openBrowser)
+        return try await flow.exchange(code)
+    }
+
+    /// Waits on `receiver` for the redirect while `openBrowser` runs, and returns its checked
+    /// code. Whichever ends the flow first (the redirect, a failure to open the browser) ends the
+    /// other: the receiver closes its sockets, the browser task is cancelled.
+    func receiveCode(
+        with receiver: LoopbackRedirectReceiver,
+        timeout: Duration,
+        openBrowser: @escaping @Sendable (URL) async throws -> Void
+    ) async throws(CourierError) -> String {
+        let authorizationURL = authorizationURL
+        let flow = self
+        let outcome = await withTaskGroup(of: Result<String?, CourierError>.self) { group in
+            group.addTask {
+                let received = await receiver.receive(timeout: timeout) { redirect -> LoopbackRedirectReceiver.Handled<String> in
+                    do throws(CourierError) {
+                        return .success(try flow.authorizationCode(from: redirect))
+                    } catch {
+                        return .error(error)
+                    }
+                }
+                return received.map { Optional($0) }
+            }
+            group.addTask {
+                do {
+                    try await openBrowser(authorizationURL)
+                    return .success(nil)  // opened; the redirect is still to come
+                } catch let error as CourierError {
+                    return .failure(error)
+                } catch is CancellationError {
+                    return .failure(.cancelled)
+                } catch {
+                    return .failure(.authentication(.authorizationFailed(.unavailable("opening the browser failed: \(error)"))))
+                }
+            }
+            var result: Result<String?, CourierError> = .failure(.cancelled)
+            for await next in group {
+                if case .success(nil) = next { continue }
+                result = next
+                group.cancelAll()
+                break
+            }
+            return result
+        }
+        switch outcome {
+        case .success(let code?): return code
+        case .success(nil): throw .cancelled
+        case .failure(let error): throw error
+        }
+    }
+}
