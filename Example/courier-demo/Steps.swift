@@ -50,6 +50,8 @@ struct Demo: Sendable {
                 await coalescedRefresh(calls: concurrentCalls)
             )
         else { return report }
+        guard report.record("device flow", "RFC 8628 via discovery", await deviceFlow()) else { return report }
+        guard report.record("loopback sign-in", "PKCE + 127.0.0.1 redirect", await loopbackSignIn()) else { return report }
         guard report.record("cancellation", "GET /v1/slow", await cancelSlowCall()) else { return report }
         _ = report.record("timeout", "GET /v1/slow", await timeOutSlowCall(after: .milliseconds(300)))
         return report
@@ -275,7 +277,7 @@ struct Demo: Sendable {
     // MARK: - Helpers
 
     /// A failed step; a connection that could not be made at all aborts the demo.
-    private func unexpected(_ error: CourierError, expected: String) -> Outcome {
+    func unexpected(_ error: CourierError, expected: String) -> Outcome {
         if case .transport(let failure) = error, [.cannotConnect, .dnsFailure].contains(failure.kind) {
             return .unreachable(error)
         }

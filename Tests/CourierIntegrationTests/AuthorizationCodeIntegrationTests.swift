@@ -32,11 +32,31 @@ struct AuthorizationCodeIntegrationTests {
             #expect(stats.tokenRequests == 1)
             #expect(stats.verifiedExchanges == 1)
             #expect(stats.challengeMethods == ["S256"])
+            await browser.waitUntilDone()
             let page = try #require(await browser.lastPage)
             #expect(page.status == 200)
             #expect(page.body == LoopbackRedirectReceiver.defaultSuccessHTML)
             let port = try #require(await browser.redirectPort)
             #expect(RawHTTP.connect(port: port) == nil, "the receiver stopped listening")
+        }
+    }
+
+    /// The sign-in goes on as soon as the redirect came, without waiting for (or cancelling) the
+    /// browser closure: on Linux, cancelling a corelibs `URLSession.data(from:)` while it delivers
+    /// its response deadlocks, and a closure waiting on a `Process` would hold the sign-in up.
+    @Test("signIn returns once the redirect came, while the browser closure has not returned")
+    func signInDoesNotWaitForTheBrowserClosure() async throws {
+        try await AuthorizationServer.run { server in
+            let browser = Browser()
+            let hold = Latch()
+            let credential = try await AuthorizationCodeFlow.signIn(
+                authorizationEndpoint: server.authorizeURL, tokenEndpoint: server.tokenEndpoint, timeout: .seconds(30)
+            ) { url in
+                await browser.open(url)
+                try await hold.wait()  // a browser that stays open, as long as the test wants
+            }
+            #expect(credential.accessToken == "at-code-1")
+            hold.open()
         }
     }
 
@@ -48,6 +68,7 @@ struct AuthorizationCodeIntegrationTests {
             let error = await Self.error { () async throws(CourierError) in try await server.signIn(browser: browser) }
             #expect(Self.failure(error) == .stateMismatch)
             #expect(await server.stats.tokenRequests == 0)
+            await browser.waitUntilDone()
             #expect(await browser.lastPage?.status == 400)
             #expect(await browser.lastPage?.body == LoopbackRedirectReceiver.defaultFailureHTML)
         }
@@ -282,11 +303,24 @@ enum AuthorizationCodeFixtures {
 actor Browser {
     private(set) var lastPage: RawHTTP.Reply?
     private(set) var redirectPort: Int?
+    private var done = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     func open(_ url: URL) async {
+        defer {
+            done = true
+            waiters.forEach { $0.resume() }
+            waiters = []
+        }
         guard let first = await RawHTTP.get(url), let location = first.headers["location"], let next = URL(string: location) else { return }
         redirectPort = next.port
         lastPage = await RawHTTP.get(next)
+    }
+
+    /// Returns once ``open(_:)`` has read the last page (`signIn` does not wait for the browser).
+    func waitUntilDone() async {
+        if done { return }
+        await withCheckedContinuation { waiters.append($0) }
     }
 }
 

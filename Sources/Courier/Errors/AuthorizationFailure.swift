@@ -3,7 +3,8 @@
 ///
 /// ```swift
 /// do {
-///     credential = try await flow.run(opening: openBrowser)
+///     credential = try await AuthorizationCodeFlow.signIn(
+///         authorizationEndpoint: authorize, tokenEndpoint: tokens, openBrowser: openBrowser)
 /// } catch .authentication(.authorizationFailed(.denied(let error))) {
 ///     print("You declined access (\(error.code)).")
 /// }

@@ -31,9 +31,9 @@ extension AuthorizationCodeFlow {
     /// ```
     ///
     /// `openBrowser` runs while the receiver already waits, so it may return at once (after
-    /// starting a browser) or only when the browser is done; it is cancelled once the redirect
-    /// came. The authorization URL it gets carries `state` and the PKCE challenge: open it, do
-    /// not log it.
+    /// starting a browser) or only when the browser is done. The sign-in does not wait for it
+    /// once the redirect came; it is cancelled if the flow fails, times out or is cancelled. The
+    /// authorization URL it gets carries `state` and the PKCE challenge: open it, do not log it.
     ///
     /// - Parameters:
     ///   - authorizationEndpoint: the authorization endpoint.
@@ -83,8 +83,16 @@ extension AuthorizationCodeFlow {
     }
 
     /// Waits on `receiver` for the redirect while `openBrowser` runs, and returns its checked
-    /// code. Whichever ends the flow first (the redirect, a failure to open the browser) ends the
-    /// other: the receiver closes its sockets, the browser task is cancelled.
+    /// code. A failure to open the browser ends the wait (the receiver closes its sockets).
+    ///
+    /// The browser runs in a task of its own that is **not awaited**: once the redirect came, the
+    /// sign-in goes on without waiting for the closure to return, and the closure is left to
+    /// finish (it has nothing left to do; opening a browser returns at once). It is cancelled
+    /// only when the flow fails, times out or is cancelled. Cancelling it after the redirect would
+    /// be unsafe on Linux: measured with corelibs URLSession as the "browser", cancelling a task
+    /// inside `URLSession.data(from:)` while URLSession delivers that same response deadlocks the
+    /// cancelling thread (the task's status lock, then URLSession's queue, taken in opposite
+    /// orders by the two threads).
     func receiveCode(
         with receiver: LoopbackRedirectReceiver,
         timeout: Duration,
@@ -92,42 +100,38 @@ extension AuthorizationCodeFlow {
     ) async throws(CourierError) -> String {
         let authorizationURL = authorizationURL
         let flow = self
-        let outcome = await withTaskGroup(of: Result<String?, CourierError>.self) { group in
-            group.addTask {
-                let received = await receiver.receive(timeout: timeout) { redirect -> LoopbackRedirectReceiver.Handled<String> in
-                    do throws(CourierError) {
-                        return .success(try flow.authorizationCode(from: redirect))
-                    } catch {
-                        return .error(error)
+        let browserFailure = LockedState<CourierError?>(nil)
+        let browser = Task {
+            do {
+                try await openBrowser(authorizationURL)
+            } catch {
+                let failure: CourierError =
+                    switch error {
+                    case let error as CourierError: error
+                    case is CancellationError: .cancelled
+                    default: .authentication(.authorizationFailed(.unavailable("opening the browser failed: \(error)")))
                     }
-                }
-                return received.map { Optional($0) }
+                browserFailure.withLock { $0 = failure }
+                receiver.close()  // ends the wait below with .cancelled
             }
-            group.addTask {
-                do {
-                    try await openBrowser(authorizationURL)
-                    return .success(nil)  // opened; the redirect is still to come
-                } catch let error as CourierError {
-                    return .failure(error)
-                } catch is CancellationError {
-                    return .failure(.cancelled)
-                } catch {
-                    return .failure(.authentication(.authorizationFailed(.unavailable("opening the browser failed: \(error)"))))
-                }
-            }
-            var result: Result<String?, CourierError> = .failure(.cancelled)
-            for await next in group {
-                if case .success(nil) = next { continue }
-                result = next
-                group.cancelAll()
-                break
-            }
-            return result
         }
-        switch outcome {
-        case .success(let code?): return code
-        case .success(nil): throw .cancelled
-        case .failure(let error): throw error
+        let received = await receiver.receive(timeout: timeout) { redirect -> LoopbackRedirectReceiver.Handled<String> in
+            do throws(CourierError) {
+                return .success(try flow.authorizationCode(from: redirect))
+            } catch {
+                return .error(error)
+            }
+        }
+        switch received {
+        case .success(let code):
+            return code
+        case .failure(.cancelled):
+            browser.cancel()
+            if Task.isCancelled { throw .cancelled }
+            throw browserFailure.withLock { $0 } ?? .cancelled
+        case .failure(let error):
+            browser.cancel()
+            throw error
         }
     }
 }
