@@ -52,8 +52,8 @@ public final class LoopbackRedirectReceiver: Sendable {
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Sign-in failed</title></head>"
         + "<body><p>Sign-in failed. Return to the application for details.</p></body></html>"
 
-    /// How long a connection may take to send its request head.
-    static let connectionReadTimeout: Duration = .seconds(5)
+    /// How long a connection may take to send its request head, by default.
+    static let defaultConnectionReadTimeout: Duration = .seconds(5)
     /// How many connections are read at once.
     static let maximumConnections = 16
     /// How long the page may take to be written.
@@ -70,6 +70,8 @@ public final class LoopbackRedirectReceiver: Sendable {
     public let successHTML: String
     /// The page sent with a failed one.
     public let failureHTML: String
+    /// How long a connection may take to send its request head before it is closed.
+    let connectionReadTimeout: Duration
 
     private let state: LockedState<State>
 
@@ -100,11 +102,19 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///   for a bad `callbackPath`; ``CourierError/authentication(_:)`` with
     ///   ``AuthenticationFailure/authorizationFailed(_:)`` and ``AuthorizationFailure/unavailable(_:)``
     ///   when no loopback socket can listen.
-    public init(
+    public convenience init(
         callbackPath: String = "/callback",
         successHTML: String = LoopbackRedirectReceiver.defaultSuccessHTML,
         failureHTML: String = LoopbackRedirectReceiver.defaultFailureHTML
     ) throws(CourierError) {
+        try self.init(
+            callbackPath: callbackPath, successHTML: successHTML, failureHTML: failureHTML,
+            connectionReadTimeout: Self.defaultConnectionReadTimeout)
+    }
+
+    /// The receiver with another head deadline (tests make it long, to show that a stalled
+    /// connection does not hold the redirect up).
+    init(callbackPath: String, successHTML: String, failureHTML: String, connectionReadTimeout: Duration) throws(CourierError) {
         guard callbackPath.hasPrefix("/"),
             callbackPath.utf8.allSatisfy({ PercentEncoding.isUnreserved($0) || PercentEncoding.isSubDelim($0) || ":@/".utf8.contains($0) })
         else {
@@ -135,6 +145,7 @@ public final class LoopbackRedirectReceiver: Sendable {
         self.callbackPath = callbackPath
         self.successHTML = successHTML
         self.failureHTML = failureHTML
+        self.connectionReadTimeout = connectionReadTimeout
         self.state = LockedState(.ready(listeners: listeners))
     }
 
@@ -220,6 +231,7 @@ public final class LoopbackRedirectReceiver: Sendable {
         }
         let loop = LoopbackReceiverLoop(
             listeners: listeners, wake: wakePipe.read, deadline: .now + timeout, port: port, callbackPath: callbackPath,
+            connectionReadTimeout: connectionReadTimeout,
             successPage: LoopbackResponse.make(status: 200, reason: "OK", html: successHTML),
             failurePage: LoopbackResponse.make(status: 400, reason: "Bad Request", html: failureHTML))
         return await withTaskCancellationHandler {
@@ -273,6 +285,7 @@ struct LoopbackReceiverLoop: Sendable {
     var deadline: ContinuousClock.Instant
     var port: Int
     var callbackPath: String
+    var connectionReadTimeout: Duration
     var successPage: [UInt8]
     var failurePage: [UInt8]
 
@@ -378,7 +391,7 @@ struct LoopbackReceiverLoop: Sendable {
                         return .failure(.authentication(.authorizationFailed(.unavailable("the loopback receiver failed: \(error)"))))
                     }
                     guard let accepted else { break }
-                    let connectionDeadline = min(ContinuousClock.now + LoopbackRedirectReceiver.connectionReadTimeout, deadline)
+                    let connectionDeadline = min(ContinuousClock.now + connectionReadTimeout, deadline)
                     connections.append(Connection(descriptor: accepted, deadline: connectionDeadline))
                 }
             }
