@@ -18,6 +18,9 @@
                 let seen = Recorder<String>()
                 await proxy.route("*") { request in
                     await seen.record("\(request.method.rawValue) \(request.path) \(request.headers[HTTPHeader("Proxy-Authorization")] ?? "<none>")")
+                    // A 2xx to CONNECT has no body (RFC 9110 §9.3.6): the client reads the next
+                    // bytes as the tunnel's, so a body here would be parsed as the next response.
+                    if request.method.rawValue == "CONNECT" { return FlyingFox.HTTPResponse(statusCode: .ok) }
                     return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(#"{"via":"proxy"}"#.utf8))
                 }
                 let transport = try AsyncHTTPClientTransport(
