@@ -39,7 +39,7 @@ struct OAuth2EndpointsIntegrationTests {
         try await TestServer.run { server in
             await server.route("POST /revoke") { _ in
                 arrived.open()
-                try await Task.sleep(for: .seconds(3600))
+                try await suspendUntilCancelled()  // never answers; the server's stop cancels it
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
             let refresher = TokenRefresher(

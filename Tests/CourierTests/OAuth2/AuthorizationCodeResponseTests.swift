@@ -50,11 +50,12 @@ struct AuthorizationCodeResponseTests {
         let flow = try AuthorizationCodeFixtures.flow()
         let error = AuthorizationCodeFixtures.error { () throws(CourierError) in
             try flow.authorizationCode(
-                from: URL(string: "\(Self.base)?error=access_denied&error_description=The+user+said+no&error_uri=https%3A%2F%2Fdocs&\(Self.goodState)")!)
+                from: URL(string: "\(Self.base)?error=access_denied&error_description=The+user+said+no&error_uri=https%3A%2F%2Fdocs.example&\(Self.goodState)")!
+            )
         }
         #expect(
             AuthorizationCodeFixtures.failure(error)
-                == .denied(OAuth2Error(code: "access_denied", errorDescription: "The user said no", errorURI: "https://docs")))
+                == .denied(OAuth2Error(code: "access_denied", errorDescription: "The user said no", errorURI: "https://docs.example")))
         // An error wins over a code that came with it.
         let withCode = AuthorizationCodeFixtures.error { () throws(CourierError) in
             try flow.authorizationCode(from: URL(string: "\(Self.base)?code=c&error=server_error&\(Self.goodState)")!)
@@ -76,7 +77,7 @@ struct AuthorizationCodeResponseTests {
             "https://auth.example.com", false, "HTTPS://AUTH.EXAMPLE.COM",
             .issuerMismatch(expected: "https://auth.example.com", received: "HTTPS://AUTH.EXAMPLE.COM")
         ),
-        (nil, false, "https://anything", nil),
+        (nil, false, "https://anything.example", nil),
     ]
 
     @Test("iss (RFC 9207) is compared exactly with the issuer, required when asked, and ignored without an issuer", arguments: issuerCases)

@@ -97,16 +97,19 @@ struct DeviceAuthorizationRequestTests {
     @Test(
         "malformed device responses are rejected with the field and the problem, never a value",
         arguments: [
-            (#"{"user_code":"A","verification_uri":"https://e.com/d","expires_in":5}"#, "device_code is missing"),
-            (#"{"device_code":"D","verification_uri":"https://e.com/d","expires_in":5}"#, "user_code is missing"),
+            (#"{"user_code":"A","verification_uri":"https://device.example/d","expires_in":5}"#, "device_code is missing"),
+            (#"{"device_code":"D","verification_uri":"https://device.example/d","expires_in":5}"#, "user_code is missing"),
             (#"{"device_code":"D","user_code":"A","expires_in":5}"#, "verification_uri is missing"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d"}"#, "expires_in is missing"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d","expires_in":-1}"#, "expires_in is negative"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d","expires_in":0}"#, "expires_in is not positive"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d","expires_in":1e12}"#, "expires_in is too large"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d","expires_in":5,"interval":-5}"#, "interval is negative"),
-            (#"{"device_code":"D","user_code":"A","verification_uri":"https://e.com/d","expires_in":5,"interval":86400}"#, "interval is too large"),
-            (#"{"device_code":"D","user_code":"A\u001b[2J","verification_uri":"https://e.com/d","expires_in":5}"#, "user_code contains control characters"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d"}"#, "expires_in is missing"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d","expires_in":-1}"#, "expires_in is negative"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d","expires_in":0}"#, "expires_in is not positive"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d","expires_in":1e12}"#, "expires_in is too large"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d","expires_in":5,"interval":-5}"#, "interval is negative"),
+            (#"{"device_code":"D","user_code":"A","verification_uri":"https://device.example/d","expires_in":5,"interval":86400}"#, "interval is too large"),
+            (
+                #"{"device_code":"D","user_code":"A\u001b[2J","verification_uri":"https://device.example/d","expires_in":5}"#,
+                "user_code contains control characters"
+            ),
             (
                 #"{"device_code":"D","user_code":"A","verification_uri":"http://evil.example/d","expires_in":5}"#,
                 "verification_uri is not https (plain http is allowed only for loopback hosts)"
@@ -115,7 +118,7 @@ struct DeviceAuthorizationRequestTests {
                 #"{"device_code":"D","user_code":"A","verification_uri":"javascript:alert(1)","expires_in":5}"#,
                 "verification_uri is not an absolute URL with a host"
             ),
-            (#"{"device_code":7,"user_code":"A","verification_uri":"https://e.com/d","expires_in":5}"#, "device_code is not a string"),
+            (#"{"device_code":7,"user_code":"A","verification_uri":"https://device.example/d","expires_in":5}"#, "device_code is not a string"),
             ("[]", "the body is not a JSON object"),
             ("{", "the body is not valid JSON (or is truncated)"),
             ("  ", "the body is empty"),
@@ -143,9 +146,9 @@ struct DeviceAuthorizationRequestTests {
 
     @Test("Google's verification_url is read when verification_uri is absent")
     func verificationURLAlias() throws {
-        let body = #"{"device_code":"D","user_code":"A","verification_url":"https://www.google.com/device","expires_in":1800}"#
+        let body = #"{"device_code":"D","user_code":"A","verification_url":"https://oauth2.example/device","expires_in":1800}"#
         let parsed = try DeviceAuthorizationResponse.parse(Data(body.utf8)).get()
-        #expect(parsed.verificationURI.absoluteString == "https://www.google.com/device")
+        #expect(parsed.verificationURI.absoluteString == "https://oauth2.example/device")
     }
 
     @Test("a malformed 200 is an authorizationFailed(.malformedResponse) naming the field")
