@@ -35,15 +35,15 @@ extension Demo {
         do {
             let tokens = try metadata.tokenEndpoint(clientAuthentication: Self.clientAuthentication, timeout: .seconds(10))
             let flow = try metadata.deviceAuthorizationFlow(tokenEndpoint: tokens, scope: "profile")
-            let shown = LockedBox<String?>(nil)
+            let shown = LockedState<String?>(nil)
             let credential = try await flow.run { [client, api] authorization in
-                shown.value = authorization.userCode
+                shown.withLock { $0 = authorization.userCode }
                 // The user types the code on their phone; here the demo approves it directly.
                 _ = try? await client.enqueue(DecideDevice(api: api, userCode: authorization.userCode)).resume()
             }
             let me = try await signedInUser(with: credential)
             return .passed(
-                "issuer \(metadata.issuer) discovered; user code \(shown.value ?? "?") approved, token after \(Self.format(ContinuousClock.now - started)); GET /v1/me → \(me.name)"
+                "issuer \(metadata.issuer) discovered; user code \(shown.withLock { $0 } ?? "?") approved, token after \(Self.format(ContinuousClock.now - started)); GET /v1/me → \(me.name)"
             )
         } catch {
             return unexpected(error, expected: "a token from the device flow")
@@ -139,16 +139,5 @@ extension Demo {
                 authorizedHosts: [api.host]
             ))
         return try await authorized.enqueue(GetMe(api: api)).resume(expecting: User.self)
-    }
-}
-
-/// A value one closure writes and the step reads afterwards.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

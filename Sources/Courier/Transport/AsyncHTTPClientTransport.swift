@@ -302,6 +302,8 @@
     /// deregistration, while the task is suspended inside ``read(_:)`` and so certainly alive;
     /// cancelling a task from another thread is safe.
     final class RequestBodyLifetime: Sendable {
+        /// `@unchecked`: `UnsafeCurrentTask` is not `Sendable`. The state lives only inside
+        /// `LockedState`, and the task in it is used only as the class comment says.
         private struct State: @unchecked Sendable {
             var ended = false
             var reading: UnsafeCurrentTask?
