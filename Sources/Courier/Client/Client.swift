@@ -75,6 +75,44 @@ public actor Client {
         return response
     }
 
+    /// Like ``perform(_:accept:)``, but returns once the head has arrived and was accepted, with
+    /// the body still streaming (``Call/stream()``). The call counts as in flight for
+    /// ``runExclusively(_:)`` until the head is back, not until its body ends.
+    nonisolated func performStreaming(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> StreamedResponse {
+        if Task.isCancelled { throw .cancelled }
+        let scope = CallScope.current
+        if scope.isExclusive(on: self) {
+            throw .invalidRequest(
+                .wouldDeadlock(
+                    "a call through this client from inside its own runExclusively action waits for that action to end"))
+        }
+        try await admit()
+        let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
+            do throws(CourierError) {
+                let constraints = endpoint.constraints
+                if !constraints.isEmpty { try await Self.satisfy(constraints) }
+                let call = try prepare(endpoint, accept: accept)
+                // The caller reads an accepted body chunk by chunk, so no size limit applies to
+                // it; a refused status's body is read whole, under the usual limit.
+                var request = call.request
+                let limit = request.maximumResponseSize
+                request.maximumResponseSize = nil
+                let streamed = try await CallPipeline.run(
+                    request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
+                    declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(),
+                    collectsBody: false)
+                guard endpoint.acceptableStatusCodes.contains(streamed.statusCode) else {
+                    throw CourierError.response(try await streamed.collect(upTo: limit))
+                }
+                return Result<StreamedResponse, CourierError>.success(streamed)
+            } catch {
+                return .failure(error)
+            }
+        }
+        depart()
+        return try result.get()
+    }
+
     /// Waits for each of `constraints` in turn. Out of line, as are ``collect(_:upTo:)`` and
     /// ``prepare(_:accept:)``: inlined, their frames would grow ``performAdmitted(_:accept:)``'s,
     /// which every call's task allocates.
