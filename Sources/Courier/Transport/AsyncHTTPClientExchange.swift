@@ -307,8 +307,27 @@
             // NIOSSLExtraError carries host-name validation (a certificate for another name) and
             // SNI failures; NIOSSLError the handshake and chain validation.
             case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: .secureConnectionFailed
-            case is ChannelError, is IOError: .cannotConnect
+            case let error as IOError: kind(ofErrno: error.errnoCode)
+            case let error as ChannelError:
+                switch error {
+                case .connectTimeout: .timedOut
+                // The connection was up and went away: what was sent may have been processed.
+                case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof: .connectionLost
+                default: .cannotConnect
+                }
             default: .other
+            }
+        }
+
+        /// The class of a system call's failure: a reset or a broken pipe ends a connection that
+        /// was up (the request may have reached the server, so it is not `cannotConnect`, which
+        /// promises nothing was sent); a refusal or an unreachable address is a connection that
+        /// never was.
+        static func kind(ofErrno code: CInt) -> TransportFailure.Kind {
+            switch code {
+            case ECONNRESET, EPIPE, ECONNABORTED, ENOTCONN, ESHUTDOWN: .connectionLost
+            case ETIMEDOUT: .timedOut
+            default: .cannotConnect
             }
         }
     }
