@@ -200,7 +200,10 @@ struct LineSplitter: Sendable {
 
     /// The last line, unterminated, at the end of the body; `nil` when nothing is left.
     mutating func finish() -> Data? {
-        defer { buffer = Data() }
+        defer {
+            buffer = Data()
+            scanned = 0
+        }
         let line = buffer.last == 0x0D ? buffer.dropLast() : buffer[...]
         return line.isEmpty && buffer.isEmpty ? nil : Data(line)
     }
