@@ -19,6 +19,8 @@ import Foundation
 /// - `GET  /.well-known/oauth-authorization-server`, `GET /oauth/authorize`,
 ///   `POST /oauth/device_authorization`, `POST /oauth/device`, `POST /oauth/revoke`: the
 ///   interactive flows (see `DemoAuthorizationServer.swift`)
+/// - `GET  /v1/files/report.bin`, `GET /v1/events`: a resumable download and a Server-Sent
+///   Events stream (see `DemoTransferRoutes.swift`)
 /// - `GET  /v1/admin/stats`            ``AuthStats``: token requests served so far
 ///
 /// Anything else is a 404 with an ``APIErrorBody``.
@@ -139,6 +141,7 @@ private struct DemoRoutes: Sendable {
             }
         }
         await AuthorizationRoutes(tokens: tokens).install(on: server)
+        await DemoTransferRoutes().install(on: server)
         await server.appendRoute("GET /v1/me") { request in
             let authorization = request.headers[.authorization] ?? ""
             let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst("Bearer ".count)) : ""
