@@ -61,7 +61,12 @@ import Testing
             Thread.detachNewThread {
                 while true {
                     let connection = accept(fd, nil, nil)
-                    guard connection >= 0 else { return }  // the listener was shut down
+                    guard connection >= 0 else {
+                        // The listener was shut down: only this thread closes it, so no other
+                        // socket can reuse its number while `accept` may still be called on it.
+                        close(fd)
+                        return
+                    }
                     Self.readHead(connection)
                     var option = linger(l_onoff: 1, l_linger: 0)
                     setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
@@ -83,10 +88,9 @@ import Testing
             }
         }
 
-        /// Stops accepting: the accepting thread wakes up and ends.
+        /// Stops accepting: the accepting thread wakes up, closes the listener and ends.
         func stop() {
             shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
         }
     }
 #endif
