@@ -30,6 +30,16 @@ public actor Client {
     /// - Parameter endpoint: the call's own existential, passed on as it is (re-boxing it for the
     ///   middleware context would cost an allocation per call).
     nonisolated func perform(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> Response {
+        try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept) }
+    }
+
+    /// Runs `body` as a call in flight on this client: refused inside this client's own
+    /// exclusive action, held while one is pending (``runExclusively(_:)``), and counted until
+    /// `body` returns.
+    @inline(__always)
+    private nonisolated func admitted<Value: Sendable>(
+        _ body: () async throws(CourierError) -> Value
+    ) async throws(CourierError) -> Value {
         if Task.isCancelled { throw .cancelled }
         let scope = CallScope.current
         if scope.isExclusive(on: self) {
@@ -40,7 +50,7 @@ public actor Client {
         try await admit()
         let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
             do throws(CourierError) {
-                return Result<Response, CourierError>.success(try await performAdmitted(endpoint, accept: accept))
+                return Result<Value, CourierError>.success(try await body())
             } catch {
                 return .failure(error)
             }
@@ -79,38 +89,24 @@ public actor Client {
     /// the body still streaming (``Call/stream()``). The call counts as in flight for
     /// ``runExclusively(_:)`` until the head is back, not until its body ends.
     nonisolated func performStreaming(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> StreamedResponse {
-        if Task.isCancelled { throw .cancelled }
-        let scope = CallScope.current
-        if scope.isExclusive(on: self) {
-            throw .invalidRequest(
-                .wouldDeadlock(
-                    "a call through this client from inside its own runExclusively action waits for that action to end"))
-        }
-        try await admit()
-        let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
-            do throws(CourierError) {
-                let constraints = endpoint.constraints
-                if !constraints.isEmpty { try await Self.satisfy(constraints) }
-                let call = try prepare(endpoint, accept: accept)
-                // The caller reads an accepted body chunk by chunk, so no size limit applies to
-                // it; a refused status's body is read whole, under the usual limit.
-                var request = call.request
-                let limit = request.maximumResponseSize
-                request.maximumResponseSize = nil
-                let streamed = try await CallPipeline.run(
-                    request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
-                    declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(),
-                    collectsBody: false)
-                guard endpoint.acceptableStatusCodes.contains(streamed.statusCode) else {
-                    throw CourierError.response(try await streamed.collect(upTo: limit))
-                }
-                return Result<StreamedResponse, CourierError>.success(streamed)
-            } catch {
-                return .failure(error)
+        try await admitted { () async throws(CourierError) in
+            let constraints = endpoint.constraints
+            if !constraints.isEmpty { try await Self.satisfy(constraints) }
+            let call = try prepare(endpoint, accept: accept)
+            // The caller reads an accepted body chunk by chunk, so no size limit applies to it; a
+            // refused status's body is read whole, under the usual limit.
+            var request = call.request
+            let limit = request.maximumResponseSize
+            request.maximumResponseSize = nil
+            let streamed = try await CallPipeline.run(
+                request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
+                declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(),
+                collectsBody: false)
+            guard endpoint.acceptableStatusCodes.contains(streamed.statusCode) else {
+                throw .response(try await streamed.collect(upTo: limit))
             }
+            return streamed
         }
-        depart()
-        return try result.get()
     }
 
     /// Waits for each of `constraints` in turn. Out of line, as are ``collect(_:upTo:)`` and
