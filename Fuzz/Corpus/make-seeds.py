@@ -359,4 +359,26 @@ write(L, "http2-preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
 write(L, "tls-hello", bytes([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03]) + bytes(32))
 write(L, "oversized", "GET /callback HTTP/1.1\r\nX-Pad: " + "a" * 8200 + "\r\n\r\n")
 
+# FuzzServerSentEvents: byte 0 = line limit index, byte 1 = event data limit index (0..4: 1, 4,
+# 16, 64, default), bytes 2-9 = the seed of the split points, then the stream.
+S = "FuzzServerSentEvents"
+
+
+def sse(name, stream, line_limit=4, event_limit=4, seed=7):
+    if isinstance(stream, str):
+        stream = stream.encode("utf-8")
+    write(S, name, bytes([line_limit, event_limit]) + struct.pack(">Q", seed) + stream)
+
+
+sse("whatwg-example", "data: This is the first message.\n\ndata: This is the second message, it\ndata: has two lines.\n\n"
+    "data: This is the third message.\n\n")
+sse("typed-events", "event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n")
+sse("ids-and-retry", ": comment\nid: 1\nretry: 10000\ndata: a\n\nid\ndata: b\n\nid: x\x00y\nretry: 1.5\ndata\n\n")
+sse("crlf-and-cr", "\ufeffdata: a\r\ndata: b\r\n\r\ndata: c\r\rdata:d\n\r\n", seed=12345)
+sse("bom-twice", "\ufeff\ufeffdata: x\n\ndata: y\n\n")
+sse("partial-bom", b"\xef\xbbdata: x\n\n\xef\ndata: y\n\n")
+sse("malformed-utf8", b"data: \xff\xe2\x82\ndata: \xac\xf0\x9f\x98\x80\n\n")
+sse("small-limits", "data: 1234567890\n\n" + "x" * 80 + "\n", line_limit=1, event_limit=1)
+sse("no-dispatch", "event: e\n\nid: 5\n\nretry: 99999999999999999999999\n\ndata: unfinished")
+
 print("seeds written under", ROOT)

@@ -1,0 +1,209 @@
+import Foundation
+
+extension Call {
+    /// Subscribes to the endpoint's Server-Sent Events (`text/event-stream`) and keeps the
+    /// subscription alive: when the connection drops or the server ends the stream, the source
+    /// waits and reconnects, sending `Last-Event-ID` so that the server resumes after the last
+    /// event delivered, like a browser's `EventSource`.
+    ///
+    /// ```swift
+    /// for try await event in client.enqueue(Notifications()).events() {
+    ///     switch event.type {
+    ///     case "message": show(event.data)
+    ///     case "logout": return                     // leaving the loop closes the connection
+    ///     default: break
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Each connection is a new call through the whole pipeline (middleware, retry,
+    /// authentication, observation): it is signed anew, so a bearer token that expired while the
+    /// stream was open is refreshed before the reconnection. Requests send
+    /// `Accept: text/event-stream`, `Cache-Control: no-store` and, once the server has set an
+    /// event ID, `Last-Event-ID`. The endpoint's timeout is replaced by
+    /// ``EventSource/Options/connectionTimeout`` (an event stream is endless).
+    ///
+    /// How it ends:
+    /// - `204 No Content`: the server says "stop"; the sequence ends (`nil`), no reconnection.
+    /// - Another status the endpoint does not accept, or a 2xx other than 200 and 204: it throws
+    ///   ``CourierError/response(_:)`` with the response, and does not reconnect.
+    /// - A 200 whose `Content-Type` is not `text/event-stream`: it throws
+    ///   ``CourierError/decoding(_:)`` with ``DecodingFailure/Reason/unsupportedMediaType(_:)``.
+    /// - A connection that cannot be made for a reason a retry may cure (the failures
+    ///   ``RetryPolicy`` retries: timed out, lost, refused, DNS), a stream cut off by any transport
+    ///   failure, or a stream the server ends: reconnection after the delay
+    ///   ``EventSource/Options`` describes, until ``EventSource/Options/maximumReconnectAttempts``
+    ///   (none by default). Events are delivered once: the reconnection asks for what follows the
+    ///   last complete event.
+    /// - Other failures (invalid request, authentication, TLS or pinning before the stream opened,
+    ///   a line or an event past its limit) are thrown.
+    /// - Cancelling the task that iterates ends the sequence at once with
+    ///   ``CourierError/cancelled`` and stops the transfer; so does leaving the loop.
+    ///
+    /// - Parameter options: reconnection delays and limits; the defaults suit most servers.
+    /// - Returns: the events, in order, each delivered once.
+    public func events(_ options: EventSource.Options = EventSource.Options()) -> EventSource {
+        EventSource(client: client, endpoint: endpoint, options: options)
+    }
+}
+
+/// An endpoint's Server-Sent Events over as many connections as it takes (``Call/events(_:)``).
+///
+/// Iterating it opens the first connection; each iterator has connections of its own.
+public struct EventSource: AsyncSequence, Sendable {
+    /// An event, in the order the server sent it.
+    public typealias Element = ServerSentEvent
+    /// Reading events fails only with ``CourierError``.
+    public typealias Failure = CourierError
+
+    let client: Client
+    let endpoint: any Requestable
+    /// How it reconnects.
+    public let options: Options
+
+    /// Starts reading: the first connection opens on the first ``Iterator/next()``.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(source: self)
+    }
+
+    /// Reads events in order, reconnecting as needed.
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
+        /// Reading events fails only with ``CourierError``.
+        public typealias Failure = CourierError
+
+        let source: EventSource
+        private let clock: any Clock<Duration>
+        /// The events of the connection open now, if any.
+        private var connection: ServerSentEvents.Iterator?
+        /// Between connections: the last event ID and the reconnection time to go on with.
+        private var parser: ServerSentEventParser
+        /// Reconnections since the last event was delivered.
+        private var failures = 0
+        private var isFinished = false
+        private var random = SystemRandomNumberGenerator()
+
+        init(source: EventSource) {
+            self.source = source
+            clock = source.options.clock ?? source.client.configuration.clock
+            parser = ServerSentEventParser(
+                maximumLineLength: source.options.maximumLineLength, maximumEventSize: source.options.maximumEventSize,
+                lastEventID: source.options.lastEventID)
+        }
+
+        /// The next event, or `nil` once the server answered `204 No Content` (or ended the
+        /// stream when no more reconnections are allowed).
+        /// - Throws: what ends the sequence, as ``Call/events(_:)`` lists; after a throw the
+        ///   iterator returns `nil`.
+        public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+            while !isFinished {
+                if Task.isCancelled { throw finish(.cancelled) }
+                guard var current = connection else {
+                    try await connect()
+                    continue
+                }
+                let outcome: Result<ServerSentEvent?, CourierError>
+                do {
+                    outcome = .success(try await current.next())
+                } catch {
+                    outcome = .failure(error)
+                }
+                parser = current.parser
+                switch outcome {
+                case .success(let event?):
+                    connection = current
+                    failures = 0
+                    return event
+                case .success(nil):
+                    connection = nil
+                    try await waitToReconnect(after: nil)
+                case .failure(let error):
+                    connection = nil
+                    parser.finish()
+                    try await waitToReconnect(after: error, whileReading: true)
+                }
+            }
+            return nil
+        }
+
+        /// ``next()``; the isolation does not matter, as events are `Sendable`.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> ServerSentEvent? {
+            try await next()
+        }
+
+        /// Opens a connection: sets ``connection``, ends the sequence on a 204, or waits to try again.
+        private mutating func connect() async throws(CourierError) {
+            let endpoint = EventStreamEndpoint(
+                base: source.endpoint, lastEventID: parser.lastEventID, connectionTimeout: source.options.connectionTimeout)
+            let response: StreamedResponse
+            do {
+                response = try await source.client.performStreaming(endpoint)
+            } catch {
+                try await waitToReconnect(after: error)
+                return
+            }
+            switch response.statusCode {
+            case 200:
+                let head = Response(status: response.status, headers: response.headers, url: response.url)
+                guard head.mediaType == "text/event-stream" else {
+                    response.body.cancel()
+                    throw finish(
+                        .decoding(
+                            DecodingFailure(
+                                reason: .unsupportedMediaType(head.mediaType ?? "none"), response: head,
+                                expectedType: String(describing: ServerSentEvent.self))))
+                }
+                connection = ServerSentEvents(body: response.body, url: response.url, parser: parser).makeAsyncIterator()
+            case 204:
+                response.body.cancel()
+                isFinished = true
+            default:
+                // WHATWG: any other status fails the connection for good. Its body is kept, under
+                // the usual limit.
+                let limit = source.endpoint.maximumResponseSize ?? source.client.configuration.maximumResponseSize
+                let rejected: Response
+                do {
+                    rejected = try await response.collect(upTo: limit)
+                } catch {
+                    throw finish(error)
+                }
+                throw finish(.response(rejected))
+            }
+        }
+
+        /// After a drop (`error`) or a clean end (`nil`): throws what must not be retried, ends the
+        /// sequence when no more reconnections are allowed, else waits the reconnection delay.
+        ///
+        /// Before a stream is open, the transport failures ``RetryPolicy`` retries are worth
+        /// another connection. Once it is open, any transport failure is a dropped connection
+        /// (WHATWG: the user agent reestablishes it), whatever the transport calls it: a body cut
+        /// short reads as `connectionLost` over one transport and `other` or `badResponse` over
+        /// another. Only a limit the stream passed is final.
+        private mutating func waitToReconnect(after error: CourierError?, whileReading: Bool = false) async throws(CourierError) {
+            if let error {
+                guard case .transport(let failure) = error,
+                    whileReading ? failure.kind != .responseTooLarge : RetryPolicy.isRetryable(failure.kind)
+                else { throw finish(error) }
+            }
+            if let maximum = source.options.maximumReconnectAttempts, failures >= maximum {
+                if let error { throw finish(error) }
+                isFinished = true
+                return
+            }
+            let delay = source.options.reconnectionDelay(serverRetry: parser.reconnectionTime, failures: failures, random: &random)
+            failures += 1
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw finish(.cancelled)
+            }
+        }
+
+        /// Ends the sequence, stopping any transfer, and returns `error` to throw.
+        private mutating func finish(_ error: CourierError) -> CourierError {
+            connection?.body.cancel()
+            connection = nil
+            isFinished = true
+            return error
+        }
+    }
+}

@@ -1,0 +1,333 @@
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+/// A transport that answers each request with the next scripted answer (and `204 No Content`
+/// once the script is spent), recording every request.
+final class ScriptedTransport: Transport {
+    enum Answer: Sendable {
+        /// A response whose body is `chunks`, streamed, then ends cleanly or with a lost connection.
+        case stream(status: Int = 200, contentType: String? = "text/event-stream", chunks: [String] = [], losesConnection: Bool = false)
+        /// A 200 event stream that sends `first` and then nothing more, until it is cancelled.
+        case endless(first: String)
+        /// No response: the transport fails.
+        case failure(TransportFailure.Kind)
+    }
+
+    private struct State {
+        var answers: [Answer]
+        var requests: [TransportRequest] = []
+        var endlessContinuations: [AsyncStream<Data>.Continuation] = []
+    }
+
+    private let state: LockedState<State>
+    /// Opened when an endless body's transfer is stopped (its reader cancelled or dropped it).
+    let endlessBodyStopped: AsyncStream<Void>
+    private let stoppedContinuation: AsyncStream<Void>.Continuation
+
+    init(_ answers: [Answer]) {
+        state = LockedState(State(answers: answers))
+        (endlessBodyStopped, stoppedContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    var requests: [TransportRequest] { state.withLock { $0.requests } }
+
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        let answer = state.withLock { state -> Answer? in
+            state.requests.append(request)
+            return state.answers.isEmpty ? nil : state.answers.removeFirst()
+        }
+        let url = request.url
+        switch answer {
+        case nil:
+            return StreamedResponse(statusCode: 204, url: url)
+        case .failure(let kind)?:
+            throw .transport(TransportFailure(kind: kind, url: url))
+        case .stream(let status, let contentType, let chunks, let losesConnection)?:
+            let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+            for chunk in chunks { continuation.yield(Data(chunk.utf8)) }
+            continuation.finish(throwing: losesConnection ? CourierError.transport(TransportFailure(kind: .connectionLost, url: url)) : nil)
+            var headers = HTTPFields()
+            if let contentType { headers[.contentType] = contentType }
+            return StreamedResponse(status: .init(code: status), headers: headers, body: ResponseBody(body), url: url)
+        case .endless(let first)?:
+            let (body, continuation) = AsyncStream.makeStream(of: Data.self)
+            let stopped = stoppedContinuation
+            continuation.onTermination = { _ in stopped.yield() }
+            continuation.yield(Data(first.utf8))
+            state.withLock { $0.endlessContinuations.append(continuation) }
+            return StreamedResponse(
+                status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(body), url: url)
+        }
+    }
+}
+
+/// ``Call/events(_:)`` against a scripted transport: what it sends, when it reconnects and how
+/// long it waits (on a test clock: nothing here sleeps), and how it ends.
+@Suite("Server-Sent Events: the reconnecting event source")
+struct EventSourceTests {
+    static func source(
+        _ transport: ScriptedTransport, endpoint: TestEndpoint = TestEndpoint(pathString: "/feed"),
+        options: EventSource.Options = EventSource.Options(jitter: 0), clock: TestClock = TestClock(sleepsReturnImmediately: true)
+    ) -> EventSource {
+        var options = options
+        options.clock = clock
+        let client = Client(configuration: Configuration(transport: transport, retryPolicy: .none))
+        return client.enqueue(endpoint).events(options)
+    }
+
+    /// Every event until the source ends, and the error it ended with, if any.
+    static func collect(_ source: EventSource) async -> ([ServerSentEvent], CourierError?) {
+        var events: [ServerSentEvent] = []
+        do throws(CourierError) {
+            for try await event in source { events.append(event) }
+            return (events, nil)
+        } catch {
+            return (events, error)
+        }
+    }
+
+    @Test("after a clean end and after a lost connection it reconnects with Last-Event-ID, delivering every event once, in order")
+    func reconnectsWithLastEventID() async throws {
+        let transport = ScriptedTransport([
+            .stream(chunks: ["id: 1\ndata: a\n\n"]),
+            .stream(chunks: ["id: 2\ndata: b\n", "\ndata: unfinished"], losesConnection: true),
+            .stream(chunks: ["data: c\n\n"]),
+        ])
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let (events, error) = await Self.collect(Self.source(transport, clock: clock))
+        #expect(error == nil)
+        #expect(events == [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "2"), ServerSentEvent(data: "c", id: "2")])
+        let requests = transport.requests
+        #expect(requests.count == 4, "three streams, then the 204 that ends it")
+        #expect(requests.map { $0.header("Last-Event-ID") } == [nil, "1", "2", "2"])
+        #expect(requests.allSatisfy { $0.header("Accept") == "text/event-stream" && $0.header("Cache-Control") == "no-store" })
+        #expect(clock.sleeps == [.seconds(3), .seconds(3), .seconds(3)])
+    }
+
+    @Test("the server's retry replaces the default delay; reconnections that deliver nothing double it, up to the cap")
+    func serverRetryAndBackoff() async throws {
+        let transport = ScriptedTransport([
+            .stream(chunks: ["retry: 1000\ndata: a\n\n"]),
+            .failure(.connectionLost), .failure(.cannotConnect), .failure(.timedOut),
+            .stream(chunks: [": only a comment\n"]),
+            .stream(chunks: ["data: b\n\n"]),
+        ])
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let options = EventSource.Options(maximumReconnectionDelay: .seconds(5), jitter: 0)
+        let (events, error) = await Self.collect(Self.source(transport, options: options, clock: clock))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5), .seconds(1)])
+    }
+
+    @Test("the reconnection delay: nominal × (1 + jitter × u), at least the nominal, at most the cap plus jitter, never overflowing")
+    func reconnectionDelayBounds() {
+        let options = EventSource.Options(defaultReconnectionDelay: .seconds(3), maximumReconnectionDelay: .seconds(60), jitter: 0.25)
+        var random = SystemRandomNumberGenerator()
+        for failures in [0, 1, 2, 5, 63, 64, 1_000, Int.max] {
+            let nominal = min(Duration.seconds(3) * (1 << min(failures, 5)), .seconds(60))
+            for _ in 0..<50 {
+                let delay = options.reconnectionDelay(serverRetry: nil, failures: failures, random: &random)
+                #expect(delay >= nominal && delay <= nominal * 1.25, "failures \(failures): \(delay)")
+            }
+        }
+        let huge = options.reconnectionDelay(serverRetry: .milliseconds(Int64.max), failures: 3, random: &random)
+        #expect(huge >= .seconds(60) && huge <= .seconds(75))
+        for jitter in [-1, .nan, 0] {
+            let exact = EventSource.Options(jitter: jitter)
+            #expect(exact.reconnectionDelay(serverRetry: .milliseconds(10), failures: 1, random: &random) == .milliseconds(20))
+        }
+    }
+
+    @Test("204 No Content ends the sequence at once, without reconnecting")
+    func noContentEnds() async throws {
+        let transport = ScriptedTransport([])
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let (events, error) = await Self.collect(Self.source(transport, clock: clock))
+        #expect(events.isEmpty && error == nil)
+        #expect(transport.requests.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("any other status ends the sequence with .response and its body, without reconnecting", arguments: [201, 206, 301, 404, 500, 503])
+    func otherStatusesFail(_ status: Int) async throws {
+        let transport = ScriptedTransport([.stream(status: status, contentType: "text/plain", chunks: ["oops"])])
+        let (events, error) = await Self.collect(Self.source(transport))
+        guard case .response(let response)? = error else {
+            Issue.record("expected .response, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == status)
+        #expect(response.body == Data("oops".utf8))
+        #expect(events.isEmpty)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test(
+        "a 200 that is not text/event-stream ends the sequence with a decoding error naming the media type",
+        arguments: [nil, "text/plain", "application/json", "text/event-streams"] as [String?])
+    func wrongContentType(_ contentType: String?) async throws {
+        let transport = ScriptedTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
+        let (events, error) = await Self.collect(Self.source(transport))
+        guard case .decoding(let failure)? = error, case .unsupportedMediaType(let mediaType) = failure.reason else {
+            Issue.record("expected .decoding(.unsupportedMediaType), got \(String(describing: error))")
+            return
+        }
+        #expect(mediaType == contentType ?? "none")
+        #expect(events.isEmpty)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("the media type is compared without parameters and case", arguments: ["text/event-stream; charset=utf-8", "Text/Event-Stream"])
+    func contentTypeWithParameters(_ contentType: String) async throws {
+        let transport = ScriptedTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
+        let (events, error) = await Self.collect(Self.source(transport))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a"])
+    }
+
+    @Test("after maximumReconnectAttempts reconnections in a row without an event it gives up with the last failure")
+    func maximumReconnectAttempts() async throws {
+        let transport = ScriptedTransport(Array(repeating: .failure(.connectionLost), count: 5))
+        let (_, error) = await Self.collect(Self.source(transport, options: EventSource.Options(jitter: 0, maximumReconnectAttempts: 2)))
+        guard case .transport(let failure)? = error else {
+            Issue.record("expected .transport, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .connectionLost)
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("maximumReconnectAttempts 0 never reconnects: a clean end ends the sequence")
+    func noReconnection() async throws {
+        let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"]), .stream(chunks: ["data: never\n\n"])])
+        let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumReconnectAttempts: 0)))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a"])
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("a failure no retry would cure (TLS, pinning) is thrown at once", arguments: [TransportFailure.Kind.secureConnectionFailed, .pinningFailed, .other])
+    func unretryableFailure(_ kind: TransportFailure.Kind) async throws {
+        let transport = ScriptedTransport([.failure(kind)])
+        let (_, error) = await Self.collect(Self.source(transport))
+        guard case .transport(let failure)? = error else {
+            Issue.record("expected .transport, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == kind)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("a line past the limit ends the sequence as too large, after the events before it, with the URL; no reconnection")
+    func lineLimit() async throws {
+        let transport = ScriptedTransport([.stream(chunks: ["data: ok\n\n", "data: 1234567890\n\n"])])
+        let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumLineLength: 12)))
+        guard case .transport(let failure)? = error else {
+            Issue.record("expected .transport, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .responseTooLarge)
+        #expect(failure.url?.absoluteString == "https://api.example.com/feed")
+        #expect(events.map(\.data) == ["ok"])
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("each connection's timeout is the connection timeout, not the endpoint's; the endpoint's own Accept is replaced, its other headers kept")
+    func requestShape() async throws {
+        let transport = ScriptedTransport([])
+        var endpoint = TestEndpoint(pathString: "/feed")
+        endpoint.timeout = .seconds(5)
+        endpoint.headerItems = [HeaderItem(name: "accept", value: "application/json"), HeaderItem(name: "X-Trace", value: "t1")]
+        let options = EventSource.Options(lastEventID: "41", connectionTimeout: .seconds(42))
+        _ = await Self.collect(Self.source(transport, endpoint: endpoint, options: options))
+        let request = try #require(transport.requests.first)
+        #expect(request.timeout == .seconds(42))
+        #expect(request.head.headerFields[values: .accept] == ["text/event-stream"])
+        #expect(request.header("X-Trace") == "t1")
+        #expect(request.header("Last-Event-ID") == "41", "options.lastEventID is sent on the first connection")
+    }
+
+    @Test("cancelling the reading task ends the sequence at once with .cancelled and stops the transfer")
+    func cancellationWhileReading() async throws {
+        let transport = ScriptedTransport([.endless(first: "data: a\n\n")])
+        let source = Self.source(transport)
+        let (firstEvent, gotFirst) = AsyncStream.makeStream(of: Void.self)
+        let reader = Task { () -> CourierError? in
+            do throws(CourierError) {
+                for try await _ in source { gotFirst.yield() }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for await _ in firstEvent { break }
+        reader.cancel()
+        let error = await reader.value
+        guard case .cancelled? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+        for await _ in transport.endlessBodyStopped { break }
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("cancelling the task while it waits to reconnect ends the sequence with .cancelled, without another request")
+    func cancellationWhileWaiting() async throws {
+        let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"])])
+        let clock = TestClock()
+        let source = Self.source(transport, clock: clock)
+        let reader = Task { await Self.collect(source) }
+        await clock.waitForSleepers(1)
+        reader.cancel()
+        let (events, error) = await reader.value
+        guard case .cancelled? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(events.map(\.data) == ["a"])
+        #expect(transport.requests.count == 1)
+    }
+}
+
+/// ``StreamedResponse/serverSentEvents(maximumLineLength:maximumEventSize:)``: one connection's events.
+@Suite("Server-Sent Events: one response's events")
+struct ServerSentEventsTests {
+    static func response(_ chunks: [String]) -> StreamedResponse {
+        let (body, continuation) = AsyncStream.makeStream(of: Data.self)
+        for chunk in chunks { continuation.yield(Data(chunk.utf8)) }
+        continuation.finish()
+        return StreamedResponse(status: .ok, body: ResponseBody(body), url: URL(string: "https://api.example.com/feed")!)
+    }
+
+    @Test("events come out as the chunks arrive; an unfinished last event is dropped at the end of the body")
+    func eventsInOrder() async throws {
+        var events: [String] = []
+        for try await event in Self.response(["data: a\n", "\ndata: b\r", "\n\r\ndata: c"]).serverSentEvents() {
+            events.append(event.data)
+        }
+        #expect(events == ["a", "b"])
+    }
+
+    @Test("an event past the size limit is thrown after the events before it, with the response's URL")
+    func eventLimit() async throws {
+        var events: [String] = []
+        var iterator = Self.response(["data: a\n\ndata: 123456789\n\n"]).serverSentEvents(maximumEventSize: 4).makeAsyncIterator()
+        do throws(CourierError) {
+            while let event = try await iterator.next() { events.append(event.data) }
+            Issue.record("no error")
+        } catch {
+            guard case .transport(let failure) = error else {
+                Issue.record("expected .transport, got \(error)")
+                return
+            }
+            #expect(failure.kind == .responseTooLarge)
+            #expect(failure.url?.absoluteString == "https://api.example.com/feed")
+        }
+        #expect(events == ["a"])
+    }
+}
