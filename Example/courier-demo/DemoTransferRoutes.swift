@@ -10,7 +10,7 @@ import Foundation
 ///   and answers the whole file (200) otherwise. `?drop=1` drops the connection once, halfway
 ///   through the first download of the process, so that the client has to resume.
 /// - `GET /v1/events` — Server-Sent Events: events `1`…``DemoEvents/count`` with ids, `retry:
-///   100`; the first connection is dropped after event ``DemoEvents/dropAfter``; a reconnection
+///   100`; the first stream ends after event ``DemoEvents/dropAfter``; a reconnection
 ///   with `Last-Event-ID: n` continues from `n + 1`; once every event was sent, a reconnection
 ///   gets 204 (no more events).
 struct DemoTransferRoutes: Sendable {

@@ -85,3 +85,19 @@ struct DecideDevice: DemoEndpoint {
     }
     func path() throws(CourierError) -> URLPath { try URLPath("/oauth/device") }
 }
+
+/// `GET /v1/events`: a Server-Sent Events stream (the server ends the first one after event 3).
+struct StreamEvents: DemoEndpoint {
+    let api: BaseURL
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/events") }
+}
+
+/// `GET /v1/files/report.bin`: a 64 MiB file with an `ETag`; with `dropOnce`, the server drops
+/// the first download of the process halfway.
+struct DownloadReport: DemoEndpoint {
+    let api: BaseURL
+    var dropOnce = false
+    var queryItems: [QueryItem]? { dropOnce ? [QueryItem(name: "drop", value: "1")] : nil }
+    var timeout: Duration? { .seconds(120) }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/files/report.bin") }
+}
