@@ -6,18 +6,68 @@ package import Foundation
 package enum SHA256 {
     /// The 32-byte digest of `data`.
     package static func hash(_ data: some DataProtocol) -> [UInt8] {
-        var state: [UInt32] = [
+        var hasher = Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// A digest computed piece by piece, for data too large to hold at once (a downloaded file).
+    package struct Hasher {
+        private var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
-        var message = [UInt8](data)
-        let bitLength = UInt64(message.count) &* 8
-        // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits, big-endian.
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        /// Bytes not yet hashed: fewer than one 64-byte block.
+        private var pending: [UInt8] = []
+        private var length: UInt64 = 0
+        private var schedule = [UInt32](repeating: 0, count: 64)
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
+        package init() {
+            pending.reserveCapacity(64)
+        }
+
+        /// Adds `data` to the digest.
+        package mutating func update(_ data: some DataProtocol) {
+            length &+= UInt64(data.count)
+            for region in data.regions {
+                let hashed: Void? = region.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+                if hashed == nil { Array(region).withUnsafeBytes { update($0) } }
+            }
+        }
+
+        private mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            var index = 0
+            if !pending.isEmpty {
+                let take = Swift.min(64 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes[0..<take])
+                index = take
+                guard pending.count == 64 else { return }
+                let block = pending
+                block.withUnsafeBytes { compress($0, at: 0) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            while bytes.count - index >= 64 {
+                compress(bytes, at: index)
+                index += 64
+            }
+            pending.append(contentsOf: bytes[index...])
+        }
+
+        /// The 32-byte digest of everything added.
+        package mutating func finalize() -> [UInt8] {
+            let bitLength = length &* 8
+            // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits, big-endian.
+            var tail = pending
+            tail.append(0x80)
+            while tail.count % 64 != 56 { tail.append(0) }
+            for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+            tail.withUnsafeBytes { bytes in
+                for blockStart in stride(from: 0, to: bytes.count, by: 64) { compress(bytes, at: blockStart) }
+            }
+            pending.removeAll()
+            return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        }
+
+        private mutating func compress(_ message: UnsafeRawBufferPointer, at blockStart: Int) {
             for index in 0..<16 {
                 let offset = blockStart + index * 4
                 schedule[index] =
@@ -35,7 +85,7 @@ package enum SHA256 {
             for index in 0..<64 {
                 let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
                 let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
+                let temp1 = h &+ sum1 &+ choice &+ SHA256.roundConstants[index] &+ schedule[index]
                 let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
                 let majority = (a & b) ^ (a & c) ^ (b & c)
                 let temp2 = sum0 &+ majority
@@ -50,11 +100,10 @@ package enum SHA256 {
             state[6] &+= g
             state[7] &+= h
         }
-        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }
 
     /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
-    private static let roundConstants: [UInt32] = [
+    fileprivate static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
         0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
