@@ -81,6 +81,7 @@ struct DownloadTransfer: Sendable {
                     let decision = RangeDecision.decide(
                         status: 416, headers: refused.headers, requestedOffset: offset, validator: validator, expectedLength: nil)
                     if decision == .complete {
+                        try DownloadFile(creating: paths.temporary, truncate: false).synchronize()
                         try paths.commit()
                         let ticker = ProgressTicker(meter)
                         ticker.force(offset, of: offset)
