@@ -213,7 +213,7 @@ struct DownloadIntegrationTests {
     func downloadProgressIsThrottledAndEndsAtTheTotal(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let files = try ScratchDirectory()
-            let size = Self.sanitized ? 8 << 20 : 64 << 20
+            let size = Self.sanitized ? 8 << 20 : 16 << 20
             _ = await RangeResource.serve(size: size, on: server)
             let seen = TimedValues()
             let file = try await client(kind).enqueue(server.endpoint("/file")).download(to: files.destination) { seen.add($0) }
@@ -228,7 +228,7 @@ struct DownloadIntegrationTests {
     func uploadProgressCountsWhatTheTransportReads(_ kind: TransportKind, _ upload: UploadKind) async throws {
         try await TestServer.run { server in
             let files = try ScratchDirectory()
-            let size = Self.sanitized ? 4 << 20 : 32 << 20
+            let size = Self.sanitized ? 4 << 20 : 8 << 20
             await server.route("POST /upload") { request in
                 var count = 0
                 for try await chunk in request.bodySequence { count += chunk.count }
@@ -326,7 +326,7 @@ final class TimedValues: Sendable {
         let bound = ProgressMeter.interval - .milliseconds(5)
         #expect(gaps.allSatisfy { $0 >= bound }, "values closer than 45 ms: \(gaps.filter { $0 < bound })", sourceLocation: sourceLocation)
         // Far fewer values than chunks (at least total / chunkSize of them), as long as the
-        // transfer took less than total / chunkSize / 4 × 50 ms (3.2 s for 64 MiB of 16 KiB chunks).
+        // transfer took less than total / chunkSize / 4 × 50 ms (0.8 s for 16 MiB of 16 KiB chunks).
         if let first = timed.first, let last = timed.last, (last.1 - first.1) < ProgressMeter.interval * (Int(total) / chunkSize / 4) {
             #expect(progress.count < Int(total) / chunkSize / 4, "\(progress.count) values for \(total) bytes", sourceLocation: sourceLocation)
         }
