@@ -77,14 +77,14 @@ for sanitizer in "${sanitizers[@]}"; do
     timed "$sanitizer: loopback and stub tests" \
         swift test --skip-build "${flags[@]}" --filter CourierIntegrationTests --filter CourierTestingTests \
         --skip QueueSensitiveTests --skip TokenRotationIntegrationTests \
-        --skip StreamingResponseIntegrationTests --skip TransportContractTests
+        --skip StreamingResponseIntegrationTests --skip TransportContractTests --skip DownloadIntegrationTests
     timed "$sanitizer: token rotation tests, one at a time" \
         swift test --skip-build "${flags[@]}" --filter TokenRotationIntegrationTests --no-parallel
     timed "$sanitizer: queue-sensitive tests" \
         swift test --skip-build "${flags[@]}" --filter QueueSensitiveTests
     # Large streamed bodies on both transports: alone, so their load does not time out the
     # others, and with smaller bodies (COURIER_SANITIZER, read by the tests).
-    timed "$sanitizer: streaming and transport-contract tests, one at a time" \
+    timed "$sanitizer: streaming, transport-contract and download tests, one at a time" \
         env COURIER_SANITIZER="$sanitizer" swift test --skip-build "${flags[@]}" \
-        --filter StreamingResponseIntegrationTests --filter TransportContractTests --no-parallel
+        --filter StreamingResponseIntegrationTests --filter TransportContractTests --filter DownloadIntegrationTests --no-parallel
 done

@@ -19,6 +19,7 @@ struct CourierBench {
         var sink = false
         var sinkFile: String?
         var transfersGiB: Double?
+        var downloadsGiB: Double?
         var transfersTransports = TransfersBench.transportNames
         var overhead = 0
         var mallocs = false
@@ -33,7 +34,7 @@ struct CourierBench {
                                  [--warmup N] [--concurrency N] [--mode sequential|concurrent|both]
                                  [--clients LIST] [--baseline CLIENT] [--auth-burst N]
                                  [--multipart-gib N [--multipart-rounds N]]
-                                 [--transfers-gib N [--transfers-transports LIST]]
+                                 [--transfers-gib N [--transfers-transports LIST]] [--downloads-gib N]
 
               --requests N     requests per client per round (default 1000)
               --rounds N       measured rounds per mode (default 20)
@@ -69,6 +70,11 @@ struct CourierBench {
                                64 MiB target (see TransfersBench.swift). Exit status 3 when a
                                transfer over async-http-client misses the target
               --transfers-transports LIST  ahc, urlsession or ahc,urlsession (default)
+              --downloads-gib N  instead of the modes: an N GiB download to disk with
+                               Call.download(to:) on each transport against curl -o from the same
+                               server in a child process: time, peak RSS, ratios to curl (see
+                               DownloadsBench.swift). Exit status 3 when async-http-client misses
+                               a target (peak RSS < 64 MiB, ≥ 0.9× curl)
               --overhead N     instead of the modes: N sequential calls per variant and round to a
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
@@ -128,6 +134,10 @@ struct CourierBench {
                     let text = try value(for: argument)
                     guard let number = Double(text), number > 0 else { throw BenchError("--transfers-gib: expected a positive number, got \(text)") }
                     options.transfersGiB = number
+                case "--downloads-gib":
+                    let text = try value(for: argument)
+                    guard let number = Double(text), number > 0 else { throw BenchError("--downloads-gib: expected a positive number, got \(text)") }
+                    options.downloadsGiB = number
                 case "--transfers-transports":
                     let names = try value(for: argument).split(separator: ",").map(String.init)
                     if names.isEmpty || names.contains(where: { !TransfersBench.transportNames.contains($0) }) {
@@ -172,6 +182,9 @@ struct CourierBench {
         }
         if let gibibytes = options.transfersGiB {
             await runTransfers(gibibytes: gibibytes, transports: options.transfersTransports)
+        }
+        if let gibibytes = options.downloadsGiB {
+            await runDownloads(gibibytes: gibibytes)
         }
         if options.overhead > 0 {
             Overhead.reexecWithInterposer()
@@ -331,6 +344,18 @@ struct CourierBench {
     static func runTransfers(gibibytes: Double, transports: [String]) async -> Never {
         do {
             let met = try await TransfersBench.run(gibibytes: gibibytes, transports: transports)
+            exit(met ? 0 : 3)
+        } catch {
+            FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// `--downloads-gib`; exits: 0 when the download over async-http-client met both targets
+    /// (peak RSS, ≥ 0.9× curl), 3 when it did not, 1 on an error (a mismatched file included).
+    static func runDownloads(gibibytes: Double) async -> Never {
+        do {
+            let met = try await DownloadsBench.run(gibibytes: gibibytes)
             exit(met ? 0 : 3)
         } catch {
             FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))

@@ -27,6 +27,9 @@ public struct TransportFailure: Error, Sendable, Equatable {
         /// The response body grew past the request's limit (``Configuration/maximumResponseSize``,
         /// counted after decompression); the transport stopped reading it.
         case responseTooLarge
+        /// Writing a download to disk failed (disk full, no permission, an I/O error); the
+        /// message names the operation, the file and the system's reason.
+        case fileSystem
         /// Anything else.
         case other
     }
@@ -80,6 +83,7 @@ extension TransportFailure {
             case .pinningFailed: .serverCertificateUntrusted
             case .badResponse: .badServerResponse
             case .responseTooLarge: .dataLengthExceedsMaximum
+            case .fileSystem: .cannotWriteToFile
             case .other: .unknown
             }
         var userInfo: [String: Any] = [:]

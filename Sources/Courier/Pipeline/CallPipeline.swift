@@ -57,7 +57,9 @@ enum CallPipeline {
         configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
         collectsBody: Bool
     ) async throws(CourierError) -> StreamedResponse {
-        let context = MiddlewareContext(endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
+        // Stages see the caller's endpoint, not the wrapper a download or a progress observer sends.
+        let declared = (endpoint as? TransferEndpoint)?.declared ?? endpoint
+        let context = MiddlewareContext(endpoint: declared, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let courierStages = CourierStages(
             retry: RetryStage(policy: configuration.retryPolicy, clock: configuration.clock),
             authentication: AuthenticationStage(

@@ -247,6 +247,9 @@ public struct RetryPolicy: Sendable {
         case .responseTooLarge:
             // The server will send the same body again; reading it twice only costs twice.
             return false
+        case .fileSystem:
+            // The disk, not the network: sending again fills it again.
+            return false
         case .badResponse, .other:
             // A malformed response, a bad URL, or something unknown: repeating the same request
             // is not expected to help.

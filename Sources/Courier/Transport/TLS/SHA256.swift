@@ -6,51 +6,115 @@ package import Foundation
 package enum SHA256 {
     /// The 32-byte digest of `data`.
     package static func hash(_ data: some DataProtocol) -> [UInt8] {
-        var state: [UInt32] = [
+        var hasher = Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// A digest computed piece by piece, for data too large to hold at once (a downloaded file).
+    package struct Hasher {
+        private var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
-        var message = [UInt8](data)
-        let bitLength = UInt64(message.count) &* 8
-        // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits, big-endian.
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        /// Bytes not yet hashed: fewer than one 64-byte block.
+        private var pending: [UInt8] = []
+        private var length: UInt64 = 0
+        private var schedule = [UInt32](repeating: 0, count: 64)
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] =
-                    UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16
-                    | UInt32(message[offset + 2]) << 8 | UInt32(message[offset + 3])
+        package init() {
+            pending.reserveCapacity(64)
+        }
+
+        /// Adds `data` to the digest.
+        package mutating func update(_ data: some DataProtocol) {
+            length &+= UInt64(data.count)
+            for region in data.regions {
+                let hashed: Void? = region.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+                if hashed == nil { Array(region).withUnsafeBytes { update($0) } }
             }
-            for index in 16..<64 {
-                let early = schedule[index - 15]
-                let late = schedule[index - 2]
-                let sigma0 = early.rotatedRight(7) ^ early.rotatedRight(18) ^ (early >> 3)
-                let sigma1 = late.rotatedRight(17) ^ late.rotatedRight(19) ^ (late >> 10)
-                schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
+        }
+
+        private mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            var index = 0
+            if !pending.isEmpty {
+                let take = Swift.min(64 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes[0..<take])
+                index = take
+                guard pending.count == 64 else { return }
+                let block = pending
+                block.withUnsafeBytes { compress($0, at: 0) }
+                pending.removeAll(keepingCapacity: true)
             }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+            while bytes.count - index >= 64 {
+                compress(bytes, at: index)
+                index += 64
+            }
+            pending.append(contentsOf: bytes[index...])
+        }
+
+        /// The 32-byte digest of everything added.
+        package mutating func finalize() -> [UInt8] {
+            let bitLength = length &* 8
+            // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits, big-endian.
+            var tail = pending
+            tail.append(0x80)
+            while tail.count % 64 != 56 { tail.append(0) }
+            for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+            tail.withUnsafeBytes { bytes in
+                for blockStart in stride(from: 0, to: bytes.count, by: 64) { compress(bytes, at: blockStart) }
+            }
+            pending.removeAll()
+            return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        }
+
+        private mutating func compress(_ message: UnsafeRawBufferPointer, at blockStart: Int) {
+            // Through buffer pointers: several times faster than array subscripts in a debug
+            // build, where tests hash hundreds of MiB.
+            schedule.withUnsafeMutableBufferPointer { schedule in
+                state.withUnsafeMutableBufferPointer { state in
+                    SHA256.compress(message, at: blockStart, schedule: schedule, state: state)
+                }
+            }
+        }
+    }
+
+    private static func compress(
+        _ message: UnsafeRawBufferPointer, at blockStart: Int, schedule: UnsafeMutableBufferPointer<UInt32>,
+        state: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for index in 0..<16 {
+            let offset = blockStart + index * 4
+            schedule[index] =
+                UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16
+                | UInt32(message[offset + 2]) << 8 | UInt32(message[offset + 3])
+        }
+        for index in 16..<64 {
+            let early = schedule[index - 15]
+            let late = schedule[index - 2]
+            let sigma0 = early.rotatedRight(7) ^ early.rotatedRight(18) ^ (early >> 3)
+            let sigma1 = late.rotatedRight(17) ^ late.rotatedRight(19) ^ (late >> 10)
+            schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
+        }
+        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+        roundConstants.withUnsafeBufferPointer { constants in
             for index in 0..<64 {
                 let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
                 let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
+                let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
                 let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
                 let majority = (a & b) ^ (a & c) ^ (b & c)
                 let temp2 = sum0 &+ majority
                 (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
             }
-            state[0] &+= a
-            state[1] &+= b
-            state[2] &+= c
-            state[3] &+= d
-            state[4] &+= e
-            state[5] &+= f
-            state[6] &+= g
-            state[7] &+= h
         }
-        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
     }
 
     /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.

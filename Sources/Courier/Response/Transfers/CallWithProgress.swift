@@ -1,0 +1,184 @@
+public import Foundation
+
+extension Call {
+    /// This call with its upload and download progress observable: the returned
+    /// ``CallWithProgress`` has both sequences before the request starts, so no early value is
+    /// missed. Resume it instead of the call.
+    ///
+    /// ```swift
+    /// let call = client.enqueue(UploadVideo(file: movie)).withProgress()
+    /// let watcher = Task {
+    ///     for await progress in call.uploadProgress { print(progress) }   // upload 65536/734003200 bytes (0%) …
+    /// }
+    /// let receipt = try await call.resume(expecting: UploadReceipt.self)
+    /// await watcher.value
+    /// ```
+    ///
+    /// A call resumed without it has no progress machinery at all.
+    public func withProgress() -> CallWithProgress {
+        CallWithProgress(call: self)
+    }
+
+    /// Sends the request and returns the validated response, as ``resume()``, calling `progress`
+    /// with the upload's and then the download's progress (throttled, monotonic per direction;
+    /// see ``TransferProgress``) from the transfer's tasks, one value at a time and in order: keep
+    /// it short (it runs under the progress meter's lock) and hop to your UI's actor inside it.
+    ///
+    /// ```swift
+    /// let response = try await client.enqueue(UploadVideo(file: movie)).resume { progress in
+    ///     Task { @MainActor in bar.update(progress) }
+    /// }
+    /// ```
+    /// - Throws: as ``resume()``.
+    public func resume(progress: @escaping @Sendable (TransferProgress) -> Void) async throws(CourierError) -> Response {
+        try await observing(
+            upload: ProgressMeter.calling(progress, .upload), download: ProgressMeter.calling(progress, .download)
+        ).resume()
+    }
+
+    /// ``resume(progress:)`` for completion-handler code: starts the call and calls `completion`
+    /// once with its outcome; `progress` is called before that, as the bytes move.
+    ///
+    /// ```swift
+    /// client.enqueue(UploadVideo(file: movie)).resume(progress: { print($0) }) { result in
+    ///     if case .failure(let error) = result { print(error) }
+    /// }
+    /// ```
+    @discardableResult
+    public func resume(
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
+    ) -> CallHandle {
+        CallHandle(
+            task: Task {
+                do throws(CourierError) {
+                    completion(.success(try await resume(progress: progress)))
+                } catch {
+                    completion(.failure(error))
+                }
+            })
+    }
+
+    /// This call, sending its body counted into `upload` and its response counted into `download`.
+    func observing(upload: ProgressMeter?, download: ProgressMeter?) -> Call {
+        Call(client: client, endpoint: TransferEndpoint(base: endpoint, uploadMeter: upload, downloadMeter: download))
+    }
+}
+
+/// A ``Call`` whose upload and download progress can be observed, made by
+/// ``Call/withProgress()``. The sequences exist before the request starts and end when the call
+/// ends; resume it once.
+///
+/// ```swift
+/// let call = client.enqueue(DownloadReport(id: 7)).withProgress()
+/// Task { for await progress in call.downloadProgress { print(progress.fraction ?? 0) } }
+/// let report = try await call.resume(expecting: Report.self)
+/// ```
+public struct CallWithProgress: Sendable {
+    let call: Call
+    private let uploadMeter: ProgressMeter
+    private let downloadMeter: ProgressMeter
+
+    /// The request body's progress, counted as the transport reads it: a first value at 0 when
+    /// it starts, the last at the body's size. Ends without a value for a request with no body.
+    public let uploadProgress: TransferProgressUpdates
+    /// The response body's progress, counted as it arrives (for ``download(to:options:)``: as it
+    /// is written to disk): a first value when the head arrives, the last at the body's size.
+    public let downloadProgress: TransferProgressUpdates
+
+    init(call: Call) {
+        self.call = call
+        (uploadProgress, uploadMeter) = ProgressMeter.makeUpdates(.upload)
+        (downloadProgress, downloadMeter) = ProgressMeter.makeUpdates(.download)
+    }
+
+    /// Sends the request and returns the validated response, as ``Call/resume()``, reporting
+    /// progress; both sequences end when it returns or throws.
+    /// - Throws: as ``Call/resume()``.
+    public func resume() async throws(CourierError) -> Response {
+        defer { endProgress() }
+        return try await call.observing(upload: uploadMeter, download: downloadMeter).resume()
+    }
+
+    /// Sends the request and decodes the body, as ``Call/resume(expecting:)``, reporting progress;
+    /// both sequences end when it returns or throws.
+    /// - Throws: as ``Call/resume(expecting:)``.
+    public func resume<T: Decodable & Sendable>(expecting type: T.Type) async throws(CourierError) -> T {
+        defer { endProgress() }
+        return try await call.observing(upload: uploadMeter, download: downloadMeter).resume(expecting: type)
+    }
+
+    /// Downloads the response body to `destination`, as ``Call/download(to:options:progress:)``,
+    /// reporting progress; both sequences end when it returns or throws.
+    ///
+    /// ```swift
+    /// let call = client.enqueue(GetImage(name: "jammy.iso")).withProgress()
+    /// Task { for await progress in call.downloadProgress { print(progress) } }
+    /// let file = try await call.download(to: URL(filePath: "/tmp/jammy.iso"))
+    /// ```
+    /// - Throws: as ``Call/download(to:options:progress:)``.
+    public func download(to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError) -> DownloadedFile {
+        defer { endProgress() }
+        let upload = call.observing(upload: uploadMeter, download: nil)
+        return try await DownloadTransfer(call: upload, destination: destination, options: options, meter: downloadMeter).run()
+    }
+
+    private func endProgress() {
+        uploadMeter.end()
+        downloadMeter.end()
+    }
+}
+
+/// The stage that counts a response body into a download meter as the caller reads it.
+struct DownloadCountingStage: Middleware {
+    let meter: ProgressMeter
+
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+        var response = try await next(request)
+        let expected = response.body.expectedLength.map(Int64.init)
+        response.body = ResponseBody(CountedChunks(base: response.body, meter: meter, expected: expected), expectedLength: response.body.expectedLength)
+        return response
+    }
+}
+
+/// A response body counted into a meter as it is read.
+struct CountedChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    typealias Failure = CourierError
+
+    let base: ResponseBody
+    let meter: ProgressMeter
+    let expected: Int64?
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), ticker: ProgressTicker(meter), expected: expected)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        typealias Failure = CourierError
+
+        var base: ResponseBody.Iterator
+        var ticker: ProgressTicker
+        let expected: Int64?
+        var received: Int64 = 0
+        var started = false
+
+        mutating func next() async throws(CourierError) -> Data? {
+            if !started {
+                started = true
+                ticker.force(0, of: expected)
+            }
+            guard let chunk = try await base.next() else {
+                ticker.force(received, of: expected)
+                return nil
+            }
+            received += Int64(chunk.count)
+            ticker.advance(to: received, of: expected)
+            return chunk
+        }
+
+        mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Data? {
+            try await next()
+        }
+    }
+}

@@ -1,0 +1,244 @@
+public import Foundation
+
+extension Call {
+    /// Sends the request and writes the response body to the file at `destination`, never
+    /// holding more than a few chunks in memory, and returns once the file is whole.
+    ///
+    /// The body goes to a temporary file next to `destination` (`.<name>.courier-download`),
+    /// which is synced and then renamed over `destination` in one step: `destination` never
+    /// holds a partial file, and an existing file there is replaced only by a complete one.
+    ///
+    /// When the connection drops, the download continues (up to
+    /// ``DownloadOptions/maximumResumeAttempts`` times) with `Range: bytes=N-` and `If-Range`
+    /// naming the version on disk (its strong `ETag`, else its `Last-Modified`); a `206` must
+    /// start exactly at `N`, a `200` or a changed `ETag` starts over from zero. What arrived
+    /// stays on disk with a record of it (`.<name>.courier-download.json`) when the download
+    /// fails or its task is cancelled, so the next download to the same `destination` from the
+    /// same URL continues from there, even in another process after a crash.
+    ///
+    /// ```swift
+    /// let file = try await client.enqueue(GetImage(name: "noble.iso"))
+    ///     .download(to: URL(filePath: "/var/cache/noble.iso")) { progress in
+    ///         print(progress)                     // download 73400320/2751463424 bytes (2%)
+    ///     }
+    /// print(file.byteCount)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - destination: a file URL; its directory must exist and be writable.
+    ///   - options: how many times to continue after a dropped connection.
+    ///   - progress: called with the download's progress (see ``TransferProgress``), throttled,
+    ///     one value at a time and in order, from the transfer's tasks; keep it short (it runs
+    ///     under the progress meter's lock). `nil` costs nothing.
+    /// - Throws: as ``stream()`` before the body; ``CourierError/transport(_:)`` with a
+    ///   ``TransportFailure/Kind/fileSystem`` failure when the file cannot be written (disk
+    ///   full, no permission: the message names the file and the reason), with
+    ///   ``TransportFailure/Kind/badResponse`` when the server sends more than it announced or
+    ///   keeps answering ranges inconsistently, the last connection failure once the attempts
+    ///   are spent; ``CourierError/cancelled`` when the task is cancelled.
+    public func download(
+        to destination: URL, options: DownloadOptions = DownloadOptions(), progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws(CourierError) -> DownloadedFile {
+        let meter = ProgressMeter.calling(progress, .download)
+        defer { meter?.end() }
+        return try await DownloadTransfer(call: self, destination: destination, options: options, meter: meter).run()
+    }
+
+    /// ``download(to:options:progress:)`` for completion-handler code: starts the download and
+    /// calls `completion` once with its outcome. Cancel it with the returned handle.
+    ///
+    /// ```swift
+    /// client.enqueue(GetImage(name: "noble.iso")).download(to: destination, progress: { print($0) }) { result in
+    ///     if case .success(let file) = result { print("saved \(file.byteCount) bytes") }
+    /// }
+    /// ```
+    @discardableResult
+    public func download(
+        to destination: URL, options: DownloadOptions = DownloadOptions(), progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<DownloadedFile, CourierError>) -> Void
+    ) -> CallHandle {
+        CallHandle(
+            task: Task {
+                do throws(CourierError) {
+                    completion(.success(try await download(to: destination, options: options, progress: progress)))
+                } catch {
+                    completion(.failure(error))
+                }
+            })
+    }
+
+    /// A download to `destination` that can be paused and resumed, not started yet: call
+    /// ``Download/start()``. Its ``Download/progress`` exists already, so no value is missed.
+    ///
+    /// ```swift
+    /// let download = client.enqueue(GetImage(name: "noble.iso")).makeDownload(to: destination)
+    /// await download.start()
+    /// let resumeData = await download.pause()        // keep it, or let the saved state do
+    /// await download.resume()
+    /// let file = try await download.finished()
+    /// ```
+    /// - Parameter resumeData: what ``Download/pause()`` returned, to continue from; without it,
+    ///   the state saved next to the partial file (if any) is used.
+    public func makeDownload(
+        to destination: URL, options: DownloadOptions = DownloadOptions(), resumingFrom resumeData: DownloadResumeData? = nil
+    ) -> Download {
+        Download(call: self, destination: destination, options: options, resumeData: resumeData)
+    }
+}
+
+/// A download to disk that can be paused and resumed (made by ``Call/makeDownload(to:options:resumingFrom:)``).
+///
+/// ``pause()`` stops the transfer, syncs the partial file and returns the
+/// ``DownloadResumeData``; ``resume()`` continues with a `Range` request from the bytes on
+/// disk. ``finished()`` waits for the end: a complete file at ``destination``, or the error.
+/// Dropped connections are continued by themselves, as for ``Call/download(to:options:progress:)``.
+///
+/// ```swift
+/// let download = client.enqueue(GetImage(name: "noble.iso")).makeDownload(to: destination)
+/// Task { for await progress in download.progress { print(progress) } }
+/// await download.start()
+/// // … the user taps Pause:
+/// if let resumeData = await download.pause() { print("paused at \(resumeData.receivedBytes) bytes") }
+/// // … and Resume:
+/// await download.resume()
+/// let file = try await download.finished()
+/// ```
+public actor Download {
+    /// Where the file will be.
+    public nonisolated let destination: URL
+    /// The download's progress, across pauses: it ends when the download completes, fails or is
+    /// cancelled.
+    public nonisolated let progress: TransferProgressUpdates
+
+    /// Where a download is.
+    public enum State: Sendable {
+        /// Not started.
+        case ready
+        /// Transferring.
+        case running
+        /// Paused; ``Download/resume()`` continues from this.
+        case paused(DownloadResumeData)
+        /// Complete: the file is in place.
+        case finished(DownloadedFile)
+        /// Ended with this error (``Download/cancel()`` gives ``CourierError/cancelled``).
+        case failed(CourierError)
+    }
+
+    /// Where the download is now.
+    public private(set) var state: State = .ready
+
+    private let call: Call
+    private let options: DownloadOptions
+    private let meter: ProgressMeter
+    private var resumeData: DownloadResumeData?
+    private var running: (task: Task<Result<DownloadTransfer.Outcome, CourierError>, Never>, control: DownloadControl, generation: Int)?
+    private var generation = 0
+    private var waiters: [CheckedContinuation<Result<DownloadedFile, CourierError>, Never>] = []
+
+    init(call: Call, destination: URL, options: DownloadOptions, resumeData: DownloadResumeData?) {
+        self.call = call
+        self.destination = destination
+        self.options = options
+        self.resumeData = resumeData
+        (progress, meter) = ProgressMeter.makeUpdates(.download)
+    }
+
+    /// Starts the transfer, or continues a paused one. Does nothing while it runs or once it ended.
+    public func start() {
+        switch state {
+        case .ready, .paused: break
+        case .running, .finished, .failed: return
+        }
+        generation += 1
+        let control = DownloadControl()
+        let transfer = DownloadTransfer(
+            call: call, destination: destination, options: options, meter: meter, resumeData: resumeData, control: control)
+        let task = Task { () -> Result<DownloadTransfer.Outcome, CourierError> in
+            do throws(CourierError) {
+                return .success(try await transfer.perform())
+            } catch {
+                return .failure(error)
+            }
+        }
+        running = (task, control, generation)
+        state = .running
+        let current = generation
+        Task {
+            let outcome = await task.value
+            self.ended(current, with: outcome)
+        }
+    }
+
+    /// Continues a paused download from the bytes on disk (``start()`` under another name).
+    public func resume() {
+        start()
+    }
+
+    /// Stops the transfer and returns what continues it, once the partial file is synced and the
+    /// state saved next to it; `nil` when there is nothing to pause (not running, or it ended
+    /// first).
+    public func pause() async -> DownloadResumeData? {
+        guard case .running = state, let running else { return nil }
+        running.control.requestPause()
+        running.task.cancel()
+        ended(running.generation, with: await running.task.value)
+        if case .paused(let data) = state { return data }
+        return nil
+    }
+
+    /// Stops the download for good and removes the partial file and its saved state; waiters of
+    /// ``finished()`` get ``CourierError/cancelled``. Does nothing once it ended.
+    public func cancel() async {
+        switch state {
+        case .finished, .failed: return
+        case .ready, .paused: break
+        case .running:
+            if let running {
+                running.task.cancel()
+                _ = await running.task.value
+            }
+        }
+        running = nil
+        DownloadPaths(destination: destination).removeLeftovers()
+        end(.failure(.cancelled))
+    }
+
+    /// Waits until the download ends (a pause is not an end) and returns the file.
+    /// - Throws: the error that ended the download (see ``Call/download(to:options:progress:)``),
+    ///   or ``CourierError/cancelled`` after ``cancel()``. Cancelling the waiting task does not
+    ///   stop the download; it goes on for other waiters.
+    public func finished() async throws(CourierError) -> DownloadedFile {
+        switch state {
+        case .finished(let file): return file
+        case .failed(let error): throw error
+        case .ready, .running, .paused: break
+        }
+        return try await withCheckedContinuation { waiters.append($0) }.get()
+    }
+
+    /// Applies the outcome of the transfer of `generation`, once.
+    private func ended(_ generation: Int, with outcome: Result<DownloadTransfer.Outcome, CourierError>) {
+        guard let running, running.generation == generation else { return }
+        self.running = nil
+        switch outcome {
+        case .success(.paused(let data)):
+            resumeData = data
+            state = .paused(data)
+        case .success(.finished(let file)):
+            end(.success(file))
+        case .failure(let error):
+            end(.failure(error))
+        }
+    }
+
+    private func end(_ result: Result<DownloadedFile, CourierError>) {
+        switch result {
+        case .success(let file): state = .finished(file)
+        case .failure(let error): state = .failed(error)
+        }
+        meter.end()
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.resume(returning: result) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The files of a download to `destination`: the partial body `.<name>.courier-download` and its
+/// resume state `.<name>.courier-download.json`, both in the destination's directory (so the
+/// final `rename(2)` is atomic, on the same file system). Errors are
+/// ``TransportFailure/Kind/fileSystem`` failures naming the operation, the file and `errno`.
+struct DownloadPaths {
+    let destination: URL
+    let temporary: URL
+    let state: URL
+
+    init(destination: URL) {
+        self.destination = destination.standardizedFileURL
+        let directory = self.destination.deletingLastPathComponent()
+        let name = "." + self.destination.lastPathComponent + ".courier-download"
+        temporary = directory.appendingPathComponent(name)
+        state = directory.appendingPathComponent(name + ".json")
+    }
+
+    /// The saved resume state, if there is one and it is readable.
+    func loadState() -> DownloadResumeData? {
+        guard let data = try? Data(contentsOf: state) else { return nil }
+        return try? JSONDecoder().decode(DownloadResumeData.self, from: data)
+    }
+
+    /// Saves `resumeData` next to the partial file, readable by its owner only.
+    func save(_ resumeData: DownloadResumeData) throws(CourierError) {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(resumeData)
+        } catch {
+            throw Self.failure("encoding the resume state", state, code: EINVAL)
+        }
+        let file = try DownloadFile(creating: state, truncate: true)
+        try file.write(data)
+        try file.synchronize()
+    }
+
+    /// Removes the partial file and its state (after a restart, a cancel, or a success).
+    func removeLeftovers() {
+        unlink(temporary.path)
+        removeState()
+    }
+
+    /// Removes the saved state: what is on disk cannot be continued.
+    func removeState() {
+        unlink(state.path)
+    }
+
+    /// The size of the partial file, or 0 if there is none.
+    func temporarySize() -> Int64 {
+        var info = stat()
+        guard stat(temporary.path, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    /// Moves the complete partial file to the destination in one step (replacing what was
+    /// there), then syncs the directory so that the new name survives a crash.
+    func commit() throws(CourierError) {
+        guard rename(temporary.path, destination.path) == 0 else {
+            throw Self.failure("moving the download into place at", destination, code: errno)
+        }
+        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 {
+            _ = fsync(directory)
+            _ = systemClose(directory)
+        }
+        unlink(state.path)
+    }
+
+    /// A file-system failure: what was being done, to which file, and the system's reason.
+    static func failure(_ operation: String, _ file: URL, code: Int32) -> CourierError {
+        let reason = String(cString: strerror(code))
+        return .transport(
+            TransportFailure(
+                synthesizing: .fileSystem, url: nil, message: "\(operation) \(file.path) failed: \(reason) (errno \(code))"))
+    }
+}
+
+/// An open file written with `write(2)`, closed when released; used by one task at a time.
+final class DownloadFile {
+    let descriptor: Int32
+    let url: URL
+
+    /// Opens (creating it, mode 0600) `url` for writing at its end, truncated first if `truncate`.
+    init(creating url: URL, truncate: Bool) throws(CourierError) {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND)
+        let descriptor = open(url.path, flags, 0o600)
+        guard descriptor >= 0 else { throw DownloadPaths.failure("opening", url, code: errno) }
+        self.descriptor = descriptor
+        self.url = url
+    }
+
+    /// Cuts the file to `length` bytes and writes from there on.
+    func truncate(to length: Int64) throws(CourierError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw DownloadPaths.failure("truncating", url, code: errno) }
+        guard lseek(descriptor, off_t(length), SEEK_SET) >= 0 else { throw DownloadPaths.failure("seeking in", url, code: errno) }
+    }
+
+    /// Writes all of `data`, however many `write(2)` calls it takes.
+    func write(_ data: Data) throws(CourierError) {
+        let result: Int32 = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+        guard result == 0 else { throw DownloadPaths.failure("writing to", url, code: result) }
+    }
+
+    /// Flushes what was written to the disk (`fsync(2)`).
+    func synchronize() throws(CourierError) {
+        guard fsync(descriptor) == 0 else { throw DownloadPaths.failure("syncing", url, code: errno) }
+    }
+
+    deinit {
+        _ = systemClose(descriptor)
+    }
+}
+
+/// `close(2)`, from the platform's C library.
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Darwin)
+        Darwin.close(descriptor)
+    #elseif canImport(Musl)
+        Musl.close(descriptor)
+    #else
+        Glibc.close(descriptor)
+    #endif
+}
+
+/// `write(2)`, from the platform's C library.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        Darwin.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+        Musl.write(descriptor, bytes, count)
+    #else
+        Glibc.write(descriptor, bytes, count)
+    #endif
+}

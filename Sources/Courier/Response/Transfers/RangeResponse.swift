@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+
+/// A `Content-Range` value (RFC 9110 §14.4): `bytes first-last/complete`, `complete` being `*`
+/// when unknown, or the unsatisfied form `bytes */complete` of a 416.
+struct ContentRange: Equatable {
+    /// `first...last`, or `nil` for the unsatisfied form.
+    var range: ClosedRange<Int64>?
+    /// The size of the whole representation, when the server said.
+    var complete: Int64?
+
+    /// Parses `value`; `nil` for anything malformed (a hostile or confused server).
+    init?(_ value: String) {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[1] == "*" {
+            complete = nil
+        } else {
+            guard let total = Self.number(parts[1]) else { return nil }
+            complete = total
+        }
+        if parts[0] == "*" {
+            guard complete != nil else { return nil }
+            range = nil
+            return
+        }
+        let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last else { return nil }
+        if let complete, last >= complete { return nil }
+        range = first...last
+    }
+
+    init(range: ClosedRange<Int64>?, complete: Int64?) {
+        self.range = range
+        self.complete = complete
+    }
+
+    /// Digits only (no sign, no spaces), at most 18 of them: no overflow.
+    private static func number(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+}
+
+/// What a download does with the head of a response, given the bytes it has on disk: a pure
+/// decision, tested on its own.
+enum RangeDecision: Equatable {
+    /// Write the body after `offset` bytes (0: from the start, truncating what is on disk);
+    /// the whole body will be `total` bytes when known.
+    case write(offset: Int64, total: Int64?)
+    /// The file on disk is already complete (a 416 saying the resource has exactly its size).
+    case complete
+    /// Drop the bytes on disk and ask again for the whole body; `reason` says why.
+    case restart(reason: String)
+
+    /// - Parameters:
+    ///   - status: the response's status code, accepted by the endpoint or 416.
+    ///   - requestedOffset: the `N` of `Range: bytes=N-`, or 0 when no range was asked for.
+    ///   - validator: the validator the range was asked with (`If-Range`).
+    ///   - expectedLength: the body's announced length (`Content-Length`), if any.
+    static func decide(
+        status: Int, headers: HTTPFields, requestedOffset: Int64, validator: String?, expectedLength: Int64?
+    ) -> RangeDecision {
+        let contentRange = headers[.contentRange].map(ContentRange.init)
+        if status == 416 {
+            guard requestedOffset > 0, let contentRange, let contentRange, contentRange.range == nil,
+                contentRange.complete == requestedOffset
+            else { return .restart(reason: "the server refused the range (416) and the file on disk does not match its size") }
+            return .complete
+        }
+        guard status == 206 else {
+            // A 200 (or another success) to a range request: the resource changed, or the
+            // server ignores ranges. Start over with this body.
+            return .write(offset: 0, total: expectedLength)
+        }
+        guard requestedOffset > 0 else { return .restart(reason: "a 206 answered a request without a range") }
+        guard let contentRange, let contentRange, let range = contentRange.range else {
+            return .restart(reason: "a 206 without a valid Content-Range")
+        }
+        guard range.lowerBound == requestedOffset else {
+            return .restart(reason: "a 206 starting at byte \(range.lowerBound), not at \(requestedOffset) as asked")
+        }
+        let length = range.upperBound - range.lowerBound + 1
+        if let expectedLength, expectedLength != length {
+            return .restart(reason: "a 206 whose Content-Length (\(expectedLength)) does not match its Content-Range (\(length) bytes)")
+        }
+        if let complete = contentRange.complete, complete != range.upperBound + 1 {
+            return .restart(reason: "a 206 ending at byte \(range.upperBound) of \(complete): an open range must run to the end")
+        }
+        if let validator, validator.hasPrefix("\""), let tag = headers[.eTag], tag != validator {
+            return .restart(reason: "a 206 for another version of the resource (ETag changed)")
+        }
+        return .write(offset: requestedOffset, total: contentRange.complete ?? range.upperBound + 1)
+    }
+
+    /// The validator to resume with: the strong `ETag`, else `Last-Modified`; `nil` if neither.
+    static func validator(in headers: HTTPFields) -> String? {
+        if let tag = headers[.eTag]?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") {
+            return tag
+        }
+        return headers[.lastModified]?.trimmingCharacters(in: .whitespaces).nilIfEmpty
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}

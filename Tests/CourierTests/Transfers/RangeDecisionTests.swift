@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import Courier
+
+@Suite("Content-Range parsing and what a download does with a response head")
+struct RangeDecisionTests {
+    @Test("well-formed Content-Range values parse, with an unknown total and the unsatisfied form")
+    func wellFormedValuesParse() {
+        #expect(ContentRange("bytes 100-199/200") == ContentRange(range: 100...199, complete: 200))
+        #expect(ContentRange("bytes 0-0/*") == ContentRange(range: 0...0, complete: nil))
+        #expect(ContentRange("bytes */4096") == ContentRange(range: nil, complete: 4096))
+        #expect(ContentRange("  Bytes 5-9/10 ") == ContentRange(range: 5...9, complete: 10))
+    }
+
+    @Test(
+        "hostile or malformed Content-Range values are refused, never trapped on",
+        arguments: [
+            "", "bytes", "bytes 1-2", "items 1-2/3", "bytes -1-2/3", "bytes 2-1/3", "bytes 1-3/3", "bytes */*", "bytes 1-2/-3",
+            "bytes 99999999999999999999-1/2", "bytes 1-99999999999999999999/*", "bytes 1 - 2/3", "bytes 0x1-2/3", "bytes 1-2/3/4",
+            "bytes +1-2/3",
+        ])
+    func malformedValuesAreRefused(_ value: String) {
+        #expect(ContentRange(value) == nil)
+    }
+
+    func decide(_ status: Int, _ headers: HTTPFields = [:], offset: Int64 = 1000, validator: String? = "\"v1\"", length: Int64? = nil) -> RangeDecision {
+        RangeDecision.decide(status: status, headers: headers, requestedOffset: offset, validator: validator, expectedLength: length)
+    }
+
+    @Test("a 206 starting where asked continues at that offset with the announced total")
+    func aMatchingPartialResponseContinues() {
+        #expect(decide(206, [.contentRange: "bytes 1000-4999/5000", .eTag: "\"v1\""], length: 4000) == .write(offset: 1000, total: 5000))
+        #expect(decide(206, [.contentRange: "bytes 1000-4999/*"]) == .write(offset: 1000, total: 5000))
+    }
+
+    @Test("a 206 that starts elsewhere, stops short, lies about its length, names another version or has no range restarts")
+    func aMismatchedPartialResponseRestarts() {
+        let restarts: [RangeDecision] = [
+            decide(206, [.contentRange: "bytes 1001-4999/5000"]),
+            decide(206, [.contentRange: "bytes 0-4999/5000"]),
+            decide(206, [.contentRange: "bytes 1000-1999/5000"]),
+            decide(206, [.contentRange: "bytes 1000-4999/5000"], length: 10),
+            decide(206, [.contentRange: "bytes 1000-4999/5000", .eTag: "\"v2\""]),
+            decide(206, [.contentRange: "nonsense"]),
+            decide(206),
+            decide(206, [.contentRange: "bytes 0-4999/5000"], offset: 0),
+        ]
+        for decision in restarts {
+            guard case .restart = decision else {
+                Issue.record("expected a restart, got \(decision)")
+                continue
+            }
+        }
+    }
+
+    @Test("a 200 to a range request starts over from zero with the new length")
+    func aFullResponseStartsOver() {
+        #expect(decide(200, length: 5000) == .write(offset: 0, total: 5000))
+        #expect(decide(200, offset: 0, validator: nil) == .write(offset: 0, total: nil))
+    }
+
+    @Test("a 416 means complete only when the server's size is exactly the bytes on disk")
+    func anUnsatisfiableRangeIsCompleteOnlyAtTheExactSize() {
+        #expect(decide(416, [.contentRange: "bytes */1000"]) == .complete)
+        guard case .restart = decide(416, [.contentRange: "bytes */999"]) else {
+            Issue.record("a smaller resource must restart")
+            return
+        }
+        guard case .restart = decide(416) else {
+            Issue.record("a 416 without Content-Range must restart")
+            return
+        }
+    }
+
+    @Test("the validator is the strong ETag, else Last-Modified; a weak ETag is not one")
+    func theValidatorIsAStrongETagOrADate() {
+        #expect(RangeDecision.validator(in: [.eTag: "\"abc\"", .lastModified: "Tue, 24 Nov 2026 06:00:00 GMT"]) == "\"abc\"")
+        #expect(RangeDecision.validator(in: [.eTag: "W/\"abc\"", .lastModified: "Tue, 24 Nov 2026 06:00:00 GMT"]) == "Tue, 24 Nov 2026 06:00:00 GMT")
+        #expect(RangeDecision.validator(in: [.eTag: "W/\"abc\""]) == nil)
+        #expect(RangeDecision.validator(in: [:]) == nil)
+    }
+}
