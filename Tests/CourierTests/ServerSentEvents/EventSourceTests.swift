@@ -7,7 +7,7 @@ import Testing
 
 /// A transport that answers each request with the next scripted answer (and `204 No Content`
 /// once the script is spent), recording every request.
-final class ScriptedTransport: Transport {
+final class ScriptedEventTransport: Transport {
     enum Answer: Sendable {
         /// A response whose body is `chunks`, streamed, then ends cleanly or with a lost connection.
         case stream(status: Int = 200, contentType: String? = "text/event-stream", chunks: [String] = [], losesConnection: Bool = false)
@@ -70,7 +70,7 @@ final class ScriptedTransport: Transport {
 @Suite("Server-Sent Events: the reconnecting event source")
 struct EventSourceTests {
     static func source(
-        _ transport: ScriptedTransport, endpoint: TestEndpoint = TestEndpoint(pathString: "/feed"),
+        _ transport: ScriptedEventTransport, endpoint: TestEndpoint = TestEndpoint(pathString: "/feed"),
         options: EventSource.Options = EventSource.Options(jitter: 0), clock: TestClock = TestClock(sleepsReturnImmediately: true)
     ) -> EventSource {
         var options = options
@@ -92,7 +92,7 @@ struct EventSourceTests {
 
     @Test("after a clean end and after a lost connection it reconnects with Last-Event-ID, delivering every event once, in order")
     func reconnectsWithLastEventID() async throws {
-        let transport = ScriptedTransport([
+        let transport = ScriptedEventTransport([
             .stream(chunks: ["id: 1\ndata: a\n\n"]),
             .stream(chunks: ["id: 2\ndata: b\n", "\ndata: unfinished"], losesConnection: true),
             .stream(chunks: ["data: c\n\n"]),
@@ -110,7 +110,7 @@ struct EventSourceTests {
 
     @Test("the server's retry replaces the default delay; reconnections that deliver nothing double it, up to the cap")
     func serverRetryAndBackoff() async throws {
-        let transport = ScriptedTransport([
+        let transport = ScriptedEventTransport([
             .stream(chunks: ["retry: 1000\ndata: a\n\n"]),
             .failure(.connectionLost), .failure(.cannotConnect), .failure(.timedOut),
             .stream(chunks: [": only a comment\n"]),
@@ -145,7 +145,7 @@ struct EventSourceTests {
 
     @Test("204 No Content ends the sequence at once, without reconnecting")
     func noContentEnds() async throws {
-        let transport = ScriptedTransport([])
+        let transport = ScriptedEventTransport([])
         let clock = TestClock(sleepsReturnImmediately: true)
         let (events, error) = await Self.collect(Self.source(transport, clock: clock))
         #expect(events.isEmpty && error == nil)
@@ -155,7 +155,7 @@ struct EventSourceTests {
 
     @Test("any other status ends the sequence with .response and its body, without reconnecting", arguments: [201, 206, 301, 404, 500, 503])
     func otherStatusesFail(_ status: Int) async throws {
-        let transport = ScriptedTransport([.stream(status: status, contentType: "text/plain", chunks: ["oops"])])
+        let transport = ScriptedEventTransport([.stream(status: status, contentType: "text/plain", chunks: ["oops"])])
         let (events, error) = await Self.collect(Self.source(transport))
         guard case .response(let response)? = error else {
             Issue.record("expected .response, got \(String(describing: error))")
@@ -171,7 +171,7 @@ struct EventSourceTests {
         "a 200 that is not text/event-stream ends the sequence with a decoding error naming the media type",
         arguments: [nil, "text/plain", "application/json", "text/event-streams"] as [String?])
     func wrongContentType(_ contentType: String?) async throws {
-        let transport = ScriptedTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
+        let transport = ScriptedEventTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
         let (events, error) = await Self.collect(Self.source(transport))
         guard case .decoding(let failure)? = error, case .unsupportedMediaType(let mediaType) = failure.reason else {
             Issue.record("expected .decoding(.unsupportedMediaType), got \(String(describing: error))")
@@ -184,7 +184,7 @@ struct EventSourceTests {
 
     @Test("the media type is compared without parameters and case", arguments: ["text/event-stream; charset=utf-8", "Text/Event-Stream"])
     func contentTypeWithParameters(_ contentType: String) async throws {
-        let transport = ScriptedTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
+        let transport = ScriptedEventTransport([.stream(contentType: contentType, chunks: ["data: a\n\n"])])
         let (events, error) = await Self.collect(Self.source(transport))
         #expect(error == nil)
         #expect(events.map(\.data) == ["a"])
@@ -192,7 +192,7 @@ struct EventSourceTests {
 
     @Test("after maximumReconnectAttempts reconnections in a row without an event it gives up with the last failure")
     func maximumReconnectAttempts() async throws {
-        let transport = ScriptedTransport(Array(repeating: .failure(.connectionLost), count: 5))
+        let transport = ScriptedEventTransport(Array(repeating: .failure(.connectionLost), count: 5))
         let (_, error) = await Self.collect(Self.source(transport, options: EventSource.Options(jitter: 0, maximumReconnectAttempts: 2)))
         guard case .transport(let failure)? = error else {
             Issue.record("expected .transport, got \(String(describing: error))")
@@ -204,7 +204,7 @@ struct EventSourceTests {
 
     @Test("maximumReconnectAttempts 0 never reconnects: a clean end ends the sequence")
     func noReconnection() async throws {
-        let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"]), .stream(chunks: ["data: never\n\n"])])
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: a\n\n"]), .stream(chunks: ["data: never\n\n"])])
         let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumReconnectAttempts: 0)))
         #expect(error == nil)
         #expect(events.map(\.data) == ["a"])
@@ -213,7 +213,7 @@ struct EventSourceTests {
 
     @Test("a failure no retry would cure (TLS, pinning) is thrown at once", arguments: [TransportFailure.Kind.secureConnectionFailed, .pinningFailed, .other])
     func unretryableFailure(_ kind: TransportFailure.Kind) async throws {
-        let transport = ScriptedTransport([.failure(kind)])
+        let transport = ScriptedEventTransport([.failure(kind)])
         let (_, error) = await Self.collect(Self.source(transport))
         guard case .transport(let failure)? = error else {
             Issue.record("expected .transport, got \(String(describing: error))")
@@ -225,7 +225,7 @@ struct EventSourceTests {
 
     @Test("a line past the limit ends the sequence as too large, after the events before it, with the URL; no reconnection")
     func lineLimit() async throws {
-        let transport = ScriptedTransport([.stream(chunks: ["data: ok\n\n", "data: 1234567890\n\n"])])
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: ok\n\n", "data: 1234567890\n\n"])])
         let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumLineLength: 12)))
         guard case .transport(let failure)? = error else {
             Issue.record("expected .transport, got \(String(describing: error))")
@@ -239,7 +239,7 @@ struct EventSourceTests {
 
     @Test("each connection's timeout is the connection timeout, not the endpoint's; the endpoint's own Accept is replaced, its other headers kept")
     func requestShape() async throws {
-        let transport = ScriptedTransport([])
+        let transport = ScriptedEventTransport([])
         var endpoint = TestEndpoint(pathString: "/feed")
         endpoint.timeout = .seconds(5)
         endpoint.headerItems = [HeaderItem(name: "accept", value: "application/json"), HeaderItem(name: "X-Trace", value: "t1")]
@@ -254,7 +254,7 @@ struct EventSourceTests {
 
     @Test("cancelling the reading task ends the sequence at once with .cancelled and stops the transfer")
     func cancellationWhileReading() async throws {
-        let transport = ScriptedTransport([.endless(first: "data: a\n\n")])
+        let transport = ScriptedEventTransport([.endless(first: "data: a\n\n")])
         let source = Self.source(transport)
         let (firstEvent, gotFirst) = AsyncStream.makeStream(of: Void.self)
         let reader = Task { () -> CourierError? in
@@ -278,7 +278,7 @@ struct EventSourceTests {
 
     @Test("cancelling the task while it waits to reconnect ends the sequence with .cancelled, without another request")
     func cancellationWhileWaiting() async throws {
-        let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"])])
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: a\n\n"])])
         let clock = TestClock()
         let source = Self.source(transport, clock: clock)
         let reader = Task { await Self.collect(source) }
