@@ -37,7 +37,8 @@ struct DownloadIntegrationTests {
 
     // MARK: - Whole downloads
 
-    @Test("a 256 MiB download (16 MiB without COURIER_LARGE_TRANSFERS) lands at the destination whole, with the right SHA-256", arguments: TransportKind.allCases)
+    @Test(
+        "a 256 MiB download (16 MiB without COURIER_LARGE_TRANSFERS) lands at the destination whole, with the right SHA-256", arguments: TransportKind.allCases)
     func aLargeDownloadMatchesItsDigest(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let files = try ScratchDirectory()
