@@ -52,6 +52,7 @@ struct Demo: Sendable {
         else { return report }
         guard report.record("device flow", "RFC 8628 via discovery", await deviceFlow()) else { return report }
         guard report.record("loopback sign-in", "PKCE + 127.0.0.1 redirect", await loopbackSignIn()) else { return report }
+        guard report.record("download to disk", "GET /v1/files/report.bin", await download()) else { return report }
         guard report.record("server-sent events", "GET /v1/events", await serverSentEvents()) else { return report }
         guard report.record("cancellation", "GET /v1/slow", await cancelSlowCall()) else { return report }
         _ = report.record("timeout", "GET /v1/slow", await timeOutSlowCall(after: .milliseconds(300)))

@@ -23,3 +23,73 @@ extension Demo {
         return .passed("events 1–3, the stream closed, events 4–6 after Last-Event-ID: 3, then 204; \(Self.format(ContinuousClock.now - started))")
     }
 }
+
+extension Demo {
+    /// Downloads the 64 MiB report to a temporary file, drawing a progress bar when stdout is a
+    /// terminal. The server drops the connection halfway; the download continues with `Range`
+    /// and `If-Range` and the file ends whole (checked byte by byte against the pattern).
+    func download() async -> Outcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("report.bin")
+        let bar = ProgressBar()
+        let started = ContinuousClock.now
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = try await client.enqueue(DownloadReport(api: api, dropOnce: true)).download(to: destination) { progress in
+                bar.draw(progress)
+            }
+            bar.clear()
+            let elapsed = ContinuousClock.now - started
+            guard let mismatch = Self.firstMismatch(in: destination) else {
+                let mebibytes = Double(file.byteCount) / Double(1 << 20)
+                return .passed(
+                    String(format: "%.0f MiB to disk; dropped halfway, resumed %d× with Range/If-Range; byte-identical; ", mebibytes, file.resumeCount)
+                        + Self.format(elapsed))
+            }
+            return .failed("the file differs from the server's at byte \(mismatch)")
+        } catch let error as CourierError {
+            bar.clear()
+            return unexpected(error, expected: "the whole file on disk")
+        } catch {
+            bar.clear()
+            return .failed("could not make a temporary directory: \(error)")
+        }
+    }
+
+    /// The first offset where the file is not the pattern `i % 251` (or is too short or long),
+    /// or `nil` when it is exactly the server's file.
+    static func firstMismatch(in file: URL) -> Int? {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return 0 }
+        defer { try? handle.close() }
+        var offset = 0
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            for (index, byte) in chunk.enumerated() where byte != UInt8((offset + index) % 251) {
+                return offset + index
+            }
+            offset += chunk.count
+        }
+        return offset == DemoFile.size ? nil : offset
+    }
+}
+
+/// A one-line progress bar on a terminal (`\r`-redrawn); nothing at all when stdout is not one,
+/// so that logs stay clean.
+final class ProgressBar: Sendable {
+    private let isTerminal = isatty(STDOUT_FILENO) == 1
+
+    func draw(_ progress: TransferProgress) {
+        guard isTerminal, let fraction = progress.fraction else { return }
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let line =
+            "  [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+            + String(format: "%3.0f%%", fraction * 100)
+        FileHandle.standardOutput.write(Data(("\r" + line).utf8))
+    }
+
+    func clear() {
+        guard isTerminal else { return }
+        FileHandle.standardOutput.write(Data(("\r" + String(repeating: " ", count: 40) + "\r").utf8))
+    }
+}
