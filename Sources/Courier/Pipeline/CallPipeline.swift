@@ -57,8 +57,9 @@ enum CallPipeline {
         configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
         collectsBody: Bool
     ) async throws(CourierError) -> StreamedResponse {
-        // Stages see the caller's endpoint, not the wrapper a download or a progress observer sends.
-        let declared = (endpoint as? TransferEndpoint)?.declared ?? endpoint
+        // Stages see the caller's endpoint, not the wrapper an event stream, a download or a
+        // progress observer sends in its place.
+        let declared = (endpoint as? any EndpointWrapper)?.declared ?? endpoint
         let context = MiddlewareContext(endpoint: declared, requiresAuthorization: endpoint.requiresAuthorization, metrics: metrics)
         let courierStages = CourierStages(
             retry: RetryStage(policy: configuration.retryPolicy, clock: configuration.clock),

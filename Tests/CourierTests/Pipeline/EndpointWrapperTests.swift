@@ -1,0 +1,42 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// Event streams and downloads send a wrapper in place of the caller's endpoint; middleware still
+/// sees the caller's own endpoint, so that a stage that casts it keeps working.
+@Suite("Endpoint wrappers stay out of middleware's sight")
+struct EndpointWrapperTests {
+    /// Records the type of every endpoint it is handed.
+    struct EndpointTypeRecorder: Middleware {
+        let seen = LockedState<[String]>([])
+
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            seen.withLock { $0.append(String(describing: type(of: context.endpoint))) }
+            return try await next(request)
+        }
+    }
+
+    @Test("an event stream's middleware sees the caller's endpoint")
+    func eventStreamMiddlewareSeesTheCallersEndpoint() async throws {
+        let recorder = EndpointTypeRecorder()
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: a\n\n"])])
+        let client = Client(configuration: Configuration(transport: transport, middleware: [recorder], retryPolicy: .none))
+        var options = EventSource.Options(maximumReconnectAttempts: 0)
+        options.clock = TestClock(sleepsReturnImmediately: true)
+        for try await _ in client.enqueue(TestEndpoint(pathString: "/feed")).events(options) {}
+        #expect(recorder.seen.withLock { $0 } == ["TestEndpoint"])
+    }
+
+    @Test("a download's and a progress observer's middleware see the caller's endpoint")
+    func downloadMiddlewareSeesTheCallersEndpoint() async throws {
+        let recorder = EndpointTypeRecorder()
+        let transport = ScriptedTransport { _ in (200, ["Content-Length": "5"], ResponseBody(Data("hello".utf8))) }
+        let client = Client(configuration: Configuration(transport: transport, middleware: [recorder]))
+        let files = try TemporaryFiles()
+        _ = try await client.enqueue(TestEndpoint()).download(to: files.destination) { _ in }
+        _ = try await client.enqueue(TestEndpoint()).resume { _ in }
+        #expect(recorder.seen.withLock { $0 } == ["TestEndpoint", "TestEndpoint"])
+    }
+}
