@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Inputs the fuzz targets in `Fuzz/` found crashing Courier, kept as tests so the crash stays
 /// fixed. Each input is also in the target's seed corpus (`Fuzz/Corpus/<Target>/regression-…`).
@@ -31,5 +32,15 @@ struct FuzzRegressionTests {
         } throws: { error in
             (error as? CourierError)?.response?.statusCode == 422
         }
+    }
+
+    /// FuzzDeviceAuthorizationResponse: `"expires_in":"000000.000585658004"` is positive, but was
+    /// rounded down to a lifetime of zero milliseconds, which the flow would treat as expired
+    /// before its first poll.
+    @Test("a positive expires_in under a millisecond is not rounded down to zero", arguments: ["0.000585658004", "0.0004", "0.9999"])
+    func subMillisecondDeviceLifetime(expiresIn: String) throws {
+        let body = Data(#"{"device_code":"d","user_code":"u","verification_uri":"https://verify.example","expires_in":"\#(expiresIn)"}"#.utf8)
+        let response = try DeviceAuthorizationResponse.parse(body).get()
+        #expect(response.expiresIn > .zero)
     }
 }

@@ -81,7 +81,9 @@ struct DeviceAuthorizationResponse: Decodable, Equatable {
         }
         guard expiresIn > 0 else { throw OAuth2MalformedResponse("expires_in is not positive") }
         guard expiresIn <= Self.maximumExpiresIn else { throw OAuth2MalformedResponse("expires_in is too large") }
-        self.expiresIn = .milliseconds(Int64((expiresIn * 1000).rounded(.down)))
+        // Rounded up: a positive lifetime under a millisecond must not become zero (found by
+        // FuzzDeviceAuthorizationResponse: "000000.000585658004").
+        self.expiresIn = .milliseconds(Int64((expiresIn * 1000).rounded(.up)))
 
         if let interval = try Self.seconds(.interval, in: container) {
             guard interval <= Self.maximumInterval else { throw OAuth2MalformedResponse("interval is too large") }
