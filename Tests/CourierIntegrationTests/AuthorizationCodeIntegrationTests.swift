@@ -397,7 +397,7 @@ actor AuthorizationServer {
 
     private static func items(_ encoded: String) -> [String: String] {
         var result: [String: String] = [:]
-        for item in URLComponents(string: "http://x/?" + encoded)?.queryItems ?? [] { result[item.name] = item.value ?? "" }
+        for item in URLComponents(string: "http://query.example/?" + encoded)?.queryItems ?? [] { result[item.name] = item.value ?? "" }
         return result
     }
 
