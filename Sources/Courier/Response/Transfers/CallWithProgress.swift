@@ -151,30 +151,18 @@ struct CountedChunks: AsyncSequence, Sendable {
     let expected: Int64?
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), ticker: ProgressTicker(meter), expected: expected)
+        Iterator(base: base.makeAsyncIterator(), counter: ChunkCounter(ticker: ProgressTicker(meter), expected: expected))
     }
 
     struct Iterator: AsyncIteratorProtocol {
         typealias Failure = CourierError
 
         var base: ResponseBody.Iterator
-        var ticker: ProgressTicker
-        let expected: Int64?
-        var received: Int64 = 0
-        var started = false
+        var counter: ChunkCounter
 
         mutating func next() async throws(CourierError) -> Data? {
-            if !started {
-                started = true
-                ticker.force(0, of: expected)
-            }
-            guard let chunk = try await base.next() else {
-                ticker.force(received, of: expected)
-                return nil
-            }
-            received += Int64(chunk.count)
-            ticker.advance(to: received, of: expected)
-            return chunk
+            counter.start()
+            return counter.counted(try await base.next())
         }
 
         mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Data? {

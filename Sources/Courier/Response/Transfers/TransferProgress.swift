@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far an upload or a download has come.
 ///
 /// Courier reports it through ``TransferProgressUpdates`` (``CallWithProgress/uploadProgress``,
@@ -229,5 +231,42 @@ struct ProgressTicker {
     /// Reports `completed` bytes now: the first value or the last.
     func force(_ completed: Int64, of expected: Int64?) {
         meter?.update(completed, of: expected, force: true)
+    }
+}
+
+/// Counts the chunks of one pass over a body into a ``ProgressTicker``: 0 before the first
+/// chunk, the count after each (throttled), and the total at once when it reaches `expected` (a
+/// transport that knows the length may never ask for the end) or when the body ends.
+struct ChunkCounter {
+    var ticker: ProgressTicker
+    let expected: Int64?
+    private(set) var count: Int64 = 0
+    private var started = false
+
+    init(ticker: ProgressTicker, expected: Int64?) {
+        self.ticker = ticker
+        self.expected = expected
+    }
+
+    /// Reports the start once, before any chunk is awaited.
+    mutating func start() {
+        guard !started else { return }
+        started = true
+        ticker.force(0, of: expected)
+    }
+
+    /// Counts `chunk` (`nil`: the end) and hands it back.
+    mutating func counted(_ chunk: Data?) -> Data? {
+        guard let chunk else {
+            ticker.force(count, of: expected)
+            return nil
+        }
+        count += Int64(chunk.count)
+        if let expected, count >= expected {
+            ticker.force(count, of: expected)
+        } else {
+            ticker.advance(to: count, of: expected)
+        }
+        return chunk
     }
 }

@@ -17,7 +17,7 @@ extension TransportBody {
         }
         let expected = base.length
         return BodyStream(length: expected, isReplayable: base.isReplayable) { () throws(CourierError) -> any ChunkSource in
-            CountingSource(reader: try base.makeReader(), ticker: ProgressTicker(meter), expected: expected)
+            CountingSource(reader: try base.makeReader(), counter: ChunkCounter(ticker: ProgressTicker(meter), expected: expected))
         }
     }
 }
@@ -39,27 +39,10 @@ private struct DataSlices: ChunkSource {
 /// counts from zero; the meter keeps the reported values from going backwards.
 private struct CountingSource: ChunkSource {
     var reader: BodyStream.Reader
-    var ticker: ProgressTicker
-    let expected: Int64?
-    var sent: Int64 = 0
-    var started = false
+    var counter: ChunkCounter
 
     mutating func next() async throws(CourierError) -> Data? {
-        if !started {
-            started = true
-            ticker.force(0, of: expected)
-        }
-        guard let chunk = try await reader.next() else {
-            ticker.force(sent, of: expected)
-            return nil
-        }
-        sent += Int64(chunk.count)
-        if let expected, sent >= expected {
-            // The last chunk: a transport that knows the length may never ask for the end.
-            ticker.force(sent, of: expected)
-        } else {
-            ticker.advance(to: sent, of: expected)
-        }
-        return chunk
+        counter.start()
+        return counter.counted(try await reader.next())
     }
 }
