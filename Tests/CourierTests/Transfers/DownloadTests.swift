@@ -139,3 +139,43 @@ extension Array where Element == Data {
         return stream
     }
 }
+
+/// The partial file hands each completed window to the disk while the next one arrives, so the
+/// final `fsync` does not pay for the whole file after the last byte.
+@Suite("Download file write-back")
+struct DownloadFileWriteBackTests {
+    @Test("write-back starts once per completed 8 MiB window, counted from where writing began")
+    func writeBackStartsPerWindow() throws {
+        let files = try TemporaryFiles()
+        let file = try DownloadFile(creating: files.destination, truncate: true)
+        let chunk = Data(repeating: 7, count: 3 << 20)
+        for _ in 0..<6 { try file.write(chunk) }  // 18 MiB: windows end at 9 and 18 MiB
+        #expect(file.writeBacks.map(\.offset) == [0, 9 << 20])
+        #expect(file.writeBacks.map(\.count) == [9 << 20, 9 << 20])
+        #if os(Linux)
+            #expect(DownloadFile.canStartWriteBack, "sync_file_range(2) was not found in the C library")
+        #endif
+        try file.synchronize()
+        let size = try FileManager.default.attributesOfItem(atPath: files.destination.path)[.size] as? NSNumber
+        #expect(size?.int64Value == 18 << 20)
+    }
+
+    @Test("after a cut back to a resume offset, and when appending to an existing file, windows start at that offset")
+    func windowsStartAtTheResumeOffset() throws {
+        let files = try TemporaryFiles()
+        try Data(repeating: 1, count: 5 << 20).write(to: files.destination)
+        let appending = try DownloadFile(creating: files.destination, truncate: false)
+        try appending.write(Data(repeating: 2, count: 8 << 20))
+        #expect(appending.writeBacks.map(\.offset) == [5 << 20])
+
+        let cut = try DownloadFile(creating: files.destination, truncate: false)
+        try cut.truncate(to: 1 << 20)
+        try cut.write(Data(repeating: 3, count: 7 << 20))
+        #expect(cut.writeBacks.isEmpty)
+        try cut.write(Data(repeating: 3, count: 1 << 20))
+        #expect(cut.writeBacks.map(\.offset) == [1 << 20])
+        #expect(cut.writeBacks.map(\.count) == [8 << 20])
+        let size = try FileManager.default.attributesOfItem(atPath: files.destination.path)[.size] as? NSNumber
+        #expect(size?.int64Value == 9 << 20)
+    }
+}
