@@ -73,6 +73,49 @@ struct DownloadTests {
         #expect(files.names() == ["out.bin"])
     }
 
+    @Test("a second download to the same destination while one runs fails at once; the first completes untouched")
+    func aSecondDownloadToTheSameDestinationFails() async throws {
+        let files = try TemporaryFiles()
+        let (body, feed) = AsyncStream.makeStream(of: Data.self)
+        let (started, startedFeed) = AsyncStream.makeStream(of: Void.self)
+        let requests = LockedState(0)
+        let transport = ScriptedTransport { _ in
+            requests.withLock { $0 += 1 }
+            startedFeed.yield()
+            return (200, ["ETag": "\"v1\""], ResponseBody(body, expectedLength: 10))
+        }
+        let first = Task { await download(through: transport, to: files.destination) }
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()  // the first holds the lock and has its response
+
+        let second = await download(through: transport, to: files.destination)
+        guard case .failure(.transport(let failure)) = second, failure.kind == .fileSystem else {
+            Issue.record("expected a file-system failure, got \(second)")
+            return
+        }
+        #expect(failure.message?.contains("another download to \(files.destination.standardizedFileURL.path) is in progress") == true)
+        #expect(requests.withLock { $0 } == 1)
+
+        feed.yield(Data(repeating: 1, count: 10))
+        feed.finish()
+        _ = try await first.value.get()
+        #expect(try Data(contentsOf: files.destination) == Data(repeating: 1, count: 10))
+        #expect(files.names() == ["out.bin"])
+        // The lock went with the first download: a third one runs.
+        _ = try await download(through: ScriptedTransport { _ in (200, [:], ResponseBody(Data("again".utf8))) }, to: files.destination).get()
+        #expect(try Data(contentsOf: files.destination) == Data("again".utf8))
+    }
+
+    @Test("a lock file left behind by a crashed process does not block the next download, which removes it")
+    func aStaleLockFileIsNoObstacle() async throws {
+        let files = try TemporaryFiles()
+        let paths = DownloadPaths(destination: files.destination)
+        try Data().write(to: paths.lock)
+        let transport = ScriptedTransport { _ in (200, [:], ResponseBody(Data("fresh".utf8))) }
+        _ = try await download(through: transport, to: files.destination).get()
+        #expect(files.names() == ["out.bin"])
+    }
+
     @Test("resume data prints its URL redacted and round-trips through JSON")
     func resumeDataIsCodableAndRedacted() throws {
         let data = DownloadResumeData(

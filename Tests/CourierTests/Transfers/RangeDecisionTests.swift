@@ -76,9 +76,28 @@ struct RangeDecisionTests {
 
     @Test("the validator is the strong ETag, else Last-Modified; a weak ETag is not one")
     func theValidatorIsAStrongETagOrADate() {
-        #expect(RangeDecision.validator(in: [.eTag: "\"abc\"", .lastModified: "Tue, 24 Nov 2026 06:00:00 GMT"]) == "\"abc\"")
-        #expect(RangeDecision.validator(in: [.eTag: "W/\"abc\"", .lastModified: "Tue, 24 Nov 2026 06:00:00 GMT"]) == "Tue, 24 Nov 2026 06:00:00 GMT")
+        let modified = "Tue, 24 Nov 2026 06:00:00 GMT"
+        let later = "Tue, 24 Nov 2026 06:00:01 GMT"
+        #expect(RangeDecision.validator(in: [.eTag: "\"abc\"", .lastModified: modified, .date: later]) == "\"abc\"")
+        #expect(RangeDecision.validator(in: [.eTag: "W/\"abc\"", .lastModified: modified, .date: later]) == modified)
         #expect(RangeDecision.validator(in: [.eTag: "W/\"abc\""]) == nil)
         #expect(RangeDecision.validator(in: [:]) == nil)
+    }
+
+    @Test(
+        "Last-Modified is a validator only when it is strong: a valid HTTP-date at least one second before the response's Date",
+        arguments: [
+            ("Tue, 24 Nov 2026 06:00:00 GMT", "Tue, 24 Nov 2026 06:00:00 GMT", false),  // the same second: may change again within it
+            ("Tue, 24 Nov 2026 06:00:00 GMT", "Tue, 24 Nov 2026 05:59:00 GMT", false),  // a date in the future of the response
+            ("Tue, 24 Nov 2026 06:00:00 GMT", nil, false),  // no Date to compare with
+            ("yesterday", "Tue, 24 Nov 2026 06:00:00 GMT", false),  // not an HTTP-date
+            ("Tue, 24 Nov 2026 06:00:00 GMT", "Tue, 24 Nov 2026 06:00:01 GMT", true),
+            ("Tuesday, 24-Nov-26 06:00:00 GMT", "Wed, 25 Nov 2026 06:00:00 GMT", true),
+        ] as [(String, String?, Bool)])
+    func lastModifiedMustBeStrong(modified: String, date: String?, isValidator: Bool) {
+        var headers: HTTPFields = [.lastModified: modified]
+        if let date { headers[.date] = date }
+        #expect((RangeDecision.validator(in: headers) == modified) == isValidator)
+        #expect(RangeDecision.validator(in: headers) == nil || isValidator)
     }
 }

@@ -16,6 +16,8 @@ struct DownloadPaths {
     let destination: URL
     let temporary: URL
     let state: URL
+    /// `.<name>.courier-download.lock`: held by the one download writing these files.
+    let lock: URL
 
     init(destination: URL) {
         self.destination = destination.standardizedFileURL
@@ -23,6 +25,7 @@ struct DownloadPaths {
         let name = "." + self.destination.lastPathComponent + ".courier-download"
         temporary = directory.appendingPathComponent(name)
         state = directory.appendingPathComponent(name + ".json")
+        lock = directory.appendingPathComponent(name + ".lock")
     }
 
     /// The saved resume state, if there is one and it is readable.
@@ -82,6 +85,61 @@ struct DownloadPaths {
         return .transport(
             TransportFailure(
                 synthesizing: .fileSystem, url: nil, message: "\(operation) \(file.path) failed: \(reason) (errno \(code))"))
+    }
+}
+
+/// The right to write one destination's partial file: an exclusive `flock(2)` on
+/// `.<name>.courier-download.lock`, taken without waiting, held for a whole run of a download
+/// (every resume attempt in it) and released when the run ends, however it ends.
+///
+/// Without it, two downloads to the same destination (two calls in this process, or two
+/// processes) would write into the same partial file and commit a mix of both. The second one
+/// fails at once instead, naming the destination.
+///
+/// The lock file is removed on release, while still locked. A download that opened it just
+/// before then gets the lock on a file that no longer has the name, so after locking it checks
+/// that the name still leads to the file it locked, and starts over when it does not. A lock
+/// file left by a crashed process is no obstacle: the kernel released its lock with the process.
+final class DownloadLock {
+    private let descriptor: Int32
+    private let url: URL
+
+    /// Takes the lock of `paths`.
+    /// - Throws: a ``TransportFailure/Kind/fileSystem`` failure when another download holds it,
+    ///   or when the lock file cannot be created.
+    init(_ paths: DownloadPaths) throws(CourierError) {
+        url = paths.lock
+        for _ in 0..<8 {
+            let descriptor = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw DownloadPaths.failure("creating the lock file", url, code: errno) }
+            var locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+            while !locked, errno == EINTR { locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
+            guard locked else {
+                let code = errno
+                _ = systemClose(descriptor)
+                if code == EWOULDBLOCK || code == EAGAIN {
+                    throw .transport(
+                        TransportFailure(
+                            synthesizing: .fileSystem, url: nil,
+                            message: "another download to \(paths.destination.path) is in progress (\(url.lastPathComponent) is locked)"))
+                }
+                throw DownloadPaths.failure("locking", url, code: code)
+            }
+            var held = stat()
+            var named = stat()
+            if fstat(descriptor, &held) == 0, stat(url.path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+                self.descriptor = descriptor
+                return
+            }
+            _ = systemClose(descriptor)  // removed by its last holder after we opened it: open anew
+        }
+        throw DownloadPaths.failure("locking", url, code: EAGAIN)
+    }
+
+    /// Removes the lock file, then releases the lock.
+    deinit {
+        unlink(url.path)
+        _ = systemClose(descriptor)
     }
 }
 

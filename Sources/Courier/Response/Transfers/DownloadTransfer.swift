@@ -50,6 +50,8 @@ struct DownloadTransfer: Sendable {
     func perform() async throws(CourierError) -> Outcome {
         let paths = DownloadPaths(destination: destination)
         let url = try RequestBuilder.build(call.endpoint, configuration: call.client.configuration).url
+        let lock = try DownloadLock(paths)
+        defer { withExtendedLifetime(lock) {} }
         var saved = resumeData ?? paths.loadState()
         if let state = saved, state.url != url || state.temporaryFile.standardizedFileURL != paths.temporary {
             saved = nil  // another resource, or another file: nothing on disk is ours to continue

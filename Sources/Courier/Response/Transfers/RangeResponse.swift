@@ -96,15 +96,22 @@ enum RangeDecision: Equatable {
         return .write(offset: requestedOffset, total: contentRange.complete ?? range.upperBound + 1)
     }
 
-    /// The validator to resume with: the strong `ETag`, else `Last-Modified`; `nil` if neither.
+    /// The validator to resume with: the strong `ETag`, else a strong `Last-Modified`; `nil` if
+    /// neither (the download then starts over rather than risk splicing two versions).
+    ///
+    /// RFC 9110 §13.1.5 allows a date in `If-Range` only when it is a strong validator, which
+    /// §8.8.2.2 grants a `Last-Modified` at least one second before the response's own `Date`: a
+    /// file changed twice within the second its date names would otherwise pass as unchanged. So
+    /// both must be valid HTTP-dates and one second apart; a weak ETag (`W/"…"`) never serves.
     static func validator(in headers: HTTPFields) -> String? {
         if let tag = headers[.eTag]?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") {
             return tag
         }
-        return headers[.lastModified]?.trimmingCharacters(in: .whitespaces).nilIfEmpty
+        guard let modified = headers[.lastModified]?.trimmingCharacters(in: .whitespaces),
+            let sent = headers[.date]?.trimmingCharacters(in: .whitespaces),
+            let modifiedDate = HTTPDate.parse(modified, now: Date()), let sentDate = HTTPDate.parse(sent, now: Date()),
+            sentDate.timeIntervalSince(modifiedDate) >= 1
+        else { return nil }
+        return modified
     }
-}
-
-extension String {
-    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
