@@ -34,7 +34,7 @@ public import Courier
 /// **Matching.** Routes are tried in the order they were registered; the first that answers
 /// wins. A request that no route answers gets `501 Not Implemented` with the header
 /// `X-Courier-Stub: unmatched` and a `text/plain` body naming its method and URL (through
-/// Courier: ``CourierError/response(_:)``); it is recorded in ``requests`` and in
+/// Courier: `CourierError/response(_:)`); it is recorded in ``requests`` and in
 /// ``unmatchedRequests``.
 ///
 /// **Lifetime.** Keep the stub for as long as its transport is used. A session whose stub has

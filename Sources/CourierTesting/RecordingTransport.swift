@@ -1,7 +1,7 @@
 public import Courier
 public import Foundation
 
-/// A ``Transport`` for tests: it records every request it is asked to send and answers from a
+/// A `Transport` for tests: it records every request it is asked to send and answers from a
 /// closure or a script, with no network at all.
 ///
 /// ```swift

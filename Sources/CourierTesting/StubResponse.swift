@@ -23,7 +23,7 @@ public struct StubResponse: Sendable, Equatable {
     /// The response body. Ignored when ``error`` is set.
     public var body: Data
     /// When set, the request fails with this error instead of producing a response; Courier
-    /// reports it as ``CourierError/transport(_:)`` keeping the error's code.
+    /// reports it as `CourierError/transport(_:)` keeping the error's code.
     public var error: URLError?
     /// How long to wait before answering; `nil` or zero answers at once. The wait blocks no
     /// thread, and cancelling the request ends it at once.
@@ -127,7 +127,7 @@ public struct StubResponse: Sendable, Equatable {
     }
 
     /// This response, answered after `delay`. Cancelling the request while it waits ends it at
-    /// once with a cancellation error (``CourierError/cancelled`` through Courier).
+    /// once with a cancellation error (`CourierError/cancelled` through Courier).
     ///
     /// ```swift
     /// network.stub(.get, "/slow", with: .status(200).delayed(by: .milliseconds(300)))

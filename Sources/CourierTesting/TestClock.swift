@@ -1,8 +1,8 @@
 import Courier
 import Foundation
 
-/// A clock your tests move by hand, for ``Configuration/clock`` (retry delays) and
-/// ``Constraint`` timeouts: no test waits for real time.
+/// A clock your tests move by hand, for `Configuration/clock` (retry delays) and
+/// `Constraint` timeouts: no test waits for real time.
 ///
 /// Two ways to use it:
 /// - **manual** (the default): `sleep` suspends until ``advance(by:)`` moves the clock past its

@@ -27,6 +27,7 @@ extension StreamedResponse {
     /// }
     /// ```
     /// - Parameters:
+    ///   - type: the type each line decodes to.
     ///   - decoder: decodes each line; a new `JSONDecoder` by default.
     ///   - maximumLength: the most bytes one line may have, as for ``lines(maximumLength:)``.
     /// - Returns: a sequence that throws ``CourierError/decoding(_:)`` for a line that is not a

@@ -99,8 +99,14 @@ public struct TransportRequest: Sendable {
     }
 
     /// Creates a transport request.
-    /// - Parameter url: when given, replaces the scheme, authority and path of `head` (they
-    ///   must describe one request; the URL wins). When `nil`, the URL is derived from `head`.
+    /// - Parameters:
+    ///   - head: the method, scheme, authority, path and header fields to send.
+    ///   - body: the body, or `nil` for none.
+    ///   - timeout: how long the whole exchange may take.
+    ///   - url: when given, replaces the scheme, authority and path of `head` (they must
+    ///     describe one request; the URL wins). When `nil`, the URL is derived from `head`.
+    ///   - maximumResponseSize: the most body bytes collected into a ``Response``; `nil` for no limit.
+    ///   - redaction: what counts as secret when this request is printed or logged.
     public init(
         head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL? = nil,
         maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,

@@ -24,14 +24,14 @@ public import XMLCoder
 /// Before XMLCoder sees the body, Courier settles its charset (a byte-order mark, the
 /// `Content-Type`'s `charset`, the XML declaration, else UTF-8) and checks the document:
 /// - bytes that are not valid text in that charset fail with
-///   ``DecodingFailure/Reason/invalidText(charset:)`` (an unknown charset with
-///   ``DecodingFailure/Reason/unsupportedCharset(_:)``), as ``Response/text()`` does;
+///   `DecodingFailure/Reason/invalidText(charset:)` (an unknown charset with
+///   `DecodingFailure/Reason/unsupportedCharset(_:)`), as `Response/text()` does;
 /// - a document that is not well-formed, has a `<!DOCTYPE` (refused: no XXE, no entity
 ///   expansion), holds a NUL, starts with bytes in another encoding than its charset (UTF-16 served
 ///   as `charset=utf-8`), or passes one of the ``limits`` (nesting depth, element count,
 ///   attributes per element), or has text in so many pieces that XMLCoder would take seconds to
 ///   join them (``XMLParsingError/Reason/textTooFragmented``), fails with
-///   ``DecodingFailure/Reason/decodingError(_:)`` holding a
+///   `DecodingFailure/Reason/decodingError(_:)` holding a
 ///   `DecodingError.dataCorrupted` whose underlying error is the ``XMLParsingError`` (with line
 ///   and column); XMLCoder never sees such a document;
 /// - a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
@@ -144,7 +144,7 @@ enum XMLResponseBody {
         }
     }
 
-    /// Text problems become the same ``DecodingFailure`` reasons as ``Response/text()``; markup
+    /// Text problems become the same `DecodingFailure` reasons as `Response/text()`; markup
     /// problems a `DecodingError`, like malformed JSON.
     static func translate<T>(_ error: XMLParsingError, response: Response, expecting type: T.Type) -> any Error {
         switch error.reason {
@@ -167,8 +167,8 @@ enum XMLResponseBody {
     }
 
     /// `error` as Courier reports a decoder's errors: a `CourierError` as it is, a
-    /// `DecodingError` in ``DecodingFailure/Reason/decodingError(_:)``, anything else (a
-    /// ``SOAPFault``) in ``DecodingFailure/Reason/decoderError(_:)``.
+    /// `DecodingError` in `DecodingFailure/Reason/decodingError(_:)`, anything else (a
+    /// ``SOAPFault``) in `DecodingFailure/Reason/decoderError(_:)`.
     static func courierError(_ error: any Error, response: Response, expectedType: String) -> CourierError {
         switch error {
         case let error as CourierError:

@@ -22,17 +22,17 @@ public import XMLCoder
 ///   `Body`. It is handed to XMLCoder on its own, with the namespace declarations in scope copied
 ///   onto it, and (by default) with `shouldProcessNamespaces` on, so that coding keys match local
 ///   names (`Price` for `m:Price`). For the payload as a tree, call
-///   ``Courier/Response/soapPayload(limits:)`` on the response of `resume()`.
+///   `Response/soapPayload(limits:)` on the response of `resume()`.
 /// - A `Fault` in `Body` is thrown as ``SOAPFault``: Courier keeps it in
-///   ``DecodingFailure/Reason/decoderError(_:)``, and ``Courier/CourierError/soapFault`` reads it.
-///   (A fault with status 500 fails the call before decoding, with ``CourierError/response(_:)``;
-///   ``Courier/Response/soapFault`` reads it there.)
+///   `DecodingFailure/Reason/decoderError(_:)`, and `CourierError/soapFault` reads it.
+///   (A fault with status 500 fails the call before decoding, with `CourierError/response(_:)`;
+///   `Response/soapFault` reads it there.)
 /// - A root that is not a SOAP `Envelope` is a `DecodingError.dataCorrupted`, a missing `Body` a
 ///   `DecodingError.keyNotFound`, an empty `Body` a `DecodingError.valueNotFound`; bad text and
 ///   malformed XML are reported as by ``XMLBodyDecoder``.
 ///
 /// Courier answers `resume(expecting: EmptyResponse.self)` without asking any decoder, so a fault
-/// in a 200 goes unnoticed there: use `resume()` and ``Courier/Response/soapFault`` for one-way
+/// in a 200 goes unnoticed there: use `resume()` and `Response/soapFault` for one-way
 /// operations.
 public struct SOAPBodyDecoder: ResponseBodyDecoder {
     private let makeDecoder: @Sendable () -> XMLDecoder
@@ -142,8 +142,8 @@ extension Response {
     /// ```
     /// - Parameter limits: what the envelope may hold (depth, elements, attributes per element);
     ///   ``XMLParsingLimits/default`` unless given.
-    /// - Throws: ``CourierError/decoding(_:)``, as ``SOAPBodyDecoder`` would fail: a fault is kept
-    ///   in ``DecodingFailure/Reason/decoderError(_:)`` (``Courier/CourierError/soapFault`` reads it).
+    /// - Throws: `CourierError/decoding(_:)`, as ``SOAPBodyDecoder`` would fail: a fault is kept
+    ///   in `DecodingFailure/Reason/decoderError(_:)` (`CourierError/soapFault` reads it).
     public func soapPayload(limits: XMLParsingLimits = .default) throws(CourierError) -> XMLTreeNode {
         do {
             return try SOAPMessage.payload(of: self, limits: limits, expecting: XMLTreeNode.self)
@@ -161,9 +161,9 @@ extension Response {
     /// ```
     /// - Parameter limits: what the document may hold (depth, elements, attributes per element);
     ///   ``XMLParsingLimits/default`` unless given.
-    /// - Throws: ``CourierError/decoding(_:)``: ``DecodingFailure/Reason/invalidText(charset:)`` or
-    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)`` for bad text, else
-    ///   ``DecodingFailure/Reason/decodingError(_:)`` with a `DecodingError.dataCorrupted` whose
+    /// - Throws: `CourierError/decoding(_:)`: `DecodingFailure/Reason/invalidText(charset:)` or
+    ///   `DecodingFailure/Reason/unsupportedCharset(_:)` for bad text, else
+    ///   `DecodingFailure/Reason/decodingError(_:)` with a `DecodingError.dataCorrupted` whose
     ///   underlying error is the ``XMLParsingError`` (a limit passed included).
     public func xmlDocument(limits: XMLParsingLimits = .default) throws(CourierError) -> XMLTreeDocument {
         do {

@@ -4,7 +4,7 @@ public import XMLCoder
 
 /// A SOAP request: the envelope, optional header entries, and one body entry (an
 /// ``XMLTreeNode``, or an `Encodable` value written with XMLCoder). Send it with
-/// ``Courier/RequestBody/soap(_:action:formatting:)``.
+/// `RequestBody/soap(_:action:formatting:)`.
 ///
 /// ```swift
 /// let envelope = SOAPEnvelope(version: .v1_1, body: XMLTreeNode(
@@ -139,7 +139,7 @@ extension RequestBody {
     /// }
     /// ```
     /// An endpoint header of the same name replaces `SOAPAction`. A body that cannot be encoded
-    /// or written fails the call with ``InvalidRequest/encodingFailed(_:)``.
+    /// or written fails the call with `InvalidRequest/encodingFailed(_:)`.
     /// - Parameters:
     ///   - envelope: the message.
     ///   - action: the SOAP action URI, if the service uses one.

@@ -11,9 +11,9 @@ public import Courier
 /// | ``node`` | none | `Node` |
 /// | ``detail`` | `detail` | `Detail` |
 ///
-/// A fault usually arrives with status 500, so the call fails with ``CourierError/response(_:)``;
+/// A fault usually arrives with status 500, so the call fails with `CourierError/response(_:)`;
 /// read it from the response. A fault in a 200 response makes ``SOAPBodyDecoder`` throw it, kept
-/// in ``DecodingFailure/Reason/decoderError(_:)``. ``Courier/CourierError/soapFault`` finds it
+/// in `DecodingFailure/Reason/decoderError(_:)`. `CourierError/soapFault` finds it
 /// either way:
 ///
 /// ```swift
@@ -271,9 +271,9 @@ extension Response {
 }
 
 extension CourierError {
-    /// The SOAP fault behind this error: from a rejected response (``CourierError/response(_:)``,
+    /// The SOAP fault behind this error: from a rejected response (`CourierError/response(_:)`,
     /// usually a 500), or thrown by ``SOAPBodyDecoder`` for a fault in an accepted one
-    /// (``CourierError/decoding(_:)``). `nil` for any other error.
+    /// (`CourierError/decoding(_:)`). `nil` for any other error.
     ///
     /// ```swift
     /// catch {

@@ -3,8 +3,8 @@
 /// decoder) or making it work for a long time.
 ///
 /// Every XML reader in CourierXML takes one: ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``,
-/// ``XMLBodyDecoder``, ``SOAPBodyDecoder``, ``Courier/Response/xmlDocument(limits:)`` and
-/// ``Courier/Response/soapPayload(limits:)``. A document past a limit fails with an
+/// ``XMLBodyDecoder``, ``SOAPBodyDecoder``, `Response/xmlDocument(limits:)` and
+/// `Response/soapPayload(limits:)`. A document past a limit fails with an
 /// ``XMLParsingError`` (``XMLParsingError/Reason/tooDeep(maximumDepth:)``,
 /// ``XMLParsingError/Reason/tooManyElements(maximumElementCount:)`` or
 /// ``XMLParsingError/Reason/tooManyAttributes(maximumAttributesPerElement:)``) before any tree is

@@ -77,8 +77,11 @@ extension Call {
     /// await download.resume()
     /// let file = try await download.finished()
     /// ```
-    /// - Parameter resumeData: what ``Download/pause()`` returned, to continue from; without it,
-    ///   the state saved next to the partial file (if any) is used.
+    /// - Parameters:
+    ///   - destination: the file to create (replaced if it exists), once the body is whole.
+    ///   - options: resume attempts and the like; the defaults suit most downloads.
+    ///   - resumeData: what ``Download/pause()`` returned, to continue from; without it, the
+    ///     state saved next to the partial file (if any) is used.
     public func makeDownload(
         to destination: URL, options: DownloadOptions = DownloadOptions(), resumingFrom resumeData: DownloadResumeData? = nil
     ) -> Download {
