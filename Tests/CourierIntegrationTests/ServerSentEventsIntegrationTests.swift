@@ -83,6 +83,43 @@ struct ServerSentEventsIntegrationTests {
         }
     }
 
+    @Test(
+        "a stream that goes silent for the idle timeout is closed and reconnected with Last-Event-ID",
+        arguments: TransportKind.allCases)
+    func silentStreamIsReconnected(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let lastEventIDs = Recorder<String?>()
+            let silenceEnds = Latch()  // opened at the end: until then the first connection stays open and silent
+            await server.route("GET /events") { request in
+                let lastEventID = request.headers[HTTPHeader("Last-Event-ID")]
+                await lastEventIDs.record(lastEventID)
+                guard lastEventID == nil else { return FlyingFox.HTTPResponse(statusCode: .noContent) }
+                return Self.eventStream("id: 1\ndata: first\n\n", dropAfter: silenceEnds)
+            }
+            let clock = TestClock()
+            var options = Self.options(clock)
+            options.idleTimeout = .seconds(30)
+            let source = server.client(transport: kind).enqueue(try server.endpoint("/events")).events(options)
+            let (firstEvent, gotFirst) = AsyncStream.makeStream(of: Void.self)
+            let reader = Task { await Self.collect(source) { _ in gotFirst.yield() } }
+            for await _ in firstEvent { break }
+
+            await clock.waitForSleepers(1)  // the idle watchdog
+            clock.advance(by: .seconds(29))
+            #expect(clock.pendingSleepCount == 1, "29 s of silence is not yet 30")
+            clock.advance(by: .seconds(1))
+            await clock.waitForSleepers(1)  // the wait before reconnecting: the silent stream was closed
+            clock.advance(by: .seconds(3))
+            let (events, error) = await reader.value
+            silenceEnds.open()
+
+            #expect(error == nil, "\(String(describing: error))")
+            #expect(events.map(\.data) == ["first"])
+            #expect(await lastEventIDs.values == [nil, "1"])
+            #expect(clock.sleeps == [.seconds(30), .seconds(1), .seconds(3)] || clock.sleeps == [.seconds(30), .seconds(3)], "\(clock.sleeps)")
+        }
+    }
+
     @Test("204 No Content ends the sequence with no reconnection", arguments: TransportKind.allCases)
     func noContentStops(_ kind: TransportKind) async throws {
         try await TestServer.run { server in

@@ -331,3 +331,50 @@ struct ServerSentEventsTests {
         #expect(events == ["a"])
     }
 }
+
+/// The idle watchdog of ``EventSource/Options/idleTimeout``, on a test clock.
+@Suite("Server-Sent Events: the idle timeout")
+struct IdleTimeoutTests {
+    @Test("any byte, a heartbeat comment included, restarts the idle time; silence for the whole timeout ends the body as timed out")
+    func heartbeatKeepsTheBodyAlive() async throws {
+        let clock = TestClock()
+        let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
+        let body = ResponseBody(chunks).stoppingWhenIdle(for: .seconds(30), clock: clock, url: nil)
+        let (received, receivedFeed) = AsyncStream.makeStream(of: Data.self)
+        let reader = Task { () -> CourierError? in
+            do throws(CourierError) {
+                for try await chunk in body { receivedFeed.yield(chunk) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var receivedChunks = received.makeAsyncIterator()
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(20))
+        feed.yield(Data(": ping\n".utf8))
+        #expect(await receivedChunks.next() == Data(": ping\n".utf8))
+        clock.advance(by: .seconds(10))  // 30 s since the start, 10 s since the ping
+        await clock.waitForSleepers(1)
+        #expect(clock.sleeps == [.seconds(30), .seconds(20)], "the watchdog sleeps again until 30 s after the ping")
+        clock.advance(by: .seconds(20))
+        feed.yield(Data("data: late\n\n".utf8))  // the transport hands over what it still had: dropped
+        feed.finish()
+        let error = await reader.value
+        guard case .transport(let failure)? = error else {
+            Issue.record("expected a timed-out transport failure, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .timedOut)
+        #expect(failure.message?.contains("no byte of the response body arrived for 30.0 seconds") == true)
+    }
+
+    @Test("a body that ends before the timeout ends normally, and its watchdog stops")
+    func aBodyThatEndsStopsTheWatchdog() async throws {
+        let clock = TestClock()
+        let body = ResponseBody([Data("a".utf8)].async).stoppingWhenIdle(for: .seconds(30), clock: clock, url: nil)
+        #expect(try await body.collect(upTo: nil) == Data("a".utf8))
+        // Cancelling the watchdog removes its sleep at once (or it never starts one: it sees the end).
+        #expect(clock.pendingSleepCount == 0)
+    }
+}

@@ -21,7 +21,8 @@ extension Call {
     /// stream was open is refreshed before the reconnection. Requests send
     /// `Accept: text/event-stream`, `Cache-Control: no-store` and, once the server has set an
     /// event ID, `Last-Event-ID`. The endpoint's timeout is replaced by
-    /// ``EventSource/Options/connectionTimeout`` (an event stream is endless).
+    /// ``EventSource/Options/connectionTimeout`` (an event stream is endless); with
+    /// ``EventSource/Options/idleTimeout``, a stream silent for that long is reconnected too.
     ///
     /// How it ends:
     /// - `204 No Content`: the server says "stop"; the sequence ends (`nil`), no reconnection.
@@ -152,7 +153,11 @@ public struct EventSource: AsyncSequence, Sendable {
                                 reason: .unsupportedMediaType(head.mediaType ?? "none"), response: head,
                                 expectedType: String(describing: ServerSentEvent.self))))
                 }
-                connection = ServerSentEvents(body: response.body, url: response.url, parser: parser).makeAsyncIterator()
+                var body = response.body
+                if let idleTimeout = source.options.idleTimeout {
+                    body = body.stoppingWhenIdle(for: idleTimeout, clock: clock, url: response.url)
+                }
+                connection = ServerSentEvents(body: body, url: response.url, parser: parser).makeAsyncIterator()
             case 204:
                 response.body.cancel()
                 isFinished = true

@@ -31,6 +31,15 @@ extension EventSource {
         /// sending `Last-Event-ID`, like after any drop. Default: 1 hour. A connection whose
         /// server never answers is also given up after this long.
         public var connectionTimeout: Duration
+        /// How long an open stream may go without a single byte before the connection is taken
+        /// for dead, closed, and reconnected (sending `Last-Event-ID`), like after any drop.
+        /// `nil` (the default) waits for as long as ``connectionTimeout``, as browsers do.
+        ///
+        /// A connection can die without a word: a proxy or NAT that forgets idle connections, a
+        /// server that vanished. Servers that expect this send a comment line (`: ping`) every
+        /// so often; any byte counts, so set this to two or three of their intervals. Measured
+        /// on ``clock``.
+        public var idleTimeout: Duration?
         /// The most bytes one line of the stream may have (1 MiB by default).
         public var maximumLineLength: Int
         /// The most bytes of data one event may have (8 MiB by default).
@@ -47,6 +56,7 @@ extension EventSource {
             jitter: Double = 0.25,
             maximumReconnectAttempts: Int? = nil,
             connectionTimeout: Duration = .seconds(3600),
+            idleTimeout: Duration? = nil,
             maximumLineLength: Int = ServerSentEventParser.defaultMaximumLineLength,
             maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize,
             clock: (any Clock<Duration>)? = nil
@@ -57,6 +67,7 @@ extension EventSource {
             self.jitter = jitter
             self.maximumReconnectAttempts = maximumReconnectAttempts
             self.connectionTimeout = connectionTimeout
+            self.idleTimeout = idleTimeout
             self.maximumLineLength = maximumLineLength
             self.maximumEventSize = maximumEventSize
             self.clock = clock

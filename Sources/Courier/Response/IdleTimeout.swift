@@ -1,0 +1,126 @@
+import Foundation
+
+extension ResponseBody {
+    /// This body, stopped when no byte of it arrives for `timeout` on `clock`: its reader then
+    /// gets a ``TransportFailure/Kind/timedOut`` failure, and the transfer is cancelled.
+    ///
+    /// For endless bodies (an event stream) whose connection can die without a word: a proxy
+    /// that drops idle connections, a peer that vanished behind a NAT. Any byte counts as life,
+    /// a comment line (`: ping`) included, so a server's heartbeat keeps the body alive.
+    func stoppingWhenIdle(for timeout: Duration, clock: any Clock<Duration>, url: URL?) -> ResponseBody {
+        ResponseBody(source: IdleWatchedChunkSource(self, timeout: timeout, clock: ElapsedTime(clock), url: url), expectedLength: expectedLength)
+    }
+}
+
+/// A clock's time as the duration since a starting instant, so that code holding an
+/// `any Clock<Duration>` can compare and sleep until instants without knowing their type.
+struct ElapsedTime: Sendable {
+    /// The time since the start.
+    let now: @Sendable () -> Duration
+    /// Sleeps until this long after the start.
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let start = clock.now
+        now = { start.duration(to: clock.now) }
+        sleep = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
+    }
+}
+
+/// The source behind ``ResponseBody/stoppingWhenIdle(for:clock:url:)``: reads the inner body,
+/// noting on `clock` when each chunk arrived, while a watchdog task sleeps until `timeout` after
+/// the last one and, if nothing arrived meanwhile, cancels the inner body and marks it expired.
+/// The reader waiting on the inner body is woken by that cancellation (the transports' bodies
+/// wake a waiting reader when cancelled) and then gets the timeout failure.
+///
+/// `@unchecked Sendable`: `iterator` is only touched by the one reader that claimed the source,
+/// one `next()` at a time; everything else is behind `state`'s lock or immutable.
+final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
+    private struct State {
+        var claimed = false
+        var lastActivity: Duration
+        var expired = false
+        var ended = false
+    }
+
+    private let inner: ResponseBody
+    private var iterator: ResponseBody.Iterator
+    private let state: LockedState<State>
+    private let clock: ElapsedTime
+    private let timeout: Duration
+    private let url: URL?
+    private let watchdog: Task<Void, Never>
+
+    init(_ inner: ResponseBody, timeout: Duration, clock: ElapsedTime, url: URL?) {
+        let state = LockedState(State(lastActivity: clock.now()))
+        self.inner = inner
+        iterator = inner.makeAsyncIterator()
+        self.state = state
+        self.clock = clock
+        self.timeout = timeout
+        self.url = url
+        watchdog = Task {
+            while true {
+                guard let deadline = state.withLock({ $0.ended ? nil : $0.lastActivity + timeout }) else { return }
+                do {
+                    try await clock.sleep(deadline)
+                } catch {
+                    return  // cancelled: the body ended or was dropped
+                }
+                let expired = state.withLock { state -> Bool in
+                    guard !state.ended, clock.now() >= state.lastActivity + timeout else { return false }
+                    state.expired = true
+                    return true
+                }
+                if expired {
+                    inner.cancel()
+                    return
+                }
+            }
+        }
+    }
+
+    deinit {
+        watchdog.cancel()
+        inner.cancel()
+    }
+
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.claimed = true }
+            return !state.claimed
+        }
+    }
+
+    func next() async throws(CourierError) -> Data? {
+        let outcome: Result<Data?, CourierError>
+        do {
+            outcome = .success(try await iterator.next())
+        } catch {
+            outcome = .failure(error)
+        }
+        let now = clock.now()
+        let expired = state.withLock { state -> Bool in
+            if state.expired { return true }
+            if case .success(_?) = outcome { state.lastActivity = now } else { state.ended = true }
+            return false
+        }
+        // Once expired, whatever the cancelled transfer still hands over is dropped.
+        if expired { throw idleFailure }
+        if case .success(_?) = outcome {} else { watchdog.cancel() }
+        return try outcome.get()
+    }
+
+    private var idleFailure: CourierError {
+        .transport(
+            TransportFailure(
+                synthesizing: .timedOut, url: url?.redactedForErrors,
+                message: "no byte of the response body arrived for \(timeout); the connection was closed"))
+    }
+
+    func cancel() {
+        state.withLock { $0.ended = true }
+        watchdog.cancel()
+        inner.cancel()
+    }
+}
