@@ -7,7 +7,8 @@
 /// ```
 ///
 /// Everything else a ``Call`` does (streaming, downloads, progress, server-sent events) is on
-/// ``call``.
+/// ``call``; written directly on `client.enqueue(endpoint)`, those members are found too, as
+/// the compiler then picks the `enqueue(_:)` that returns a ``Call``.
 public struct TypedCall<Model: Decodable & Sendable>: Sendable {
     /// The untyped call: its ``Call/resume()`` returns the validated ``Response``.
     public let call: Call
@@ -39,9 +40,9 @@ extension Client {
     /// let user: User = try await client.enqueue(api.get("users", "octocat").returning(User.self)).resume()
     /// ```
     ///
-    /// The compiler picks this over ``enqueue(_:)`` for such endpoints. Where a ``Call`` is
-    /// wanted instead, say so: `let call: Call = client.enqueue(endpoint)`, or use
-    /// ``TypedCall/call``.
+    /// For such endpoints the compiler picks this over the `enqueue(_:)` that returns a ``Call``.
+    /// Where a ``Call`` is wanted instead, say so: `let call: Call = client.enqueue(endpoint)`,
+    /// or use ``TypedCall/call``.
     public nonisolated func enqueue<Declaring: ResponseDeclaring>(_ endpoint: Declaring) -> TypedCall<Declaring.ResponseModel> {
         TypedCall(call: Call(client: self, endpoint: endpoint))
     }

@@ -28,6 +28,8 @@ struct EndpointDescriptionTests {
             #expect(!dumped.contains(secret), "\(dumped)")
         }
         #expect(dumped.contains("POST https://api.example.com/v3/login"))
+        #expect(dumped.contains("X-Api-Key") && dumped.contains("Authorization"))
+        #expect(!dumped.contains("vnd.example"), "no header value, not even a harmless one")
         #expect(dumped.contains("application/json, not shown"))
         #expect(dumped.contains("DeclaredUser"))
         #expect(!"\(endpoint)".contains("SECRET"))

@@ -51,11 +51,13 @@ struct EndpointRequestTests {
     }
 
     @Test func flatQueryItemsKeepTheirOrderRepeatsAndBareNames() async throws {
+        let missing: String? = nil
+        let present: Int? = 7
         let endpoint = declaredAPI.get("search")
             .query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("exact", true)
-            .query("ratio", 1.5).query("verbose").query("missing", nil as String?)
+            .query("ratio", 1.5).query("verbose").query("missing", missing).query("present", present).query("empty", "")
         let request = try #require(await sendDeclared(endpoint).request)
-        #expect(request.head.path == "/v3/search?q=swift%20%26%20linux&tag=a&tag=b&page=2&exact=true&ratio=1.5&verbose&missing")
+        #expect(request.head.path == "/v3/search?q=swift%20%26%20linux&tag=a&tag=b&page=2&exact=true&ratio=1.5&verbose&present=7&empty=")
     }
 
     @Test func queryItemsAndNestedParametersUseTheQueryStringEncoder() async throws {

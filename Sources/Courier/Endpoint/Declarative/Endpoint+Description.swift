@@ -15,7 +15,7 @@ extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// The same as ``description``.
     public var debugDescription: String { description }
 
-    /// Method, redacted URL, header names, whether there is a body and the model type: what
+    /// Method, redacted URL, header names, the body's media type and the model type: what
     /// `dump(_:)` and reflection-based loggers show, never a header value or the body.
     public var customMirror: Mirror {
         Mirror(
@@ -23,7 +23,7 @@ extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, Custo
             children: [
                 "method": method.rawValue,
                 "url": printableURL,
-                "headers": parts.headerItems.map(\.description),
+                "headers": parts.headerItems.map { Redaction.printableHeaderName($0.name) },
                 "body": parts.body.map { "\($0.contentType), not shown" } ?? "none",
                 "model": String(describing: Model.self),
             ], displayStyle: .struct)

@@ -1,6 +1,6 @@
 /// An endpoint that names the type its responses decode to, so that a call needs no
-/// `expecting:`: ``Client/enqueue(_:)-(ResponseDeclaring)`` returns a ``TypedCall`` whose
-/// ``TypedCall/resume()`` gives that type.
+/// `expecting:`: `client.enqueue(endpoint)` returns a ``TypedCall`` whose ``TypedCall/resume()``
+/// gives that type.
 ///
 /// ``Endpoint`` conforms once ``Endpoint/returning(_:)`` has named a `Decodable` model; an
 /// endpoint type of your own can conform too:
@@ -16,7 +16,7 @@
 /// let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
 /// ```
 ///
-/// An endpoint that does not conform gets a plain ``Call`` from ``Client/enqueue(_:)``, as
+/// An endpoint that does not conform gets a plain ``Call`` from `client.enqueue(_:)`, as
 /// before: its ``Call/resume()`` returns the ``Response``.
 public protocol ResponseDeclaring: Requestable {
     /// What a successful response decodes to (`Data`, `String` and ``EmptyResponse`` work as in

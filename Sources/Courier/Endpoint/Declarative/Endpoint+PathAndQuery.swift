@@ -24,25 +24,38 @@ extension Endpoint {
         }
     }
 
-    /// This endpoint with one more query item, after those it has: `name=value`, or the bare
-    /// `name` when `value` is `nil`. Repeat it to send a name more than once.
+    /// This endpoint with one more query item, `name=value`, after those it has; nothing when
+    /// `value` is `nil`, so an optional parameter is left out until it has a value. Repeat it to
+    /// send a name more than once.
     ///
     /// ```swift
-    /// api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("verbose")
-    /// // /search?q=swift%20%26%20linux&tag=a&tag=b&page=2&verbose
+    /// let cursor: String? = nil
+    /// api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("cursor", cursor)
+    /// // /search?q=swift%20%26%20linux&tag=a&tag=b&page=2
     /// ```
     ///
     /// The value is written by its `description` (`2`, `true`, `1.5`) and percent-encoded as
     /// ``QueryItem`` says. A NaN or infinite number fails the call with
     /// ``InvalidRequest/encodingFailed(_:)`` when it is resumed, as in ``QueryValue``.
-    public func query(_ name: String, _ value: (any LosslessStringConvertible)? = nil) -> Self {
-        with { parts in
+    public func query(_ name: String, _ value: (any LosslessStringConvertible)?) -> Self {
+        guard let value else { return self }
+        return with { parts in
             if let number = value as? any FloatingPoint, !number.isFinite {
                 let reason = "the query item \"\(name)\" is a NaN or infinite number, which cannot be written in a query string"
                 parts.record(.invalidRequest(.encodingFailed(reason)))
             }
-            parts.queryItems.append(QueryItem(name: name, value: value?.description))
+            parts.queryItems.append(QueryItem(name: name, value: value.description))
         }
+    }
+
+    /// This endpoint with the bare query item `name` (no `=`), after those it has: a flag.
+    ///
+    /// ```swift
+    /// api.get("search").query("q", "swift").query("verbose")
+    /// // /search?q=swift&verbose
+    /// ```
+    public func query(_ name: String) -> Self {
+        with { $0.queryItems.append(QueryItem(name: name)) }
     }
 
     /// This endpoint with `items` added after the query items it has, in order.
