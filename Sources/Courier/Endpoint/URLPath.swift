@@ -48,6 +48,11 @@ public struct URLPath: Hashable, Sendable {
     /// This path with raw `segments` appended, each percent-encoded as in ``init(segments:)``.
     /// - Throws: the errors of ``init(segments:)``.
     public func appending(_ segments: String...) throws(CourierError) -> URLPath {
+        try appending(contentsOf: segments)
+    }
+
+    /// This path with raw `segments` appended, as ``appending(_:)``.
+    func appending(contentsOf segments: [String]) throws(CourierError) -> URLPath {
         let tail = try URLPath(segments: segments)
         if tail == .root { return self }
         let base = rawValue.hasSuffix("/") ? String(rawValue.dropLast()) : rawValue
