@@ -16,6 +16,7 @@ let targets = [
     "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
     "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzServerSentEvents",
+    "FuzzNetlink",
 ]
 
 let package = Package(

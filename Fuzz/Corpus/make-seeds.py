@@ -381,4 +381,84 @@ sse("malformed-utf8", b"data: \xff\xe2\x82\ndata: \xac\xf0\x9f\x98\x80\n\n")
 sse("small-limits", "data: 1234567890\n\n" + "x" * 80 + "\n", line_limit=1, event_limit=1)
 sse("no-dispatch", "event: e\n\nid: 5\n\nretry: 99999999999999999999999\n\ndata: unfinished")
 
+# FuzzNetlink: one rtnetlink datagram, little-endian (the host order of x86_64, where CI runs).
+N = "FuzzNetlink"
+
+
+def nl_align(data):
+    return data + bytes((4 - len(data) % 4) % 4)
+
+
+def nl_attr(kind, value):
+    return nl_align(struct.pack("<HH", 4 + len(value), kind) + value)
+
+
+def nl_message(kind, body, nl_flags=0, seq=0, pid=0):
+    return nl_align(struct.pack("<IHHII", 16 + len(body), kind, nl_flags, seq, pid) + body)
+
+
+def nl_link(index, name, flags, deleted=False, **header):
+    body = struct.pack("<BBHiII", 0, 0, 1, index, flags, 0)
+    body += nl_attr(3, name.encode() + b"\0") + nl_attr(16, bytes([6 if flags & 0x40 else 2]))
+    return nl_message(17 if deleted else 16, body, **header)
+
+
+def nl_address(index, address, prefix, flags=0x80, deleted=False, **header):
+    family = 2 if len(address) == 4 else 10
+    body = struct.pack("<BBBBi", family, prefix, flags & 0xFF, 0, index)
+    body += nl_attr(1, address) + nl_attr(2, address) + nl_attr(8, struct.pack("<I", flags))
+    return nl_message(21 if deleted else 20, body, **header)
+
+
+def nl_route(oif=None, gateway=None, family=2, dst_len=0, kind=1, table=254, priority=None, hops=None, deleted=False, **header):
+    body = struct.pack("<BBBBBBBBI", family, dst_len, 0, 0, min(table, 255), 3, 0, kind, 0)
+    body += nl_attr(15, struct.pack("<I", table))
+    if priority is not None:
+        body += nl_attr(6, struct.pack("<I", priority))
+    if oif is not None:
+        body += nl_attr(4, struct.pack("<i", oif))
+    if gateway is not None:
+        body += nl_attr(5, gateway)
+    if hops is not None:
+        paths = b""
+        for hop_oif, hop_gateway in hops:
+            attributes = nl_attr(5, hop_gateway) if hop_gateway else b""
+            paths += nl_align(struct.pack("<HBBi", 8 + len(attributes), 0, 0, hop_oif) + attributes)
+        body += nl_attr(9, paths)
+    return nl_message(25 if deleted else 24, body, **header)
+
+
+def nl_done(seq, pid, code=0):
+    return nl_message(3, struct.pack("<i", code), nl_flags=2, seq=seq, pid=pid)
+
+
+UP, LOOPBACK = 0x10041, 0x49
+LINK_LOCAL = bytes([0xFE, 0x80]) + bytes(13) + bytes([7])
+write(N, "links-dump", nl_link(1, "lo", LOOPBACK, nl_flags=2, seq=1, pid=77) + nl_link(2, "eth0", UP, nl_flags=2, seq=1, pid=77) + nl_done(1, 77))
+write(N, "addresses-dump", nl_address(1, bytes([127, 0, 0, 1]), 8, flags=0x80, seq=2, pid=77)
+      + nl_address(2, bytes([192, 168, 1, 20]), 24, seq=2, pid=77) + nl_address(2, LINK_LOCAL, 64, flags=0x40, seq=2, pid=77)
+      + nl_done(2, 77))
+write(N, "routes-dump", nl_route(oif=2, gateway=bytes([192, 168, 1, 1]), seq=3, pid=77, nl_flags=2)
+      + nl_route(oif=2, dst_len=24, seq=3, pid=77, nl_flags=2) + nl_route(oif=2, gateway=LINK_LOCAL, family=10, priority=1024, seq=3, pid=77, nl_flags=2)
+      + nl_done(3, 77))
+write(N, "typical-host", nl_link(1, "lo", LOOPBACK) + nl_link(2, "eth0", UP) + nl_address(2, bytes([10, 0, 0, 2]), 24)
+      + nl_route(oif=2, gateway=bytes([10, 0, 0, 1])))
+write(N, "multipath", nl_link(2, "eth0", UP) + nl_link(3, "eth1", 0x1) + nl_address(2, bytes([10, 0, 0, 2]), 24)
+      + nl_route(hops=[(2, bytes([10, 0, 0, 1])), (3, bytes([10, 0, 1, 1])), (4, None)], table=1000, priority=10))
+write(N, "carrier-lost", nl_link(2, "eth0", 0x1))
+write(N, "deletions", nl_route(oif=2, gateway=bytes([10, 0, 0, 1]), deleted=True) + nl_address(2, bytes([10, 0, 0, 2]), 24, deleted=True)
+      + nl_link(2, "eth0", 0, deleted=True))
+write(N, "replace", nl_route(oif=3, gateway=bytes([10, 1, 0, 1]), nl_flags=0x100))
+write(N, "blackhole-and-unreachable", nl_route(kind=6) + nl_route(oif=1, family=10, kind=7))
+write(N, "done-error-overrun-noop", nl_done(4, 77, code=-16) + nl_message(2, struct.pack("<i", -1) + bytes(16), seq=5, pid=77)
+      + nl_message(4, b"") + nl_message(1, b""))
+write(N, "done-without-code", struct.pack("<IHHII", 16, 3, 2, 1, 77))
+write(N, "unpadded-last", nl_link(3, "wlan0", UP) + struct.pack("<IHHII", 37, 16, 0, 0, 0) + struct.pack("<BBHiII", 0, 0, 1, 4, UP, 0)
+      + struct.pack("<HH", 5, 16) + bytes([6]))
+write(N, "long-name", nl_link(5, "sixteen-chars-xx", UP))
+write(N, "short-length", struct.pack("<IHHII", 8, 16, 0, 0, 0))
+write(N, "attribute-overrun", nl_message(16, struct.pack("<BBHiII", 0, 0, 1, 2, UP, 0) + struct.pack("<HH", 200, 3) + b"eth0"))
+write(N, "bad-next-hop", nl_route(hops=[]) + nl_message(24, struct.pack("<BBBBBBBBI", 2, 0, 0, 0, 254, 3, 0, 1, 0)
+      + nl_attr(9, struct.pack("<HBBi", 4, 0, 0, 2))))
+
 print("seeds written under", ROOT)

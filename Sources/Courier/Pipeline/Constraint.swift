@@ -57,6 +57,9 @@ public actor Constraint {
     private let clock: any Clock<Duration>
     private let isSatisfied: @Sendable () async -> Bool
     private let satisfy: @Sendable () async throws -> Void
+    /// The error a caller that waited longer than ``timeout`` gets. A ``CourierError`` reaches
+    /// the caller as it is; anything else is wrapped in ``CourierError/constraint(_:)``.
+    private let timeoutError: @Sendable (_ name: String, _ timeout: Duration) -> any Error
     /// Who waits for which run, under a lock rather than on the actor: a cancelled or timed-out
     /// caller leaves from its cancellation handler or timer at once, without a turn on the
     /// actor (and without a `Task` to get one). Continuations are resumed outside the lock.
@@ -90,9 +93,27 @@ public actor Constraint {
         isSatisfied: @escaping @Sendable () async -> Bool,
         satisfy: @escaping @Sendable () async throws -> Void
     ) {
+        self.init(
+            name: name, timeout: timeout, clock: clock,
+            timeoutError: { name, timeout in ConstraintFailure(name: name, reason: .timedOut(after: timeout)) },
+            isSatisfied: isSatisfied, satisfy: satisfy)
+    }
+
+    /// A constraint whose callers that wait longer than `timeout` fail with
+    /// `timeoutError(name, timeout)` instead of ``ConstraintFailure/Reason/timedOut(after:)``:
+    /// built-in constraints whose timeout means something more specific (no network path).
+    init(
+        name: String,
+        timeout: Duration?,
+        clock: any Clock<Duration>,
+        timeoutError: @escaping @Sendable (_ name: String, _ timeout: Duration) -> any Error,
+        isSatisfied: @escaping @Sendable () async -> Bool,
+        satisfy: @escaping @Sendable () async throws -> Void
+    ) {
         self.name = name
         self.timeout = timeout
         self.clock = clock
+        self.timeoutError = timeoutError
         self.isSatisfied = isSatisfied
         self.satisfy = satisfy
     }
@@ -190,7 +211,7 @@ public actor Constraint {
     private nonisolated func startTimer(for id: ConstraintGate<Waiter>.WaiterID) -> Task<Void, Never>? {
         guard let timeout else { return nil }
         let (clock, gate) = (clock, gate)
-        let failure = ConstraintFailure(name: name, reason: .timedOut(after: timeout))
+        let failure = timeoutError(name, timeout)
         return Task {
             do {
                 try await clock.sleep(for: timeout)

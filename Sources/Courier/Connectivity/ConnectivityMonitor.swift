@@ -1,0 +1,190 @@
+/// Watches whether the device has a usable network path, and tells you when that changes.
+///
+/// On Apple platforms it is an `NWPathMonitor`. On Linux it listens to the kernel's rtnetlink
+/// notifications (links, addresses and routes, IPv4 and IPv6) on a thread of its own, after
+/// reading the current tables; there a path is usable when a **default route** (in any routing
+/// table) leads through an interface that is not loopback, is up and running (a cable pulled or
+/// a Wi-Fi association lost clears "running"), and has an address of the route's family. A host
+/// that can reach only its own subnet counts as unsatisfied.
+///
+/// ```swift
+/// let monitor = try ConnectivityMonitor()
+/// print(monitor.currentPath)                 // satisfied via wlan0
+///
+/// Task {
+///     for await path in monitor.paths() {    // the current path first, then each change
+///         offlineBanner.isHidden = path.status != .unsatisfied
+///     }
+/// }
+/// ```
+///
+/// To hold calls while offline, give the monitor to ``Constraint/connectivity(_:timeout:clock:)``.
+/// Create one monitor for the application and share it: each one on Linux has a socket and a
+/// thread. ``stop()`` (or releasing the last reference) ends it.
+public final class ConnectivityMonitor: Sendable {
+    private let broadcaster: PathBroadcaster
+    private let source: Source
+
+    /// What produces the paths.
+    private enum Source: Sendable {
+        /// Whoever calls ``ConnectivityMonitor/publish(_:)``: tests.
+        case manual
+        #if os(Linux)
+            /// An rtnetlink socket on a thread of its own.
+            case netlink(NetlinkReader)
+        #elseif canImport(Network)
+            /// `NWPathMonitor`.
+            case network(NetworkPathSource)
+        #endif
+    }
+
+    private init(broadcaster: PathBroadcaster, source: Source) {
+        self.broadcaster = broadcaster
+        self.source = source
+    }
+
+    /// Starts watching the system's network paths. Returns once the current path is known:
+    /// on Linux after the kernel has answered the first dumps of its link, address and route
+    /// tables (well under a millisecond on a quiet machine), on Apple platforms after
+    /// `NWPathMonitor`'s first update.
+    ///
+    /// - Throws: ``CourierError/transport(_:)`` (kind ``TransportFailure/Kind/other``, with a
+    ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
+    ///   made or the kernel refuses to list its tables (a sandbox that forbids netlink), and on
+    ///   platforms that have neither.
+    ///
+    /// ```swift
+    /// let monitor: ConnectivityMonitor?
+    /// do {
+    ///     monitor = try ConnectivityMonitor()
+    /// } catch {
+    ///     monitor = nil   // cannot watch the network here: send without waiting
+    /// }
+    /// ```
+    public convenience init() throws(CourierError) {
+        #if os(Linux)
+            try self.init(linuxNetworkNamespacePath: nil)
+        #elseif canImport(Network)
+            // Until NWPathMonitor's first update (which `NetworkPathSource` waits for): not known
+            // to be unusable.
+            let broadcaster = PathBroadcaster(ConnectivityPath(status: .requiresConnection))
+            self.init(broadcaster: broadcaster, source: .network(NetworkPathSource(publishingTo: broadcaster)))
+        #else
+            throw .transport(TransportFailure(kind: .other, message: "connectivity monitor: not available on this platform"))
+        #endif
+    }
+
+    #if os(Linux)
+        /// A Linux monitor that watches the network namespace at `path` (`/run/netns/NAME`, as
+        /// `ip netns add NAME` makes it) instead of the process's own: its thread enters that
+        /// namespace before it creates the socket. For tests that build a network to watch.
+        ///
+        /// - Throws: like ``init()``, and when the namespace cannot be entered (not root: `EPERM`).
+        package convenience init(networkNamespacePath path: String) throws(CourierError) {
+            try self.init(linuxNetworkNamespacePath: path)
+        }
+
+        private convenience init(linuxNetworkNamespacePath path: String?) throws(CourierError) {
+            let broadcaster = PathBroadcaster(.unsatisfied)
+            let reader = try NetlinkReader.start(networkNamespace: path, publishingTo: broadcaster)
+            self.init(broadcaster: broadcaster, source: .netlink(reader))
+        }
+    #endif
+
+    /// A monitor that reports what ``publish(_:)`` says, starting with `initial`: the engine of
+    /// CourierTesting's `TestConnectivityMonitor`.
+    package convenience init(manuallyPublishing initial: ConnectivityPath) {
+        self.init(broadcaster: PathBroadcaster(initial), source: .manual)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The path as the monitor last saw it.
+    ///
+    /// ```swift
+    /// if monitor.currentPath.status == .unsatisfied { showOfflineBanner() }
+    /// ```
+    public var currentPath: ConnectivityPath {
+        broadcaster.current
+    }
+
+    /// The current path, then every change, for as long as the monitor runs (the sequence ends
+    /// when it stops). Each call makes an independent sequence. A consumer that falls behind
+    /// skips to the newest path rather than reading stale ones; a path that does not differ from
+    /// the previous one is not repeated.
+    ///
+    /// ```swift
+    /// for await path in monitor.paths() where path.status == .satisfied {
+    ///     await syncPendingChanges()
+    /// }
+    /// ```
+    public func paths() -> AsyncStream<ConnectivityPath> {
+        broadcaster.paths()
+    }
+
+    /// Whether the monitor is watching: `false` after ``stop()``, or if the system source failed
+    /// (on Linux: the kernel refused to list its tables again after messages were lost). A
+    /// monitor that is not watching keeps its last ``currentPath``, ends its ``paths()``, and no
+    /// longer holds calls in ``Constraint/connectivity(_:timeout:clock:)``.
+    ///
+    /// ```swift
+    /// monitor.stop()
+    /// print(monitor.isMonitoring)   // false
+    /// ```
+    public var isMonitoring: Bool {
+        !broadcaster.isFinished
+    }
+
+    /// Stops watching: ends every ``paths()`` sequence, releases the system's resources (on
+    /// Linux the thread closes its socket and ends), and makes ``Constraint/connectivity(_:timeout:clock:)``
+    /// stop holding calls. Returns at once; calling it again does nothing.
+    ///
+    /// ```swift
+    /// monitor.stop()
+    /// ```
+    public func stop() {
+        switch source {
+        case .manual:
+            break
+        #if os(Linux)
+            case .netlink(let reader):
+                reader.stop()
+        #elseif canImport(Network)
+            case .network(let network):
+                network.stop()
+        #endif
+        }
+        broadcaster.finish()
+    }
+
+    /// Reports `path` (manual monitors only; a system monitor's own source would overwrite it).
+    package func publish(_ path: ConnectivityPath) {
+        broadcaster.publish(path)
+    }
+
+    /// How many ``paths()`` sequences are listening (for tests).
+    var listenerCount: Int { broadcaster.listenerCount }
+
+    /// Returns once the system source has released its resources after ``stop()`` (on Linux:
+    /// the thread closed its descriptors and ended); at once for other monitors.
+    func waitUntilSourceEnded() async {
+        #if os(Linux)
+            if case .netlink(let reader) = source { await reader.waitUntilEnded() }
+        #endif
+    }
+
+    /// Returns once the path allows calls: at once when it is not ``ConnectivityPath/Status/unsatisfied``,
+    /// else when it changes to a status that does, or when the monitor stops.
+    func waitUntilCallsAllowed() async {
+        for await path in paths() where path.status != .unsatisfied {
+            return
+        }
+    }
+
+    /// Whether ``Constraint/connectivity(_:timeout:clock:)`` lets a call through now.
+    var allowsCalls: Bool {
+        !isMonitoring || currentPath.status != .unsatisfied
+    }
+}

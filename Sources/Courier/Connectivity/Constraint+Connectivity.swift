@@ -1,0 +1,72 @@
+import Foundation
+
+extension Constraint {
+    /// A constraint that holds calls while `monitor` sees no usable network path, releases them
+    /// all the moment one appears, and fails a call that waited longer than `timeout` with
+    /// ``CourierError/transport(_:)``: kind ``TransportFailure/Kind/cannotConnect`` with a
+    /// `URLError(.notConnectedToInternet)`, the error URLSession gives for a request sent
+    /// offline, so code that handles one handles both. Attach it like any ``Constraint``.
+    ///
+    /// ```swift
+    /// enum API {
+    ///     static let monitor = try? ConnectivityMonitor()
+    ///     static let online = monitor.map { Constraint.connectivity($0, timeout: .seconds(20)) }
+    /// }
+    ///
+    /// struct GetOrders: Requestable {
+    ///     var constraints: [Constraint] { API.online.map { [$0] } ?? [] }
+    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    /// }
+    ///
+    /// do {
+    ///     let orders = try await client.enqueue(GetOrders()).resume(expecting: [Order].self)
+    /// } catch .transport(let failure) where failure.urlError?.code == .notConnectedToInternet {
+    ///     showOfflineBanner()   // waited 20 seconds with no network
+    /// }
+    /// ```
+    ///
+    /// The rules:
+    /// - **No wait when online.** A call arriving while the path is satisfied (or
+    ///   ``ConnectivityPath/Status/requiresConnection``, where the connection attempt is what
+    ///   activates the path) goes on at once.
+    /// - **All released together.** Every call that arrived offline waits for the same change,
+    ///   and every one still waiting is released, exactly once, when the path becomes usable.
+    /// - **Timeouts and cancellation are per call.** Each call's `timeout` runs from the moment it
+    ///   starts waiting, on `clock`; a cancelled call leaves at once with
+    ///   ``CourierError/cancelled``. Neither disturbs the others.
+    /// - **A stopped monitor holds nothing.** Once the monitor stops (``ConnectivityMonitor/stop()``,
+    ///   or its system source failed), waiting calls are released and new ones are not held: a
+    ///   broken monitor must not turn into an outage; the transport reports the real error.
+    ///
+    /// - Parameters:
+    ///   - monitor: Where the path comes from. Share one monitor between constraints.
+    ///   - timeout: How long one call may wait for a usable path; `nil` waits as long as it takes.
+    ///   - clock: The clock that measures `timeout`. Tests pass CourierTesting's `TestClock`.
+    /// - Returns: A constraint named `"connectivity"`.
+    public static func connectivity(
+        _ monitor: ConnectivityMonitor,
+        timeout: Duration? = .seconds(30),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> Constraint {
+        Constraint(
+            name: "connectivity",
+            timeout: timeout,
+            clock: clock,
+            timeoutError: { _, timeout in CourierError.transport(.noUsableNetworkPath(waited: timeout)) },
+            isSatisfied: { monitor.allowsCalls },
+            satisfy: { await monitor.waitUntilCallsAllowed() }
+        )
+    }
+}
+
+extension TransportFailure {
+    /// What a call gets from ``Constraint/connectivity(_:timeout:clock:)`` after waiting `waited`
+    /// for a usable path: ``Kind/cannotConnect`` with the `URLError(.notConnectedToInternet)`
+    /// URLSession reports for a request sent offline. No URL: the call was never built.
+    static func noUsableNetworkPath(waited: Duration) -> TransportFailure {
+        let message = "no usable network path after waiting \(waited)"
+        return TransportFailure(
+            kind: .cannotConnect, urlError: URLError(.notConnectedToInternet, userInfo: [NSLocalizedDescriptionKey: message]),
+            url: nil, message: message)
+    }
+}
