@@ -2,7 +2,7 @@ import Courier
 import Foundation
 import Testing
 
-/// The examples and outputs quoted in Documentation/_draft-declarative.md, checked as written.
+/// The examples and outputs quoted in Documentation/GettingStarted.md ("Declarative endpoints"), checked as written.
 @Suite("Declarative endpoints guide examples")
 struct DeclarativeGuideTests {
     struct User: Codable, Sendable, Equatable { var login: String }
