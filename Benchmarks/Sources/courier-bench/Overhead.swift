@@ -13,7 +13,10 @@ import HTTPTypes
 /// - **direct**: the transport called by hand, then `JSONDecoder`: the floor, no Courier;
 /// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
 /// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
-/// - **courier-3mw**: `courier` with three pass-through middleware.
+/// - **courier-3mw**: `courier` with three pass-through middleware;
+/// - **declared**: `courier` with a declarative endpoint, `API.get(_:)` stored with
+///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).resume()`;
+/// - **declared-built**: the same, with the endpoint's modifier chain built anew for each call.
 ///
 /// Calls run one after another on one task, `rounds` times, interleaved. Per call it prints the
 /// wall and CPU time, the context switches (a stand-in for actor hops and thread handoffs: a
@@ -59,12 +62,18 @@ enum Overhead {
         var layered = Configuration(transport: transport)
         layered.middleware = [PassThrough(), PassThrough(), PassThrough()]
         let withMiddleware = Client(configuration: layered)
+        let api = API(base: base)
+        let declared = api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)
 
         let variants = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
             Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "declared") { try await plain.enqueue(declared).resume() },
+            Variant(label: "declared-built") {
+                try await plain.enqueue(api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)).resume()
+            },
         ]
         let counting = allocationCounting
         CourierBench.say(
