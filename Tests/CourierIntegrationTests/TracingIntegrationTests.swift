@@ -17,7 +17,11 @@ struct W3CTracer: Tracer {
 
     init() {
         let next = LockedState(UInt64(0))
-        let count = { @Sendable in next.withLock { $0 += 1; return $0 } }
+        let count = { @Sendable in
+            next.withLock {
+                $0 += 1; return $0
+            }
+        }
         recorded = InMemoryTracer(
             idGenerator: .init(
                 nextTraceID: { String(format: "%032llx", count()) },
