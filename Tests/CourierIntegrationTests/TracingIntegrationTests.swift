@@ -18,8 +18,9 @@ struct W3CTracer: Tracer {
     init() {
         let next = LockedState(UInt64(0))
         let count = { @Sendable in
-            next.withLock {
-                $0 += 1; return $0
+            next.withLock { value -> UInt64 in
+                value += 1
+                return value
             }
         }
         recorded = InMemoryTracer(
@@ -60,12 +61,6 @@ struct W3CTracer: Tracer {
     static func traceparent(of span: FinishedInMemorySpan) -> String {
         traceparent(traceID: span.traceID, spanID: span.spanID)
     }
-}
-
-/// `make()` with `tracer` bound as the process's tracer (`withTracer`), from a synchronous
-/// context so that the synchronous `withTracer` is the one called.
-private func made<T>(with tracer: any Tracer, _ make: () -> T) -> T {
-    withTracer(tracer, make)
 }
 
 extension FinishedInMemorySpan {
@@ -198,7 +193,7 @@ struct TracingIntegrationTests {
                 await route("/once", on: server, answering: [503, 200], recorder: received)
                 // Made while `tracer` is the process's: async-http-client's own tracing would
                 // pick it up by default, as it picks up a bootstrapped one.
-                let client = made(with: tracer) {
+                let client = withTracer(tracer) {
                     Client(
                         configuration: Configuration(
                             transport: AsyncHTTPClientTransport(), retryPolicy: .default, clock: TestClock(sleepsReturnImmediately: true)))
@@ -219,7 +214,7 @@ struct TracingIntegrationTests {
                 let received = Recorder<[String]>()
                 await route("/yours", on: server, answering: [200], recorder: received)
                 // Its configuration's tracer is the process's at creation: `tracer`.
-                let httpClient = made(with: tracer) {
+                let httpClient = withTracer(tracer) {
                     HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
                 }
                 let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport(client: httpClient), tracer: tracer))

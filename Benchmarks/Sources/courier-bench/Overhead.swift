@@ -1,6 +1,8 @@
 import Courier
 import Foundation
 import HTTPTypes
+import InMemoryTracing
+import MetricsTestKit
 
 #if canImport(MallocInterposerSwift)
     import MallocInterposerSwift
@@ -13,7 +15,14 @@ import HTTPTypes
 /// - **direct**: the transport called by hand, then `JSONDecoder`: the floor, no Courier;
 /// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
 /// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
-/// - **courier-3mw**: `courier` with three pass-through middleware.
+/// - **courier-3mw**: `courier` with three pass-through middleware;
+/// - **courier-observed**: `courier` reporting to in-memory tracing and metrics backends
+///   (swift-distributed-tracing's `InMemoryTracer`, swift-metrics' `TestMetrics`), given through
+///   the configuration: a span per call and per request, trace context written, the counter, the
+///   timer and the gauge. The tracer's spans are dropped after every measurement.
+///
+/// No variant but `courier-observed` has a backend: nothing is bootstrapped, so `courier` is what
+/// tracing and metrics cost without one (compare it with a build before they existed).
 ///
 /// Calls run one after another on one task, `rounds` times, interleaved. Per call it prints the
 /// wall and CPU time, the context switches (a stand-in for actor hops and thread handoffs: a
@@ -24,6 +33,8 @@ enum Overhead {
     struct Variant: Sendable {
         let label: String
         let call: @Sendable () async throws -> Item
+        /// Run after each measurement, outside it (empties in-memory backends).
+        var reset: @Sendable () -> Void = {}
     }
 
     struct Figures {
@@ -59,12 +70,18 @@ enum Overhead {
         var layered = Configuration(transport: transport)
         layered.middleware = [PassThrough(), PassThrough(), PassThrough()]
         let withMiddleware = Client(configuration: layered)
+        let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
+        let metrics = TestMetrics()
+        let observed = Client(configuration: Configuration(transport: transport, tracer: tracer, metricsFactory: metrics))
 
         let variants = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
             Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(
+                label: "courier-observed", call: { try await observed.enqueue(endpoint).resume(expecting: Item.self) },
+                reset: { tracer.clearAll() }),
         ]
         let counting = allocationCounting
         CourierBench.say(
@@ -125,6 +142,7 @@ enum Overhead {
         let elapsed = ContinuousClock.now - start
         let mallocs = stopCounting()
         let after = processUsage()
+        variant.reset()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Figures(
             wall: seconds, cpu: after.cpu - before.cpu,

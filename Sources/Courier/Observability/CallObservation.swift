@@ -5,8 +5,9 @@ import Tracing
 ///
 /// Worked out once, when the client is created: `nil` when neither has a backend (no tracer
 /// and no metrics factory bootstrapped, nor configured), and then a call does none of this
-/// work, not even a check per call beyond one optional.
-struct CallObservation: Sendable {
+/// work: it checks one optional reference. A class, so that the check and the copy are one
+/// pointer.
+final class CallObservation: Sendable {
     let tracing: ClientTracing?
     let metrics: ClientMetrics?
 

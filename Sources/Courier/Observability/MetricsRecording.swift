@@ -30,8 +30,10 @@ final class ClientMetrics: Sendable {
         let duration: Timer
     }
 
-    /// The methods reported by name; any other is `_OTHER` (``HTTPSemantics/reportedMethod(_:)``).
-    private static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY", "_OTHER"]
+    /// The methods reported by name, then `_OTHER` for any other (``HTTPSemantics/reportedMethod(_:)``).
+    private static let methods = HTTPSemantics.standardMethods + ["_OTHER"]
+    /// The class of a call's final status code, `1xx` to `5xx`, then `error` for a call without a
+    /// response.
     private static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx", "error"]
 
     /// The configured factory, else the process's (`MetricsSystem.factory`); `nil` when that is
@@ -52,14 +54,12 @@ final class ClientMetrics: Sendable {
     /// A call to `method` ended after `nanoseconds`, with a response of `statusCode` or, when
     /// `nil`, none.
     func ended(method: String, statusCode: Int?, nanoseconds: Int64) {
-        let reported = HTTPSemantics.reportedMethod(method)
-        let statusClass = statusCode.map(HTTPSemantics.statusClass) ?? "error"
-        let methodIndex = Self.methods.firstIndex(of: reported) ?? Self.methods.count - 1
-        let classIndex = Self.statusClasses.firstIndex(of: statusClass) ?? Self.statusClasses.count - 1
+        let methodIndex = Self.methods.firstIndex(of: method) ?? Self.methods.count - 1
+        let classIndex = statusCode.map { (100..<600).contains($0) ? $0 / 100 - 1 : Self.statusClasses.count - 1 } ?? Self.statusClasses.count - 1
         let slot = methodIndex * Self.statusClasses.count + classIndex
         let series = series.withLock { slots in
             if let existing = slots[slot] { return existing }
-            let dimensions = [("method", reported), ("status_class", statusClass)]
+            let dimensions = [("method", Self.methods[methodIndex]), ("status_class", Self.statusClasses[classIndex])]
             let made = Series(
                 requests: Counter(label: MetricNames.requests, dimensions: dimensions, factory: factory),
                 duration: Timer(label: MetricNames.duration, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))

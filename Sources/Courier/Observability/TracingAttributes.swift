@@ -21,14 +21,14 @@ enum HTTPSemantics {
     static let serverAddress = "server.address"
     static let serverPort = "server.port"
 
+    /// The methods HTTP defines (RFC 9110, RFC 5789, and QUERY), which are reported by name.
+    static let standardMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]
+
     /// `method` as `http.request.method` and the metrics' `method` dimension report it: itself
-    /// when it is one of the methods HTTP defines (RFC 9110, RFC 5789, and QUERY), compared
-    /// case-sensitively as HTTP does, otherwise `_OTHER`.
+    /// when it is one of ``standardMethods``, compared case-sensitively as HTTP does, otherwise
+    /// `_OTHER` (a method a caller makes up cannot add to the number of metric series).
     static func reportedMethod(_ method: String) -> String {
-        switch method {
-        case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY": method
-        default: "_OTHER"
-        }
+        standardMethods.contains(method) ? method : "_OTHER"
     }
 
     /// The span name for a request with `method`: the method, or `HTTP` for one reported as
@@ -36,19 +36,6 @@ enum HTTPSemantics {
     static func spanName(_ method: String) -> String {
         let reported = reportedMethod(method)
         return reported == "_OTHER" ? "HTTP" : reported
-    }
-
-    /// The metrics' `status_class` for a response: `1xx` to `5xx` (a call that ended without a
-    /// response is counted as `error` by its caller).
-    static func statusClass(_ statusCode: Int) -> String {
-        switch statusCode {
-        case 100..<200: "1xx"
-        case 200..<300: "2xx"
-        case 300..<400: "3xx"
-        case 400..<500: "4xx"
-        case 500..<600: "5xx"
-        default: "error"
-        }
     }
 
     /// `error.type` for a call or request that failed with `error`: the status code for a

@@ -34,12 +34,6 @@ private final class RoutedTransport: Transport {
     }
 }
 
-/// `make()` with `factory` bound as the process's metrics factory, from a synchronous context
-/// so that the synchronous `withMetricsFactory` is the one called.
-private func made<T>(with factory: any MetricsFactory, _ make: () -> T) -> T {
-    withMetricsFactory(factory, make)
-}
-
 /// Waits, without sleeping, until `condition` holds; records an issue if it never does.
 private func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async -> Bool) async {
     for _ in 0..<1_000_000 {
@@ -113,11 +107,11 @@ struct MetricsTests {
 
     @Test func aConfiguredNoOpFactoryKeepsTheClientOutOfTheProcessMetrics() async throws {
         let process = TestMetrics()
-        let silent = made(with: process) { makeClient(RecordingTransport()) { $0.metricsFactory = NOOPMetricsHandler.instance } }
+        let silent = withMetricsFactory(process) { makeClient(RecordingTransport()) { $0.metricsFactory = NOOPMetricsHandler.instance } }
         _ = try await silent.enqueue(TestEndpoint()).resume()
         #expect(process.counters.isEmpty && process.timers.isEmpty && process.meters.isEmpty)
         // Without one configured, the process's factory at creation counts.
-        let counted = made(with: process) { makeClient(RecordingTransport()) }
+        let counted = withMetricsFactory(process) { makeClient(RecordingTransport()) }
         _ = try await counted.enqueue(TestEndpoint()).resume()
         #expect(try process.expectCounter("courier_requests_total", dimensions("GET", "2xx")).totalValue == 1)
     }
@@ -125,7 +119,7 @@ struct MetricsTests {
     @Test func aRefreshServingTwoThousandConcurrentCallsIsCountedOnce() async throws {
         let metrics = TestMetrics()
         let clock = WallClock(), mint = TokenMint(clock: clock)
-        let refresher = made(with: metrics) {
+        let refresher = withMetricsFactory(metrics) {
             TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), now: clock.closure) { _ in mint.next() }
         }
         let client = Client(
@@ -146,7 +140,7 @@ struct MetricsTests {
     func aFailedRefreshIsCountedOnceByWhetherItWasRejectedForGood(permanent: Bool, outcome: String) async throws {
         let metrics = TestMetrics()
         let clock = WallClock()
-        let refresher = made(with: metrics) {
+        let refresher = withMetricsFactory(metrics) {
             TokenRefresher(store: CountingStore(clock.credential("at-0", expiresIn: -1)), now: clock.closure) { _ in
                 throw RefreshFailure(reason: .custom("no"), isPermanent: permanent)
             }
@@ -165,7 +159,7 @@ struct MetricsTests {
     @Test func noSecretReachesAMetricLabelOrDimension() async throws {
         let metrics = TestMetrics()
         let clock = WallClock()
-        let refresher = made(with: metrics) {
+        let refresher = withMetricsFactory(metrics) {
             TokenRefresher(
                 store: CountingStore(
                     TokenCredential(accessToken: "S3CR3T-access", refreshToken: "S3CR3T-refresh", expiresAt: clock.now.addingTimeInterval(-1))),

@@ -40,12 +40,6 @@ extension InMemoryTracer {
     }
 }
 
-/// `make()` with `tracer` bound as the process's tracer (`withTracer`), from a synchronous
-/// context so that the synchronous `withTracer` is the one called.
-func made<T>(with tracer: any Tracer, _ make: () -> T) -> T {
-    withTracer(tracer, make)
-}
-
 /// A middleware that starts a span of its own around `next`, with the current context.
 private struct SpanningMiddleware: Middleware {
     let tracer: InMemoryTracer
@@ -286,7 +280,7 @@ struct TracingTests {
     @Test func aConfiguredNoOpTracerKeepsTheClientOutOfTracesAndItsRequestsFreeOfContext() async throws {
         let process = InMemoryTracer()
         let transport = RecordingTransport()
-        let client = made(with: process) { makeClient(transport) { $0.tracer = NoOpTracer() } }
+        let client = withTracer(process) { makeClient(transport) { $0.tracer = NoOpTracer() } }
         try await withTracer(process) {
             _ = try await client.enqueue(TestEndpoint()).resume()
         }
@@ -296,7 +290,7 @@ struct TracingTests {
 
     @Test func withoutAConfiguredTracerTheClientUsesTheProcessTracerItWasCreatedWith() async throws {
         let process = InMemoryTracer()
-        let client = made(with: process) { makeClient(RecordingTransport()) }
+        let client = withTracer(process) { makeClient(RecordingTransport()) }
         // Called outside the binding: the tracer was picked when the client was made.
         _ = try await client.enqueue(TestEndpoint()).resume()
         #expect(process.finishedSpans.count == 2)
