@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The in-memory tracing and metrics backends of `--overhead`'s `courier-observed`.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Counts allocations per call in `--overhead` (preloaded by the benchmark itself).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
@@ -32,6 +35,8 @@ let package = Package(
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             swiftSettings: [

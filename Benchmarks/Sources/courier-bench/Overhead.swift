@@ -1,6 +1,8 @@
 import Courier
 import Foundation
 import HTTPTypes
+import InMemoryTracing
+import MetricsTestKit
 
 #if canImport(MallocInterposerSwift)
     import MallocInterposerSwift
@@ -16,7 +18,14 @@ import HTTPTypes
 /// - **courier-3mw**: `courier` with three pass-through middleware;
 /// - **declared**: `courier` with a declarative endpoint, `API.get(_:)` stored with
 ///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).resume()`;
-/// - **declared-built**: the same, with the endpoint's modifier chain built anew for each call.
+/// - **declared-built**: the same, with the endpoint's modifier chain built anew for each call;
+/// - **courier-observed**: `courier` reporting to in-memory tracing and metrics backends
+///   (swift-distributed-tracing's `InMemoryTracer`, swift-metrics' `TestMetrics`), given through
+///   the configuration: a span per call and per request, trace context written, the counter, the
+///   timer and the gauge. The tracer's spans are dropped after every measurement.
+///
+/// No variant but `courier-observed` has a backend: nothing is bootstrapped, so `courier` is what
+/// tracing and metrics cost without one (compare it with a build before they existed).
 ///
 /// Calls run one after another on one task, `rounds` times, interleaved. Per call it prints the
 /// wall and CPU time, the context switches (a stand-in for actor hops and thread handoffs: a
@@ -27,6 +36,8 @@ enum Overhead {
     struct Variant: Sendable {
         let label: String
         let call: @Sendable () async throws -> Item
+        /// Run after each measurement, outside it (empties in-memory backends).
+        var reset: @Sendable () -> Void = {}
     }
 
     struct Figures {
@@ -64,6 +75,9 @@ enum Overhead {
         let withMiddleware = Client(configuration: layered)
         let api = API(base: base)
         let declared = api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)
+        let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
+        let metrics = TestMetrics()
+        let observed = Client(configuration: Configuration(transport: transport, tracer: tracer, metricsFactory: metrics))
 
         let variants = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
@@ -74,6 +88,9 @@ enum Overhead {
             Variant(label: "declared-built") {
                 try await plain.enqueue(api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)).resume()
             },
+            Variant(
+                label: "courier-observed", call: { try await observed.enqueue(endpoint).resume(expecting: Item.self) },
+                reset: { tracer.clearAll() }),
         ]
         let counting = allocationCounting
         CourierBench.say(
@@ -134,6 +151,7 @@ enum Overhead {
         let elapsed = ContinuousClock.now - start
         let mallocs = stopCounting()
         let after = processUsage()
+        variant.reset()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Figures(
             wall: seconds, cpu: after.cpu - before.cpu,

@@ -145,8 +145,9 @@ extension TokenRefresher {
         }
     }
 
-    /// Applies a refresh's outcome, unless a reset or sign-out made it stale.
+    /// Applies a refresh's outcome, unless a reset or sign-out made it stale, and counts it.
     private func finishRefresh(_ outcome: RefreshOutcome, generation: UInt64) {
+        refreshMetrics?.record(generation == self.generation ? Self.metricOutcome(outcome) : .superseded)
         guard generation == self.generation else { return }  // reset or signOut happened meanwhile
         refreshTask = nil
         switch outcome {
@@ -181,6 +182,17 @@ extension TokenRefresher {
             emit(.storeFailed(reason))
         case .superseded:
             return  // only produced once the generation moved on, which the guard caught
+        }
+    }
+
+    /// How `courier_token_refreshes_total` counts `outcome`.
+    private static func metricOutcome(_ outcome: RefreshOutcome) -> RefreshMetrics.Outcome {
+        switch outcome {
+        case .refreshed: .success
+        case .adopted: .adopted
+        case .failed(let error): refreshFailure(from: error).isPermanent ? .rejected : .failed
+        case .storeFailed: .storeFailed
+        case .superseded: .superseded
         }
     }
 

@@ -32,6 +32,11 @@ public import Foundation
 /// A caller whose task is cancelled stops waiting with ``CourierError/cancelled``; the refresh
 /// goes on for the others and its result is stored.
 ///
+/// Each refresh is counted once, however many callers it served, in the swift-metrics counter
+/// `courier_token_refreshes_total` by `outcome` (`success`, `adopted`, `rejected`, `failed`,
+/// `store_failed`, `superseded`), through the metrics factory the process has when the refresher
+/// is created (bootstrapped, or bound with `withMetricsFactory(_:_:)` around its creation).
+///
 /// Store order: the refresher performs one store operation at a time (``TokenStore/load()``,
 /// ``TokenStore/save(_:)``, ``TokenStore/remove()``), in the order it decided them, so the store
 /// ends up holding what the refresher decided last: a ``signOut()`` or ``reset(to:)`` always
@@ -89,6 +94,9 @@ public actor TokenRefresher {
     private nonisolated let waiters = LockedState(SingleFlight<Waiter>())
     private var eventContinuations: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]
     private var nextEventID: UInt64 = 0
+    /// Counts refreshes by outcome (`courier_token_refreshes_total`), when the process had a
+    /// metrics backend as the refresher was created.
+    let refreshMetrics = RefreshMetrics()
 
     /// A refresher that renews the credential with your own code, for schemes that are not OAuth2.
     ///

@@ -14,10 +14,18 @@ public actor Client {
     public nonisolated let configuration: Configuration
     /// Pause-and-drain bookkeeping under a lock: a call that is not held costs no actor hop.
     private nonisolated let gate = LockedState(CallGate())
+    /// Spans and metrics, or `nil` when there is no backend for either (then a call does none of
+    /// that work).
+    private nonisolated let observation: CallObservation?
 
     /// Creates a client.
+    ///
+    /// The tracer and metrics factory its calls report to are picked now: those of
+    /// `configuration` (``Configuration/tracer``, ``Configuration/metricsFactory``), else the
+    /// ones bootstrapped for the process at this moment. Bootstrap them before creating clients.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.observation = CallObservation(configuration: configuration)
     }
 
     /// Prepares a call to `endpoint`. Nothing is sent until the call is resumed.
@@ -30,7 +38,22 @@ public actor Client {
     /// - Parameter endpoint: the call's own existential, passed on as it is (re-boxing it for the
     ///   middleware context would cost an allocation per call).
     nonisolated func perform(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> Response {
-        try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept) }
+        guard let observation else {
+            return try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept, trace: nil) }
+        }
+        return try await Self.observed(endpoint, by: observation, statusCode: \.statusCode) { trace async throws(CourierError) in
+            try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept, trace: trace) }
+        }
+    }
+
+    /// `call`, in a span and counted in the metrics (``CallObservation``). Out of line: the calls
+    /// of a client without tracer and metrics never allocate its frame.
+    @inline(never)
+    private static func observed<Value>(
+        _ endpoint: any Requestable, by observation: CallObservation, statusCode: (Value) -> Int,
+        _ call: (CallTrace?) async throws(CourierError) -> Value
+    ) async throws(CourierError) -> Value {
+        try await observation.observe(method: endpoint.method.rawValue, statusCode: statusCode, call)
     }
 
     /// Runs `body` as a call in flight on this client: refused inside this client's own
@@ -60,14 +83,16 @@ public actor Client {
     }
 
     /// Constraints, then the request, then the stages of ``CallPipeline``, then the status check.
-    private nonisolated func performAdmitted(_ endpoint: any Requestable, accept: String?) async throws(CourierError) -> Response {
+    /// - Parameter trace: the call's span, when it is traced.
+    private nonisolated func performAdmitted(_ endpoint: any Requestable, accept: String?, trace: CallTrace?) async throws(CourierError) -> Response {
         // Constraints first: what they establish (a session, say) may shape the request.
         let constraints = endpoint.constraints
         if !constraints.isEmpty { try await Self.satisfy(constraints) }
         let call = try prepare(endpoint, accept: accept)
+        trace?.describe(call.request)
         let streamed = try await CallPipeline.run(
             call.request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
-            declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics())
+            declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(), trace: trace)
         // Whole already (read in the transport stage), unless a middleware streamed a body of its
         // own: that one is read here, under the same limit.
         let response: Response
@@ -89,10 +114,21 @@ public actor Client {
     /// the body still streaming (``Call/stream()``). The call counts as in flight for
     /// ``runExclusively(_:)`` until the head is back, not until its body ends.
     nonisolated func performStreaming(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> StreamedResponse {
+        guard let observation else {
+            return try await performStreaming(endpoint, accept: accept, trace: nil)
+        }
+        // The span and the metrics end with the head: what the body does next is the reader's.
+        return try await Self.observed(endpoint, by: observation, statusCode: \.statusCode) { trace async throws(CourierError) in
+            try await performStreaming(endpoint, accept: accept, trace: trace)
+        }
+    }
+
+    private nonisolated func performStreaming(_ endpoint: any Requestable, accept: String?, trace: CallTrace?) async throws(CourierError) -> StreamedResponse {
         try await admitted { () async throws(CourierError) in
             let constraints = endpoint.constraints
             if !constraints.isEmpty { try await Self.satisfy(constraints) }
             let call = try prepare(endpoint, accept: accept)
+            trace?.describe(call.request)
             // The caller reads an accepted body chunk by chunk, so no size limit applies to it; a
             // refused status's body is read whole, under the usual limit.
             var request = call.request
@@ -101,7 +137,7 @@ public actor Client {
             let streamed = try await CallPipeline.run(
                 request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
                 declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(),
-                collectsBody: false)
+                collectsBody: false, trace: trace)
             guard endpoint.acceptableStatusCodes.contains(streamed.statusCode) else {
                 throw .response(try await streamed.collect(upTo: limit))
             }

@@ -1,5 +1,7 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
+public import Tracing
 
 /// How a ``Client`` sends requests and reads responses.
 ///
@@ -35,6 +37,34 @@ public struct Configuration: Sendable {
     public var queryStringOptions: QueryStringFormattingOptions
     /// Where Courier logs: one debug line per call. Default: a logger that discards everything.
     public var logger: Logger
+    /// The tracer that receives a span per call and a span per request sent (each retry, 401
+    /// replay and redirect), and whose propagation writes the trace context (W3C `traceparent`
+    /// with an OpenTelemetry tracer) into every request. Default: `nil`, the process's: the
+    /// tracer bootstrapped with `InstrumentationSystem.bootstrap(_:)` (or bound with
+    /// `withTracer(_:_:)`) **when the client is created**.
+    ///
+    /// With no tracer bootstrapped, or with `NoOpTracer()` here, a call does no tracing work at
+    /// all. Set a tracer here to trace one client only (a test's `InMemoryTracer`), or
+    /// `NoOpTracer()` to keep one client out of traces.
+    ///
+    /// ```swift
+    /// configuration.tracer = NoOpTracer()   // this client's calls are not traced
+    /// ```
+    ///
+    /// Spans, attributes and propagation are described in the Observability guide.
+    public var tracer: (any Tracer)?
+    /// The factory of the metrics each call records: `courier_requests_total`,
+    /// `courier_request_duration_seconds` and `courier_requests_in_flight` (see the
+    /// Observability guide). Default: `nil`, the process's: `MetricsSystem.factory` as
+    /// bootstrapped (or bound with `withMetricsFactory(_:_:)`) **when the client is created**.
+    ///
+    /// With no metrics backend bootstrapped, or with `NOOPMetricsHandler.instance` here, a call
+    /// records nothing and costs nothing.
+    ///
+    /// ```swift
+    /// configuration.metricsFactory = NOOPMetricsHandler.instance   // this client records no metrics
+    /// ```
+    public var metricsFactory: (any MetricsFactory)?
     /// How endpoints that require authorization are authenticated. Default: ``Authentication/none``.
     public var authentication: Authentication
     /// The hosts, or origins, that may receive credentials. Default: none.
@@ -150,6 +180,8 @@ public struct Configuration: Sendable {
         headers: [HeaderItem] = [],
         queryStringOptions: QueryStringFormattingOptions = QueryStringFormattingOptions(),
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
+        tracer: (any Tracer)? = nil,
+        metricsFactory: (any MetricsFactory)? = nil,
         authentication: Authentication = .none,
         authorizedHosts: Set<String> = [],
         responseDecoders: [any ResponseBodyDecoder] = [],
@@ -167,6 +199,8 @@ public struct Configuration: Sendable {
         self.headers = headers
         self.queryStringOptions = queryStringOptions
         self.logger = logger
+        self.tracer = tracer
+        self.metricsFactory = metricsFactory
         self.authentication = authentication
         self.authorizedHosts = authorizedHosts
         self.responseDecoders = responseDecoders

@@ -1,13 +1,19 @@
 import Logging
+import Tracing
 
 /// The attempt-observation stage, just above the transport: one log line and one
 /// ``CallMetrics/Attempt`` per request handed to the transport (each retry and each 401 replay
-/// is one), with its duration, status and bytes.
+/// is one), with its duration, status and bytes; and, when the call is traced, one client span
+/// per request (``AttemptTrace``), whose trace context it writes into the request.
 ///
 /// It sits below authentication, so it sees the request as sent; it logs only the method, the
 /// URL as ``TransportRequest/redaction`` prints it, the status and the timing, never a header.
+/// Being below authentication, it also writes `traceparent` into the final headers of every
+/// attempt, and never into a request above it (a retry or replay gets a fresh one).
 struct AttemptObservation: Middleware {
     let logger: Logger
+    /// The call's span, when the call is traced.
+    var trace: CallTrace? = nil
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await run(request, metrics: context.metrics, next: next)
@@ -19,6 +25,38 @@ struct AttemptObservation: Middleware {
     /// async function holds is allocated in its task's frame on every call, and the log
     /// messages' string building would make that frame several times larger.
     func run(
+        _ request: TransportRequest, metrics: CallMetrics, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
+        if let trace {
+            return try await traced(request, trace: trace, metrics: metrics, next: next)
+        }
+        return try await untraced(request, metrics: metrics, next: next)
+    }
+
+    /// ``run(_:metrics:next:)`` inside the attempt's client span, which is the current
+    /// `ServiceContext` (and ``AttemptTrace/current``, for redirects) while the transport sends.
+    @inline(never)
+    private func traced(
+        _ request: TransportRequest, trace: CallTrace, metrics: CallMetrics,
+        next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
+        var request = request
+        let attempt = AttemptTrace(call: trace, request: &request)
+        let outcome = await ServiceContext.$current.withValue(attempt.context) { [request] () async -> Result<StreamedResponse, CourierError> in
+            await AttemptTrace.$current.withValue(attempt) { () async -> Result<StreamedResponse, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await untraced(request, metrics: metrics, next: next))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        attempt.end(outcome)
+        return try outcome.get()
+    }
+
+    /// The log line and the ``CallMetrics`` of one attempt.
+    private func untraced(
         _ request: TransportRequest, metrics: CallMetrics, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         let started = ContinuousClock.now

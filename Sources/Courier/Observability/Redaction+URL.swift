@@ -71,25 +71,43 @@ extension Redaction {
         return text
     }
 
+    /// `url` as a span attribute (`url.full`) may hold it, in the form the OpenTelemetry
+    /// semantic conventions ask for: user-info as `REDACTED:REDACTED`, the values of secret
+    /// query, fragment and path-parameter items as `REDACTED`; still a valid URL. A URL that
+    /// cannot be taken apart is redacted as ``redact(urlString:)`` does.
+    func redactForTelemetry(url: URL) -> String {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let text = redact(components, userInfo: "REDACTED:REDACTED", replacement: "REDACTED")
+        else {
+            return redact(urlString: url.absoluteString)
+        }
+        return text
+    }
+
     /// The redacted text of parsed components, or `nil` when they have no host (not a URL
     /// Courier sends, so the lenient reading applies).
-    private func redact(_ components: URLComponents) -> String? {
+    /// - Parameters:
+    ///   - userInfo: what replaces the whole user-info, if there is one.
+    ///   - replacement: what replaces the value of a secret item.
+    private func redact(
+        _ components: URLComponents, userInfo: String = placeholder, replacement: String = placeholder
+    ) -> String? {
         guard let host = components.percentEncodedHost, !host.isEmpty else { return nil }
         var text = ""
         if let scheme = components.scheme { text += scheme + ":" }
         text += "//"
         if components.percentEncodedUser != nil || components.percentEncodedPassword != nil {
             // A user name is as secret as a password: `https://ghp_token@github.com` is common.
-            text += Self.placeholder + "@"
+            text += userInfo + "@"
         }
         text += host
         if let port = components.port { text += ":\(port)" }
-        text += redactPathParameters(components.percentEncodedPath)
+        text += redactPathParameters(components.percentEncodedPath, replacement: replacement)
         if let query = components.percentEncodedQuery {
-            text += "?" + Self.redactParameters(query, isSecret: queryItemNameTest)
+            text += "?" + Self.redactParameters(query, isSecret: queryItemNameTest, replacement: replacement)
         }
         if let fragment = components.percentEncodedFragment {
-            text += "#" + Self.redactParameters(fragment, isSecret: queryItemNameTest)
+            text += "#" + Self.redactParameters(fragment, isSecret: queryItemNameTest, replacement: replacement)
         }
         return text
     }

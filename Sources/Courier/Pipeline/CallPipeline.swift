@@ -4,12 +4,13 @@ import Foundation
 ///
 /// ```
 /// Client.enqueue(endpoint) → Call.resume()
+///   call span and metrics, when a backend is there (Observability/CallObservation.swift)
 ///   pause-and-drain admission → constraints → RequestBuilder (endpoint → TransportRequest)
 ///   ┌ 1. Configuration.middleware   users' stages, outermost first
 ///   │ 2. Requestable.middleware     the endpoint's own stages
 ///   │ 3. RetryStage                 attempts and delays (Pipeline/RetryStage.swift)
 ///   │ 4. AuthenticationStage        host check, signing, the one 401 replay (Auth/AuthenticationStage.swift)
-///   │ 5. AttemptObservation         log line and metrics per attempt (Observability/AttemptObservation.swift)
+///   │ 5. AttemptObservation         log line, metrics and client span per attempt (Observability/AttemptObservation.swift)
 ///   └ 6. transport                  checkSendable, Configuration.transport, then (for calls
 ///                                   that want it whole) the body, up to maximumResponseSize
 ///   status validation → decoding (Call.resume(expecting:))
@@ -23,10 +24,11 @@ enum CallPipeline {
     ///   - middleware: users' stages: ``Configuration/middleware``, then the endpoint's.
     ///   - collectsBody: whether the caller wants the body whole (``Call/resume()``): it is then
     ///     read in stage 6, inside the retry loop.
+    ///   - trace: the call's span, when it is traced: stage 5 starts a span per request under it.
     static func run(
         _ request: TransportRequest, endpoint: any Requestable, middleware users: [any Middleware],
         configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
-        collectsBody: Bool = true
+        collectsBody: Bool = true, trace: CallTrace? = nil
     ) async throws(CourierError) -> StreamedResponse {
         // The common call, with no users' middleware, no retries and no credential, goes through
         // stages 5 and 6 only. Every stage is an async function whose frame each call's task
@@ -36,7 +38,7 @@ enum CallPipeline {
         guard users.isEmpty, !authenticates, RetryStage.passesThrough(configuration.retryPolicy) else {
             return try await runAllStages(
                 request, endpoint: endpoint, middleware: users, configuration: configuration,
-                declaredOrigin: declaredOrigin, metrics: metrics, collectsBody: collectsBody)
+                declaredOrigin: declaredOrigin, metrics: metrics, collectsBody: collectsBody, trace: trace)
         }
         if Task.isCancelled { throw .cancelled }
         // No stage ran, so the request is the one `RequestBuilder` made, which passes
@@ -44,7 +46,7 @@ enum CallPipeline {
         // `URLPath` has no user-info to add, reserved headers were refused): not checked again.
         assert((try? RequestBuilder.checkSendable(request)) != nil, "a request RequestBuilder made is sendable")
         let transport = configuration.transport
-        return try await AttemptObservation(logger: configuration.logger).run(request, metrics: metrics) { request throws(CourierError) in
+        return try await AttemptObservation(logger: configuration.logger, trace: trace).run(request, metrics: metrics) { request throws(CourierError) in
             try await send(request, through: transport, collectsBody: collectsBody, checked: true)
         }
     }
@@ -55,7 +57,7 @@ enum CallPipeline {
     private static func runAllStages(
         _ request: TransportRequest, endpoint: any Requestable, middleware users: [any Middleware],
         configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?, metrics: CallMetrics,
-        collectsBody: Bool
+        collectsBody: Bool, trace: CallTrace?
     ) async throws(CourierError) -> StreamedResponse {
         // Stages see the caller's endpoint, not the wrapper an event stream, a download or a
         // progress observer sends in its place.
@@ -66,7 +68,7 @@ enum CallPipeline {
             authentication: AuthenticationStage(
                 authentication: endpoint.requiresAuthorization ? configuration.authentication : .none,
                 authorizedHosts: configuration.authorizedHosts, declaredOrigin: declaredOrigin),
-            observation: AttemptObservation(logger: configuration.logger),
+            observation: AttemptObservation(logger: configuration.logger, trace: trace),
             transport: configuration.transport, collectsBody: collectsBody)
         // 1–2. Users' middleware, outermost first; without any, no chain is built at all.
         if users.isEmpty {

@@ -192,6 +192,11 @@
             // certificate, a pin mismatch, a refused port) instead of being retried until the
             // deadline; Courier's ``RetryPolicy`` retries what is worth retrying.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // Courier traces every request itself (a client span per attempt and per redirect,
+            // with a redacted URL) and writes its trace context; async-http-client's own span
+            // would duplicate each one, put the query string in the clear, and add a second
+            // `traceparent` header.
+            configuration.tracing.tracer = nil
             return configuration
         }
     }

@@ -47,6 +47,10 @@
         private let pinning: PinningPolicy
         /// Whether this transport made its clients, and so shuts them down.
         private let ownsClients: Bool
+        /// Whether the client traces requests itself (a client you passed, configured with a
+        /// tracer): Courier then leaves the trace context to it, so that a request carries one
+        /// `traceparent`, not two.
+        let clientTraces: Bool
 
         /// A transport shared by every configuration that names none: one connection pool for the
         /// process, with the default ``Configuration``.
@@ -83,18 +87,33 @@
         /// under its credential-stripping policy, and async-http-client's own following (on by
         /// default) would bypass it. This transport's ``Configuration`` (TLS, pins) does not apply
         /// to a client you own.
+        ///
+        /// Configure it with `tracing.tracer = nil` too, unless you want async-http-client's own
+        /// spans. Courier traces each request itself; a client with a tracer (its default is the
+        /// process's bootstrapped one) adds a span of its own under each of Courier's client
+        /// spans, with async-http-client's attributes (the query string in the clear, a
+        /// user-info-free but otherwise unredacted URL), and writes the `traceparent` header
+        /// itself, so Courier then writes none.
+        ///
+        /// ```swift
+        /// var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        /// configuration.tracing.tracer = nil
+        /// let transport = AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+        /// ```
         public init(client: HTTPClient) {
             self.client = client
             self.pinnedClients = [:]
             self.pinning = .none
             self.ownsClients = false
+            self.clientTraces = client.tracer != nil
         }
 
         /// A transport for `configuration`, whose PEM inputs (if any) already parsed.
         private init(verified configuration: Configuration) {
             // With the default TLS settings, nothing can fail; with PEM inputs, the public
             // initializer parsed them already.
-            let base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
+            var base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
+            base.tracing.tracer = nil  // as `httpClientConfiguration()` sets it, for the fallback too
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
             var pinned: [String: HTTPClient] = [:]
             // One client per key of the policy: a wildcard's subdomains share theirs.
@@ -108,6 +127,7 @@
             pinnedClients = pinned
             pinning = configuration.tls.pinning
             ownsClients = true
+            clientTraces = false
         }
 
         deinit {
@@ -188,6 +208,9 @@
                     throw .transport(TransportFailure(URLError(.httpTooManyRedirects), url: url))
                 }
                 current = next
+                if let attempt = AttemptTrace.current {
+                    Self.trace(redirect: response, of: attempt, to: &current)
+                }
             }
         }
 
@@ -218,6 +241,16 @@
                 next.head.headerFields = RedirectPolicy.stripped(next.head.headerFields, redaction: request.redaction)
             }
             return next
+        }
+
+        /// Ends the span of the request that got `response` and starts the redirect's, whose
+        /// trace context replaces the previous one in `next`. Out of line: traced calls only.
+        @inline(never)
+        static func trace(redirect response: HTTPClientResponse, of attempt: AttemptTrace, to next: inout TransportRequest) {
+            let fields = attempt.redirected(statusCode: Int(response.status.code), to: next.url, method: next.head.method.rawValue)
+            for field in fields {
+                next.head.headerFields[field.name] = field.value
+            }
         }
 
         /// The async-http-client request for `request`, and the lifetime of its streamed body (if

@@ -100,8 +100,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             completionHandler(nil)
             return
         }
-        let redaction = exchange(for: task)?.redaction ?? .default
-        completionHandler(RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redaction))
+        let redirected = exchange(for: task)
+        var next = RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redirected?.redaction ?? .default)
+        if let attempt = redirected?.attempt, let url = next.url {
+            Self.trace(redirect: response, of: attempt, to: &next, url: url)
+        }
+        completionHandler(next)
+    }
+
+    /// Ends the span of the request that got `response` and starts the redirect's, whose trace
+    /// context replaces the previous one in `next`.
+    private static func trace(redirect response: HTTPURLResponse, of attempt: AttemptTrace, to next: inout URLRequest, url: URL) {
+        for field in attempt.redirected(statusCode: response.statusCode, to: url, method: next.httpMethod ?? "GET") {
+            next.setValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
     }
 
     /// Answers every challenge, so none can hang the task (see the type's documentation).

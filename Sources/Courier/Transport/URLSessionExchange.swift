@@ -44,6 +44,8 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     private let maximumResponseSize: Int?
     /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
     let redaction: Redaction
+    /// The span of the request, when the call is traced: each redirect gets a span of its own.
+    let attempt: AttemptTrace?
     private let lock = NSLock()
     private var task: URLSessionDataTask?
     private var continuation: CheckedContinuation<Completion, Never>?
@@ -64,11 +66,12 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// The URL the caller asked for, reported in failures.
     private let url: URL?
 
-    init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default) {
+    init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default, attempt: AttemptTrace? = nil) {
         self.url = url
         self.pump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
+        self.attempt = attempt
     }
 
     /// Creates and resumes the task, or ends at once if the caller was cancelled before it

@@ -130,7 +130,9 @@ public final class URLSessionTransport: Transport {
             break
         }
 
-        let exchange = Exchange(url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction)
+        let exchange = Exchange(
+            url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
+            attempt: AttemptTrace.current)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate

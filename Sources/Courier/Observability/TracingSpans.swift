@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import Tracing
+
+/// Where a client's spans go, worked out once when the client is created; `nil` (see
+/// ``init(tracer:transport:)``) when there is no tracer to report to, so that a call without
+/// one does no tracing work at all.
+struct ClientTracing: Sendable {
+    /// Starts the spans.
+    let tracer: any Tracer
+    /// Writes the trace context into requests: the configured tracer, or the process's whole
+    /// instrument (a `MultiplexInstrument` may propagate more than the tracer does).
+    let instrument: any Instrument
+    /// Whether Courier writes the trace context into requests: not when the transport writes
+    /// its own (an async-http-client `HTTPClient` with a tracer of its own), which would add a
+    /// second `traceparent`.
+    let propagates: Bool
+
+    /// The configured tracer, else the process's (``InstrumentationSystem``); `nil` when that is
+    /// a `NoOpTracer`.
+    init?(tracer configured: (any Tracer)?, transport: any Transport) {
+        if let configured {
+            tracer = configured
+            instrument = configured
+        } else {
+            tracer = InstrumentationSystem.tracer
+            instrument = InstrumentationSystem.instrument
+        }
+        if tracer is NoOpTracer { return nil }
+        #if AsyncHTTPClient
+            propagates = !((transport as? AsyncHTTPClientTransport)?.clientTraces ?? false)
+        #else
+            propagates = true
+        #endif
+    }
+}
+
+/// The span of one call, from ``Client`` taking it to its outcome (every attempt, retry delays
+/// and waits included), and the count of requests sent for it so far.
+///
+/// Its parent is the caller's `ServiceContext.current`; its children are the attempt spans
+/// (``AttemptTrace``) and whatever spans users' middleware starts.
+final class CallTrace: Sendable {
+    let tracing: ClientTracing
+    let span: any Span
+    /// Requests handed to the transport so far, redirects included: the next one's
+    /// `http.request.resend_count`.
+    private let sent = LockedState(0)
+
+    /// Starts the span of a call to `method`, as a child of the caller's context.
+    init(tracing: ClientTracing, method: String) {
+        self.tracing = tracing
+        span = tracing.tracer.startSpan(HTTPSemantics.spanName(method), context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+    }
+
+    /// Adds what the call's request says (method, redacted URL, server) to the span, once it
+    /// is built.
+    func describe(_ request: TransportRequest) {
+        let attributes = HTTPSemantics.requestAttributes(
+            method: request.head.method.rawValue, url: request.resolvedURL, authority: request.head.authority, redaction: request.redaction)
+        span.updateAttributes { $0.merge(attributes) }
+    }
+
+    /// The resend count of the next request sent: 0 for the first, then 1, 2, …
+    func nextResendCount() -> Int {
+        sent.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+    }
+
+    /// Ends the span with the call's outcome: the final status code, or the failure.
+    func end(statusCode: Int?, error: CourierError?) {
+        HTTPSemantics.setOutcome(on: span, statusCode: statusCode, error: error)
+        span.end()
+    }
+}
+
+/// The client span of one request handed to the transport (an attempt, a 401 replay), and of
+/// each redirect the transport follows for it: the real HTTP client spans of the OpenTelemetry
+/// conventions, each with its own `traceparent` and `http.request.resend_count`.
+///
+/// Transports that follow redirects themselves find it in ``current`` and report each redirect
+/// with ``redirected(statusCode:to:method:)``.
+final class AttemptTrace: Sendable {
+    /// The attempt being sent by the current task, for a transport following a redirect.
+    @TaskLocal static var current: AttemptTrace?
+
+    private let call: CallTrace
+    /// Which query items and path parameters `url.full` hides.
+    private let redaction: Redaction
+    /// Whether Courier wrote the trace context into the request (it did not when the request
+    /// already carried some, or the transport writes its own).
+    private let injects: Bool
+    /// The span of the request in flight: the first one's, then each redirect's.
+    private let span: LockedState<any Span>
+
+    /// Starts the span of `request` and writes its trace context into the request's headers,
+    /// unless the request already carries trace context: a `traceparent` a caller or middleware
+    /// set is the caller's choice and is never replaced.
+    init(call: CallTrace, request: inout TransportRequest) {
+        self.call = call
+        redaction = request.redaction
+        let span = Self.startSpan(
+            call: call, method: request.head.method.rawValue, url: request.resolvedURL, authority: request.head.authority, redaction: redaction)
+        self.span = LockedState(span)
+        guard call.tracing.propagates else {
+            injects = false
+            return
+        }
+        let fields = Self.contextFields(of: span, instrument: call.tracing.instrument)
+        injects = !fields.contains { request.head.headerFields[$0.name] != nil }
+        if injects {
+            request.head.headerFields.append(contentsOf: fields)
+        }
+    }
+
+    /// The context of the span in flight, for stages and transports below.
+    var context: ServiceContext {
+        span.withLock { $0.context }
+    }
+
+    /// Ends the span of the request that got a redirect and starts the next one's (a resend):
+    /// - Returns: the trace-context fields the redirected request must carry in place of the
+    ///   previous ones; none when Courier does not write trace context into this request.
+    func redirected(statusCode: Int, to url: URL, method: String) -> [HTTPField] {
+        let authority = URLComponents(url: url, resolvingAgainstBaseURL: true).map { components in
+            (components.percentEncodedHost.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "") + (components.port.map { ":\($0)" } ?? "")
+        }
+        let next = Self.startSpan(call: call, method: method, url: url, authority: authority, redaction: redaction)
+        let previous = span.withLock { current in
+            defer { current = next }
+            return current
+        }
+        HTTPSemantics.setOutcome(on: previous, statusCode: statusCode, error: nil)
+        previous.end()
+        return injects ? Self.contextFields(of: next, instrument: call.tracing.instrument) : []
+    }
+
+    /// Ends the span of the request in flight with its outcome.
+    func end(_ outcome: Result<StreamedResponse, CourierError>) {
+        let span = span.withLock { $0 }
+        switch outcome {
+        case .success(let response): HTTPSemantics.setOutcome(on: span, statusCode: response.statusCode, error: nil)
+        case .failure(let error): HTTPSemantics.setOutcome(on: span, statusCode: nil, error: error)
+        }
+        span.end()
+    }
+
+    /// Starts a client span for one request of `call`: a child of the call's span, with the
+    /// request's attributes and, for a resend, `http.request.resend_count`.
+    private static func startSpan(call: CallTrace, method: String, url: URL?, authority: String?, redaction: Redaction) -> any Span {
+        var attributes = HTTPSemantics.requestAttributes(method: method, url: url, authority: authority, redaction: redaction)
+        let resends = call.nextResendCount()
+        if resends > 0 {
+            attributes[HTTPSemantics.resendCount] = resends
+        }
+        let span = call.tracing.tracer.startSpan(HTTPSemantics.spanName(method), context: call.span.context, ofKind: .client)
+        span.updateAttributes { $0.merge(attributes) }
+        return span
+    }
+
+    /// The header fields `instrument` writes for `span`'s context (`traceparent`, `tracestate`,
+    /// … whatever its propagation uses).
+    private static func contextFields(of span: any Span, instrument: any Instrument) -> [HTTPField] {
+        var fields = HTTPFields()
+        instrument.inject(span.context, into: &fields, using: HTTPFieldsInjector())
+        return Array(fields)
+    }
+}
+
+/// Writes trace context into header fields, one field per key (a key that is not a valid field
+/// name is skipped).
+struct HTTPFieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into fields: inout HTTPFields) {
+        guard let name = HTTPField.Name(key) else { return }
+        fields[name] = value
+    }
+}
