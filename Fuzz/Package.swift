@@ -16,6 +16,12 @@ let targets = [
     "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
     "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzServerSentEvents",
+    "FuzzFixtureFormat",
+]
+
+// Targets that read more than Courier and CourierXML.
+let extraDependencies: [String: [Target.Dependency]] = [
+    "FuzzFixtureFormat": [.product(name: "CourierTesting", package: "Courier")]
 ]
 
 let package = Package(
@@ -37,7 +43,7 @@ let package = Package(
                     "FuzzSupport",
                     .product(name: "Courier", package: "Courier"),
                     .product(name: "CourierXML", package: "Courier"),
-                ],
+                ] + (extraDependencies[name] ?? []),
                 path: "Sources/\(name)"
             )
         }
