@@ -26,6 +26,18 @@ struct FixtureRecordingIntegrationTests {
         ]
     }
 
+    /// A real transport of `kind` whose cookies stay its own: the server sets one, and
+    /// `URLSessionTransport()` would keep it in the process-wide jar, where other tests' requests
+    /// to 127.0.0.1 would pick it up.
+    static func upstream(_ kind: TransportKind) -> any Transport {
+        switch kind {
+        case .urlSession: URLSessionTransport(configuration: .ephemeral)
+        #if AsyncHTTPClient
+            case .asyncHTTPClient: AsyncHTTPClientTransport()
+        #endif
+        }
+    }
+
     private func addRoutes(to server: TestServer, hits: Recorder<String>) async {
         await server.route("GET /users/42") { request in
             await hits.record(request.path)
@@ -61,7 +73,7 @@ struct FixtureRecordingIntegrationTests {
         let server = try await TestServer.start()
         let endpoints: [TestEndpoint]
         let recorded: [Response]
-        let recorder = FixtureTransport(directory: directory, mode: .recordMissing(through: kind.make()))
+        let recorder = FixtureTransport(directory: directory, mode: .recordMissing(through: Self.upstream(kind)))
         do {
             await addRoutes(to: server, hits: hits)
             endpoints = try Self.endpoints(server.baseURL)
@@ -115,7 +127,7 @@ struct FixtureRecordingIntegrationTests {
         let directory = FixtureDirectory(folder.url)
         try await TestServer.run { server in
             await addRoutes(to: server, hits: Recorder<String>())
-            let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: kind.make()))
+            let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: Self.upstream(kind)))
             let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
 
             let response = try await client.enqueue(try Self.endpoints(server.baseURL)[2]).resume()
@@ -137,7 +149,7 @@ struct FixtureRecordingIntegrationTests {
         let directory = FixtureDirectory(folder.url)
         let recorded = try await TestServer.run { server in
             await addRoutes(to: server, hits: Recorder<String>())
-            let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: TransportKind.platformDefault.make()))
+            let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: Self.upstream(.platformDefault)))
             let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
             return try await client.enqueue(try server.endpoint("/users/42")).resume()
         }

@@ -79,7 +79,7 @@ enum FixtureFormat {
             guard (200...599).contains(code) else {
                 throw FixtureError(.statusCodeOutOfRange(line: number, code: code))
             }
-            let body = try body(of: data[reader.offset...], fields: fields.list, declaredLength: fields.contentLength)
+            let body = try body(of: data[reader.offset...], declaredLength: fields.contentLength)
             return Fixture(statusCode: code, reasonPhrase: reason, fields: fields.list, body: body)
         }
     }
@@ -151,7 +151,7 @@ enum FixtureFormat {
     }
 
     /// The body after the blank line, checked against `Content-Length` (see the type's rules).
-    private static func body(of rest: Data, fields: [Field], declaredLength: Int?) throws(FixtureError) -> Data {
+    private static func body(of rest: Data, declaredLength: Int?) throws(FixtureError) -> Data {
         guard let declared = declaredLength, !rest.isEmpty, rest.count != declared else { return Data(rest) }
         let tail = rest.dropFirst(declared)
         if tail.elementsEqual([0x0A]) || tail.elementsEqual([0x0D, 0x0A]) {
