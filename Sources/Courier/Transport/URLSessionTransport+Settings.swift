@@ -44,7 +44,9 @@ struct SessionSettings {
             cookieStorage = nil
         #endif
         isBackground = copy.identifier != nil
-        self.configuration = copy
+        // A refused background configuration never makes a session (on Apple platforms one would
+        // register with the system's background transfer service); this one is never used.
+        self.configuration = isBackground ? .ephemeral : copy
     }
 
     /// The `Cookie` value of the cookies `storage` holds for `url`, or `nil` when it holds none.
