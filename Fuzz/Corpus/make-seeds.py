@@ -410,6 +410,8 @@ fixture_file("curl-continue", "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 204\r\nvary: 
 fixture_file("bom-binary", b"\xef\xbb\xbfHTTP/1.1 200 OK\nContent-Type: image/png\n\n\x89PNG\r\n\x1a\n\x00\xff")
 fixture_file("head-response", "HTTP/1.1 200 OK\nContent-Length: 1234\n\n")
 fixture_file("status-only", "HTTP/1.0 404")
+fixture_file("regression-informational-at-end", "HTTP/1.0 106")
+fixture_file("regression-combining-slash", "/\u0305a/b?\u0301c=1")
 fixture_file("no-colon", "HTTP/1.1 200 OK\nContent-Type application/json\n\n{}")
 fixture_file("folded", "HTTP/1.1 200 OK\nX-A: 1\n  more\n\n")
 fixture_file("length-mismatch", "HTTP/1.1 200 OK\nContent-Length: 3\n\nhello")

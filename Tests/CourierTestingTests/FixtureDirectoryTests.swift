@@ -27,6 +27,8 @@ struct FixtureDirectoryTests {
         (.get, "/p;jsessionid=abc/x", "p%3Bjsessionid=%3Credacted%3E/x/GET.response"),
         (.get, "/callback?code=abc&state=s1", "callback/GET?code=%3Credacted%3E&state=s1.response"),
         (.head, "/dav", "dav/HEAD.response"),
+        // A "/" or "?" that a combining mark follows still separates (split by scalars, not characters).
+        (.get, "/a/\u{301}b?\u{301}x=1", "a/%CC%81b/GET?%CC%81x=1.response"),
     ])
     func aRequestsFixtureIsNamedAfterItsMethodPathAndQuery(method: HTTPMethod, target: String, expected: String) {
         let directory = FixtureDirectory(Self.root)
@@ -71,7 +73,7 @@ struct FixtureDirectoryTests {
         #expect(folder.hasPrefix(String(repeating: "s", count: 183) + "~"))
     }
 
-    @Test(arguments: ["/../../etc/passwd", "/a/%2E%2E/%2e%2e/b", "/..", "/a/..%2F..%2Fetc"])
+    @Test(arguments: ["/../../etc/passwd", "/a/%2E%2E/%2e%2e/b", "/..", "/a/..%2F..%2Fetc", "/a/\u{301}../../x", "/a\\..\\..\\x"])
     func noTargetLeadsOutOfTheFolder(target: String) {
         let directory = FixtureDirectory(Self.root)
 

@@ -27,18 +27,19 @@ enum FixtureNaming {
     /// The path components of the fixture for `method` and `target` (the path and query as
     /// sent), relative to the directory, the query left out when `includingQuery` is `false`.
     static func components(method: String, target: String, redaction: Redaction, includingQuery: Bool) -> [String] {
-        let redacted = target.contains("?") || target.contains(";") ? redaction.redact(urlString: target) : target
-        let (path, query) = split(redacted)
-        var components: [String] = []
-        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let bytes = target.utf8
+        let redacted = bytes.contains(UInt8(ascii: "?")) || bytes.contains(UInt8(ascii: ";")) ? redaction.redact(urlString: target) : target
+        // Split on Unicode scalars, never `Character`s: a "/" or "?" that a combining mark follows
+        // is one grapheme cluster with it, and a split by characters would miss it.
+        let scalars = redacted.unicodeScalars
+        let question = scalars.firstIndex(of: "?")
+        var segments = scalars[..<(question ?? scalars.endIndex)].split(separator: "/", omittingEmptySubsequences: false)
         if segments.first?.isEmpty == true { segments.removeFirst() }  // the leading "/"
-        if segments == [""] { segments = [] }  // "/" is the root, not an empty segment
-        for segment in segments {
-            components.append(folderName(for: segment))
-        }
-        var file = escaped(method, keepingSlash: true)
-        if includingQuery, let query {
-            file += "?" + escaped(query, keepingSlash: false)
+        if segments.count == 1 && segments[0].isEmpty { segments = [] }  // "/" is the root, not an empty segment
+        var components = segments.map { folderName(for: Substring($0)) }
+        var file = escaped(method)
+        if includingQuery, let question {
+            file += "?" + escaped(Substring(scalars[scalars.index(after: question)...]))
         }
         components.append(shortened(file, suffix: "." + fileExtension))
         return components
@@ -49,16 +50,10 @@ enum FixtureNaming {
         target.utf8.contains(UInt8(ascii: "?"))
     }
 
-    /// The path before the first `?`, and the query after it.
-    private static func split(_ target: String) -> (Substring, Substring?) {
-        guard let question = target.firstIndex(of: "?") else { return (Substring(target), nil) }
-        return (target[..<question], target[target.index(after: question)...])
-    }
-
     /// A path segment as a folder name.
     private static func folderName(for segment: Substring) -> String {
         if segment.isEmpty { return "%" }
-        var name = escaped(segment, keepingSlash: true)
+        var name = escaped(segment)
         if name.allSatisfy({ $0 == "." }) {
             name = String(repeating: "%2E", count: name.count)
         } else if name.lowercased().hasSuffix("." + fileExtension) {
@@ -67,14 +62,12 @@ enum FixtureNaming {
         return shortened(name, suffix: "")
     }
 
-    /// `text` with every byte a file name should not hold as `%XX`: `/` (unless
-    /// `keepingSlash`, for segments, which have none), `:`, `;`, `*`, `\`, `<`, `>`, `|`, `"`, and
-    /// anything outside visible ASCII.
-    private static func escaped(_ text: some StringProtocol, keepingSlash: Bool) -> String {
+    /// `text` with every byte a file name should not hold as `%XX`: `/`, `:`, `;`, `*`, `\`, `<`,
+    /// `>`, `|`, `"`, and anything outside visible ASCII.
+    private static func escaped(_ text: some StringProtocol) -> String {
         var result = ""
         for byte in text.utf8 {
-            let unsafe = byte <= 0x20 || byte >= 0x7F || "/:;*\\<>|\"".utf8.contains(byte)
-            if unsafe && !(keepingSlash && byte == UInt8(ascii: "/")) {
+            if byte <= 0x20 || byte >= 0x7F || "/:;*\\<>|\"".utf8.contains(byte) {
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             } else {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
