@@ -106,6 +106,9 @@ let package = Package(
                 "Courier", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            // Fixture files, read through `Bundle.module` as users' test targets do; `.copy`
+            // keeps the folders, which are part of the fixtures' names.
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -17,6 +17,12 @@ let targets = [
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
     "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzServerSentEvents",
     "FuzzNetlink",
+    "FuzzFixtureFormat",
+]
+
+// Targets that read more than Courier and CourierXML.
+let extraDependencies: [String: [Target.Dependency]] = [
+    "FuzzFixtureFormat": [.product(name: "CourierTesting", package: "Courier")]
 ]
 
 let package = Package(
@@ -38,7 +44,7 @@ let package = Package(
                     "FuzzSupport",
                     .product(name: "Courier", package: "Courier"),
                     .product(name: "CourierXML", package: "Courier"),
-                ],
+                ] + (extraDependencies[name] ?? []),
                 path: "Sources/\(name)"
             )
         }

@@ -460,5 +460,50 @@ write(N, "short-length", struct.pack("<IHHII", 8, 16, 0, 0, 0))
 write(N, "attribute-overrun", nl_message(16, struct.pack("<BBHiII", 0, 0, 1, 2, UP, 0) + struct.pack("<HH", 200, 3) + b"eth0"))
 write(N, "bad-next-hop", nl_route(hops=[]) + nl_message(24, struct.pack("<BBBBBBBBI", 2, 0, 0, 0, 254, 3, 0, 1, 0)
       + nl_attr(9, struct.pack("<HBBi", 4, 0, 0, 2))))
+# FuzzFixtureFormat: byte 0 even = a fixture file follows; odd = a response to record follows
+# (status choice, reason, optional media type choice, field count, fields as name choice + value,
+# decoded flag, body; see FuzzFixtureFormat.swift).
+F = "FuzzFixtureFormat"
+
+
+def fixture_file(name, text):
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    write(F, name, b"\x00" + text)
+
+
+def recorded(name, status, reason, media, fields, decoded, body):
+    """fields: (name index, value) pairs; name indexes follow fieldNames in the target."""
+    data = bytes([1, status % 256, len(reason)]) + reason.encode()
+    data += bytes([1, media]) if media is not None else bytes([0])
+    data += bytes([len(fields)])
+    for index, value in fields:
+        data += bytes([index, len(value)]) + value.encode()
+    data += bytes([int(decoded)]) + body.encode()
+    write(F, name, data)
+
+
+fixture_file("json", "HTTP/1.1 200 OK\nContent-Type: application/json\nX-Request-Id: 1\n\n{\"id\": 42, \"name\": \"Ada\"}\n")
+fixture_file("crlf-content-length", "HTTP/1.1 201 Created\r\nContent-Length: 5\r\nLocation: /users/7\r\n\r\nhello\r\n")
+fixture_file("curl-continue", "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 204\r\nvary: accept\r\nVary: origin\r\n\r\n")
+fixture_file("bom-binary", b"\xef\xbb\xbfHTTP/1.1 200 OK\nContent-Type: image/png\n\n\x89PNG\r\n\x1a\n\x00\xff")
+fixture_file("head-response", "HTTP/1.1 200 OK\nContent-Length: 1234\n\n")
+fixture_file("status-only", "HTTP/1.0 404")
+fixture_file("regression-informational-at-end", "HTTP/1.0 106")
+fixture_file("regression-combining-slash", "/\u0305a/b?\u0301c=1")
+fixture_file("no-colon", "HTTP/1.1 200 OK\nContent-Type application/json\n\n{}")
+fixture_file("folded", "HTTP/1.1 200 OK\nX-A: 1\n  more\n\n")
+fixture_file("length-mismatch", "HTTP/1.1 200 OK\nContent-Length: 3\n\nhello")
+fixture_file("two-lengths", "HTTP/1.1 200 OK\nContent-Length: 5\nContent-Length: 6\n\nhello")
+fixture_file("bad-status", "HTTP/1.1 2000 OK\n\n")
+fixture_file("control-in-value", b"HTTP/1.1 200 OK\nX-A: a\x01b\n\n")
+fixture_file("invalid-utf8", b"HTTP/1.1 200 \xc3\x28\n\n")
+fixture_file("long-head", "HTTP/1.1 200 OK\n" + "X-Pad: " + "a" * 3000 + "\n\nbody")
+recorded("json-secrets", 200, "OK", 0, [(3, "sid=s3cr3t; Path=/"), (4, "Bearer abc"), (5, "https://h/cb?code=c&state=s")], False,
+         '{"access_token":"at","user":"ada"}')
+recorded("gzip-decoded", 200, "", 2, [(2, "gzip"), (1, "12"), (6, "chunked"), (7, "keep-alive")], True, "plain text")
+recorded("form", 201, "Created", 1, [(8, "k"), (9, "timeout=5"), (10, "t")], False, "access_token=x&scope=a+b")
+recorded("head-length", 204, "No Content", None, [(1, "abc")], False, "")
+recorded("control-reason", 500, "bad\r\nX-Injected: 1", 3, [(11, " padded\tvalue ")], False, '{"title":"x"}')
 
 print("seeds written under", ROOT)

@@ -6,7 +6,8 @@ public import HTTPTypes
 extension Redaction {
     /// `headers` in their order, with every field of a secret header (see
     /// ``isSecret(headerName:)``) replaced by ``placeholder`` (keeping a well-known
-    /// authentication scheme), and URL-valued fields redacted like URLs.
+    /// authentication scheme), and URL-valued fields (an `http(s)` URL, or a reference starting
+    /// with `/`, such as a relative `Location`) redacted like URLs.
     ///
     /// ```swift
     /// let shown = Redaction.default.redact(headers: [.authorization: "Bearer abc", .accept: "*/*"])
@@ -33,7 +34,9 @@ extension Redaction {
             return Self.placeholder
         }
         let lowered = value.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+        // An absolute URL, or a reference that starts with "/" (a relative `Location:
+        // /next?token=…`, which servers send as often as absolute ones).
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || value.utf8.first == UInt8(ascii: "/") {
             return redact(urlString: value)
         }
         return value

@@ -43,11 +43,64 @@ public final class URLSessionTransport: Transport {
     /// The hosts whose server keys are pinned.
     public let pinning: PinningPolicy
     private let delegate: SessionDelegate
+    #if canImport(FoundationNetworking)
+        /// The storage whose cookies Courier attaches itself (see ``init(configuration:keepsURLCache:pinning:)``).
+        private let cookieStorage: HTTPCookieStorage?
+    #endif
+    /// Whether the configuration was a background one, which this transport refuses.
+    private let isBackgroundConfiguration: Bool
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session, made from a copy of `configuration` (the
+    /// object you pass is never changed).
+    ///
+    /// ```swift
+    /// let configuration = URLSessionConfiguration.ephemeral
+    /// configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
+    /// configuration.httpCookieStorage = nil                   // no cookies at all
+    /// configuration.httpMaximumConnectionsPerHost = 8
+    /// #if canImport(Darwin)
+    /// configuration.multipathServiceType = .handover          // Wi-Fi and cellular, Apple only
+    /// configuration.allowsExpensiveNetworkAccess = false
+    /// #endif
+    /// let transport = URLSessionTransport(configuration: configuration)
+    /// ```
+    ///
+    /// **What Courier sets in its copy**, because the pipeline relies on it:
+    /// - `urlCredentialStorage` is `nil`: URLSession never attaches a stored credential on its
+    ///   own; Courier attaches credentials, only where they belong.
+    /// - `urlCache` is `nil` unless `keepsURLCache`.
+    /// - `timeoutIntervalForRequest` is one week: every request carries its call's own timeout
+    ///   (``Configuration/timeout`` or the endpoint's), which a shorter session value would
+    ///   override on Apple platforms. Set ``Configuration/timeout`` instead.
+    /// - On Linux, `httpShouldSetCookies` is turned off and Courier attaches the cookies of
+    ///   `httpCookieStorage` itself, next to the request's own `Cookie` header: corelibs
+    ///   URLSession replaces a request's `Cookie` header with the stored cookies (measured,
+    ///   Swift 6.3.1).
+    /// - The session's delegate is Courier's (redirect policy, authentication challenges,
+    ///   streaming); it is not part of the configuration.
+    ///
+    /// A background configuration (one with an `identifier`) is refused: every call fails with
+    /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``, as background
+    /// sessions do not run the data tasks this transport uses (use `URLSession` directly).
+    ///
+    /// **What is honoured**: `httpAdditionalHeaders` (a header the request itself has, such as
+    /// Courier's `User-Agent`, `Accept` or `Content-Type`, wins, names compared ignoring case),
+    /// `httpCookieStorage` and `httpCookieAcceptPolicy` (responses' cookies are stored, and sent
+    /// with later requests when `httpShouldSetCookies` is `true`; a `nil` storage stores and
+    /// sends none), `httpMaximumConnectionsPerHost`, `protocolClasses` (how ``NetworkStub``-like
+    /// stubs plug in), `requestCachePolicy` (with `keepsURLCache`). On Apple platforms also
+    /// `connectionProxyDictionary`, `timeoutIntervalForResource`, `allowsCellularAccess`,
+    /// `allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`, `multipathServiceType`,
+    /// `waitsForConnectivity`, `networkServiceType` and the TLS version limits.
+    ///
+    /// **What does nothing on Linux** (corelibs-foundation, measured with Swift 6.3.1):
+    /// `connectionProxyDictionary` (libcurl reads the `http_proxy`, `https_proxy` and `no_proxy`
+    /// environment variables instead), `timeoutIntervalForResource` (Courier's own deadline
+    /// still applies), `allowsCellularAccess`, `networkServiceType`, `isDiscretionary`;
+    /// `multipathServiceType`, `waitsForConnectivity`, `allowsExpensiveNetworkAccess`,
+    /// `allowsConstrainedNetworkAccess` and the TLS version limits do not exist there.
     /// - Parameters:
-    ///   - configuration: copied; `urlCredentialStorage` is set to `nil` so URLSession never
-    ///     attaches a stored credential on its own.
+    ///   - configuration: the session's settings; copied.
     ///   - keepsURLCache: whether to keep the configuration's `urlCache`. Off by default: API
     ///     responses (often personal, often authenticated) then never land in a disk cache, and
     ///     on Linux every request skips a cache lookup that costs 10–20 % of URLSession's CPU
@@ -55,18 +108,18 @@ public final class URLSessionTransport: Transport {
     ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
     ///     platforms; on Linux a pinned host is refused (see the type's documentation).
     public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {
-        let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
-        configuration.urlCredentialStorage = nil
-        if !keepsURLCache {
-            configuration.urlCache = nil
-        }
+        let settings = SessionSettings(configuration, keepsURLCache: keepsURLCache)
         let delegate = SessionDelegate(pinning: pinning)
         self.pinning = pinning
+        #if canImport(FoundationNetworking)
+            self.cookieStorage = settings.cookieStorage
+        #endif
+        self.isBackgroundConfiguration = settings.isBackground
         let queue = OperationQueue()
         queue.name = "Courier.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.session = URLSession(configuration: settings.configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
@@ -85,6 +138,9 @@ public final class URLSessionTransport: Transport {
     ///   cannot be expressed as a `URLRequest`.
     public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
+        if isBackgroundConfiguration {
+            throw .transport(TransportFailure(kind: .other, url: request.url, message: SessionSettings.backgroundRefusal))
+        }
         if let failure = SessionDelegate.uncheckablePins(pinning, for: request.url) {
             throw .transport(failure.transportFailure(url: request.url))
         }
@@ -95,7 +151,12 @@ public final class URLSessionTransport: Transport {
         }
         // URLRequest folds repeated fields with ", ", which splits or corrupts cookie values;
         // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
-        let cookies = request.head.headerFields[values: .cookie]
+        var cookies = request.head.headerFields[values: .cookie]
+        #if canImport(FoundationNetworking)
+            if let storage = cookieStorage, let stored = SessionSettings.cookieHeader(from: storage, for: request.url) {
+                cookies.append(stored)
+            }
+        #endif
         if !cookies.isEmpty {
             urlRequest.setValue(cookies.joined(separator: "; "), forHTTPHeaderField: "Cookie")
         }

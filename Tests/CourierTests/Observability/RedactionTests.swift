@@ -195,6 +195,21 @@ struct RedactionTests {
         #expect(shown[.contentType] == "application/json; charset=utf-8")
     }
 
+    @Test(
+        "URL-valued headers are redacted like URLs, relative references too",
+        arguments: [
+            ("https://h.example/cb?code=S3CR3T&state=s", "https://h.example/cb?code=<redacted>&state=s"),
+            ("/session/1?token=S3CR3T&page=2", "/session/1?token=<redacted>&page=2"),
+            ("//cdn.example/a;jsessionid=S3CR3T/b", "//cdn.example/a;jsessionid=<redacted>/b"),
+            ("/plain/path", "/plain/path"),
+            ("text/plain", "text/plain"),
+        ])
+    func urlValuedHeaders(value: String, shown: String) throws {
+        let name = try #require(HTTPField.Name("Location"))
+
+        #expect(Redaction.default.redact(headers: [name: value])[name] == shown)
+    }
+
     @Test("request descriptions give sizes, never bodies")
     func requestDescription() {
         let post = makeRequest(

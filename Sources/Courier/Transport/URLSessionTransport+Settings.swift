@@ -1,0 +1,59 @@
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// The session configuration a ``URLSessionTransport`` is made from: a copy of the caller's,
+/// with the settings Courier relies on (see ``URLSessionTransport/init(configuration:keepsURLCache:pinning:)``).
+struct SessionSettings {
+    /// The copy the session is made from.
+    let configuration: URLSessionConfiguration
+    /// The cookie storage whose cookies the transport attaches itself; `nil` when URLSession
+    /// does it (Apple platforms) or when no cookies are sent.
+    let cookieStorage: HTTPCookieStorage?
+    /// Whether the caller's configuration is a background one (it has an `identifier`).
+    let isBackground: Bool
+
+    /// The session's own idle timeout: a week, so that each request's timeout (the call's)
+    /// decides. On Apple platforms a session value more restrictive than the request's wins.
+    static let sessionRequestTimeout: TimeInterval = 7 * 24 * 60 * 60
+
+    /// Why a background configuration is refused.
+    static let backgroundRefusal =
+        "URLSessionTransport cannot use a background session configuration (one with an identifier): background sessions do not run the data tasks it sends requests with"
+
+    init(_ configuration: URLSessionConfiguration, keepsURLCache: Bool) {
+        let copy = configuration.copy() as? URLSessionConfiguration ?? .default
+        copy.urlCredentialStorage = nil
+        if !keepsURLCache {
+            copy.urlCache = nil
+        }
+        copy.timeoutIntervalForRequest = Self.sessionRequestTimeout
+        #if canImport(FoundationNetworking)
+            // corelibs replaces a request's own Cookie header with the stored cookies (Swift
+            // 6.3.1, measured), and ignores URLRequest.httpShouldHandleCookies: attach them here.
+            if copy.httpShouldSetCookies, let storage = copy.httpCookieStorage {
+                copy.httpShouldSetCookies = false
+                cookieStorage = storage
+            } else {
+                cookieStorage = nil
+            }
+        #else
+            cookieStorage = nil
+        #endif
+        isBackground = copy.identifier != nil
+        // A refused background configuration never makes a session (on Apple platforms one would
+        // register with the system's background transfer service); this one is never used.
+        self.configuration = isBackground ? .ephemeral : copy
+    }
+
+    /// The `Cookie` value of the cookies `storage` holds for `url`, or `nil` when it holds none.
+    static func cookieHeader(from storage: HTTPCookieStorage, for url: URL) -> String? {
+        guard let cookies = storage.cookies(for: url), !cookies.isEmpty,
+            let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty
+        else { return nil }
+        return value
+    }
+}
