@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Connectivity constraint: calls held while offline")
 struct ConnectivityConstraintTests {
-    private static let count = 5000
+    private static let count = 2000
 
     private func makeConstraint(
         _ initial: ConnectivityPath, timeout: Duration? = .seconds(30)
