@@ -167,6 +167,14 @@ public final class ConnectivityMonitor: Sendable {
     /// How many ``paths()`` sequences are listening (for tests).
     var listenerCount: Int { broadcaster.listenerCount }
 
+    /// The Linux monitor's netlink port (for tests that send it datagrams); `nil` elsewhere.
+    var netlinkPortID: UInt32? {
+        #if os(Linux)
+            if case .netlink(let reader) = source { return reader.portID }
+        #endif
+        return nil
+    }
+
     /// Returns once the system source has released its resources after ``stop()`` (on Linux:
     /// the thread closed its descriptors and ended); at once for other monitors.
     func waitUntilSourceEnded() async {
