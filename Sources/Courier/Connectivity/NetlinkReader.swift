@@ -214,6 +214,12 @@
         private static let routeProtocol: Int32 = 0
         /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`.
         static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+        /// `SOCK_RAW | SOCK_CLOEXEC` (an enum in Glibc's module, plain integers in Musl's).
+        #if canImport(Glibc)
+            private static let rawCloseOnExec = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+            private static let rawCloseOnExec = SOCK_RAW | SOCK_CLOEXEC
+        #endif
         /// `CLONE_NEWNET`.
         private static let newNetworkNamespace: Int32 = 0x4000_0000
         /// Asked for, not required: the kernel caps it at `net.core.rmem_max`. A larger buffer
@@ -236,7 +242,7 @@
         /// A netlink route socket, close-on-exec, bound to `groups` (by default the ones the
         /// monitor listens to).
         static func open(groups: UInt32 = groups) throws(LoopbackSocket.Failure) -> Int32 {
-            let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), routeProtocol)
+            let descriptor = socket(AF_NETLINK, rawCloseOnExec, routeProtocol)
             guard descriptor >= 0 else { throw LoopbackSocket.Failure("socket(AF_NETLINK)") }
             var size = receiveBufferSize
             _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
