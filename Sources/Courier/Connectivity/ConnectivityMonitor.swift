@@ -45,8 +45,8 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Starts watching the system's network paths. Returns once the current path is known:
     /// on Linux after the kernel has answered the first dumps of its link, address and route
-    /// tables (about 0.3 ms on a 2-core Linux VM), on Apple platforms after `NWPathMonitor`'s first update
-    /// (waited for at most 2 seconds, then its `currentPath` is taken).
+    /// tables (about 0.3 ms on a 2-core Linux VM), on Apple platforms after `NWPathMonitor`'s
+    /// first update (waited for at most 2 seconds, then its `currentPath` is taken).
     ///
     /// - Throws: ``CourierError/transport(_:)`` (kind ``TransportFailure/Kind/other``, with a
     ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
