@@ -104,6 +104,53 @@
             }
         }
 
+        /// Another process's netlink socket can send the monitor's socket a datagram; one that
+        /// says every interface went down must change nothing.
+        @Test("a forged datagram from another socket, not the kernel, is ignored")
+        func forgedDatagramIgnored() async throws {
+            try await NetworkNamespace.with { namespace in
+                try await namespace.addVethPair(inner: "cb0", peer: "ca0", address: Self.first.local)
+                try await namespace.ip("route", "add", "default", "via", Self.first.gateway, "dev", "cb0")
+                let monitor = try ConnectivityMonitor(networkNamespacePath: namespace.path)
+                defer { monitor.stop() }
+                var paths = monitor.paths().makeAsyncIterator()
+                #expect(await paths.next() == ConnectivityPath(status: .satisfied, interfaceNames: ["cb0"]))
+                let port = try #require(monitor.netlinkPortID)
+
+                // "Interfaces 1 to 64 are down", from a socket of ours rather than the kernel.
+                let forged = (1...64).flatMap { index in
+                    NetlinkMessage(
+                        type: NetlinkMessage.typeNewLink, flags: 0, sequence: 0, portID: port,
+                        payload: .link(.init(index: Int32(index), flags: 0, name: "forged\(index)"), deleted: false)
+                    ).encoded()
+                }
+                try await Self.send(forged, toPort: port, inNamespace: namespace.path)
+
+                // A real change after it: the path names cb0 too, so the forgery did not count.
+                try await namespace.addVethPair(inner: "cd0", peer: "cc0", address: Self.second.local)
+                try await namespace.ip("route", "add", "default", "via", Self.second.gateway, "dev", "cd0", "metric", "100")
+                #expect(await paths.next() == ConnectivityPath(status: .satisfied, interfaceNames: ["cb0", "cd0"]))
+            }
+        }
+
+        /// Sends `datagram` to netlink port `port` from a socket made inside the namespace, on a
+        /// thread of its own (entering a namespace changes the thread).
+        private static func send(_ datagram: [UInt8], toPort port: UInt32, inNamespace path: String) async throws {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                Thread.detachNewThread {
+                    do {
+                        try NetlinkSocket.enterNetworkNamespace(path)
+                        let socket = try NetlinkSocket.open(groups: 0)
+                        defer { close(socket) }
+                        try NetlinkSocket.send(datagram, on: socket, to: port)
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+
         @Test("a connectivity constraint on a namespace's monitor holds 1,000 calls while the carrier is gone and releases them when it returns")
         func constraintOnARealMonitor() async throws {
             try await NetworkNamespace.with { namespace in

@@ -26,6 +26,8 @@
             var stopRequested = false
             var hasEnded = false
             var endWaiters: [CheckedContinuation<Void, Never>] = []
+            /// The socket's netlink port, once the first path is in.
+            var portID: UInt32?
         }
 
         private let control: LockedState<Control>
@@ -51,7 +53,7 @@
             }
             let reader = NetlinkReader(wake: pipe.write)
             let ready = DispatchSemaphore(value: 0)
-            let outcome = LockedState<Result<Void, CourierError>?>(nil)
+            let outcome = LockedState<Result<UInt32, CourierError>?>(nil)
             let loop = NetlinkLoop(wake: pipe.read, networkNamespace: networkNamespace, broadcaster: broadcaster)
             Thread.detachNewThread {
                 loop.run { result in
@@ -65,9 +67,16 @@
                 reader.stop()
                 throw monitorFailure("the kernel did not answer the first dumps within \(readyTimeout)")
             }
-            if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
+            switch outcome.withLock({ $0 }) {
+            case .success(let portID)?: reader.control.withLock { $0.portID = portID }
+            case .failure(let error)?: throw error
+            case nil: break
+            }
             return reader
         }
+
+        /// The socket's netlink port (for tests that check what it accepts).
+        var portID: UInt32? { control.withLock { $0.portID } }
 
         /// Asks the thread to stop. Returns at once; the thread closes its descriptors and ends.
         func stop() {
@@ -77,9 +86,6 @@
                 LoopbackSocket.wake(wake)
             }
         }
-
-        /// Whether the thread has closed its descriptors and ended.
-        var hasEnded: Bool { control.withLock { $0.hasEnded } }
 
         /// Returns once the thread has ended (for tests and orderly shutdown).
         func waitUntilEnded() async {
@@ -118,9 +124,9 @@
         var networkNamespace: String?
         var broadcaster: PathBroadcaster
 
-        /// Runs until stopped or failed. Calls `ready` exactly once: with success after the first
-        /// path is published, or with the failure that ended the loop before that.
-        func run(ready: (Result<Void, CourierError>) -> Void) {
+        /// Runs until stopped or failed. Calls `ready` exactly once: with the socket's port after
+        /// the first path is published, or with the failure that ended the loop before that.
+        func run(ready: (Result<UInt32, CourierError>) -> Void) {
             var isReady = false
             var reportedFailure: String?
             defer {
@@ -141,8 +147,10 @@
             var session = NetlinkSession()
             var buffer = [UInt8](repeating: 0, count: NetlinkMessage.Limits.maximumDatagramSize)
             var actions: [NetlinkSession.Action]
+            let portID: UInt32
             do {
-                actions = session.start(portID: try NetlinkSocket.portID(of: socket))
+                portID = try NetlinkSocket.portID(of: socket)
+                actions = session.start(portID: portID)
             } catch {
                 reportedFailure = "\(error)"
                 return
@@ -160,7 +168,7 @@
                     case .ready(let path):
                         broadcaster.publish(path)
                         isReady = true
-                        ready(.success(()))
+                        ready(.success(portID))
                     case .publish(let path):
                         broadcaster.publish(path)
                     case .fail(let reason):
@@ -206,6 +214,12 @@
         private static let routeProtocol: Int32 = 0
         /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE`.
         static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+        /// `SOCK_RAW | SOCK_CLOEXEC` (an enum in Glibc's module, plain integers in Musl's).
+        #if canImport(Glibc)
+            private static let rawCloseOnExec = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+            private static let rawCloseOnExec = SOCK_RAW | SOCK_CLOEXEC
+        #endif
         /// `CLONE_NEWNET`.
         private static let newNetworkNamespace: Int32 = 0x4000_0000
         /// Asked for, not required: the kernel caps it at `net.core.rmem_max`. A larger buffer
@@ -225,13 +239,14 @@
             case failed(LoopbackSocket.Failure)
         }
 
-        /// A netlink route socket, close-on-exec, bound to the groups the monitor listens to.
-        static func open() throws(LoopbackSocket.Failure) -> Int32 {
-            let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), routeProtocol)
+        /// A netlink route socket, close-on-exec, bound to `groups` (by default the ones the
+        /// monitor listens to).
+        static func open(groups: UInt32 = groups) throws(LoopbackSocket.Failure) -> Int32 {
+            let descriptor = socket(AF_NETLINK, rawCloseOnExec, routeProtocol)
             guard descriptor >= 0 else { throw LoopbackSocket.Failure("socket(AF_NETLINK)") }
             var size = receiveBufferSize
             _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            var address = netlinkAddress(groups: groups)
+            var address = netlinkAddress(portID: 0, groups: groups)
             let result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, netlinkAddressLength) }
             }
@@ -254,9 +269,9 @@
             return withUnsafeBytes(of: &address) { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) }
         }
 
-        /// Sends one request to the kernel.
-        static func send(_ request: [UInt8], on descriptor: Int32) throws(LoopbackSocket.Failure) {
-            var address = netlinkAddress(groups: 0)
+        /// Sends one datagram to the kernel (port 0), or to another socket's port.
+        static func send(_ request: [UInt8], on descriptor: Int32, to portID: UInt32 = 0) throws(LoopbackSocket.Failure) {
+            var address = netlinkAddress(portID: portID, groups: 0)
             while true {
                 let sent = request.withUnsafeBytes { bytes in
                     withUnsafePointer(to: &address) {
@@ -313,11 +328,11 @@
 
         /// `struct sockaddr_nl` (family, padding, port, groups), in a `sockaddr_storage` so that
         /// its layout and alignment are the C ones.
-        private static func netlinkAddress(groups: UInt32) -> sockaddr_storage {
+        private static func netlinkAddress(portID: UInt32, groups: UInt32) -> sockaddr_storage {
             var address = sockaddr_storage()
             withUnsafeMutableBytes(of: &address) { bytes in
                 bytes.storeBytes(of: sa_family_t(AF_NETLINK), toByteOffset: 0, as: sa_family_t.self)
-                bytes.storeBytes(of: UInt32(0), toByteOffset: 4, as: UInt32.self)
+                bytes.storeBytes(of: portID, toByteOffset: 4, as: UInt32.self)
                 bytes.storeBytes(of: groups, toByteOffset: 8, as: UInt32.self)
             }
             return address
