@@ -10,7 +10,7 @@
 /// **How a request finds its stub.** Each `NetworkStub` gets its own subclass,
 /// `TaggedStubURLProtocol<Tag>`, whose type encodes the stub's id (see ``StubTag``), and puts
 /// only that class in the `protocolClasses` of the configurations it hands out. URLSession asks
-/// that class, so ``stubID`` names the stub without anything being added to the request.
+/// that class, so `stubID` names the stub without anything being added to the request.
 /// A header set through `httpAdditionalHeaders` cannot carry the id: on Linux (Swift 6.3.1)
 /// the request a URLProtocol sees does not contain the session's additional headers.
 ///
@@ -222,7 +222,7 @@ enum StubTagOne<Prefix: StubTag>: StubTag {
 }
 
 extension StubURLProtocol {
-    /// The URLProtocol class of stub `id` (at least 1); its ``stubID`` is `id`.
+    /// The URLProtocol class of stub `id` (at least 1); its `stubID` is `id`.
     static func protocolClass(for id: UInt64) -> URLProtocol.Type {
         var tag: any StubTag.Type = StubTagRoot.self
         let bitCount = UInt64.bitWidth - id.leadingZeroBitCount

@@ -1,7 +1,7 @@
 public import Courier
 
-/// A ``ConnectivityMonitor`` your tests drive: it reports the path you set, so code that waits
-/// for connectivity (``Constraint/connectivity(_:timeout:clock:)``, your own `paths()` loops) can
+/// A `ConnectivityMonitor` your tests drive: it reports the path you set, so code that waits
+/// for connectivity (`Constraint/connectivity(_:timeout:clock:)`, your own `paths()` loops) can
 /// be tested offline and online without touching the machine's network.
 ///
 /// ```swift

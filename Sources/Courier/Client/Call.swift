@@ -1,6 +1,6 @@
 import Foundation
 
-/// One prepared request to an endpoint, made by ``Client/enqueue(_:)``.
+/// One prepared request to an endpoint, made by `Client.enqueue(_:)`.
 ///
 /// Resume it to send the request. A call can be resumed more than once; each resume sends
 /// the request anew. Cancelling the `Task` that awaits a resume cancels the network request

@@ -87,7 +87,7 @@ public final class URLSessionTransport: Transport {
     /// Courier's `User-Agent`, `Accept` or `Content-Type`, wins, names compared ignoring case),
     /// `httpCookieStorage` and `httpCookieAcceptPolicy` (responses' cookies are stored, and sent
     /// with later requests when `httpShouldSetCookies` is `true`; a `nil` storage stores and
-    /// sends none), `httpMaximumConnectionsPerHost`, `protocolClasses` (how ``NetworkStub``-like
+    /// sends none), `httpMaximumConnectionsPerHost`, `protocolClasses` (how `NetworkStub`-like
     /// stubs plug in), `requestCachePolicy` (with `keepsURLCache`). On Apple platforms also
     /// `connectionProxyDictionary`, `timeoutIntervalForResource`, `allowsCellularAccess`,
     /// `allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`, `multipathServiceType`,

@@ -44,7 +44,7 @@ public struct FixtureDirectory: Sendable, Equatable {
     /// ``defaultMaximumFileSize``.
     public var maximumFileSize: Int
     /// Which query values are kept out of file names, and which headers and body fields a
-    /// ``FixtureTransport`` hides when it records. Default: ``Redaction/default``.
+    /// ``FixtureTransport`` hides when it records. Default: `Redaction/default`.
     public var redaction: Redaction
 
     /// 16 MiB.
@@ -185,7 +185,9 @@ extension StubResponse {
     /// ```
     ///
     /// Repeated header fields are joined with `", "` (as `HTTPURLResponse` presents them).
-    /// - Parameter maximumSize: the largest file accepted, in bytes.
+    /// - Parameters:
+    ///   - url: the fixture file to read.
+    ///   - maximumSize: the largest file accepted, in bytes.
     /// - Throws: ``FixtureError`` naming the file: ``FixtureError/Kind/fileNotFound``,
     ///   ``FixtureError/Kind/fileTooLarge(limit:)``, ``FixtureError/Kind/unreadable(reason:)``,
     ///   or the line that is malformed.

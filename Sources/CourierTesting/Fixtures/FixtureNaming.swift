@@ -17,7 +17,7 @@ import Foundation
 /// anywhere, become `%XX`; an empty segment (a trailing slash) is the folder `%`; a segment of
 /// dots and a segment ending in `.response` have their dots written `%2E`; a segment or file
 /// name longer than 200 bytes is cut to 200 bytes ending in `~`, 16 hex digits of a hash of the
-/// whole, and the extension. Secret query values (by the directory's ``Redaction``) are written
+/// whole, and the extension. Secret query values (by the directory's `Redaction`) are written
 /// `%3Credacted%3E`. Paths and queries are split by Unicode scalars, never by characters.
 enum FixtureNaming {
     /// The extension of every fixture file.

@@ -8,7 +8,7 @@ enum FixtureRecording {
     /// Hop-by-hop fields (RFC 9110 §7.6.1), which describe one connection, not the response.
     static let hopByHopFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]
 
-    /// Content codings a transport that decodes gzip undoes (see ``Transport/decodesGzip``).
+    /// Content codings a transport that decodes gzip undoes (see `Transport/decodesGzip`).
     static let decodedCodings: Set<String> = ["gzip", "x-gzip", "deflate"]
 
     /// The reason phrases of the statuses swift-http-types names, for responses that carry none

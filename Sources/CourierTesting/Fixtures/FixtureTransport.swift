@@ -2,7 +2,7 @@ public import Courier
 public import Foundation
 import HTTPTypes
 
-/// A ``Transport`` that answers from a ``FixtureDirectory``, and can record the fixtures it is
+/// A `Transport` that answers from a ``FixtureDirectory``, and can record the fixtures it is
 /// missing from a real server, once.
 ///
 /// ```swift
@@ -38,10 +38,10 @@ import HTTPTypes
 /// **Replaying.** A request whose fixture is missing is answered `501 Not Implemented` with the
 /// header `X-Courier-Stub: no-fixture` and a `text/plain` body naming the file it looked for,
 /// and is listed in ``missingFixtures``. A fixture that exists but cannot be read or parsed
-/// fails the call with ``CourierError/transport(_:)`` (kind
-/// ``TransportFailure/Kind/badResponse``) whose message names the file and the line. A body
-/// longer than the request's ``TransportRequest/maximumResponseSize`` fails with
-/// ``TransportFailure/Kind/responseTooLarge``, as over the network.
+/// fails the call with `CourierError/transport(_:)` (kind
+/// `TransportFailure/Kind/badResponse`) whose message names the file and the line. A body
+/// longer than the request's `TransportRequest/maximumResponseSize` fails with
+/// `TransportFailure/Kind/responseTooLarge`, as over the network.
 ///
 /// Two concurrent requests for the same missing fixture are both sent, and the file holds one
 /// of the two responses.
@@ -98,9 +98,9 @@ public final class FixtureTransport: Transport {
     }
 
     /// Answers `request` from its fixture, or records one (see the type's documentation).
-    /// - Throws: ``CourierError/transport(_:)`` for a fixture that cannot be read, parsed or
+    /// - Throws: `CourierError/transport(_:)` for a fixture that cannot be read, parsed or
     ///   written, or whose body passes the request's size limit; whatever the real transport
-    ///   throws while recording; ``CourierError/cancelled`` when the task is cancelled.
+    ///   throws while recording; `CourierError/cancelled` when the task is cancelled.
     public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         log.withLock { $0.requests.append(request) }

@@ -128,7 +128,7 @@ public struct XMLTreeDocument: Sendable, Hashable {
     /// document.root[attribute: "id"]   // "7"
     /// ```
     /// - Throws: ``XMLParsingError`` with the line and column of the problem, as
-    ///   ``init(data:charset:preservingWhitespace:limits:)``.
+    ///   `init(data:charset:preservingWhitespace:limits:)`.
     public init(string: String, preservingWhitespace: Bool = false, limits: XMLParsingLimits = .default) throws(XMLParsingError) {
         try self.init(data: Data(string.utf8), charset: "utf-8", preservingWhitespace: preservingWhitespace, limits: limits)
     }
