@@ -167,6 +167,44 @@ struct TracingTests {
         #expect(tracer.finished(.client).count == 1)
     }
 
+    @Test func aRequestSpanDescribesTheRequestAsSentAndTheCallSpanTheRequestAsBuilt() async throws {
+        struct Versioned: Middleware {
+            func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+                var request = request
+                request.head.path = "/v2" + (request.head.path ?? "/")
+                request.head.authority = "eu.example.com:8443"
+                return try await next(request)
+            }
+        }
+        let tracer = InMemoryTracer()
+        _ = try await client(RecordingTransport(), tracer: tracer) { $0.middleware = [Versioned()] }
+            .enqueue(TestEndpoint(pathString: "/items")).resume()
+
+        let call = try #require(tracer.finished(.internal).first)
+        let request = try #require(tracer.finished(.client).first)
+        #expect(call.string("url.full") == "https://api.example.com/items")
+        #expect(request.string("url.full") == "https://eu.example.com:8443/v2/items")
+        #expect(request.string("server.address") == "eu.example.com")
+        #expect(request.int("server.port") == 8443)
+    }
+
+    @Test(arguments: [("[::1]", 8080, "::1", 8080), ("API.Example.com", nil, "api.example.com", 443), ("10.0.0.7", 80, "10.0.0.7", 80)])
+    func serverAddressAndPortAreReportedAsTheConventionsWriteThem(host: String, port: Int?, address: String, reportedPort: Int) async throws {
+        struct Endpoint: Requestable {
+            let host: String
+            let port: Int?
+            var requiresAuthorization: Bool { false }
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: host, port: port) }
+        }
+        let tracer = InMemoryTracer()
+        _ = try await client(RecordingTransport(), tracer: tracer).enqueue(Endpoint(host: host, port: port)).resume()
+        for span in tracer.finishedSpans {
+            #expect(span.string("server.address") == address)
+            #expect(span.int("server.port") == reportedPort)
+        }
+        #expect(tracer.finishedSpans.count == 2)
+    }
+
     @Test func spansOfUsersMiddlewareAreChildrenOfTheCallSpan() async throws {
         let tracer = InMemoryTracer()
         _ = try await client(RecordingTransport(), tracer: tracer) {
