@@ -76,6 +76,13 @@ extension Redaction {
     /// query, fragment and path-parameter items as `REDACTED`; still a valid URL. A URL that
     /// cannot be taken apart is redacted as ``redact(urlString:)`` does.
     func redactForTelemetry(url: URL) -> String {
+        let string = url.absoluteString
+        // Without user-info, a query, a fragment or path parameters there is nothing to hide
+        // (an "@" in a path takes the long way, which finds nothing either).
+        let hidesNothing = !string.utf8.contains { byte in
+            byte == UInt8(ascii: "@") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: ";")
+        }
+        if hidesNothing { return string }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let text = redact(components, userInfo: "REDACTED:REDACTED", replacement: "REDACTED")
         else {

@@ -43,9 +43,16 @@ struct ClientTracing: Sendable {
 final class CallTrace: Sendable {
     let tracing: ClientTracing
     let span: any Span
-    /// Requests handed to the transport so far, redirects included: the next one's
-    /// `http.request.resend_count`.
-    private let sent = LockedState(0)
+    private let state = LockedState(State())
+
+    private struct State {
+        /// Requests handed to the transport so far, redirects included: the next one's
+        /// `http.request.resend_count`.
+        var sent = 0
+        /// The call's request as built, and its attributes, which a request sent unchanged
+        /// (the usual attempt) reuses rather than redacting its URL again.
+        var described: (request: TransportRequest, attributes: SpanAttributes)?
+    }
 
     /// Starts the span of a call to `method`, as a child of the caller's context.
     init(tracing: ClientTracing, method: String) {
@@ -58,15 +65,30 @@ final class CallTrace: Sendable {
     func describe(_ request: TransportRequest) {
         let attributes = HTTPSemantics.requestAttributes(
             method: request.head.method.rawValue, url: request.resolvedURL, authority: request.head.authority, redaction: request.redaction)
+        state.withLock { $0.described = (request, attributes) }
         span.updateAttributes { $0.merge(attributes) }
     }
 
-    /// The resend count of the next request sent: 0 for the first, then 1, 2, …
-    func nextResendCount() -> Int {
-        sent.withLock { count in
-            defer { count += 1 }
-            return count
+    /// Counts a request of this call as sent and returns its span attributes: the request's
+    /// own, worked out by `make` unless it goes where the call's request as built goes, and
+    /// `http.request.resend_count` from the second request on.
+    func attributes(ofNextRequest request: TransportRequest?, make: () -> SpanAttributes) -> SpanAttributes {
+        let (resends, described) = state.withLock { state in
+            defer { state.sent += 1 }
+            return (state.sent, state.described)
         }
+        var attributes: SpanAttributes
+        if let request, let described, request.head.method == described.request.head.method,
+            request.sharesTargetAndRedaction(with: described.request)
+        {
+            attributes = described.attributes
+        } else {
+            attributes = make()
+        }
+        if resends > 0 {
+            attributes[HTTPSemantics.resendCount] = resends
+        }
+        return attributes
     }
 
     /// Ends the span with the call's outcome: the final status code, or the failure.
@@ -99,10 +121,14 @@ final class AttemptTrace: Sendable {
     /// unless the request already carries trace context: a `traceparent` a caller or middleware
     /// set is the caller's choice and is never replaced.
     init(call: CallTrace, request: inout TransportRequest) {
+        let redaction = request.redaction
         self.call = call
-        redaction = request.redaction
-        let span = Self.startSpan(
-            call: call, method: request.head.method.rawValue, url: request.resolvedURL, authority: request.head.authority, redaction: redaction)
+        self.redaction = redaction
+        let attributes = call.attributes(ofNextRequest: request) { [request] in
+            HTTPSemantics.requestAttributes(
+                method: request.head.method.rawValue, url: request.resolvedURL, authority: request.head.authority, redaction: redaction)
+        }
+        let span = Self.startSpan(call: call, method: request.head.method.rawValue, attributes: attributes)
         self.span = LockedState(span)
         guard call.tracing.propagates else {
             injects = false
@@ -127,7 +153,10 @@ final class AttemptTrace: Sendable {
         let authority = URLComponents(url: url, resolvingAgainstBaseURL: true).map { components in
             (components.percentEncodedHost.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "") + (components.port.map { ":\($0)" } ?? "")
         }
-        let next = Self.startSpan(call: call, method: method, url: url, authority: authority, redaction: redaction)
+        let attributes = call.attributes(ofNextRequest: nil) {
+            HTTPSemantics.requestAttributes(method: method, url: url, authority: authority, redaction: redaction)
+        }
+        let next = Self.startSpan(call: call, method: method, attributes: attributes)
         let previous = span.withLock { current in
             defer { current = next }
             return current
@@ -147,14 +176,8 @@ final class AttemptTrace: Sendable {
         span.end()
     }
 
-    /// Starts a client span for one request of `call`: a child of the call's span, with the
-    /// request's attributes and, for a resend, `http.request.resend_count`.
-    private static func startSpan(call: CallTrace, method: String, url: URL?, authority: String?, redaction: Redaction) -> any Span {
-        var attributes = HTTPSemantics.requestAttributes(method: method, url: url, authority: authority, redaction: redaction)
-        let resends = call.nextResendCount()
-        if resends > 0 {
-            attributes[HTTPSemantics.resendCount] = resends
-        }
+    /// Starts a client span for one request of `call`, a child of the call's span.
+    private static func startSpan(call: CallTrace, method: String, attributes: SpanAttributes) -> any Span {
         let span = call.tracing.tracer.startSpan(HTTPSemantics.spanName(method), context: call.span.context, ofKind: .client)
         span.updateAttributes { $0.merge(attributes) }
         return span

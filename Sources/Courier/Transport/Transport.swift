@@ -140,6 +140,14 @@ public struct TransportRequest: Sendable {
     /// The URL of ``head``, or `nil` when its parts make none.
     var resolvedURL: URL? { target.url }
 
+    /// Whether `other` goes to the same URL with the same redaction as this request, known
+    /// without comparing them: both are copies of one request whose URL and redaction were not
+    /// changed since (changing either gives a request a box of its own). `false` does not mean
+    /// they differ.
+    func sharesTargetAndRedaction(with other: TransportRequest) -> Bool {
+        shared === other.shared
+    }
+
     private mutating func refreshTarget() {
         // Only the three parts of a URL matter: a header edit keeps the parsed URL.
         if head.scheme != target.scheme || head.authority != target.authority || head.path != target.path {
