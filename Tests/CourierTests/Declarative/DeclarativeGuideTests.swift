@@ -11,7 +11,7 @@ struct DeclarativeGuideTests {
     struct Gist: Codable, Sendable, Equatable { var id: String }
 
     enum GitHub {
-        static let api = API(string: "https://api.github.com", headers: [.accept("application/vnd.github+json")])
+        static let api = API(string: "https://api.github.example", headers: [.accept("application/vnd.github+json")])
 
         static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
             api.get("users", login).returning(User.self)

@@ -9,7 +9,7 @@ struct TypedCallTests {
     private static let userJSON = Data(#"{"login":"octocat","id":583231}"#.utf8)
 
     private enum GitHub {
-        static let api = API(string: "https://api.github.com")
+        static let api = API(string: "https://api.github.example")
 
         static func user(_ login: String) -> Endpoint<BodyForbidden, DeclaredUser> {
             api.get("users", login).returning(DeclaredUser.self)
@@ -23,7 +23,7 @@ struct TypedCallTests {
     }
 
     private func client(_ transport: RecordingTransport) -> Client {
-        makeClient(transport) { $0.authorizedHosts = ["api.github.com", "api.example.com"] }
+        makeClient(transport) { $0.authorizedHosts = ["api.github.example", "api.example.com"] }
     }
 
     private func jsonTransport(status: Int = 200, body: Data = userJSON) -> RecordingTransport {
@@ -35,7 +35,7 @@ struct TypedCallTests {
         let user = try await client(transport).enqueue(GitHub.user("octocat")).resume()
         #expect(user == DeclaredUser(login: "octocat", id: 583231))
         let request = try #require(await transport.last)
-        #expect(request.url.absoluteString == "https://api.github.com/users/octocat")
+        #expect(request.url.absoluteString == "https://api.github.example/users/octocat")
         #expect(request.header("Accept") == "application/json")
     }
 

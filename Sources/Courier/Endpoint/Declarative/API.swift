@@ -4,7 +4,7 @@ import Foundation
 /// and the start of its ``Endpoint``s: one method per HTTP method.
 ///
 /// ```swift
-/// let api = try API(base: BaseURL(host: "api.github.com"))
+/// let api = try API(base: BaseURL(host: "api.github.example"))
 /// let repositories = api.get("users", login, "repos").query("sort", "updated")   // GET /users/{login}/repos?sort=updated
 /// let gist = api.post("gists").json(newGist)                                      // POST /gists with a JSON body
 /// let response = try await client.enqueue(repositories).resume()                 // the Response

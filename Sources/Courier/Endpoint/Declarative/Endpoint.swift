@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// enum GitHub {
-///     static let api = API(string: "https://api.github.com", headers: [.accept("application/vnd.github+json")])
+///     static let api = API(string: "https://api.github.example", headers: [.accept("application/vnd.github+json")])
 ///
 ///     static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
 ///         api.get("users", login).returning(User.self)
