@@ -167,6 +167,9 @@ public final class ConnectivityMonitor: Sendable {
     /// How many ``paths()`` sequences are listening (for tests).
     var listenerCount: Int { broadcaster.listenerCount }
 
+    /// Returns once exactly `count` ``paths()`` sequences are listening (for tests).
+    func waitForListeners(_ count: Int) async { await broadcaster.waitForListeners(count) }
+
     /// The Linux monitor's netlink port (for tests that send it datagrams); `nil` elsewhere.
     var netlinkPortID: UInt32? {
         #if os(Linux)
@@ -184,7 +187,8 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// Returns once the path allows calls: at once when it is not ``ConnectivityPath/Status/unsatisfied``,
-    /// else when it changes to a status that does, or when the monitor stops.
+    /// else when it changes to a status that does, when the monitor stops, or when the task is
+    /// cancelled (the stream then ends and its listener is removed).
     func waitUntilCallsAllowed() async {
         for await path in paths() where path.status != .unsatisfied {
             return

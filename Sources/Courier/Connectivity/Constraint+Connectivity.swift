@@ -53,6 +53,9 @@ extension Constraint {
             timeout: timeout,
             clock: clock,
             timeoutError: { _, timeout in CourierError.transport(.noUsableNetworkPath(waited: timeout)) },
+            // The run only waits for a path: once every caller has timed out or been cancelled,
+            // it stops listening (else it would hold the monitor and a listener for nobody).
+            cancelsUnwatchedRuns: true,
             isSatisfied: { monitor.allowsCalls },
             satisfy: { await monitor.waitUntilCallsAllowed() }
         )

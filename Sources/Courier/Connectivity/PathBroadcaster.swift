@@ -14,6 +14,15 @@ final class PathBroadcaster: Sendable {
         var listeners: [UInt64: AsyncStream<ConnectivityPath>.Continuation] = [:]
         var nextID: UInt64 = 0
         var isFinished = false
+        /// Tests waiting in ``waitForListeners(_:)``.
+        var listenerWatchers = CountWatchers()
+
+        /// Sets or removes a listener; returns the watchers to resume for the new count.
+        mutating func setListener(_ id: UInt64, _ listener: AsyncStream<ConnectivityPath>.Continuation?) -> [CheckedContinuation<Void, Never>] {
+            let before = listeners.count
+            listeners[id] = listener
+            return listeners.count == before ? [] : listenerWatchers.take(at: listeners.count)
+        }
     }
 
     private let state: LockedState<State>
@@ -29,18 +38,30 @@ final class PathBroadcaster: Sendable {
     /// How many streams are listening (for tests).
     var listenerCount: Int { state.withLock { $0.listeners.count } }
 
+    /// Returns once exactly `count` streams are listening (for tests: await it instead of
+    /// polling ``listenerCount``).
+    func waitForListeners(_ count: Int) async {
+        let state = self.state
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.listenerWatchers.add(continuation, until: count, now: $0.listeners.count) }?.resume()
+        }
+    }
+
     /// Makes `path` current and hands it to every listener, unless it is the current one already
     /// or the broadcaster has finished.
     func publish(_ path: ConnectivityPath) {
-        state.withLock { state in
-            guard !state.isFinished, path != state.current else { return }
+        let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.isFinished, path != state.current else { return [] }
             state.current = path
+            var watchers: [CheckedContinuation<Void, Never>] = []
             for (id, listener) in state.listeners {
                 // A stream whose consumer went away is dropped here too, in case its termination
                 // handler ran before it was registered.
-                if case .terminated = listener.yield(path) { state.listeners[id] = nil }
+                if case .terminated = listener.yield(path) { watchers += state.setListener(id, nil) }
             }
+            return watchers
         }
+        for watcher in watchers { watcher.resume() }
     }
 
     /// A stream of the current path, then every change. A consumer that falls behind skips to
@@ -53,14 +74,14 @@ final class PathBroadcaster: Sendable {
             return state.nextID
         }
         continuation.onTermination = { _ in
-            state.withLock { $0.listeners[id] = nil }
+            for watcher in state.withLock({ $0.setListener(id, nil) }) { watcher.resume() }
         }
-        let registered = state.withLock { state -> Bool in
+        let (registered, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             continuation.yield(state.current)
-            guard !state.isFinished else { return false }
-            state.listeners[id] = continuation
-            return true
+            guard !state.isFinished else { return (false, []) }
+            return (true, state.setListener(id, continuation))
         }
+        for watcher in watchers { watcher.resume() }
         // Outside the lock: finishing runs the termination handler, which takes the lock.
         if !registered { continuation.finish() }
         return stream
@@ -68,11 +89,12 @@ final class PathBroadcaster: Sendable {
 
     /// Ends every stream; later publications are ignored.
     func finish() {
-        let listeners = state.withLock { state -> [AsyncStream<ConnectivityPath>.Continuation] in
+        let (listeners, watchers) = state.withLock { state in
             state.isFinished = true
             defer { state.listeners = [:] }
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), state.listeners.isEmpty ? [] : state.listenerWatchers.take(at: 0))
         }
         for listener in listeners { listener.finish() }
+        for watcher in watchers { watcher.resume() }
     }
 }

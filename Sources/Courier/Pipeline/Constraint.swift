@@ -63,7 +63,17 @@ public actor Constraint {
     /// Who waits for which run, under a lock rather than on the actor: a cancelled or timed-out
     /// caller leaves from its cancellation handler or timer at once, without a turn on the
     /// actor (and without a `Task` to get one). Continuations are resumed outside the lock.
-    private nonisolated let gate = LockedState(ConstraintGate<Waiter>())
+    private nonisolated let state: LockedState<State>
+
+    /// The gate, and the task of every run that has not returned yet (an abandoned run stays
+    /// here until its cancelled `satisfy` returns). One lock: a run's task is stored in the same
+    /// critical section that starts the run, so a waiter leaving at once still finds it.
+    private struct State {
+        var gate: ConstraintGate<Waiter>
+        var runTasks: [UInt64: Task<Void, Never>] = [:]
+        /// Tests waiting in ``waitForWaiters(_:)``.
+        var waiterWatchers = CountWatchers()
+    }
 
     /// A caller waiting for the run in flight.
     typealias Waiter = CheckedContinuation<Void, any Error>
@@ -102,14 +112,19 @@ public actor Constraint {
     /// A constraint whose callers that wait longer than `timeout` fail with
     /// `timeoutError(name, timeout)` instead of ``ConstraintFailure/Reason/timedOut(after:)``:
     /// built-in constraints whose timeout means something more specific (no network path).
+    /// With `cancelsUnwatchedRuns`, a run is cancelled as soon as its last waiter leaves early:
+    /// only for a `satisfy` that merely waits (it must return or throw when cancelled), which
+    /// would otherwise wait on, holding what it waits on, for nobody.
     init(
         name: String,
         timeout: Duration?,
         clock: any Clock<Duration>,
         timeoutError: @escaping @Sendable (_ name: String, _ timeout: Duration) -> any Error,
+        cancelsUnwatchedRuns: Bool = false,
         isSatisfied: @escaping @Sendable () async -> Bool,
         satisfy: @escaping @Sendable () async throws -> Void
     ) {
+        self.state = LockedState(State(gate: ConstraintGate(abandonsUnwatchedRuns: cancelsUnwatchedRuns)))
         self.name = name
         self.timeout = timeout
         self.clock = clock
@@ -149,24 +164,29 @@ public actor Constraint {
 
     private func waitOrThrow() async throws {
         if Task.isCancelled { throw CourierError.cancelled }
-        if gate.withLock({ $0.mayCheckBeforeWaiting }) {
+        if state.withLock({ $0.gate.mayCheckBeforeWaiting }) {
             if await isSatisfied() { return }
             if Task.isCancelled { throw CourierError.cancelled }
         }
-        let gate = self.gate
-        let id = gate.withLock { $0.makeWaiterID() }
+        let state = self.state
+        let id = state.withLock { $0.gate.makeWaiterID() }
         // Started once the caller is registered, so that it always finds the waiter (or finds
         // it released); cancelled when the caller returns, however it returns.
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                switch gate.withLock({ $0.addWaiter(waiter, id: id) }) {
-                case .start(let run):
-                    timer = startTimer(for: id)
-                    // Not a child of the caller: cancelling the caller must not cancel `satisfy`.
-                    Task { await self.perform(run) }
-                case .joined:
+                let (registration, watchers) = state.withLock { state in
+                    let registration = state.gate.addWaiter(waiter, id: id)
+                    if case .start(let run) = registration {
+                        // Not a child of the caller: cancelling the caller must not cancel `satisfy`.
+                        state.runTasks[run.number] = Task { await self.perform(run) }
+                    }
+                    return (registration, state.waiterWatchers.take(at: state.gate.waiterCount))
+                }
+                for watcher in watchers { watcher.resume() }
+                switch registration {
+                case .start, .joined:
                     timer = startTimer(for: id)
                 case .cancelled:
                     waiter.resume(throwing: CourierError.cancelled)
@@ -175,8 +195,21 @@ public actor Constraint {
         } onCancel: {
             // Synchronous: the waiter leaves now. Before registration, the gate remembers the
             // cancellation and `addWaiter` answers `.cancelled`.
-            gate.withLock { $0.removeWaiter(id) }?.resume(throwing: CourierError.cancelled)
+            Self.leave(id, state: state, with: CourierError.cancelled)
         }
+    }
+
+    /// A waiter leaves early (cancelled, timed out): it is resumed with `error`, and the run is
+    /// cancelled if it was the last one watching a run that is cancelled then.
+    private static func leave(_ id: ConstraintGate<Waiter>.WaiterID, state: LockedState<State>, with error: any Error) {
+        let (waiter, abandoned, watchers) = state.withLock { state in
+            let waiter = state.gate.removeWaiter(id)
+            let abandoned = state.gate.abandonRunIfUnwatched().flatMap { state.runTasks[$0] }
+            return (waiter, abandoned, waiter == nil ? [] : state.waiterWatchers.take(at: state.gate.waiterCount))
+        }
+        waiter?.resume(throwing: error)
+        abandoned?.cancel()
+        for watcher in watchers { watcher.resume() }
     }
 
     /// Marks the constraint unsatisfied (for example, the server said the session expired): the
@@ -191,18 +224,32 @@ public actor Constraint {
     /// }
     /// ```
     public func invalidate() {
-        gate.withLock { $0.invalidate() }
+        state.withLock { $0.gate.invalidate() }
     }
 
     /// How many callers are waiting for the run in flight (for tests).
-    var waiterCount: Int { gate.withLock { $0.waiterCount } }
+    var waiterCount: Int { state.withLock { $0.gate.waiterCount } }
 
     /// Whether a run is in flight (for tests).
-    var isRunning: Bool { gate.withLock { $0.isRunning } }
+    var isRunning: Bool { state.withLock { $0.gate.isRunning } }
 
     /// Callers handed a waiter id that have not registered yet (for tests: 0 once every caller
     /// is registered or gone).
-    var unregisteredWaiterCount: Int { gate.withLock { $0.unregisteredCount } }
+    var unregisteredWaiterCount: Int { state.withLock { $0.gate.unregisteredCount } }
+
+    /// Returns once exactly `count` callers wait for the run in flight (for tests: await it
+    /// instead of polling ``waiterCount``).
+    func waitForWaiters(_ count: Int) async {
+        let state = self.state
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.waiterWatchers.add(continuation, until: count, now: $0.gate.waiterCount) }?.resume()
+        }
+    }
+
+    /// Returns once every run started so far has returned, abandoned ones included (for tests).
+    func waitUntilRunsReturned() async {
+        for task in state.withLock({ Array($0.runTasks.values) }) { await task.value }
+    }
 
     // MARK: - Running
 
@@ -210,7 +257,7 @@ public actor Constraint {
     /// the gate, like a cancellation. Nonisolated, so it does not wait for a turn on the actor.
     private nonisolated func startTimer(for id: ConstraintGate<Waiter>.WaiterID) -> Task<Void, Never>? {
         guard let timeout else { return nil }
-        let (clock, gate) = (clock, gate)
+        let (clock, state) = (clock, state)
         let failure = timeoutError(name, timeout)
         return Task {
             do {
@@ -218,7 +265,7 @@ public actor Constraint {
             } catch {
                 return  // cancelled: the waiter was released or left
             }
-            gate.withLock { $0.removeWaiter(id) }?.resume(throwing: failure)
+            Self.leave(id, state: state, with: failure)
         }
     }
 
@@ -235,7 +282,13 @@ public actor Constraint {
             }
         }
         let succeeded = if case .success = result { true } else { false }
-        for waiter in gate.withLock({ $0.finishRun(succeeded: succeeded) }) {
+        let (released, watchers) = state.withLock { state in
+            state.runTasks[run.number] = nil
+            let released = state.gate.finishRun(run, succeeded: succeeded)
+            return (released, released.isEmpty ? [] : state.waiterWatchers.take(at: 0))
+        }
+        for watcher in watchers { watcher.resume() }
+        for waiter in released {
             waiter.resume(with: result)
         }
     }

@@ -15,6 +15,11 @@
 ///   on for the others, and goes on even when nobody is left.
 /// - ``invalidate()`` makes the next run skip the `isSatisfied` check and call `satisfy`. It
 ///   stays in force until a run that *started after* the last invalidation succeeds.
+/// - A gate made with `abandonsUnwatchedRuns` (for a `satisfy` that only waits, with no side
+///   effect, such as waiting for a network path) ends a run the moment its last waiter leaves
+///   early: ``abandonRunIfUnwatched()`` says which, the owner cancels it, and the next arrival
+///   starts a fresh run. Without it a wait that nobody wants any more would go on forever,
+///   holding whatever it waits on.
 struct ConstraintGate<Waiter> {
     /// Identifies a waiter from ``makeWaiterID()`` on, so that it can leave early.
     typealias WaiterID = SingleFlight<Waiter>.ID
@@ -24,6 +29,9 @@ struct ConstraintGate<Waiter> {
         /// `true`: check `isSatisfied` first and skip `satisfy` if it says yes.
         /// `false` (the constraint was invalidated): call `satisfy` without asking.
         let checksFirst: Bool
+        /// Which run this is (0 for the first): ``finishRun(_:succeeded:)`` ignores a run that
+        /// was abandoned, and the owner finds the task of the run to cancel by it.
+        let number: UInt64
     }
 
     /// What ``addWaiter(_:id:)`` decided; the owner acts on it outside the lock.
@@ -41,6 +49,15 @@ struct ConstraintGate<Waiter> {
     private var invalidations: UInt64 = 0
     /// The value of ``invalidations`` when the current run started.
     private var invalidationsAtRunStart: UInt64 = 0
+    /// How many runs have started, ever; the run in flight (if any) is number `runsStarted - 1`.
+    private var runsStarted: UInt64 = 0
+    /// Whether a run ends as soon as nobody waits for it.
+    let abandonsUnwatchedRuns: Bool
+
+    /// A gate; `abandonsUnwatchedRuns` for a `satisfy` that is a pure wait (see the type's rules).
+    init(abandonsUnwatchedRuns: Bool = false) {
+        self.abandonsUnwatchedRuns = abandonsUnwatchedRuns
+    }
 
     /// Whether a run is in flight.
     var isRunning: Bool { flight.isRunning }
@@ -70,7 +87,8 @@ struct ConstraintGate<Waiter> {
         switch flight.register(waiter, id: id) {
         case .startRun:
             invalidationsAtRunStart = invalidations
-            return .start(Run(checksFirst: !isInvalidated))
+            runsStarted += 1
+            return .start(Run(checksFirst: !isInvalidated, number: runsStarted - 1))
         case .joinedRun:
             return .joined
         case .cancelled:
@@ -85,10 +103,21 @@ struct ConstraintGate<Waiter> {
         flight.cancel(id)
     }
 
-    /// Ends the run in flight and returns every waiter to release with its result, in the
-    /// order they arrived.
-    mutating func finishRun(succeeded: Bool) -> [Waiter] {
-        assert(isRunning, "finishRun(succeeded:) without a run in flight")
+    /// Ends the run when nobody waits for it any more, if the gate abandons such runs: call it
+    /// after ``removeWaiter(_:)``. Returns the run's number for the owner to cancel it, or `nil`
+    /// (the gate keeps unwatched runs, no run is in flight, or somebody still waits). Callers
+    /// handed an id but not registered yet start the next run when they register.
+    mutating func abandonRunIfUnwatched() -> UInt64? {
+        guard abandonsUnwatchedRuns, isRunning, flight.waiterCount == 0 else { return nil }
+        let released = flight.finish()
+        assert(released.isEmpty)
+        return runsStarted - 1
+    }
+
+    /// Ends `run` and returns every waiter to release with its result, in the order they
+    /// arrived; nothing if `run` was abandoned (a later run may be in flight by now).
+    mutating func finishRun(_ run: Run, succeeded: Bool) -> [Waiter] {
+        guard isRunning, run.number == runsStarted - 1 else { return [] }
         if succeeded && invalidationsAtRunStart == invalidations {
             isInvalidated = false
         }

@@ -47,7 +47,7 @@ struct ConnectivityConstraintTests {
         let (network, clock, constraint) = makeConstraint(.unsatisfied)
 
         let results = await runWaiters(Self.count, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == Self.count }
+            await constraint.waitForWaiters(Self.count)
             #expect(await constraint.isRunning)
             network.update(.satisfied)
         }
@@ -55,9 +55,10 @@ struct ConnectivityConstraintTests {
         #expect(results.count == Self.count)
         #expect(results.filter { if case .success = $0 { true } else { false } }.count == Self.count)
         #expect(await constraint.waiterCount == 0)
-        await connectivityEventually { clock.pendingSleepCount == 0 }  // every timer cancelled
-        await connectivityEventually { await !constraint.isRunning }
-        await connectivityEventually { network.monitor.listenerCount == 0 }  // the run stopped listening
+        #expect(clock.pendingSleepCount == 0)  // every timer cancelled (synchronously, as each call returned)
+        await constraint.waitUntilRunsReturned()
+        #expect(await !constraint.isRunning)
+        #expect(network.monitor.listenerCount == 0)  // the run stopped listening
     }
 
     @Test("5,000 calls held offline all fail with transport(.cannotConnect) and URLError(.notConnectedToInternet) after the timeout")
@@ -65,7 +66,7 @@ struct ConnectivityConstraintTests {
         let (network, clock, constraint) = makeConstraint(.unsatisfied)
 
         let results = await runWaiters(Self.count, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == Self.count }
+            await constraint.waitForWaiters(Self.count)
             await clock.waitForSleepers(Self.count)
             clock.advance(by: .seconds(29))
             #expect(await constraint.waiterCount == Self.count)  // not yet
@@ -76,10 +77,17 @@ struct ConnectivityConstraintTests {
         #expect(results.allSatisfy { isNoPathFailure($0) })
         #expect(await constraint.waiterCount == 0)
 
-        // The wait for a path goes on without anyone; when it comes back, a new call passes.
+        // Nobody waits any more, so nobody waits for a path: the run was cancelled when the last
+        // call left, and it stopped listening to the monitor (else it held the monitor forever).
+        #expect(await constraint.isRunning == false)
+        await constraint.waitUntilRunsReturned()
+        #expect(network.monitor.listenerCount == 0)
+
+        // Offline, a new call starts a new run; once the path comes back, it passes.
+        let late = Task { try await constraint.waitUntilSatisfied() }
+        await constraint.waitForWaiters(1)
         network.update(.satisfied)
-        await connectivityEventually { await !constraint.isRunning }
-        try await constraint.waitUntilSatisfied()
+        try await late.value
     }
 
     @Test("each call's timeout runs from when it started waiting: an early call fails alone, a late one is released")
@@ -125,7 +133,7 @@ struct ConnectivityConstraintTests {
         }
 
         let results = await runWaiters(Self.count - 1, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == Self.count }
+            await constraint.waitForWaiters(Self.count)
             loner.cancel()
             guard case .failure(.cancelled) = await loner.value else {
                 Issue.record("the cancelled call did not end with .cancelled")
@@ -156,7 +164,7 @@ struct ConnectivityConstraintTests {
     func requiresConnectionReleases() async {
         let (network, _, constraint) = makeConstraint(.unsatisfied)
         let results = await runWaiters(100, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == 100 }
+            await constraint.waitForWaiters(100)
             network.update(ConnectivityPath(status: .requiresConnection))
         }
         #expect(results.allSatisfy { $0.isSuccess })
@@ -166,11 +174,12 @@ struct ConnectivityConstraintTests {
     func stoppedMonitorHoldsNothing() async throws {
         let (network, clock, constraint) = makeConstraint(.unsatisfied)
         let results = await runWaiters(1000, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == 1000 }
+            await constraint.waitForWaiters(1000)
             network.monitor.stop()
         }
         #expect(results.allSatisfy { $0.isSuccess })
-        await connectivityEventually { await !constraint.isRunning }
+        await constraint.waitUntilRunsReturned()
+        #expect(await !constraint.isRunning)
         try await constraint.waitUntilSatisfied()
         #expect(clock.pendingSleepCount == 0)
     }
@@ -179,7 +188,7 @@ struct ConnectivityConstraintTests {
     func noTimeout() async {
         let (network, clock, constraint) = makeConstraint(.unsatisfied, timeout: nil)
         let results = await runWaiters(100, on: constraint) {
-            await connectivityEventually { await constraint.waiterCount == 100 }
+            await constraint.waitForWaiters(100)
             #expect(clock.sleeps.isEmpty)
             network.update(.satisfied)
         }
@@ -198,7 +207,7 @@ struct ConnectivityConstraintTests {
             for _ in 0..<1000 {
                 group.addTask { [endpoint] in try await client.enqueue(endpoint).resume().statusCode }
             }
-            await connectivityEventually { await constraint.waiterCount == 1000 }
+            await constraint.waitForWaiters(1000)
             #expect(await transport.count == 0)
             network.update(.satisfied)
             return try await group.reduce(into: []) { $0.append($1) }
@@ -206,12 +215,12 @@ struct ConnectivityConstraintTests {
 
         #expect(statuses.count == 1000 && statuses.allSatisfy { $0 == 200 })
         #expect(await transport.count == 1000)
-        await connectivityEventually { clock.pendingSleepCount == 0 }  // every timer cancelled
+        #expect(clock.pendingSleepCount == 0)  // every timer cancelled (synchronously, as each call returned)
     }
 
     @Test("through a client, a call that times out offline fails with the transport error and sends nothing")
     func timedOutCallThroughAClient() async {
-        let (_, clock, constraint) = makeConstraint(.unsatisfied, timeout: .seconds(5))
+        let (network, clock, constraint) = makeConstraint(.unsatisfied, timeout: .seconds(5))
         let transport = RecordingTransport(script: [.status(200)])
         var endpoint = ConstrainedEndpoint()
         endpoint.constraints = [constraint]
@@ -230,6 +239,9 @@ struct ConnectivityConstraintTests {
             "\(CourierError.transport(failure))"
                 == "Transport failure: cannotConnect, URLError -1009 (notConnectedToInternet), no usable network path after waiting 5.0 seconds")
         #expect(await transport.count == 0)
+        // The abandoned wait let go of the monitor (seen leaking under LeakSanitizer before).
+        await constraint.waitUntilRunsReturned()
+        #expect(network.monitor.listenerCount == 0)
     }
 }
 

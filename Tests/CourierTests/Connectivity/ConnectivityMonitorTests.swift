@@ -3,21 +3,6 @@ import Testing
 
 @testable import Courier
 
-/// Waits, without sleeping, until `condition` holds.
-func connectivityEventually(
-    _ condition: @Sendable () async -> Bool,
-    sourceLocation: SourceLocation = #_sourceLocation
-) async {
-    // Yield first; then give the thread back for a moment between checks. A hot yield loop
-    // holds one of the two cooperative threads of a 2-core machine, starving the rest of the
-    // parallel suite (seen: unrelated real-server tests timing out at 50 s).
-    for attempt in 0..<100_000 {
-        if await condition() { return }
-        if attempt < 100 { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(1)) }
-    }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
-}
-
 @Suite("Connectivity monitor: current path and path sequences")
 struct ConnectivityMonitorTests {
     private static let wifi = ConnectivityPath(status: .satisfied, interfaceNames: ["wlan0"])
@@ -80,7 +65,7 @@ struct ConnectivityMonitorTests {
             for await _ in monitor.paths() { count += 1 }
             return count
         }
-        await connectivityEventually { monitor.listenerCount == 1 }
+        await monitor.waitForListeners(1)
 
         monitor.stop()
 
@@ -103,10 +88,10 @@ struct ConnectivityMonitorTests {
         let listening = Task {
             for await _ in monitor.paths() {}
         }
-        await connectivityEventually { monitor.listenerCount == 1 }
+        await monitor.waitForListeners(1)
         listening.cancel()
         await listening.value
-        await connectivityEventually { monitor.listenerCount == 0 }
+        await monitor.waitForListeners(0)
     }
 
     @Test("a path prints its status and interfaces")

@@ -315,16 +315,16 @@ struct ConstraintGateTests {
         #expect(gate.mayCheckBeforeWaiting)
 
         let first = gate.makeWaiterID()
-        #expect(gate.addWaiter("a", id: first) == .start(.init(checksFirst: true)))
+        #expect(gate.addWaiter("a", id: first) == .start(.init(checksFirst: true, number: 0)))
         #expect(gate.mayCheckBeforeWaiting == false)
         #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == .joined)
         #expect(gate.waiterCount == 2)
 
-        #expect(Set(gate.finishRun(succeeded: false)) == ["a", "b"])
+        #expect(Set(gate.finishRun(.init(checksFirst: true, number: 0), succeeded: false)) == ["a", "b"])
         #expect(gate.isRunning == false)
         #expect(gate.waiterCount == 0)
         // No sticky failure: the next waiter starts a new run.
-        #expect(gate.addWaiter("c", id: gate.makeWaiterID()) == .start(.init(checksFirst: true)))
+        #expect(gate.addWaiter("c", id: gate.makeWaiterID()) == .start(.init(checksFirst: true, number: 1)))
     }
 
     @Test("a waiter that leaves is removed once and not released by the run")
@@ -337,7 +337,30 @@ struct ConstraintGateTests {
         #expect(gate.removeWaiter(id) == "a")
         #expect(gate.removeWaiter(id) == nil)
         #expect(gate.isRunning)  // the run goes on for the others
-        #expect(gate.finishRun(succeeded: true) == ["b"])
+        #expect(gate.abandonRunIfUnwatched() == nil)  // a plain gate never abandons a run
+        #expect(gate.finishRun(.init(checksFirst: true, number: 0), succeeded: true) == ["b"])
+    }
+
+    @Test("a gate that abandons unwatched runs ends the run when its last waiter leaves, and ignores its late finish")
+    func abandoningUnwatchedRuns() {
+        var gate = ConstraintGate<String>(abandonsUnwatchedRuns: true)
+        let (a, b) = (gate.makeWaiterID(), gate.makeWaiterID())
+        #expect(gate.addWaiter("a", id: a) == .start(.init(checksFirst: true, number: 0)))
+        #expect(gate.addWaiter("b", id: b) == .joined)
+
+        #expect(gate.removeWaiter(a) == "a")
+        #expect(gate.abandonRunIfUnwatched() == nil)  // "b" still waits
+        #expect(gate.removeWaiter(b) == "b")
+        #expect(gate.abandonRunIfUnwatched() == 0)
+        #expect(gate.isRunning == false)
+        #expect(gate.abandonRunIfUnwatched() == nil)  // nothing left to abandon
+
+        // The next caller starts run 1; run 0's late finish releases nobody and ends nothing.
+        let c = gate.makeWaiterID()
+        #expect(gate.addWaiter("c", id: c) == .start(.init(checksFirst: true, number: 1)))
+        #expect(gate.finishRun(.init(checksFirst: true, number: 0), succeeded: true).isEmpty)
+        #expect(gate.isRunning)
+        #expect(gate.finishRun(.init(checksFirst: true, number: 1), succeeded: true) == ["c"])
     }
 
     @Test("invalidation forces satisfy until a run started after it succeeds")
@@ -345,18 +368,18 @@ struct ConstraintGateTests {
         var gate = ConstraintGate<Int>()
         gate.invalidate()
         #expect(gate.mayCheckBeforeWaiting == false)
-        #expect(gate.addWaiter(1, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
+        #expect(gate.addWaiter(1, id: gate.makeWaiterID()) == .start(.init(checksFirst: false, number: 0)))
 
         gate.invalidate()  // during the run: its success does not count
-        _ = gate.finishRun(succeeded: true)
+        _ = gate.finishRun(.init(checksFirst: false, number: 0), succeeded: true)
         #expect(gate.isInvalidated)
 
-        #expect(gate.addWaiter(2, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
-        _ = gate.finishRun(succeeded: false)
+        #expect(gate.addWaiter(2, id: gate.makeWaiterID()) == .start(.init(checksFirst: false, number: 1)))
+        _ = gate.finishRun(.init(checksFirst: false, number: 1), succeeded: false)
         #expect(gate.isInvalidated)  // a failure does not clear it
 
-        #expect(gate.addWaiter(3, id: gate.makeWaiterID()) == .start(.init(checksFirst: false)))
-        _ = gate.finishRun(succeeded: true)
+        #expect(gate.addWaiter(3, id: gate.makeWaiterID()) == .start(.init(checksFirst: false, number: 2)))
+        _ = gate.finishRun(.init(checksFirst: false, number: 2), succeeded: true)
         #expect(gate.isInvalidated == false)
         #expect(gate.mayCheckBeforeWaiting)
     }

@@ -190,17 +190,17 @@ struct ConstraintGateCancellationTests {
         #expect(gate.isRunning == false)
         #expect(gate.mayCheckBeforeWaiting)
         // The next caller starts the run.
-        #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == .start(.init(checksFirst: true)))
+        #expect(gate.addWaiter("b", id: gate.makeWaiterID()) == .start(.init(checksFirst: true, number: 0)))
     }
 
     @Test func aTimedOutWaiterIsHandedBackOnceAndTheRunReleasesTheRest() {
         var gate = ConstraintGate<String>()
         let early = gate.makeWaiterID()
-        _ = gate.addWaiter("early", id: early)
+        #expect(gate.addWaiter("early", id: early) == .start(.init(checksFirst: true, number: 0)))
         _ = gate.addWaiter("late", id: gate.makeWaiterID())
         #expect(gate.removeWaiter(early) == "early")  // its timer fired
         #expect(gate.removeWaiter(early) == nil)  // its cancellation came after: nothing to do
-        #expect(gate.finishRun(succeeded: true) == ["late"])
+        #expect(gate.finishRun(.init(checksFirst: true, number: 0), succeeded: true) == ["late"])
         #expect(gate.unregisteredCount == 0)
     }
 }

@@ -1,0 +1,27 @@
+/// Tasks waiting for a count (a constraint's waiters, a monitor's listeners) to reach a value,
+/// so that tests await the moment instead of polling for it.
+///
+/// It lives inside its owner's locked state: the owner calls ``add(_:until:now:)`` and
+/// ``take(at:)`` under its lock each time the count changes, and resumes what they hand back
+/// after releasing the lock.
+struct CountWatchers {
+    private var watchers: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Registers `continuation` to be resumed when the count equals `target`; returns it at once
+    /// (for the owner to resume) if the count, `now`, already does.
+    mutating func add(
+        _ continuation: CheckedContinuation<Void, Never>, until target: Int, now: Int
+    ) -> CheckedContinuation<Void, Never>? {
+        if now == target { return continuation }
+        watchers.append((target, continuation))
+        return nil
+    }
+
+    /// Removes and returns the watchers waiting for `count`.
+    mutating func take(at count: Int) -> [CheckedContinuation<Void, Never>] {
+        guard !watchers.isEmpty else { return [] }
+        let due = watchers.filter { $0.target == count }.map(\.continuation)
+        watchers.removeAll { $0.target == count }
+        return due
+    }
+}
