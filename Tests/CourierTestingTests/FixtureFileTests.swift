@@ -212,29 +212,3 @@ struct FixtureFileTests {
         #expect(!text.contains("SECRET"))
     }
 }
-
-/// A new empty folder under the temporary directory, removed when the value is released.
-final class TemporaryFolder: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fixtures-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// Every regular file below the folder, as paths relative to it, sorted.
-    func files() -> [String] {
-        let prefix = url.standardizedFileURL.path + "/"
-        let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey])
-        var files: [String] = []
-        while let file = enumerator?.nextObject() as? URL {
-            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            files.append(String(file.standardizedFileURL.path.dropFirst(prefix.count)))
-        }
-        return files.sorted()
-    }
-}
