@@ -199,8 +199,8 @@ public actor Constraint {
         }
     }
 
-    /// A waiter leaves early (cancelled, timed out): it is resumed with `error`, and the run is
-    /// cancelled if it was the last one watching a run that is cancelled then.
+    /// A waiter leaves early (cancelled, timed out) and is resumed with `error`. If it was the
+    /// last waiter of the run and the constraint cancels unwatched runs, the run is cancelled.
     private static func leave(_ id: ConstraintGate<Waiter>.WaiterID, state: LockedState<State>, with error: any Error) {
         let (waiter, abandoned, watchers) = state.withLock { state in
             let waiter = state.gate.removeWaiter(id)

@@ -12,7 +12,8 @@
 /// - A finished run releases every waiter still registered, with the run's result. A failure is
 ///   not remembered: the next arrival starts a new run.
 /// - A waiter can leave early (cancellation, timeout), even before it registered; the run goes
-///   on for the others, and goes on even when nobody is left.
+///   on for the others, and goes on even when nobody is left (unless the gate abandons
+///   unwatched runs, below).
 /// - ``invalidate()`` makes the next run skip the `isSatisfied` check and call `satisfy`. It
 ///   stays in force until a run that *started after* the last invalidation succeeds.
 /// - A gate made with `abandonsUnwatchedRuns` (for a `satisfy` that only waits, with no side
