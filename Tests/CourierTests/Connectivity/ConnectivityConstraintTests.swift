@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-@Suite("Connectivity constraint: calls held while offline")
+@Suite("Connectivity constraint: calls held while offline", .timeLimit(.minutes(2)))
 struct ConnectivityConstraintTests {
     private static let count = 2000
 
