@@ -16,38 +16,72 @@ extension BodyPump {
             var input: InputStream?
             var output: OutputStream?
             Stream.getBoundStreams(withBufferSize: bodyChunkSize, inputStream: &input, outputStream: &output)
-            guard let input, let output else { return InputStream(data: Data()) }
-            let writer = Thread { [self] in
-                self.write(to: output)
+            guard let input, let output else {
+                failBody("the request body's bound stream pair could not be made")
+                return InputStream(data: Data())
             }
-            writer.name = "Courier.BodyPump"
-            writer.start()
+            startWriter(to: output)
             return input
         #endif
     }
 
-    #if !canImport(FoundationNetworking)
-        /// Copies the pump into `output` until the body ends, the pump fails or the reader goes away.
-        private func write(to output: OutputStream) {
-            output.open()
-            defer { output.close() }
-            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bodyChunkSize)
-            defer { buffer.deallocate() }
-            while true {
-                let count = read(into: buffer, maxLength: bodyChunkSize)
-                guard count > 0 else { return }
-                var written = 0
-                while written < count {
-                    let result = output.write(buffer.advanced(by: written), maxLength: count - written)
-                    guard result > 0 else {
-                        cancel()
-                        return
-                    }
-                    written += result
+    /// Starts a thread that copies the pump into `output` (see ``write(to:)``).
+    /// - Parameter onExit: called on that thread once it stopped writing (for tests).
+    func startWriter(to output: OutputStream, onExit: (@Sendable () -> Void)? = nil) {
+        // The stream is handed over: from here on only the writer thread touches it.
+        nonisolated(unsafe) let output = output
+        let writer = Thread { [self] in
+            self.write(to: output)
+            onExit?()
+        }
+        writer.name = "Courier.BodyPump"
+        writer.start()
+    }
+
+    /// Copies the pump into `output` until the body ends, the pump fails or is cancelled, or the
+    /// reader goes away; then closes `output`, which the reader sees as the end of the body.
+    ///
+    /// It writes only when `output` has space, so it never blocks inside `write` where nothing
+    /// could wake it: while the reader is slower than the body, it waits on the pump instead, which
+    /// a cancellation or failure wakes at once (and otherwise looks again every
+    /// ``writerSpacePollInterval``). Compiled and tested on every platform; only Apple platforms'
+    /// URLSession reads a bound stream.
+    func write(to output: OutputStream) {
+        output.open()
+        defer { output.close() }
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bodyChunkSize)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(into: buffer, maxLength: bodyChunkSize)
+            guard count > 0 else { return }  // 0: the end; -1: failed or cancelled
+            var written = 0
+            while written < count {
+                guard waitForSpace(in: output) else { return }
+                let result = output.write(buffer.advanced(by: written), maxLength: count - written)
+                guard result > 0 else {
+                    cancel()
+                    return
                 }
+                written += result
             }
         }
-    #endif
+    }
+
+    /// Returns once `output` can take bytes: `false` instead when the pump was cancelled or failed,
+    /// or the stream closed or failed, meanwhile (the pump is then cancelled).
+    private func waitForSpace(in output: OutputStream) -> Bool {
+        while !output.hasSpaceAvailable {
+            switch output.streamStatus {
+            case .error, .closed, .atEnd:
+                cancel()
+                return false
+            default:
+                break
+            }
+            guard waitWhileRunning(upTo: Self.writerSpacePollInterval) else { return false }
+        }
+        return true
+    }
 }
 
 #if canImport(FoundationNetworking)

@@ -37,6 +37,12 @@ final class BodyPump: @unchecked Sendable {
         self.onFailure = onFailure
     }
 
+    /// A new pump for the same body, from its start; `nil` when the body cannot be read twice.
+    func restarted() -> BodyPump? {
+        guard stream.isReplayable else { return nil }
+        return BodyPump(stream: stream, capacity: capacity, onFailure: onFailure)
+    }
+
     /// Starts reading ahead.
     func start() {
         #if canImport(FoundationNetworking)
@@ -143,6 +149,26 @@ final class BodyPump: @unchecked Sendable {
         condition.unlock()
         resumed?.resume(returning: true)
         return count
+    }
+
+    /// How long the bound-stream writer waits for the reader to make room before it looks again
+    /// (``write(to:)``); a cancellation or failure wakes it at once.
+    static let writerSpacePollInterval: TimeInterval = 0.05
+
+    /// Blocks for at most `interval`, or until the pump is cancelled or fails or a chunk arrives.
+    /// - Returns: `false` if the pump was cancelled or failed.
+    func waitWhileRunning(upTo interval: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if state == .running || state == .finished {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
+        }
+        return state == .running || state == .finished
+    }
+
+    /// Fails the body with a transport failure that says `message` (see ``fail(_:)``).
+    func failBody(_ message: String) {
+        fail(.transport(TransportFailure(kind: .other, message: message)))
     }
 
     /// Stops reading ahead and wakes a blocked consumer (which then reads `-1`). Called when the
