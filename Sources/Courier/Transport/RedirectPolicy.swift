@@ -118,15 +118,18 @@ enum RedirectPolicy {
 
     /// Whether a redirect can be followed without sending something other than what was asked.
     ///
-    /// It cannot when URLSession proposes to send a body again (307/308, or 301/302 for a method
-    /// other than POST) but would send it empty (``urlSessionDropsRedirectedBodies``). Not following
-    /// it makes the 3xx, with its `Location`, the response: the caller sees exactly what happened
-    /// and can send the request again to the new location itself. Redirects that turn the request
-    /// into a `GET` without a body (303, and 301/302 for POST) are followed.
+    /// It cannot when URLSession proposes to send a **stream** body again (307/308, or 301/302
+    /// for a method other than POST), on any platform: the stream was read to send the first
+    /// request, so Apple's URLSession would fail with `requestBodyStreamExhausted` (or ask for a new
+    /// stream mid-redirect) and corelibs would send it empty. Nor when URLSession would send a
+    /// `Data` body empty (``urlSessionDropsRedirectedBodies``). Not following it makes the 3xx,
+    /// with its `Location`, the response: the caller sees exactly what happened and can send the
+    /// request again to the new location itself. Redirects that turn the request into a `GET`
+    /// without a body (303, and 301/302 for POST) are followed.
     static func canFollow(_ new: URLRequest, dropsBodies: Bool = urlSessionDropsRedirectedBodies) -> Bool {
+        if new.httpBodyStream != nil { return false }
         guard dropsBodies else { return true }
-        let carriesBody = !(new.httpBody?.isEmpty ?? true) || new.httpBodyStream != nil
-        return !carriesBody
+        return new.httpBody?.isEmpty ?? true
     }
 
     /// `request` without ``strippedHeaders`` and without the headers `redaction` treats as secret.

@@ -108,6 +108,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(next)
     }
 
+    /// Gives URLSession the streamed body again, from its start, when it must send it again (Apple
+    /// platforms ask, e.g. for a connection that closed before the request was answered; corelibs
+    /// never does). A body that can be read only once gets `nil`: the call then fails with
+    /// `requestBodyStreamExhausted` and a message that says why (``Exchange/replacementBodyStream()``).
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(exchange(for: task)?.replacementBodyStream())
+    }
+
     /// Ends the span of the request that got `response` and starts the redirect's, whose trace
     /// context replaces the previous one in `next`.
     private static func trace(redirect response: HTTPURLResponse, of attempt: AttemptTrace, to next: inout URLRequest, url: URL) {
@@ -129,15 +141,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(Security) && !canImport(FoundationNetworking)
-            switch pinning.evaluate(challenge) {
-            case .notPinned:
-                break
-            case .trusted(let credential):
-                completionHandler(.useCredential, credential)
-                return
-            case .refused(let failure):
-                exchange(for: task)?.failPinning(failure)
-                completionHandler(.cancelAuthenticationChallenge, nil)
+            let space = challenge.protectionSpace
+            if space.authenticationMethod == NSURLAuthenticationMethodServerTrust, pinning.pins(for: space.host) != nil {
+                // Evaluating trust can fetch OCSP or CRL answers over the network: off the session's
+                // one delegate queue, so it never stalls the callbacks of every other task.
+                let pinning = self.pinning
+                let exchange = exchange(for: task)
+                let challenge = HandedOver(challenge)
+                DispatchQueue.global(qos: .userInitiated).async {
+                    switch pinning.evaluate(challenge.value) {
+                    case .notPinned:
+                        completionHandler(.performDefaultHandling, nil)
+                    case .trusted(let credential):
+                        completionHandler(.useCredential, credential)
+                    case .refused(let failure):
+                        exchange?.failPinning(failure)
+                        completionHandler(.cancelAuthenticationChallenge, nil)
+                    }
+                }
                 return
             }
         #endif
@@ -166,4 +187,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             completionHandler(.performDefaultHandling, nil)
         }
     #endif
+}
+
+/// A value handed from one thread to a block that runs later on another, and touched by nothing
+/// else in between: what makes it safe to send although its type may not be `Sendable` (a
+/// `URLAuthenticationChallenge` is, on some platforms' SDKs and not on others).
+struct HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
 }

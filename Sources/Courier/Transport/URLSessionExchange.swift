@@ -38,8 +38,14 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         static let canPauseTransfers = true
     #endif
 
-    /// The streamed body's pump, if the body is streamed.
-    private let pump: BodyPump?
+    /// The streamed body's pump, if the body is streamed; replaced when URLSession asks for the
+    /// body again (``replacementBodyStream()``). Under `lock`.
+    private var currentPump: BodyPump?
+    private var pump: BodyPump? {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentPump
+    }
     /// The most body bytes to read (after decompression), if limited.
     private let maximumResponseSize: Int?
     /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
@@ -68,7 +74,7 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
 
     init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default, attempt: AttemptTrace? = nil) {
         self.url = url
-        self.pump = pump
+        self.currentPump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
         self.attempt = attempt
@@ -85,6 +91,13 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
             lock.unlock()
             pump?.cancel()
             continuation.resume(returning: Completion(end: .cancelled))
+            return
+        }
+        if let failure = currentPump?.error {
+            // The body failed before anything was sent (its stream could not be set up): send
+            // nothing rather than a request without its body.
+            lock.unlock()
+            continuation.resume(returning: Completion(end: .bodyFailed(failure)))
             return
         }
         self.continuation = continuation
@@ -115,6 +128,25 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// Called by the ``DeadlineScheduler`` when the deadline passes.
     func timeOut() {
         stop(.timedOut)
+    }
+
+    /// The body again, from its start, for URLSession's `urlSession(_:task:needNewBodyStream:)`
+    /// (Apple platforms ask for it when they must send the body again, e.g. on a connection that
+    /// closed before the request was answered). `nil` when the body is not streamed, cannot be
+    /// read twice (``BodyStream/isReplayable``), or the exchange has ended: URLSession then fails
+    /// the task with `requestBodyStreamExhausted` (see ``Completion/failure(for:)``).
+    func replacementBodyStream() -> InputStream? {
+        lock.lock()
+        guard case .none = end, let old = currentPump, let fresh = old.restarted() else {
+            lock.unlock()
+            return nil
+        }
+        currentPump = fresh
+        lock.unlock()
+        old.cancel()
+        let stream = fresh.makeInputStream()
+        fresh.start()
+        return stream
     }
 
     /// Called by the pump when the streamed body fails: the request stops with the body's error.
@@ -392,6 +424,9 @@ struct Completion: Sendable {
             // A declined authentication challenge ends the task as cancelled, after the whole
             // 401 response has been delivered: that response is the outcome.
             if declinedChallenge, urlError.code == .cancelled, response?.httpResponse != nil { return nil }
+            if urlError.code == .requestBodyStreamExhausted {
+                return .transport(TransportFailure(kind: .other, urlError: urlError, url: url, message: Self.bodyExhausted))
+            }
             return .transport(TransportFailure(urlError, url: url))
         case .other(let description)?:
             return Self.transportFailure(.unknown, url: url, [NSLocalizedDescriptionKey: description])
@@ -399,6 +434,10 @@ struct Completion: Sendable {
             return stream == nil && response?.httpResponse == nil ? Self.transportFailure(.badServerResponse, url: url) : nil
         }
     }
+
+    /// Why a `requestBodyStreamExhausted` failure happened, for its message.
+    static let bodyExhausted =
+        "URLSession had to send the request body again (a retried connection or an authentication challenge) and the body is a stream that can be read only once; use a replayable body (Data, a file, or a BodyStream that can make a new reader)"
 
     /// A transport failure for `code`. The URLError's failing URL ends up in its description:
     /// never user-info, and secret query, fragment and path-parameter values redacted.
