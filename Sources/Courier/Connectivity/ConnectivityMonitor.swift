@@ -43,10 +43,13 @@ public final class ConnectivityMonitor: Sendable {
         self.source = source
     }
 
-    /// Starts watching the system's network paths. Returns once the current path is known:
-    /// on Linux after the kernel has answered the first dumps of its link, address and route
-    /// tables (about 0.3 ms on a 2-core Linux VM), on Apple platforms after `NWPathMonitor`'s
-    /// first update (waited for at most 2 seconds, then its `currentPath` is taken).
+    /// Starts watching the system's network paths.
+    ///
+    /// On Linux it returns once the kernel has answered the first dumps of its link, address and
+    /// route tables, so ``currentPath`` is known at once. On Apple platforms it returns at once,
+    /// without blocking its caller: until `NWPathMonitor`'s first update arrives (usually within
+    /// milliseconds) ``currentPath`` is ``ConnectivityPath/Status/requiresConnection``, which holds
+    /// no call; ``paths()`` delivers the real path as soon as it is known.
     ///
     /// - Throws: ``CourierError/transport(_:)`` (kind ``TransportFailure/Kind/other``, with a
     ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
@@ -65,8 +68,7 @@ public final class ConnectivityMonitor: Sendable {
         #if os(Linux)
             try self.init(linuxNetworkNamespacePath: nil)
         #elseif canImport(Network)
-            // Until NWPathMonitor's first update (which `NetworkPathSource` waits for): not known
-            // to be unusable.
+            // Until NWPathMonitor's first update: not known to be unusable.
             let broadcaster = PathBroadcaster(ConnectivityPath(status: .requiresConnection))
             self.init(broadcaster: broadcaster, source: .network(NetworkPathSource(publishingTo: broadcaster)))
         #else

@@ -5,32 +5,25 @@
     /// The Apple monitor: an `NWPathMonitor` on a serial queue of its own, whose updates are
     /// mapped onto ``ConnectivityPath`` and published as they come. Thin on purpose: it cannot be
     /// compiled on Linux, where the rest of the monitor is tested.
+    ///
+    /// It never waits: until the monitor's first update (which the system delivers on its queue,
+    /// usually within milliseconds), the broadcaster keeps the path it was made with.
     final class NetworkPathSource: Sendable {
-        /// Behind a lock so that the source is `Sendable` whatever the SDK says of `NWPathMonitor`.
-        private let monitor: LockedState<NWPathMonitor>
+        private let monitor: NWPathMonitor
 
-        /// How long ``init(publishingTo:)`` waits for the first update before it reads
-        /// `currentPath` instead.
-        private static let firstUpdateTimeout: DispatchTimeInterval = .seconds(2)
-
-        /// Starts the monitor and returns once its first update was published.
+        /// Starts the monitor; its updates go to `broadcaster`. Returns at once.
         init(publishingTo broadcaster: PathBroadcaster) {
             let monitor = NWPathMonitor()
-            let firstUpdate = DispatchSemaphore(value: 0)
             monitor.pathUpdateHandler = { path in
                 broadcaster.publish(ConnectivityPath(path))
-                firstUpdate.signal()
             }
             monitor.start(queue: DispatchQueue(label: "Courier.ConnectivityMonitor"))
-            if firstUpdate.wait(timeout: .now() + Self.firstUpdateTimeout) == .timedOut {
-                broadcaster.publish(ConnectivityPath(monitor.currentPath))
-            }
-            self.monitor = LockedState(monitor)
+            self.monitor = monitor
         }
 
         /// Cancels the monitor: no update follows.
         func stop() {
-            monitor.withLock { $0.cancel() }
+            monitor.cancel()
         }
     }
 

@@ -59,8 +59,10 @@ public final class URLSessionTransport: Transport {
     /// configuration.httpCookieStorage = nil                   // no cookies at all
     /// configuration.httpMaximumConnectionsPerHost = 8
     /// #if canImport(Darwin)
-    /// configuration.multipathServiceType = .handover          // Wi-Fi and cellular, Apple only
     /// configuration.allowsExpensiveNetworkAccess = false
+    /// #endif
+    /// #if os(iOS)
+    /// configuration.multipathServiceType = .handover          // iOS only, Multipath entitlement
     /// #endif
     /// let transport = URLSessionTransport(configuration: configuration)
     /// ```
@@ -90,7 +92,7 @@ public final class URLSessionTransport: Transport {
     /// sends none), `httpMaximumConnectionsPerHost`, `protocolClasses` (how `NetworkStub`-like
     /// stubs plug in), `requestCachePolicy` (with `keepsURLCache`). On Apple platforms also
     /// `connectionProxyDictionary`, `timeoutIntervalForResource`, `allowsCellularAccess`,
-    /// `allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`, `multipathServiceType`,
+    /// `allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`, `multipathServiceType` (iOS),
     /// `waitsForConnectivity`, `networkServiceType` and the TLS version limits.
     ///
     /// **What does nothing on Linux** (corelibs-foundation, measured with Swift 6.3.1):

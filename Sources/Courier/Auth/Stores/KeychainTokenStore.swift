@@ -18,10 +18,11 @@
     ///
     /// On macOS the item goes to the data-protection keychain (`kSecUseDataProtectionKeychain`),
     /// the only one that honours the accessibility setting. That needs a signed app with a
-    /// keychain access group; an unsigned command-line tool or test runner gets
-    /// ``TokenStoreError/keychain(status:)`` with `errSecMissingEntitlement` (-34018) and should
-    /// pass `usesDataProtectionKeychain: false` (the legacy login keychain, where accessibility is
-    /// ignored).
+    /// keychain access group; a process without one (an unsigned command-line tool, a test runner)
+    /// gets `errSecMissingEntitlement` there, and by default the store then uses the user's login
+    /// keychain instead, where accessibility is ignored. Pass `usesDataProtectionKeychain: true`
+    /// to fail instead, or `false` to use the login keychain from the start. The default
+    /// accessibility needs no passcode: only ``Accessibility/whenPasscodeSetThisDeviceOnly`` does.
     public actor KeychainTokenStore: TokenStore {
         /// When the item can be read, mapped onto `kSecAttrAccessible…`.
         public enum Accessibility: Sendable, Equatable {
@@ -45,8 +46,12 @@
         public nonisolated let account: String
         /// When the item can be read; applied on every save.
         public nonisolated let accessibility: Accessibility
-        /// Whether queries set `kSecUseDataProtectionKeychain` (matters on macOS only).
-        public nonisolated let usesDataProtectionKeychain: Bool
+        /// Whether queries set `kSecUseDataProtectionKeychain` (matters on macOS only): `true` or
+        /// `false` as asked, or `nil` for the data-protection keychain with the login keychain
+        /// as the fallback for processes not entitled to it.
+        public nonisolated let usesDataProtectionKeychain: Bool?
+        /// Which keychain the next operation uses.
+        private var route: KeychainRoute
 
         /// Creates a store for the item `service` / `account`. Nothing is read or written yet.
         ///
@@ -57,12 +62,26 @@
             service: String,
             account: String = "default",
             accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-            usesDataProtectionKeychain: Bool = true
+            usesDataProtectionKeychain: Bool? = nil
         ) {
             self.service = service
             self.account = account
             self.accessibility = accessibility
             self.usesDataProtectionKeychain = usesDataProtectionKeychain
+            self.route = KeychainRoute(requested: usesDataProtectionKeychain)
+        }
+
+        /// Runs `operation` on the route's keychain, and once more on the login keychain when the
+        /// route falls back (see ``KeychainRoute``).
+        private func onKeychain(_ operation: (_ query: [String: Any]) -> OSStatus) -> OSStatus {
+            let status = operation(baseQuery(dataProtection: route.usesDataProtectionKeychain))
+            #if os(macOS)
+                let isMacOS = true
+            #else
+                let isMacOS = false
+            #endif
+            guard route.retriesOnLoginKeychain(after: status, isMacOS: isMacOS) else { return status }
+            return operation(baseQuery(dataProtection: false))
         }
 
         /// The stored credential, or `nil` if there is no item (`errSecItemNotFound`).
@@ -74,11 +93,14 @@
         ///   is locked and the item is not yet accessible); ``TokenStoreError/corrupted(_:)`` if the
         ///   item's data is not a JSON credential.
         public func load() throws(TokenStoreError) -> TokenCredential? {
-            var query = baseQuery()
-            query[kSecReturnData as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
             var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = onKeychain { base in
+                var query = base
+                query[kSecReturnData as String] = true
+                query[kSecMatchLimit as String] = kSecMatchLimitOne
+                result = nil
+                return SecItemCopyMatching(query as CFDictionary, &result)
+            }
             switch status {
             case errSecSuccess:
                 guard let data = result as? Data else {
@@ -115,20 +137,18 @@
                 kSecValueData as String: data,
                 kSecAttrAccessible as String: accessibility.attributeValue,
             ]
-            let updated = SecItemUpdate(baseQuery() as CFDictionary, attributes as CFDictionary)
-            switch updated {
-            case errSecSuccess:
-                return
-            case errSecItemNotFound:
-                let added = SecItemAdd(baseQuery().merging(attributes) { $1 } as CFDictionary, nil)
-                if added == errSecSuccess { return }
-                guard added == errSecDuplicateItem else { throw .keychain(status: added) }
-                // Another process added the item between our update and add: update it.
-                let retried = SecItemUpdate(baseQuery() as CFDictionary, attributes as CFDictionary)
-                guard retried == errSecSuccess else { throw .keychain(status: retried) }
-            default:
-                throw .keychain(status: updated)
-            }
+            let status = onKeychain { query in Self.replace(query, with: attributes) }
+            guard status == errSecSuccess else { throw .keychain(status: status) }
+        }
+
+        /// Updates the item `query` finds with `attributes`, or adds it.
+        private static func replace(_ query: [String: Any], with attributes: [String: Any]) -> OSStatus {
+            let updated = SecItemUpdate(query as CFDictionary, attributes as CFDictionary)
+            guard updated == errSecItemNotFound else { return updated }
+            let added = SecItemAdd(query.merging(attributes) { $1 } as CFDictionary, nil)
+            guard added == errSecDuplicateItem else { return added }
+            // Another process added the item between our update and add: update it.
+            return SecItemUpdate(query as CFDictionary, attributes as CFDictionary)
         }
 
         /// Deletes the item; no item (`errSecItemNotFound`) is not an error.
@@ -138,20 +158,20 @@
         /// ```
         /// - Throws: ``TokenStoreError/keychain(status:)`` for any other `OSStatus`.
         public func remove() throws(TokenStoreError) {
-            let status = SecItemDelete(baseQuery() as CFDictionary)
+            let status = onKeychain { query in SecItemDelete(query as CFDictionary) }
             guard status == errSecSuccess || status == errSecItemNotFound else {
                 throw .keychain(status: status)
             }
         }
 
-        /// The attributes that identify the item.
-        private nonisolated func baseQuery() -> [String: Any] {
+        /// The attributes that identify the item, in the data-protection keychain or not.
+        private nonisolated func baseQuery(dataProtection: Bool) -> [String: Any] {
             var query: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword,
                 kSecAttrService as String: service,
                 kSecAttrAccount as String: account,
             ]
-            if usesDataProtectionKeychain {
+            if dataProtection {
                 query[kSecUseDataProtectionKeychain as String] = true
             }
             return query

@@ -96,7 +96,7 @@ enum SecureFileIO {
                 throw .io("cannot set permissions of \(temporaryPath): \(describe(errno))")
             }
             try writeAll(data, to: fd, path: temporaryPath)
-            if fsync(fd) != 0 {
+            if durableSync(fd) != 0 {
                 throw .io("cannot sync \(temporaryPath): \(describe(errno))")
             }
             isOpen = false
@@ -111,7 +111,7 @@ enum SecureFileIO {
             _ = unlinkat(directoryFD, temporaryName, 0)
             throw error
         }
-        _ = fsync(directoryFD)  // best effort: some file systems refuse it on a directory
+        _ = durableSync(directoryFD)  // best effort: some file systems refuse it on a directory
     }
 
     /// Opens (creating it `0600` if missing) the file `name` in `directory`, for an advisory
@@ -284,7 +284,7 @@ enum SecureFileIO {
     private static func syncDirectory(_ directory: URL) {
         let fd = open(directory.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         guard fd >= 0 else { return }
-        _ = fsync(fd)
+        _ = durableSync(fd)
         _ = close(fd)
     }
 

@@ -73,7 +73,7 @@ struct DownloadPaths {
         }
         let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
         if directory >= 0 {
-            _ = fsync(directory)
+            _ = durableSync(directory)
             _ = systemClose(directory)
         }
         unlink(state.path)
@@ -207,9 +207,9 @@ final class DownloadFile {
         }
     }
 
-    /// Flushes what was written to the disk (`fsync(2)`).
+    /// Flushes what was written to the disk (``durableSync(_:)``).
     func synchronize() throws(CourierError) {
-        guard fsync(descriptor) == 0 else { throw DownloadPaths.failure("syncing", url, code: errno) }
+        guard durableSync(descriptor) == 0 else { throw DownloadPaths.failure("syncing", url, code: errno) }
     }
 
     deinit {

@@ -9,13 +9,29 @@
         enum TrustDecision {
             /// Not a server-trust challenge, or an unpinned host: the system decides.
             case notPinned
-            /// The system trusts the chain and the leaf key matches a pin.
+            /// The system trusts the chain and a key of it matches a pin.
             case trusted(URLCredential)
             /// The chain is untrusted, the key unreadable or matching no pin: cancel.
             case refused(PinningFailure)
         }
 
-        /// The system's evaluation of `challenge`'s trust, then the pins of its host.
+        /// The DER SubjectPublicKeyInfo of `certificate`'s key; `nil` when it cannot be read or is
+        /// neither RSA nor elliptic-curve.
+        private static func publicKeyInfo(of certificate: SecCertificate) -> Data? {
+            guard let key = SecCertificateCopyKey(certificate),
+                let raw = SecKeyCopyExternalRepresentation(key, nil) as Data?,
+                let attributes = SecKeyCopyAttributes(key) as? [CFString: Any],
+                let type = attributes[kSecAttrKeyType] as? String
+            else { return nil }
+            switch type {
+            case kSecAttrKeyTypeRSA as String: return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .rsa)
+            case kSecAttrKeyTypeECSECPrimeRandom as String: return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .ellipticCurve)
+            default: return nil
+            }
+        }
+
+        /// The system's evaluation of `challenge`'s trust, then the pins of its host against every
+        /// key of the validated chain.
         func evaluate(_ challenge: URLAuthenticationChallenge) -> TrustDecision {
             let space = challenge.protectionSpace
             guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
@@ -27,20 +43,11 @@
             }
             guard let trust = space.serverTrust else { return refused("the challenge carried no server trust") }
             guard SecTrustEvaluateWithError(trust, nil) else { return refused("the system does not trust the certificate chain") }
-            guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first,
-                let key = SecCertificateCopyKey(leaf),
-                let raw = SecKeyCopyExternalRepresentation(key, nil) as Data?,
-                let attributes = SecKeyCopyAttributes(key) as? [CFString: Any],
-                let type = attributes[kSecAttrKeyType] as? String
-            else { return refused("the leaf certificate's public key could not be read") }
-            let algorithm: SubjectPublicKeyInfo.Algorithm
-            switch type {
-            case kSecAttrKeyTypeRSA as String: algorithm = .rsa
-            case kSecAttrKeyTypeECSECPrimeRandom as String: algorithm = .ellipticCurve
-            default: return refused("the leaf key's type \(type) cannot be pinned")
+            guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], !chain.isEmpty else {
+                return refused("the validated certificate chain could not be read")
             }
             do throws(PinningFailure) {
-                try check(host: host, publicKeyInfo: SubjectPublicKeyInfo.der(rawKey: raw, algorithm: algorithm))
+                try check(host: host, chain: chain.map(Self.publicKeyInfo(of:)))
             } catch {
                 return .refused(error)
             }

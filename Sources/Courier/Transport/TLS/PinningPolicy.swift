@@ -26,9 +26,10 @@ public import Foundation
 ///
 /// A mismatch fails the call with ``CourierError/transport(_:)`` of kind
 /// ``TransportFailure/Kind/pinningFailed``, naming the host, the key it presented and the pins;
-/// nothing of the request is sent. Pins are matched against the **leaf** certificate's key only
-/// (the validated chain is not available to the transport on Linux), so backup pins are leaf
-/// keys too, not a CA's.
+/// nothing of the request is sent. What a pin may name depends on what the platform hands over:
+/// on Apple platforms (``URLSessionTransport``) the system's validated chain, so a pin may be
+/// the leaf's key, an intermediate's or the root's; on Linux (``AsyncHTTPClientTransport``) the
+/// leaf only, so pin leaf keys there, with a backup leaf key.
 ///
 /// Where pins are checked: ``AsyncHTTPClientTransport`` on every platform, ``URLSessionTransport``
 /// on Apple platforms (in its server-trust challenge). corelibs URLSession on Linux raises no
@@ -134,6 +135,18 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
         if !pins.contains(presented) {
             throw PinningFailure(host: Self.normalized(host), presented: presented, pins: pins, reason: nil)
         }
+    }
+
+    /// Checks the keys of a validated certificate chain (leaf first) that a server presented
+    /// for `host`: a pin may name any key of the chain (the leaf's, an intermediate's or the
+    /// root's), as on Apple platforms, where the system hands over the chain it validated.
+    /// `nil` stands for a key that could not be read.
+    /// - Throws: ``PinningFailure`` naming the leaf's key when `host` is pinned and no key of the
+    ///   chain matches one of its pins.
+    func check(host: String, chain: [Data?]) throws(PinningFailure) {
+        guard let pins = pins(for: host) else { return }
+        if chain.contains(where: { key in key.map { pins.contains(Pin(publicKeyInfo: $0)) } ?? false }) { return }
+        try check(host: host, publicKeyInfo: chain.first ?? nil)
     }
 
     static func normalized(_ host: String) -> String {

@@ -19,7 +19,7 @@
     ///
     /// Only available on iOS, macOS and visionOS.
     @MainActor
-    public final class WebAuthenticationSessionPresenter: NSObject, @preconcurrency ASWebAuthenticationPresentationContextProviding {
+    public final class WebAuthenticationSessionPresenter: NSObject, ASWebAuthenticationPresentationContextProviding {
         /// The window the sheet is presented over.
         public let anchor: ASPresentationAnchor
         /// Whether the session keeps no cookies or data (no single sign-on with Safari).
@@ -58,31 +58,28 @@
             anchor
         }
 
+        /// Presents one session and returns what it called back with. Cancelling the calling task
+        /// returns ``CourierError/cancelled`` at once and dismisses this call's session (never a
+        /// later one: ``session`` is this call's until it returns).
         private func present(_ url: URL, callbackURLScheme: String) async throws(CourierError) -> URL {
             guard session == nil else {
                 throw .authentication(.authorizationFailed(.unavailable("a web authentication session is already presented")))
             }
+            let outcome = SessionOutcome<Result<URL, CourierError>>()
             let result = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Result<URL, CourierError>, Never>) in
-                    let resumed = LockedState(false)
-                    let resume: @Sendable (Result<URL, CourierError>) -> Void = { result in
-                        let first = resumed.withLock { done in
-                            defer { done = true }
-                            return !done
-                        }
-                        if first { continuation.resume(returning: result) }
-                    }
-                    let session = Self.makeSession(url, callbackURLScheme: callbackURLScheme, resume: resume)
+                await outcome.wait { deliver in
+                    let session = Self.makeSession(url, callbackURLScheme: callbackURLScheme, resume: deliver)
                     session.presentationContextProvider = self
                     session.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
                     self.session = session
                     if !session.start() {
-                        resume(.failure(.authentication(.authorizationFailed(.unavailable("the web authentication session could not start")))))
+                        deliver(.failure(.authentication(.authorizationFailed(.unavailable("the web authentication session could not start")))))
                     }
                 }
             } onCancel: {
-                Task { @MainActor in self.session?.cancel() }
+                outcome.deliver(.failure(.cancelled))
             }
+            if case .failure(.cancelled) = result { session?.cancel() }
             session = nil
             return try result.get()
         }
