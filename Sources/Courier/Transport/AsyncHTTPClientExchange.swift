@@ -99,7 +99,7 @@
             // into a new task costs several allocations. Resumed on the event loop that delivers
             // its bytes (see ``EventLoopResumingExecutor``).
             let task: Task<Void, Never>
-            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                 task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
                     await self.pull(response.body)
                 }
@@ -128,7 +128,7 @@
         /// for a caller that reads it itself, not two.
         private func readWhole(_ body: HTTPClientResponse.Body, announced: Int, deadline: DispatchTime) async throws(CourierError) -> Data {
             let task: Task<Result<Data, CourierError>, Never>
-            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                 task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
                     await self.collect(body, announced: announced)
                 }
