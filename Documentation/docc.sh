@@ -1,31 +1,25 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Courier, CourierTesting and CourierXML, with warnings as
-# errors, into .build/documentation/<Target>.doccarchive (or the folder given as $1).
+# Builds the DocC documentation of Courier, CourierTesting and CourierXML with the standard
+# plugin command, warnings as errors, as CI does. A convenience only: each line is what a user
+# runs by hand (README, "Documentation").
 #
-# One source of truth: the guides are the Markdown files in Documentation/, readable on their
-# own. For the build they are copied into Courier's catalog as articles (generated, ignored by
-# git), with links between guides turned into DocC links: `[text](Transfers.md#…)` becomes
-# `[text](<doc:TransfersGuide>)` (the suffix keeps an article from taking the name of a symbol,
-# such as `Authentication`). The catalogs themselves hold only the landing pages.
+#   bash Documentation/docc.sh                 # .build/plugins/Swift-DocC/outputs/<Target>.doccarchive
+#   bash Documentation/docc.sh ./docs          # a static website per target, in ./docs/<Target>
+#
+# The guides are Documentation/*.md; Courier's catalog links to each as <Name>Guide.md (symbolic
+# links), so DocC reads the same files a repository page shows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-output=${1:-.build/documentation}
-articles=Sources/Courier/Courier.docc/Guides
-rm -rf "$articles"
-mkdir -p "$articles" "$output"
-for guide in Documentation/*.md; do
-    name=$(basename "$guide" .md)
-    sed -E \
-        -e 's#\]\(([A-Za-z]+)\.md(\#[^)]*)?\)#](<doc:\1Guide>)#g' \
-        -e "s#\\]\\(\\#[^)]*\\)#](<doc:${name}Guide>)#g" \
-        "$guide" >"$articles/${name}Guide.md"
-done
-
+site=${1:-}
 for target in Courier CourierTesting CourierXML; do
     printf '==> generate-documentation --target %s\n' "$target"
-    swift package --allow-writing-to-directory "$output" \
-        generate-documentation --target "$target" --warnings-as-errors \
-        --output-path "$output/$target.doccarchive"
+    if [ -z "$site" ]; then
+        swift package --disable-sandbox generate-documentation --target "$target" --warnings-as-errors
+    else
+        mkdir -p "$site/$target"
+        swift package --allow-writing-to-directory "$site" generate-documentation --target "$target" \
+            --warnings-as-errors --disable-indexing --transform-for-static-hosting \
+            --hosting-base-path "$target" --output-path "$site/$target"
+    fi
 done
-rm -rf "$articles"
