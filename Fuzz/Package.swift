@@ -18,6 +18,7 @@ let targets = [
     "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzServerSentEvents",
     "FuzzNetlink",
     "FuzzFixtureFormat",
+    "FuzzContentRange", "FuzzDownloadState",
 ]
 
 // Targets that read more than Courier and CourierXML.

@@ -506,4 +506,50 @@ recorded("form", 201, "Created", 1, [(8, "k"), (9, "timeout=5"), (10, "t")], Fal
 recorded("head-length", 204, "No Content", None, [(1, "abc")], False, "")
 recorded("control-reason", 500, "bad\r\nX-Injected: 1", 3, [(11, " padded\tvalue ")], False, '{"title":"x"}')
 
+# FuzzContentRange: status index (200, 206, 416, 304), offset (8 bytes, big-endian), validator
+# index (none, "v1", a date), announced length and recorded total (a flag byte, then 8 bytes when
+# set), ETag index (none, "v1", "v2"), then the Content-Range value.
+def content_range(name, value, status=1, offset=0, validator=1, announced=None, recorded=None, etag=1):
+    data = bytes([status]) + struct.pack(">Q", offset) + bytes([validator])
+    for number in (announced, recorded):
+        data += bytes([0]) if number is None else bytes([1]) + struct.pack(">Q", number)
+    write("FuzzContentRange", name, data + bytes([etag]) + value.encode("utf-8"))
+
+
+content_range("resume", "bytes 500000-999999/1000000", offset=500000, announced=500000, recorded=1000000)
+content_range("resume-unknown-total", "bytes 500000-999999/*", offset=500000, recorded=1000000)
+content_range("regression-short-resume-star", "bytes 500000-500099/*", offset=500000, announced=100, recorded=1000000)
+content_range("regression-short-resume-total", "bytes 500000-500099/500100", offset=500000, announced=100, recorded=1000000)
+content_range("shifted", "bytes 500001-999999/1000000", offset=500000)
+content_range("other-version", "bytes 10-19/20", offset=10, etag=2)
+content_range("unsatisfied", "bytes */4096", status=2, offset=4096, recorded=4096)
+content_range("unsatisfied-other-size", "bytes */4097", status=2, offset=4096)
+content_range("full-answer", "", status=0, offset=1000, announced=5000)
+content_range("not-modified", "bytes 0-0/1", status=3)
+content_range("case-and-spaces", "  Bytes 5-9/10 ", offset=5)
+content_range("overflow", "bytes 99999999999999999999-1/2", offset=1)
+content_range("signs-and-hex", "bytes +1-0x2/-3", offset=1)
+content_range("no-range", "", offset=1)
+# Control characters in the value: HTTPTypes stores them as spaces, so the decision reads `bytes */4096`.
+content_range("regression-control-characters", "\x00\x00\x00\x00\x01bytes */4096", status=2, offset=4096, recorded=4096, etag=0)
+
+# FuzzDownloadState: the state file's bytes, as Courier writes them (JSONEncoder) and as others might.
+S = "FuzzDownloadState"
+write(S, "saved", '{"url":"https:\\/\\/api.example.com\\/file","validator":"\\"v1\\"","receivedBytes":1048576,'
+      '"expectedBytes":4194304,"temporaryFile":"file:\\/\\/\\/tmp\\/.out.bin.courier-download"}')
+write(S, "no-validator-no-total", '{"url":"https://api.example.com/file?access_token=s3cret","receivedBytes":0,'
+      '"temporaryFile":"file:///tmp/.out.bin.courier-download"}')
+write(S, "date-validator", '{"url":"https://h/f","validator":"Tue, 15 Nov 1994 08:12:31 GMT","receivedBytes":5,"expectedBytes":5,'
+      '"temporaryFile":"file:///tmp/.f.courier-download"}')
+write(S, "header-injection", '{"url":"https://h/f","validator":"\\"v1\\"\\r\\nX-Injected: 1","receivedBytes":5,'
+      '"temporaryFile":"file:///tmp/.f.courier-download"}')
+write(S, "negative-counts", '{"url":"https://h/f","validator":"\\"v1\\"","receivedBytes":-5,"expectedBytes":-1,'
+      '"temporaryFile":"file:///tmp/.f.courier-download"}')
+write(S, "more-than-expected", '{"url":"https://h/f","validator":"\\"v1\\"","receivedBytes":500100,"expectedBytes":500000,'
+      '"temporaryFile":"file:///tmp/.f.courier-download"}')
+write(S, "huge-numbers", '{"url":"https://h/f","receivedBytes":1e300,"expectedBytes":9223372036854775808,"temporaryFile":"/tmp/x"}')
+write(S, "not-a-file-url", '{"url":"https://h/f","receivedBytes":1,"temporaryFile":"https://h/.f.courier-download"}')
+write(S, "truncated", '{"url":"https://h/f","validator":"\\"v1\\"","receivedBy')
+write(S, "wrong-types", '{"url":7,"validator":["a"],"receivedBytes":"5","temporaryFile":null}')
+
 print("seeds written under", ROOT)

@@ -190,7 +190,7 @@ struct DownloadFileWriteBackTests {
     @Test("write-back starts once per completed 8 MiB window, counted from where writing began")
     func writeBackStartsPerWindow() throws {
         let files = try TemporaryFiles()
-        let file = try DownloadFile(creating: files.destination, truncate: true)
+        let file = try DownloadFile.create(at: files.destination)
         let chunk = Data(repeating: 7, count: 3 << 20)
         for _ in 0..<6 { try file.write(chunk) }  // 18 MiB: windows end at 9 and 18 MiB
         #expect(file.writeBacks.map(\.offset) == [0, 9 << 20])
@@ -207,11 +207,11 @@ struct DownloadFileWriteBackTests {
     func windowsStartAtTheResumeOffset() throws {
         let files = try TemporaryFiles()
         try Data(repeating: 1, count: 5 << 20).write(to: files.destination)
-        let appending = try DownloadFile(creating: files.destination, truncate: false)
+        let appending = try opened(files.destination)
         try appending.write(Data(repeating: 2, count: 8 << 20))
         #expect(appending.writeBacks.map(\.offset) == [5 << 20])
 
-        let cut = try DownloadFile(creating: files.destination, truncate: false)
+        let cut = try opened(files.destination)
         try cut.truncate(to: 1 << 20)
         try cut.write(Data(repeating: 3, count: 7 << 20))
         #expect(cut.writeBacks.isEmpty)
@@ -220,5 +220,11 @@ struct DownloadFileWriteBackTests {
         #expect(cut.writeBacks.map(\.count) == [8 << 20])
         let size = try FileManager.default.attributesOfItem(atPath: files.destination.path)[.size] as? NSNumber
         #expect(size?.int64Value == 9 << 20)
+    }
+
+    /// The existing file at `url`, opened to continue it.
+    func opened(_ url: URL) throws -> DownloadFile {
+        guard case .opened(let file) = try DownloadFile.openOwn(at: url) else { throw CocoaError(.fileReadUnknown) }
+        return file
     }
 }

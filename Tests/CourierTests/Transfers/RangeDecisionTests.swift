@@ -100,4 +100,56 @@ struct RangeDecisionTests {
         #expect((RangeDecision.validator(in: headers) == modified) == isValidator)
         #expect(RangeDecision.validator(in: headers) == nil || isValidator)
     }
+
+    @Test("a 206 must agree with the complete length recorded from the first response: a short resume restarts")
+    func aPartialResponseMustAgreeWithTheRecordedTotal() {
+        func decide(_ contentRange: String, recorded: Int64?) -> RangeDecision {
+            RangeDecision.decide(
+                status: 206, headers: [.contentRange: contentRange, .eTag: "\"v1\""], requestedOffset: 500_000, validator: "\"v1\"",
+                expectedLength: 100, recordedTotal: recorded)
+        }
+        for value in ["bytes 500000-500099/*", "bytes 500000-500099/500100"] {
+            guard case .restart(let reason) = decide(value, recorded: 1_000_000) else {
+                Issue.record("\(value) was taken for the rest of a 1,000,000-byte resource")
+                continue
+            }
+            #expect(reason.contains("1000000"))
+            #expect(decide(value, recorded: 500_100) == .write(offset: 500_000, total: 500_100))
+            #expect(decide(value, recorded: nil) == .write(offset: 500_000, total: 500_100))
+        }
+        let refused = RangeDecision.decide(
+            status: 416, headers: [.contentRange: "bytes */1000"], requestedOffset: 1000, validator: "\"v1\"", expectedLength: nil,
+            recordedTotal: 2000)
+        guard case .restart = refused else {
+            Issue.record("a 416 at a size other than the recorded total must restart")
+            return
+        }
+    }
+
+    @Test("a 206 with a Content-Encoding other than identity restarts; identity does not count as one")
+    func anEncodedPartialResponseRestarts() {
+        guard case .restart = decide(206, [.contentRange: "bytes 1000-4999/5000", .contentEncoding: "gzip"]) else {
+            Issue.record("an encoded 206 was continued")
+            return
+        }
+        #expect(decide(206, [.contentRange: "bytes 1000-4999/5000", .contentEncoding: "identity"]) == .write(offset: 1000, total: 5000))
+        #expect(RangeDecision.isEncoded([.contentEncoding: "Identity, br"]))
+        #expect(!RangeDecision.isEncoded([:]))
+    }
+
+    @Test(
+        "a state file is read only when its values make sense and its validator can be sent as If-Range",
+        arguments: [
+            (#"{"url":"https://h/f","validator":"\"v1\"","receivedBytes":5,"expectedBytes":10,"temporaryFile":"file:///tmp/.f.courier-download"}"#, true),
+            (#"{"url":"https://h/f","receivedBytes":0,"temporaryFile":"file:///tmp/.f.courier-download"}"#, true),
+            (#"{"url":"https://h/f","validator":"\"v1\"\r\nX-Injected: 1","receivedBytes":5,"temporaryFile":"file:///tmp/.f"}"#, false),
+            (#"{"url":"https://h/f","validator":"","receivedBytes":5,"temporaryFile":"file:///tmp/.f"}"#, false),
+            (#"{"url":"https://h/f","receivedBytes":-5,"temporaryFile":"file:///tmp/.f"}"#, false),
+            (#"{"url":"https://h/f","receivedBytes":11,"expectedBytes":10,"temporaryFile":"file:///tmp/.f"}"#, false),
+            (#"{"url":"https://h/f","receivedBytes":1,"temporaryFile":"https://h/.f"}"#, false),
+            (#"{"url":"https://h/f","receivedBy"#, false),
+        ] as [(String, Bool)])
+    func stateFilesAreChecked(_ json: String, accepted: Bool) {
+        #expect((DownloadPaths.decodeState(Data(json.utf8)) != nil) == accepted)
+    }
 }

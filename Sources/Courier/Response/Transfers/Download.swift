@@ -16,6 +16,10 @@ extension Call {
     /// fails or its task is cancelled, so the next download to the same `destination` from the
     /// same URL continues from there, even in another process after a crash.
     ///
+    /// The timeout (``Requestable/timeout`` or ``Configuration/timeout``) limits waiting, not the
+    /// transfer: the head must arrive within it, then no gap in the body may last longer. A body
+    /// that keeps arriving is never cut; ``DownloadOptions/maximumDuration`` bounds the whole run.
+    ///
     /// ```swift
     /// let file = try await client.enqueue(GetImage(name: "noble.iso"))
     ///     .download(to: URL(filePath: "/var/cache/noble.iso")) { progress in
@@ -26,7 +30,8 @@ extension Call {
     ///
     /// - Parameters:
     ///   - destination: a file URL; its directory must exist and be writable.
-    ///   - options: how many times to continue after a dropped connection.
+    ///   - options: how many times to continue after a dropped connection, and a limit on the
+    ///     whole run.
     ///   - progress: called with the download's progress (see ``TransferProgress``), throttled,
     ///     one value at a time and in order, from the transfer's tasks; keep it short (it runs
     ///     under the progress meter's lock). `nil` costs nothing.
@@ -190,7 +195,8 @@ public actor Download {
     }
 
     /// Stops the download for good and removes the partial file and its saved state; waiters of
-    /// ``finished()`` get ``CourierError/cancelled``. Does nothing once it ended.
+    /// ``finished()`` get ``CourierError/cancelled``. Does nothing once it ended. The files are
+    /// removed only while no other download to the same destination runs: they are then its own.
     public func cancel() async {
         switch state {
         case .finished, .failed: return
@@ -202,7 +208,12 @@ public actor Download {
             }
         }
         running = nil
-        DownloadPaths(destination: destination).removeLeftovers()
+        // Only under the destination's lock: another download to it may be writing these files.
+        let paths = DownloadPaths(destination: destination)
+        if let lock = try? DownloadLock(paths) {
+            paths.removeLeftovers()
+            withExtendedLifetime(lock) {}
+        }
         end(.failure(.cancelled))
     }
 

@@ -10,7 +10,13 @@ import Foundation
 
 /// The files of a download to `destination`: the partial body `.<name>.courier-download` and its
 /// resume state `.<name>.courier-download.json`, both in the destination's directory (so the
-/// final `rename(2)` is atomic, on the same file system). Errors are
+/// final `rename(2)` is atomic, on the same file system).
+///
+/// Anyone who can write to that directory can plant something at these names. So each is written
+/// only as a fresh regular file of ours (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode `0600`), and
+/// continued or read only when it is a regular file owned by this process's user with one link,
+/// opened with `O_NOFOLLOW`; anything else there is removed (a name is unlinked, never followed)
+/// and the download starts over. Only the holder of ``DownloadLock`` touches them. Errors are
 /// ``TransportFailure/Kind/fileSystem`` failures naming the operation, the file and `errno`.
 struct DownloadPaths {
     let destination: URL
@@ -28,13 +34,39 @@ struct DownloadPaths {
         lock = directory.appendingPathComponent(name + ".lock")
     }
 
-    /// The saved resume state, if there is one and it is readable.
+    /// The saved resume state, if there is one, it is a regular file of ours with one link (never
+    /// read through a symbolic link), and it decodes.
     func loadState() -> DownloadResumeData? {
-        guard let data = try? Data(contentsOf: state) else { return nil }
-        return try? JSONDecoder().decode(DownloadResumeData.self, from: data)
+        guard let data = DownloadFile.contents(ofOwnFile: state, maximumSize: Self.maximumStateSize) else { return nil }
+        return Self.decodeState(data)
     }
 
-    /// Saves `resumeData` next to the partial file, readable by its owner only.
+    /// The most bytes a state file may have: a URL, a validator and three numbers fit many times.
+    static let maximumStateSize = 64 << 10
+
+    /// A state file's contents as resume data, or `nil` when they do not decode or do not make
+    /// sense: negative counts, more bytes received than expected, or a validator that is not a
+    /// valid header value (it is sent as `If-Range`). Such a state is dropped and the download
+    /// starts over.
+    static func decodeState(_ data: Data) -> DownloadResumeData? {
+        guard data.count <= maximumStateSize, let decoded = try? JSONDecoder().decode(DownloadResumeData.self, from: data) else { return nil }
+        guard decoded.receivedBytes >= 0, decoded.expectedBytes.map({ $0 >= decoded.receivedBytes }) ?? true,
+            decoded.validator.map(isValidValidator) ?? true, decoded.temporaryFile.isFileURL
+        else { return nil }
+        return decoded
+    }
+
+    /// Whether `value` can be sent as `If-Range`: 1 to 1024 visible ASCII characters, spaces and
+    /// tabs only inside.
+    static func isValidValidator(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 1024 else { return false }
+        return first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09
+            && bytes.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x09 }
+    }
+
+    /// Saves `resumeData` next to the partial file, readable by its owner only: whatever is at the
+    /// name (a planted link included) is removed, and a new file is created in its place.
     func save(_ resumeData: DownloadResumeData) throws(CourierError) {
         let data: Data
         do {
@@ -42,12 +74,31 @@ struct DownloadPaths {
         } catch {
             throw Self.failure("encoding the resume state", state, code: EINVAL)
         }
-        let file = try DownloadFile(creating: state, truncate: true)
+        let file = try DownloadFile.create(at: state)
         try file.write(data)
         try file.synchronize()
     }
 
-    /// Removes the partial file and its state (after a restart, a cancel, or a success).
+    /// Creates a new, empty partial file (see ``DownloadFile/create(at:)``).
+    func createPartial() throws(CourierError) -> DownloadFile {
+        try DownloadFile.create(at: temporary)
+    }
+
+    /// Opens the partial file to continue it, when it is a regular file of ours with one link
+    /// (see ``DownloadFile/openOwn(at:)``); anything else at its name is removed with the saved
+    /// state, and the download starts over.
+    func openPartial() throws(CourierError) -> DownloadFile? {
+        switch try DownloadFile.openOwn(at: temporary) {
+        case .opened(let file): return file
+        case .absent: return nil
+        case .foreign:
+            removeLeftovers()
+            return nil
+        }
+    }
+
+    /// Removes the partial file and its state (after a restart, a cancel, or a success). Names
+    /// are unlinked, never followed.
     func removeLeftovers() {
         unlink(temporary.path)
         removeState()
@@ -58,25 +109,66 @@ struct DownloadPaths {
         unlink(state.path)
     }
 
-    /// The size of the partial file, or 0 if there is none.
+    /// The size of the partial file (not followed if it is a link), or 0 if there is none.
     func temporarySize() -> Int64 {
         var info = stat()
-        guard stat(temporary.path, &info) == 0 else { return 0 }
+        guard lstat(temporary.path, &info) == 0 else { return 0 }
         return Int64(info.st_size)
     }
 
-    /// Moves the complete partial file to the destination in one step (replacing what was
+    /// Moves the complete partial `file` to the destination in one step (replacing what was
     /// there), then syncs the directory so that the new name survives a crash.
-    func commit() throws(CourierError) {
+    ///
+    /// The file gets the mode of the file it replaces, or, when there is none, the usual mode of
+    /// a new file (`0666` less the umask, as `curl -o` gives): it was `0600` while partial. The
+    /// name must still lead to `file` itself: a link or another file swapped in is refused.
+    func commit(_ file: DownloadFile) throws(CourierError) {
+        var named = stat()
+        var held = stat()
+        guard lstat(temporary.path, &named) == 0, fstat(file.descriptor, &held) == 0, named.st_dev == held.st_dev,
+            named.st_ino == held.st_ino
+        else {
+            throw .transport(
+                TransportFailure(
+                    synthesizing: .fileSystem, url: nil,
+                    message: "\(temporary.path) is no longer the partial file this download wrote; nothing was moved to \(destination.path)"))
+        }
+        guard fchmod(file.descriptor, finalMode()) == 0 else { throw Self.failure("setting the mode of", temporary, code: errno) }
         guard rename(temporary.path, destination.path) == 0 else {
             throw Self.failure("moving the download into place at", destination, code: errno)
         }
-        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
+        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             _ = durableSync(directory)
             _ = systemClose(directory)
         }
         unlink(state.path)
+    }
+
+    /// The mode of the regular file at the destination, or `0666` less the umask.
+    func finalMode() -> mode_t {
+        var existing = stat()
+        if lstat(destination.path, &existing) == 0, existing.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) {
+            return existing.st_mode & 0o777
+        }
+        return 0o666 & ~Self.processUmask()
+    }
+
+    /// The process's umask: from `/proc/self/status` on Linux (read without changing it), else
+    /// set to `077` and back (another thread creating a file meanwhile gets a stricter mode,
+    /// never a looser one).
+    static func processUmask() -> mode_t {
+        #if os(Linux)
+            if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+                let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+            {
+                return value
+            }
+        #endif
+        let value = umask(0o077)
+        umask(value)
+        return value
     }
 
     /// A file-system failure: what was being done, to which file, and the system's reason.
@@ -164,16 +256,93 @@ final class DownloadFile {
     /// writes, small enough that the final `fsync` waits for at most about two windows.
     static let writeBackWindow: Int64 = 8 << 20
 
-    /// Opens (creating it, mode 0600) `url` for writing at its end, truncated first if `truncate`.
-    init(creating url: URL, truncate: Bool) throws(CourierError) {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND)
-        let descriptor = open(url.path, flags, 0o600)
-        guard descriptor >= 0 else { throw DownloadPaths.failure("opening", url, code: errno) }
-        let end = lseek(descriptor, 0, SEEK_END)
+    private init(descriptor: Int32, url: URL, position: Int64) {
         self.descriptor = descriptor
         self.url = url
-        position = Int64(max(end, 0))
+        self.position = position
         writeBackStart = position
+    }
+
+    /// The size of the file when it was opened, plus what was written since.
+    var size: Int64 { position }
+
+    /// Creates a new, empty file at `url`, mode `0600`, that only this process writes: whatever
+    /// is at the name (a link, a file planted by someone else) is removed first, not followed,
+    /// and the file is created with `O_CREAT | O_EXCL | O_NOFOLLOW`, so that nothing swapped in
+    /// meanwhile is opened instead.
+    /// - Throws: a ``TransportFailure/Kind/fileSystem`` failure naming the file and the reason
+    ///   (`File exists` when something keeps reappearing at the name).
+    static func create(at url: URL) throws(CourierError) -> DownloadFile {
+        var code: Int32 = EEXIST
+        for _ in 0..<3 {
+            unlink(url.path)
+            let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                // The umask may have taken bits away, never added any: 0600 stays 0600 or less.
+                _ = fchmod(descriptor, 0o600)
+                return DownloadFile(descriptor: descriptor, url: url, position: 0)
+            }
+            code = errno
+            guard code == EEXIST else { break }
+        }
+        throw DownloadPaths.failure("creating", url, code: code)
+    }
+
+    /// What ``openOwn(at:)`` found.
+    enum Opened {
+        case opened(DownloadFile)
+        case absent
+        /// Something at the name that this process must not write: a link, a directory, a FIFO,
+        /// a file with another link (a hard link to a file elsewhere) or of another owner.
+        case foreign
+    }
+
+    /// Opens the existing file at `url` for writing at its end, only if it is a regular file
+    /// owned by this process's user with one link, and never through a symbolic link
+    /// (`O_NOFOLLOW`, then `fstat`).
+    static func openOwn(at url: URL) throws(CourierError) -> Opened {
+        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return .absent }
+            if code == ELOOP || code == EMLINK || code == EISDIR || code == ENXIO || code == EACCES || code == EPERM { return .foreign }
+            throw DownloadPaths.failure("opening", url, code: code)
+        }
+        // O_NONBLOCK only kept `open` from waiting on a FIFO; the regular file is written plainly.
+        let flags = fcntl(descriptor, F_GETFL)
+        guard isOwnRegularFile(descriptor), flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            _ = systemClose(descriptor)
+            return .foreign
+        }
+        let end = lseek(descriptor, 0, SEEK_END)
+        return .opened(DownloadFile(descriptor: descriptor, url: url, position: Int64(max(end, 0))))
+    }
+
+    /// The contents of `url` when it is a regular file of ours with one link and at most
+    /// `maximumSize` bytes, read without following a link; `nil` otherwise.
+    static func contents(ofOwnFile url: URL, maximumSize: Int) -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { _ = systemClose(descriptor) }
+        var info = stat()
+        guard isOwnRegularFile(descriptor), fstat(descriptor, &info) == 0, info.st_size <= maximumSize else { return nil }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while data.count <= maximumSize {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return nil
+    }
+
+    /// Whether the open file is a regular file with one link, owned by this process's user.
+    private static func isOwnRegularFile(_ descriptor: Int32) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) && info.st_nlink == 1
+            && info.st_uid == geteuid()
     }
 
     /// Cuts the file to `length` bytes and writes from there on.

@@ -49,42 +49,54 @@ struct DownloadTransfer: Sendable {
 
     func perform() async throws(CourierError) -> Outcome {
         let paths = DownloadPaths(destination: destination)
-        let url = try RequestBuilder.build(call.endpoint, configuration: call.client.configuration).url
+        let configuration = call.client.configuration
+        let url = try RequestBuilder.build(call.endpoint, configuration: configuration).url
         let lock = try DownloadLock(paths)
         defer { withExtendedLifetime(lock) {} }
         var saved = resumeData ?? paths.loadState()
         if let state = saved, state.url != url || state.temporaryFile.standardizedFileURL != paths.temporary {
             saved = nil  // another resource, or another file: nothing on disk is ours to continue
         }
+        // The timeout limits the wait for the head and each gap in the body, not the transfer.
+        let waits = BodyIdleTimeout(timeout: call.endpoint.timeout ?? configuration.timeout, clock: configuration.clock)
+        let elapsed = ElapsedTime(configuration.clock)
         var attempts = 0
         var resumeCount = 0
         while true {
-            // Continue only from bytes of a known version, all still on disk.
+            let remaining = try remainingDuration(elapsed, url: url)
+            // Continue only from bytes of a known version, all still on disk, in a file of ours.
             var offset: Int64 = 0
+            var partial: DownloadFile?
             let validator = saved?.validator
-            if let state = saved, validator != nil {
-                let onDisk = paths.temporarySize()
-                if onDisk >= state.receivedBytes, onDisk <= (state.expectedBytes ?? .max) { offset = onDisk }
+            if let state = saved, validator != nil, let file = try paths.openPartial() {
+                if file.size >= state.receivedBytes, file.size <= (state.expectedBytes ?? .max) {
+                    offset = file.size
+                    partial = file
+                }
             }
             var headers = [HeaderItem(name: "Accept-Encoding", value: "identity")]
             if offset > 0, let validator {
                 headers.append(HeaderItem(name: "Range", value: "bytes=\(offset)-"))
                 headers.append(HeaderItem(name: "If-Range", value: validator))
             }
-            let endpoint = TransferEndpoint(base: call.endpoint, addedHeaders: headers)
+            let recordedTotal = offset > 0 ? saved?.expectedBytes : nil
             let paused = DownloadResumeData(
                 url: url, validator: validator, receivedBytes: offset, expectedBytes: saved?.expectedBytes, temporaryFile: paths.temporary)
 
             let response: StreamedResponse
             do throws(CourierError) {
-                response = try await call.client.performStreaming(endpoint)
+                let (base, client, added) = (call.endpoint, call.client, headers)
+                response = try await waits.send(url: url, total: remaining) { timeout async throws(CourierError) in
+                    try await client.performStreaming(TransferEndpoint(base: base, addedHeaders: added, timeoutOverride: timeout))
+                }
             } catch {
-                if case .response(let refused) = error, refused.statusCode == 416, offset > 0 {
+                if case .response(let refused) = error, refused.statusCode == 416, offset > 0, let partial {
                     let decision = RangeDecision.decide(
-                        status: 416, headers: refused.headers, requestedOffset: offset, validator: validator, expectedLength: nil)
+                        status: 416, headers: refused.headers, requestedOffset: offset, validator: validator, expectedLength: nil,
+                        recordedTotal: recordedTotal)
                     if decision == .complete {
-                        try DownloadFile(creating: paths.temporary, truncate: false).synchronize()
-                        try paths.commit()
+                        try partial.synchronize()
+                        try paths.commit(partial)
                         let ticker = ProgressTicker(meter)
                         ticker.force(offset, of: offset)
                         return .finished(
@@ -106,7 +118,7 @@ struct DownloadTransfer: Sendable {
 
             let decision = RangeDecision.decide(
                 status: response.statusCode, headers: response.headers, requestedOffset: offset, validator: validator,
-                expectedLength: response.body.expectedLength.map(Int64.init))
+                expectedLength: response.body.expectedLength.map(Int64.init), recordedTotal: recordedTotal)
             guard case .write(let start, let total) = decision else {
                 response.body.cancel()
                 paths.removeLeftovers()
@@ -118,13 +130,20 @@ struct DownloadTransfer: Sendable {
                 continue
             }
             if start > 0 { resumeCount += 1 }
+            // A body the server encoded (ignoring `Accept-Encoding: identity`) arrives decoded: it
+            // gets no validator, so a drop starts it over instead of asking for a range.
+            let freshValidator = RangeDecision.isEncoded(response.headers) ? nil : RangeDecision.validator(in: response.headers)
             var state = DownloadResumeData(
-                url: url, validator: start > 0 ? validator : RangeDecision.validator(in: response.headers), receivedBytes: start,
-                expectedBytes: total, temporaryFile: paths.temporary)
+                url: url, validator: start > 0 ? validator : freshValidator, receivedBytes: start, expectedBytes: total,
+                temporaryFile: paths.temporary)
             let file: DownloadFile
             do throws(CourierError) {
-                file = try DownloadFile(creating: paths.temporary, truncate: start == 0)
-                if start > 0 { try file.truncate(to: start) }
+                if start > 0, let partial {
+                    file = partial
+                    try file.truncate(to: start)
+                } else {
+                    file = try paths.createPartial()
+                }
                 // Saved before the body, so that a crash mid-way leaves a download that continues.
                 if state.validator != nil { try paths.save(state) } else { paths.removeState() }
             } catch {
@@ -135,7 +154,7 @@ struct DownloadTransfer: Sendable {
             switch try await write(response.body, to: file, from: start, total: total, paths: paths, url: url) {
             case .complete(let received):
                 try file.synchronize()
-                try paths.commit()
+                try paths.commit(file)
                 let ticker = ProgressTicker(meter)
                 ticker.force(received, of: total ?? received)
                 return .finished(
@@ -156,6 +175,20 @@ struct DownloadTransfer: Sendable {
                 saved = state.validator == nil ? nil : state
             }
         }
+    }
+
+    /// What is left of ``DownloadOptions/maximumDuration`` (`nil`: no limit).
+    /// - Throws: a ``TransportFailure/Kind/timedOut`` failure once it has run out.
+    private func remainingDuration(_ elapsed: ElapsedTime, url: URL) throws(CourierError) -> Duration? {
+        guard let limit = options.maximumDuration else { return nil }
+        let remaining = limit - elapsed.now()
+        guard remaining > .zero else {
+            throw .transport(
+                TransportFailure(
+                    synthesizing: .timedOut, url: url.redactedForErrors,
+                    message: "the download did not complete within its maximum duration of \(limit); the bytes so far are kept for the next run"))
+        }
+        return remaining
     }
 
     /// Writes `body` to `file` after `start` bytes. Throws what cannot be continued (the disk,

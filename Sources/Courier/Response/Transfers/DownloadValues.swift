@@ -3,20 +3,32 @@ public import HTTPTypes
 
 /// How a download to disk behaves (``Call/download(to:options:progress:)``).
 ///
+/// A download's timeout (``Requestable/timeout`` or ``Configuration/timeout``) limits waiting,
+/// not the transfer: the response head must arrive within it, then no gap in the body may last
+/// longer; a body that keeps arriving is never cut. ``maximumDuration`` limits the whole run.
+///
 /// ```swift
 /// var options = DownloadOptions()
 /// options.maximumResumeAttempts = 10          // a flaky network: keep going longer
+/// options.maximumDuration = .seconds(3600)    // but give up after an hour
 /// let file = try await call.download(to: destination, options: options)
 /// ```
 public struct DownloadOptions: Sendable, Equatable {
-    /// How many times one run of a download continues after a dropped connection (with a `Range`
-    /// request when the server gave a validator, from zero otherwise) or restarts after the
-    /// resource changed, before it fails with the last error. Default 3; 0 never retries.
+    /// How many times one run of a download continues after a dropped connection or a body
+    /// silent for longer than the timeout (with a `Range` request when the server gave a
+    /// validator, from zero otherwise) or restarts after the resource changed, before it fails
+    /// with the last error. Default 3; 0 never retries.
     public var maximumResumeAttempts: Int
+    /// How long one run of the download may take in all, every connection and resume included,
+    /// before it fails with a ``TransportFailure/Kind/timedOut`` failure (the bytes so far stay on
+    /// disk for the next run). `nil` (the default): no limit, however slow the body, as long as
+    /// it keeps arriving.
+    public var maximumDuration: Duration?
 
     /// Options with the defaults, or the given values.
-    public init(maximumResumeAttempts: Int = 3) {
+    public init(maximumResumeAttempts: Int = 3, maximumDuration: Duration? = nil) {
         self.maximumResumeAttempts = Swift.max(0, maximumResumeAttempts)
+        self.maximumDuration = maximumDuration
     }
 }
 

@@ -61,13 +61,15 @@ enum RangeDecision: Equatable {
     ///   - requestedOffset: the `N` of `Range: bytes=N-`, or 0 when no range was asked for.
     ///   - validator: the validator the range was asked with (`If-Range`).
     ///   - expectedLength: the body's announced length (`Content-Length`), if any.
+    ///   - recordedTotal: the complete length recorded for the transfer (announced by the response
+    ///     whose bytes are on disk), if known: a range answer must agree with it.
     static func decide(
-        status: Int, headers: HTTPFields, requestedOffset: Int64, validator: String?, expectedLength: Int64?
+        status: Int, headers: HTTPFields, requestedOffset: Int64, validator: String?, expectedLength: Int64?, recordedTotal: Int64? = nil
     ) -> RangeDecision {
         let contentRange = headers[.contentRange].map(ContentRange.init)
         if status == 416 {
             guard requestedOffset > 0, let contentRange, let contentRange, contentRange.range == nil,
-                contentRange.complete == requestedOffset
+                contentRange.complete == requestedOffset, recordedTotal == nil || recordedTotal == requestedOffset
             else { return .restart(reason: "the server refused the range (416) and the file on disk does not match its size") }
             return .complete
         }
@@ -93,7 +95,23 @@ enum RangeDecision: Equatable {
         if let validator, validator.hasPrefix("\""), let tag = headers[.eTag], tag != validator {
             return .restart(reason: "a 206 for another version of the resource (ETag changed)")
         }
-        return .write(offset: requestedOffset, total: contentRange.complete ?? range.upperBound + 1)
+        let total = contentRange.complete ?? range.upperBound + 1
+        if let recordedTotal, total != recordedTotal {
+            return .restart(reason: "a 206 ending the resource at \(total) bytes, where the first response announced \(recordedTotal)")
+        }
+        if isEncoded(headers) {
+            return .restart(reason: "a 206 with a Content-Encoding: its bytes cannot continue the decoded ones on disk")
+        }
+        return .write(offset: requestedOffset, total: total)
+    }
+
+    /// Whether the body is sent with a `Content-Encoding` other than `identity` (a server that
+    /// ignored `Accept-Encoding: identity`). The transports decode such a body, so the bytes on
+    /// disk count decoded bytes while a `Range` counts encoded ones: it is never continued.
+    static func isEncoded(_ headers: HTTPFields) -> Bool {
+        headers[values: .contentEncoding].contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() != "identity" }
+        }
     }
 
     /// The validator to resume with: the strong `ETag`, else a strong `Last-Modified`; `nil` if

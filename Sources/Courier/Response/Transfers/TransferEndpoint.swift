@@ -9,6 +9,10 @@ struct TransferEndpoint: EndpointWrapper {
     var addedHeaders: [HeaderItem] = []
     var uploadMeter: ProgressMeter?
     var downloadMeter: ProgressMeter?
+    /// Replaces the endpoint's whole-exchange timeout (a download's, see ``BodyIdleTimeout``).
+    var timeoutOverride: Duration?
+
+    var timeout: Duration? { timeoutOverride ?? base.timeout }
 
     var middleware: [any Middleware] {
         guard let downloadMeter else { return base.middleware }
