@@ -27,8 +27,9 @@
     ///
     /// Redirects are followed by Courier, with the same policy as ``URLSessionTransport``: secret
     /// headers never go to another origin, `https` never goes to `http`, a 307/308 sends its body
-    /// again when it can (a single-use stream cannot: the 3xx is then the response), and the
-    /// response reports the URL it came from. The call's deadline covers every hop.
+    /// again when it can (a single-use stream cannot) and only to the same origin unless the
+    /// request's ``TransportRequest/redirectMode`` allows another (else the 3xx is the response),
+    /// ``RedirectMode/never`` follows nothing, and the response reports the URL it came from. The call's deadline covers every hop.
     ///
     /// TLS is configured with ``Configuration/tls``: trust roots (a private CA), a client
     /// certificate (mutual TLS), and public-key pins checked on every new connection to a pinned
@@ -216,15 +217,15 @@
 
         /// The request that follows `response` to `request`, under Courier's one redirect policy
         /// (``RedirectPolicy``), or `nil` when the response is the answer: not a redirect, no
-        /// usable `Location`, a downgrade from `https`, or a body that would have to be sent
-        /// again and cannot be.
+        /// usable `Location`, a downgrade from `https`, a body that would have to be sent again
+        /// and cannot be or may not go to the new origin, or a request that follows none.
         ///
         /// async-http-client follows nothing itself (its own following strips only four headers
         /// and follows `https` → `http`).
         @inline(never)
         static func redirect(after response: HTTPClientResponse, to request: TransportRequest, original: TransportRequest) -> TransportRequest? {
             let status = Int(response.status.code)
-            guard RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
+            guard request.redirectMode.followsRedirects, RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
                 RedirectPolicy.allowsFollowing(from: request.url, to: target)
             else { return nil }
@@ -234,8 +235,12 @@
                 next.head.method = .get
                 next.body = nil
                 next.head.headerFields[.contentType] = nil
-            } else if let body = request.body, !body.isReplayable {
-                return nil  // 307/308 (or 301/302 of a PUT) must send the body again, and it is gone
+            } else if let body = request.body {
+                // 307/308 (or 301/302 of a PUT) must send the body again: not when it is gone, nor
+                // to another origin unless the request opted in.
+                guard body.isReplayable,
+                    RedirectPolicy.mayResendBody(to: target, original: original.url, previous: request.url, mode: request.redirectMode)
+                else { return nil }
             }
             if !RedirectPolicy.keepsCredentials(to: target, original: original.url, previous: request.url) {
                 next.head.headerFields = RedirectPolicy.stripped(next.head.headerFields, redaction: request.redaction)

@@ -44,6 +44,8 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     private let maximumResponseSize: Int?
     /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
     let redaction: Redaction
+    /// Which redirects the request follows (see ``RedirectPolicy``).
+    let redirectMode: RedirectMode
     /// The span of the request, when the call is traced: each redirect gets a span of its own.
     let attempt: AttemptTrace?
     private let lock = NSLock()
@@ -66,11 +68,15 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// The URL the caller asked for, reported in failures.
     private let url: URL?
 
-    init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default, attempt: AttemptTrace? = nil) {
+    init(
+        url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default,
+        redirectMode: RedirectMode = .follow, attempt: AttemptTrace? = nil
+    ) {
         self.url = url
         self.pump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
+        self.redirectMode = redirectMode
         self.attempt = attempt
     }
 
