@@ -4,6 +4,7 @@
     import HTTPTypes
     import NIOCore
     import NIOHTTP1
+    import NIOHTTPCompression
     import NIOSSL
 
     /// A ``Transport`` over swift-server/async-http-client (SwiftNIO).
@@ -16,6 +17,12 @@
     /// by async-http-client (which strips only four headers and follows https→http), gzip and
     /// deflate bodies are decoded (and counted against ``TransportRequest/maximumResponseSize``
     /// after decoding), and connections are pooled per host.
+    ///
+    /// Decoding is bounded while it happens, not only once the bytes reach Courier: async-http-client
+    /// inflates a whole socket read at once (a 64 KiB read of a gzip bomb is 64 MiB), so each
+    /// client has a decompression limit, the request's limit rounded up to a power of two
+    /// (``decompressionLimit(for:)``). Requests whose limits round differently use different
+    /// clients (and connection pools), made when first needed.
     ///
     /// ```swift
     /// let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
@@ -47,7 +54,18 @@
         /// The pins, to find the pinned client of a host (exact name or wildcard).
         private let pinning: PinningPolicy
         /// Whether this transport made its clients, and so shuts them down.
-        private let ownsClients: Bool
+        let ownsClients: Bool
+        /// The configuration its clients were made from (owned clients only), to make one for
+        /// another decompression limit.
+        private let baseConfiguration: HTTPClient.Configuration?
+        /// Clients for decompression limits other than the default's, by pin key (`nil`: not
+        /// pinned) and limit (`nil`: none), made when first needed.
+        private let clientsByLimit = LockedState<[ClientKey: HTTPClient]>([:])
+
+        private struct ClientKey: Hashable {
+            var pinKey: String?
+            var limit: Int?
+        }
         /// Whether the client traces requests itself (a client you passed, configured with a
         /// tracer): Courier then leaves the trace context to it, so that a request carries one
         /// `traceparent`, not two.
@@ -106,6 +124,7 @@
             self.pinnedClients = [:]
             self.pinning = .none
             self.ownsClients = false
+            self.baseConfiguration = nil
             self.clientTraces = client.tracer != nil
         }
 
@@ -115,6 +134,7 @@
             // initializer parsed them already.
             var base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
             base.tracing.tracer = nil  // as `httpClientConfiguration()` sets it, for the fallback too
+            base.decompression = .enabled(limit: Self.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize))
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
             var pinned: [String: HTTPClient] = [:]
             // One client per key of the policy: a wildcard's subdomains share theirs.
@@ -128,12 +148,13 @@
             pinnedClients = pinned
             pinning = configuration.tls.pinning
             ownsClients = true
+            baseConfiguration = base
             clientTraces = false
         }
 
         deinit {
             guard ownsClients else { return }
-            let clients = [client] + pinnedClients.values
+            let clients = [client] + pinnedClients.values + clientsByLimit.withLock { Array($0.values) }
             Task {
                 for client in clients { try? await client.shutdown() }
             }
@@ -144,6 +165,47 @@
         func client(for url: URL) -> HTTPClient {
             guard !pinnedClients.isEmpty, let host = url.host, let key = pinning.pinKey(for: host) else { return client }
             return pinnedClients[key] ?? client
+        }
+
+        /// The client for a request to `url` whose body may be `maximumResponseSize` bytes once
+        /// decoded: ``client(for:)`` when its decompression limit is the default one (or the
+        /// client is yours), else one with the limit ``decompressionLimit(for:)``, made once.
+        func client(for url: URL, maximumResponseSize: Int?) -> HTTPClient {
+            let limit = Self.decompressionBytes(for: maximumResponseSize)
+            guard let baseConfiguration, limit != Self.decompressionBytes(for: Courier.Configuration.defaultMaximumResponseSize) else {
+                return client(for: url)
+            }
+            let pinKey = pinnedClients.isEmpty ? nil : url.host.flatMap { pinning.pinKey(for: $0) }
+            let key = ClientKey(pinKey: pinKey.flatMap { pinnedClients[$0] == nil ? nil : $0 }, limit: limit)
+            return clientsByLimit.withLock { clients in
+                if let client = clients[key] { return client }
+                var configuration = baseConfiguration
+                if let pinKey = key.pinKey, let pins = pinning.pinsByHost[pinKey] {
+                    let check = Self.pinCheck(host: pinKey, pins: pins)
+                    configuration.http1_1ConnectionDebugInitializer = check
+                    configuration.http2ConnectionDebugInitializer = check
+                }
+                configuration.decompression = .enabled(limit: Self.decompressionLimit(for: maximumResponseSize))
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                clients[key] = client
+                return client
+            }
+        }
+
+        /// async-http-client's decompression limit for a response limit of `maximumResponseSize`
+        /// bytes: that limit rounded up to a power of two, at least 1 MiB (so that a few clients
+        /// serve every limit), or none for no limit. Courier still enforces the exact limit; this
+        /// one stops async-http-client from inflating far past it in memory first.
+        static func decompressionLimit(for maximumResponseSize: Int?) -> NIOHTTPDecompression.DecompressionLimit {
+            decompressionBytes(for: maximumResponseSize).map { .size($0) } ?? .none
+        }
+
+        /// The byte count of ``decompressionLimit(for:)``, or `nil` for none.
+        static func decompressionBytes(for maximumResponseSize: Int?) -> Int? {
+            guard let maximumResponseSize, maximumResponseSize < 1 << 61 else { return nil }
+            var bytes = 1 << 20
+            while bytes < maximumResponseSize { bytes <<= 1 }
+            return bytes
         }
 
         /// A connection hook that lets a connection to `host` into the pool only when its server
@@ -191,7 +253,7 @@
                 let (outgoing, upload) = Self.request(for: current)
                 let response: HTTPClientResponse
                 do {
-                    response = try await client(for: current.url).execute(
+                    response = try await client(for: current.url, maximumResponseSize: current.maximumResponseSize).execute(
                         outgoing, deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
                 } catch {
                     upload?.end()
@@ -199,7 +261,8 @@
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(
-                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload)
+                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload,
+                        isHead: current.head.method == .head)
                     return try await exchange.start(response, deadline: deadline)
                 }
                 // The 3xx's body is not read: dropping it ends that exchange, and its upload.

@@ -193,7 +193,7 @@ public final class URLSessionTransport: Transport {
 
         let exchange = Exchange(
             url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
-            redirectMode: request.redirectMode, attempt: AttemptTrace.current)
+            redirectMode: request.redirectMode, attempt: AttemptTrace.current, isHead: request.head.method == .head)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate
