@@ -245,7 +245,7 @@
         ///   request body's own error when it fails.
         public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
             if Task.isCancelled { throw .cancelled }
-            let deadline = DispatchTime.now() + request.timeout.timeInterval
+            let deadline = DispatchTime.now().advanced(byBounded: request.timeout)
             var current = request
             var redirects = 0
             while true {
@@ -437,10 +437,10 @@
     }
 
     extension TimeAmount {
-        /// `duration`, to the nanosecond.
+        /// `duration`, to the nanosecond, clamped to `0...Duration.longestWait` (a longer one
+        /// trapped: `Int64` nanoseconds end at 292 years).
         init(_ duration: Duration) {
-            let (seconds, attoseconds) = duration.components
-            self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            self = .nanoseconds(duration.boundedNanoseconds)
         }
     }
 #endif

@@ -158,7 +158,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 }
                 var body = response.body
                 if let idleTimeout = source.options.idleTimeout {
-                    body = body.stoppingWhenIdle(for: idleTimeout, clock: clock, url: response.url)
+                    body = body.stoppingWhenIdle(for: Swift.min(idleTimeout, Duration.longestWait), clock: clock, url: response.url)
                 }
                 connection = ServerSentEvents(body: body, url: response.url, parser: parser).makeAsyncIterator()
             case 204:

@@ -105,7 +105,8 @@ extension EventSource {
         func reconnectionDelay(
             serverRetry: Duration?, failures: Int, afterEvents: Bool = false, random: inout some RandomNumberGenerator
         ) -> Duration {
-            let cap = Swift.max(maximumReconnectionDelay, .zero)
+            // Bounded: a wait of `Int64.max` seconds traps in the clock, and jitter on it overflows.
+            let cap = Swift.min(Swift.max(maximumReconnectionDelay, .zero), Duration.longestWait)
             var base = Swift.max(serverRetry ?? defaultReconnectionDelay, .zero)
             if !afterEvents { base = Swift.max(base, minimumReconnectionDelay) }
             var nominal = Swift.min(base, cap)
