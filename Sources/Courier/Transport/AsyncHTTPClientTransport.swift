@@ -317,7 +317,7 @@
         static func trace(redirect response: HTTPClientResponse, of attempt: AttemptTrace, to next: inout TransportRequest) {
             let fields = attempt.redirected(statusCode: Int(response.status.code), to: next.url, method: next.head.method.rawValue)
             for field in fields {
-                next.head.headerFields[field.name] = field.value
+                next.head.headerFields[field.name] = field.value.isEmpty ? nil : field.value  // empty: the hop gets none
             }
         }
 

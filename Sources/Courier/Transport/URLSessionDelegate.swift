@@ -112,7 +112,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// context replaces the previous one in `next`.
     private static func trace(redirect response: HTTPURLResponse, of attempt: AttemptTrace, to next: inout URLRequest, url: URL) {
         for field in attempt.redirected(statusCode: response.statusCode, to: url, method: next.httpMethod ?? "GET") {
-            next.setValue(field.value, forHTTPHeaderField: field.name.rawName)
+            next.setValue(field.value.isEmpty ? nil : field.value, forHTTPHeaderField: field.name.rawName)  // empty: the hop gets none
         }
     }
 
