@@ -20,9 +20,10 @@
     ///
     /// Decoding is bounded while it happens, not only once the bytes reach Courier: async-http-client
     /// inflates a whole socket read at once (a 64 KiB read of a gzip bomb is 64 MiB), so each
-    /// client has a decompression limit, the request's limit rounded up to a power of two
-    /// (``decompressionLimit(for:)``). Requests whose limits round differently use different
-    /// clients (and connection pools), made when first needed.
+    /// client has a decompression limit: the request's ``TransportRequest/maximumResponseSize``
+    /// rounded up to a power of two, at least 1 MiB. Requests whose limits round differently use
+    /// different clients (and connection pools), made when first needed. A client you pass in
+    /// (``init(client:)``) keeps the decompression it was configured with.
     ///
     /// ```swift
     /// let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
