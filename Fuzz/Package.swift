@@ -15,7 +15,7 @@ let targets = [
     "FuzzOAuth2TokenResponse", "FuzzOAuth2ErrorBody", "FuzzDeviceAuthorizationResponse", "FuzzAuthorizationServerMetadata",
     "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
-    "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzServerSentEvents",
+    "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzLoopbackCallback", "FuzzServerSentEvents",
     "FuzzNetlink",
     "FuzzFixtureFormat",
     "FuzzContentRange", "FuzzDownloadState",

@@ -340,6 +340,22 @@ auth_response("fragment", LOOP + "#code=c&" + GOOD)
 auth_response("private-use-scheme", "com.example.app:/callback?code=c&" + GOOD, options=4)
 auth_response("oversized", LOOP + "?code=c&" + GOOD + "&pad=" + "a" * 8200)
 
+# FuzzLoopbackCallback: what follows `GET /callback` on the request line (a query, usually).
+C = "FuzzLoopbackCallback"
+write(C, "browser-redirect", "?code=SplxlOBeZQQYbYS6WxSbIA&" + GOOD)
+write(C, "forged-state", "?code=x&state=forged")
+write(C, "forged-error", "?error=access_denied&state=forged")
+write(C, "denied", "?error=access_denied&error_description=The%20user%20declined&" + GOOD)
+write(C, "no-state", "?code=x")
+write(C, "two-states", "?code=x&" + GOOD + "&state=other")
+write(C, "state-only", "?" + GOOD)
+write(C, "empty-query", "?")
+write(C, "bad-escape", "?code=%zz&" + GOOD)
+write(C, "plus-and-escapes", "?code=a+b%2Bc&state=fuzzSTATE%2D0123456789abcdef")
+write(C, "fragment", "?code=x&" + GOOD + "#frag")
+write(C, "longer-path", "/more?code=x&" + GOOD)
+write(C, "empty-names", "?&=&code=&state=&" + GOOD)
+
 # FuzzLoopbackRequest: the bytes a connection sends to the loopback receiver.
 L = "FuzzLoopbackRequest"
 write(L, "firefox-redirect", "GET /callback?code=SplxlOBeZQQYbYS6WxSbIA&" + GOOD + " HTTP/1.1\r\nHost: 127.0.0.1:53682\r\n"

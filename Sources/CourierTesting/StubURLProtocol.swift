@@ -48,7 +48,7 @@ class StubURLProtocol: URLProtocol {
         let delivery = ScheduledDelivery(urlProtocol: self, response: response)
         let item = DispatchWorkItem { delivery.fire() }
         guard pending.schedule(item) else { return }
-        Self.deliveryQueue(for: task).asyncAfter(deadline: .now() + delay.timeInterval, execute: item)
+        Self.deliveryQueue(for: task).asyncAfter(deadline: .now() + min(max(delay.timeInterval, 0), 3e9), execute: item)
     }
 
     override func stopLoading() {
@@ -246,7 +246,8 @@ extension StubURLProtocol {
 }
 
 extension Duration {
-    /// The duration in (fractional) seconds, for `DispatchTime` arithmetic.
+    /// The duration in (fractional) seconds, for `DispatchTime` arithmetic (callers bound it to
+    /// about 95 years, as Courier bounds every wait it hands to Dispatch).
     var timeInterval: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18

@@ -60,18 +60,65 @@ struct AuthorizationCodeIntegrationTests {
         }
     }
 
-    @Test("a forged state ends in stateMismatch, the browser gets the failure page, and the token endpoint gets no request")
+    /// A redirect with another `state` is not this flow's: it gets the failure page and the wait
+    /// goes on, here until the (short) timeout, with no token request.
+    @Test("a forged state gets the failure page, does not end the wait (timedOut here), and the token endpoint gets no request")
     func forgedState() async throws {
         try await AuthorizationServer.run { server in
             await server.configure { $0.forgedState = "attacker-state" }
             let browser = Browser()
-            let error = await Self.error { () async throws(CourierError) in try await server.signIn(browser: browser) }
-            #expect(Self.failure(error) == .stateMismatch)
+            let error = await Self.error { () async throws(CourierError) in
+                try await AuthorizationCodeFlow.signIn(
+                    authorizationEndpoint: server.authorizeURL, tokenEndpoint: server.tokenEndpoint, timeout: .seconds(2)
+                ) { url in await browser.open(url) }
+            }
+            #expect(Self.failure(error) == .timedOut)
             #expect(await server.stats.tokenRequests == 0)
             await browser.waitUntilDone()
             #expect(await browser.lastPage?.status == 400)
             #expect(await browser.lastPage?.body == LoopbackRedirectReceiver.defaultFailureHTML)
         }
+    }
+
+    /// Issue 22, item 5: a local process that requested the callback first (`code=x&state=forged`)
+    /// ended the sign-in with `stateMismatch`, and the browser's real redirect that followed got
+    /// "connection refused".
+    @Test("forged callbacks from another local process get the failure page; the browser's redirect that follows signs in")
+    func forgedCallbacksFirst() async throws {
+        try await AuthorizationServer.run { server in
+            let browser = Browser()
+            let forged = Recorder<Int?>()
+            let credential = try await AuthorizationCodeFlow.signIn(
+                authorizationEndpoint: server.authorizeURL, tokenEndpoint: server.tokenEndpoint, timeout: .seconds(30)
+            ) { url in
+                let redirectURI = AuthorizationCodeFixtures.query(url).first { $0.name == "redirect_uri" }?.value
+                let port = redirectURI.flatMap(URL.init(string:))?.port ?? 0
+                for target in [
+                    "/callback?code=x&state=forged", "/callback?error=access_denied&state=forged", "/callback?code=x",
+                    "/callback?code=x&state=a&state=b", "/callback?%zz", "/callback",
+                ] {
+                    await forged.record(await RawHTTP.get(port: port, target: target)?.status)
+                }
+                await browser.open(url)
+            }
+            #expect(credential.accessToken == "at-code-1")
+            #expect(await forged.values == Array(repeating: 400, count: 6))
+            #expect(await server.stats.tokenRequests == 1)
+            await browser.waitUntilDone()
+            #expect(await browser.lastPage?.status == 200)
+        }
+    }
+
+    @Test("waitForRedirect(state:) answers callbacks without that state with the failure page and returns the right one")
+    func waitForRedirectWithState() async throws {
+        let receiver = try LoopbackRedirectReceiver()
+        defer { receiver.close() }
+        async let redirect = receiver.waitForRedirect(timeout: .seconds(60), state: "s-1")
+        let port = receiver.port
+        #expect(await RawHTTP.get(port: port, target: "/callback?code=c&state=forged")?.status == 400)
+        #expect(await RawHTTP.get(port: port, target: "/callback?state=s-1")?.status == 400)  // neither code nor error
+        #expect(await RawHTTP.get(port: port, target: "/callback?code=c&state=s-1")?.status == 200)
+        #expect(try await redirect.absoluteString == "http://127.0.0.1:\(port)/callback?code=c&state=s-1")
     }
 
     @Test("error=access_denied ends in denied with the server's description, and no token request")

@@ -63,6 +63,54 @@ struct ResponseSizeIntegrationTests {
         }
     }
 
+    /// Issue 22, item 4: async-http-client inflated with no limit of its own, a whole socket read
+    /// at a time (a 64 KiB read of zeros is 64 MiB), and Courier counted the bytes only after; 8
+    /// such calls at once took the process from 67 MB to 821 MB. Its decompressor now stops at
+    /// the limit (rounded up to a power of two) and says so, before the bytes reach Courier.
+    @Test("a 1.7 MB gzip of 268 MB of zeros fails as too large inside async-http-client's decompressor", arguments: [32 << 20, 3 << 20])
+    func aGzipBombStopsInTheDecompressor(limit: Int) async throws {
+        let bomb = GzipZeros.make(count: 1 + 258 * 1_040_000)
+        try await TestServer.run { server in
+            await server.route("GET /bomb") { _ in
+                FlyingFox.HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Encoding"): "gzip"], body: bomb)
+            }
+            let client = Client(configuration: Configuration(transport: TransportKind.asyncHTTPClient.make(), maximumResponseSize: limit))
+            let results = await withTaskGroup(of: Result<Response, CourierError>.self) { group in
+                for _ in 0..<4 { group.addTask { await client.enqueue(try! server.endpoint("/bomb")).result() } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            for result in results {
+                Self.expectTooLarge(result, limit: limit)
+                if limit == 32 << 20, case .failure(.transport(let failure)) = result {
+                    // At a power-of-two limit the decompressor's bound is the limit itself, so it
+                    // is always the one that stops the body.
+                    #expect(failure.message?.contains("while it was decompressed") == true, "\(failure)")
+                }
+            }
+        }
+    }
+
+    /// Issue 22, item 9: `Content-Length` was checked against the limit for responses that have
+    /// no body, so HEAD of a 100 MB resource failed with `responseTooLarge`.
+    @Test("HEAD, 204 and 304 announcing 100 MB pass a 1 MiB limit: they carry no body", arguments: TransportKind.allCases, ["HEAD", "204", "304"])
+    func bodilessResponsesIgnoreContentLength(_ kind: TransportKind, what: String) async throws {
+        try await TestServer.run { server in
+            let status: HTTPStatusCode = what == "204" ? .noContent : what == "304" ? .notModified : .ok
+            let route: HTTPRoute = what == "HEAD" ? "HEAD /big" : "GET /big"
+            await server.route(route) { _ in
+                FlyingFox.HTTPResponse(statusCode: status, headers: [.contentLength: "104857600", .contentType: "application/octet-stream"])
+            }
+            let endpoint = try server.endpoint("/big").with {
+                $0.method = what == "HEAD" ? .head : .get
+                $0.acceptableStatusCodes = [200, 204, 304]
+            }
+            let client = Client(configuration: Configuration(transport: kind.make(), maximumResponseSize: 1 << 20))
+            let response = try await client.enqueue(endpoint).resume()
+            #expect(response.statusCode == Int(status.code))
+            #expect(response.body.isEmpty)
+        }
+    }
+
     /// `inner` with a limit of its own.
     struct Raised: Requestable {
         var inner: TestEndpoint

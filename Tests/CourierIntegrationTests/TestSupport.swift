@@ -20,6 +20,7 @@ struct TestEndpoint: Requestable {
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes
+    var redirectMode: RedirectMode = .follow
     var requiresAuthorization: Bool { false }
 
     init(baseURL: BaseURL, path: URLPath) {

@@ -169,6 +169,60 @@ struct TracingIntegrationTests {
         }
     }
 
+    /// Trace context goes where the caller sends, not where a server redirects to: a redirect hop
+    /// on another origin gets none by default (before issue 22 it got a fresh `traceparent`).
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectHopToAnotherOriginGetsNoTraceContext(_ kind: TransportKind) async throws {
+        try await TestServer.run { a in
+            try await TestServer.run { b in
+                let tracer = W3CTracer()
+                let atSource = Recorder<[String]>(), atTarget = Recorder<[String]>()
+                await a.route("GET /from") { request in
+                    await atSource.record(traceparents(request))
+                    return FlyingFox.HTTPResponse(statusCode: .found, headers: [HTTPHeader("Location"): b.url("/to")], body: Data())
+                }
+                await route("/to", on: b, answering: [200], recorder: atTarget)
+
+                let response = try await client(kind, tracer: tracer).enqueue(a.endpoint("/from")).resume()
+
+                #expect(response.statusCode == 200)
+                let hops = tracer.finished(.client)
+                try #require(hops.count == 2)
+                #expect(await atSource.values == [[W3CTracer.traceparent(of: hops[0])]])
+                #expect(await atTarget.values == [[]], "the cross-origin hop")
+            }
+        }
+    }
+
+    /// `traceContextHosts` names the hosts that get trace context (every hop checked), and an
+    /// empty set sends it nowhere. Spans are recorded either way.
+    @Test(arguments: TransportKind.allCases, [nil, [], ["127.0.0.1"]] as [Set<String>?])
+    func traceContextGoesOnlyToTheHostsAllowed(_ kind: TransportKind, hosts: Set<String>?) async throws {
+        try await TestServer.run { a in
+            try await TestServer.run { b in
+                let tracer = W3CTracer()
+                let atSource = Recorder<[String]>(), atTarget = Recorder<[String]>()
+                await a.route("GET /from") { request in
+                    await atSource.record(traceparents(request))
+                    return FlyingFox.HTTPResponse(statusCode: .found, headers: [HTTPHeader("Location"): b.url("/to")], body: Data())
+                }
+                await route("/to", on: b, answering: [200], recorder: atTarget)
+                var configuration = Configuration(transport: kind.make(), timeout: .seconds(30), tracer: tracer)
+                configuration.traceContextHosts = hosts
+
+                let response = try await Client(configuration: configuration).enqueue(a.endpoint("/from")).resume()
+
+                #expect(response.statusCode == 200)
+                let hops = tracer.finished(.client)
+                try #require(hops.count == 2)
+                let expectedAtSource = hosts == [] ? [] : [W3CTracer.traceparent(of: hops[0])]
+                let expectedAtTarget = hosts == ["127.0.0.1"] ? [W3CTracer.traceparent(of: hops[1])] : []
+                #expect(await atSource.values == [expectedAtSource])
+                #expect(await atTarget.values == [expectedAtTarget], "the cross-origin hop")
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aTraceparentTheCallerSetReachesTheServerUnchanged(_ kind: TransportKind) async throws {
         try await TestServer.run { server in

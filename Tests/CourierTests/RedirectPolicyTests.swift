@@ -214,6 +214,27 @@ struct RedirectPolicyTests {
     func downgradesAreNotFollowed(previous: String, new: String, allowed: Bool) {
         #expect(RedirectPolicy.allowsFollowing(from: URL(string: previous), to: URL(string: new)) == allowed)
     }
+
+    /// A body is sent again (Apple's URLSession, which does not drop it) only on the origin, or
+    /// when the request opts in; never with ``RedirectMode/never``, which follows nothing.
+    @Test(
+        "a redirect carrying the body follows only on the origin, or opted in; .never follows nothing",
+        arguments: [
+            ("https://api.example.com/b", RedirectMode.follow, true, true),
+            ("https://other.example.com/b", .follow, true, false),
+            ("https://api.example.com:8443/b", .follow, true, false),
+            ("https://other.example.com/b", .followSendingBodyToOtherOrigins, true, true),
+            ("https://other.example.com/b", .follow, false, true),  // no body: only headers are stripped
+            ("https://api.example.com/b", .never, false, false),
+            ("https://api.example.com/b", .never, true, false),
+        ])
+    func bodiesStayOnTheOrigin(new: String, mode: RedirectMode, carriesBody: Bool, follows: Bool) {
+        var proposed = Self.request(new)
+        if carriesBody { proposed.httpBody = Data("refresh_token=RT&client_secret=S".utf8) }
+        let original = Self.request("https://api.example.com/a")
+        #expect(
+            RedirectPolicy.canFollow(proposed, after: original, from: original.url, mode: mode, dropsBodies: false) == follows)
+    }
 }
 
 @Suite("Origins compare hosts lower-cased and without IPv6 brackets")

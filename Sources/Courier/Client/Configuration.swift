@@ -53,6 +53,19 @@ public struct Configuration: Sendable {
     ///
     /// Spans, attributes and propagation are described in the Observability guide.
     public var tracer: (any Tracer)?
+    /// The hosts that receive trace context (`traceparent`, `tracestate`, or whatever the
+    /// instrument propagates), as ``authorizedHosts`` names them (no port; IPv6 with or without
+    /// brackets). `nil` (the default): every host a call addresses, but never a redirect hop on
+    /// another origin, which the server chose. A set: only its hosts, redirect hops included;
+    /// empty: none. Spans are recorded either way.
+    ///
+    /// A trace ID is an identifier shared by every request of an operation: a third party that
+    /// receives it can tell which of its requests belong together. Keep it to your own services:
+    ///
+    /// ```swift
+    /// configuration.traceContextHosts = ["api.example.com", "auth.example.com"]
+    /// ```
+    public var traceContextHosts: Set<String>? = nil
     /// The factory of the metrics each call records: `courier_requests_total`,
     /// `courier_request_duration_seconds` and `courier_requests_in_flight` (see the
     /// Observability guide). Default: `nil`, the process's: `MetricsSystem.factory` as

@@ -51,10 +51,11 @@ enum RequestBuilder {
         let head = HTTPRequest(
             method: httpMethod, scheme: base.scheme.rawValue, authority: base.authority,
             path: pathAndQuery, headerFields: fields)
-        let request = TransportRequest(
+        var request = TransportRequest(
             head: head, body: body, timeout: timeout,
             maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
             redaction: configuration.redaction)
+        request.redirectMode = endpoint.redirectMode
         guard request.resolvedURL != nil else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }

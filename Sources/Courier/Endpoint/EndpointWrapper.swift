@@ -27,6 +27,7 @@ extension EndpointWrapper {
     var timeout: Duration? { base.timeout }
     var acceptableStatusCodes: Set<Int> { base.acceptableStatusCodes }
     var maximumResponseSize: Int? { base.maximumResponseSize }
+    var redirectMode: RedirectMode { base.redirectMode }
     var responseDecoder: (any ResponseBodyDecoder)? { base.responseDecoder }
     var middleware: [any Middleware] { base.middleware }
     var constraints: [Constraint] { base.constraints }

@@ -56,6 +56,9 @@ public protocol Requestable: Sendable {
     /// var maximumResponseSize: Int? { 512 << 20 }   // this export may be large; Int.max: no limit
     /// ```
     var maximumResponseSize: Int? { get }
+    /// Which redirects this endpoint's requests follow. Default: ``RedirectMode/follow`` (a
+    /// 307/308 sends the body again only on the same origin).
+    var redirectMode: RedirectMode { get }
     /// The decoder for this endpoint's responses, used whatever their `Content-Type`; `nil`
     /// picks one by `Content-Type` (see ``ResponseBodyDecoder``). Default: `nil`.
     ///
@@ -101,6 +104,8 @@ extension Requestable {
     public var acceptableStatusCodes: Set<Int> { Response.successStatusCodes }
     /// `nil`: the configuration's limit.
     public var maximumResponseSize: Int? { nil }
+    /// ``RedirectMode/follow``.
+    public var redirectMode: RedirectMode { .follow }
     /// `nil`: chosen by `Content-Type`.
     public var responseDecoder: (any ResponseBodyDecoder)? { nil }
     /// None.

@@ -13,7 +13,7 @@ final class CallObservation: Sendable {
 
     /// `nil` when there is nothing to report to.
     init?(configuration: Configuration) {
-        tracing = ClientTracing(tracer: configuration.tracer, transport: configuration.transport)
+        tracing = ClientTracing(tracer: configuration.tracer, transport: configuration.transport, hosts: configuration.traceContextHosts)
         metrics = ClientMetrics(factory: configuration.metricsFactory)
         if tracing == nil && metrics == nil { return nil }
     }

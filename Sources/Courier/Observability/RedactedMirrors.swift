@@ -60,3 +60,23 @@ extension Response: CustomReflectable {
             ], displayStyle: .struct)
     }
 }
+
+extension URLSessionTransport: CustomReflectable {
+    /// The pinned hosts only. The default mirror walked into the `URLSession` (corelibs'
+    /// URLSession is a Swift class): its configuration's `httpAdditionalHeaders`, proxy
+    /// dictionary and cookie storage may hold credentials.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["pinnedHosts": pinning.pinsByHost.keys.sorted()], displayStyle: .class)
+    }
+}
+
+#if AsyncHTTPClient
+    extension AsyncHTTPClientTransport: CustomReflectable {
+        /// The pinned hosts and whether the transport owns its clients. The default mirror walked
+        /// into the `HTTPClient`s, whose configuration keeps the proxy's `Proxy-Authorization`
+        /// value (base64 of `user:password`) and the TLS private key.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["pinnedHosts": pinnedClients.keys.sorted(), "ownsClients": ownsClients], displayStyle: .class)
+        }
+    }
+#endif

@@ -15,10 +15,14 @@ struct ClientTracing: Sendable {
     /// its own (an async-http-client `HTTPClient` with a tracer of its own), which would add a
     /// second `traceparent`.
     let propagates: Bool
+    /// The hosts trace context goes to (``Configuration/traceContextHosts``); `nil`: any host the
+    /// caller addressed, and no redirect hop on another origin.
+    let hosts: Set<String>?
 
     /// The configured tracer, else the process's (``InstrumentationSystem``); `nil` when that is
     /// a `NoOpTracer`.
-    init?(tracer configured: (any Tracer)?, transport: any Transport) {
+    init?(tracer configured: (any Tracer)?, transport: any Transport, hosts: Set<String>? = nil) {
+        self.hosts = hosts
         if let configured {
             tracer = configured
             instrument = configured
@@ -114,6 +118,9 @@ final class AttemptTrace: Sendable {
     /// Whether Courier wrote the trace context into the request (it did not when the request
     /// already carried some, or the transport writes its own).
     private let injects: Bool
+    /// The origin of the request the caller sent: a redirect hop to another one gets no trace
+    /// context unless ``ClientTracing/hosts`` names its host.
+    private let origin: RedirectPolicy.Origin?
     /// The span of the request in flight: the first one's, then each redirect's.
     private let span: LockedState<any Span>
 
@@ -130,7 +137,9 @@ final class AttemptTrace: Sendable {
         }
         let span = Self.startSpan(call: call, method: request.head.method.rawValue, attributes: attributes)
         self.span = LockedState(span)
-        guard call.tracing.propagates else {
+        let origin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
+        self.origin = origin
+        guard call.tracing.propagates, Self.propagates(to: origin, hosts: call.tracing.hosts) else {
             injects = false
             return
         }
@@ -146,9 +155,19 @@ final class AttemptTrace: Sendable {
         span.withLock { $0.context }
     }
 
+    /// Whether trace context may go to `origin`: a host ``ClientTracing/hosts`` names, or any
+    /// host when it is `nil`.
+    private static func propagates(to origin: RedirectPolicy.Origin?, hosts: Set<String>?) -> Bool {
+        guard let hosts else { return true }
+        guard let origin else { return false }
+        return hosts.contains { origin.matches(host: $0) }
+    }
+
     /// Ends the span of the request that got a redirect and starts the next one's (a resend):
     /// - Returns: the trace-context fields the redirected request must carry in place of the
-    ///   previous ones; none when Courier does not write trace context into this request.
+    ///   previous ones; none when Courier does not write trace context into this request. A
+    ///   field with an empty value must be removed: the hop goes to another origin than the
+    ///   caller's (and ``ClientTracing/hosts`` does not name it), so it gets no trace context.
     func redirected(statusCode: Int, to url: URL, method: String) -> [HTTPField] {
         let authority = URLComponents(url: url, resolvingAgainstBaseURL: true).map { components in
             (components.percentEncodedHost.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "") + (components.port.map { ":\($0)" } ?? "")
@@ -163,7 +182,11 @@ final class AttemptTrace: Sendable {
         }
         HTTPSemantics.setOutcome(on: previous, statusCode: statusCode, error: nil)
         previous.end()
-        return injects ? Self.contextFields(of: next, instrument: call.tracing.instrument) : []
+        guard injects else { return [] }
+        let fields = Self.contextFields(of: next, instrument: call.tracing.instrument)
+        let target = RedirectPolicy.Origin(url)
+        let allowed = call.tracing.hosts == nil ? target != nil && target == origin : Self.propagates(to: target, hosts: call.tracing.hosts)
+        return allowed ? fields : fields.map { HTTPField(name: $0.name, value: "") }
     }
 
     /// Ends the span of the request in flight with its outcome.

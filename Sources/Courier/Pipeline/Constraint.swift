@@ -261,7 +261,8 @@ public actor Constraint {
         let failure = timeoutError(name, timeout)
         return Task {
             do {
-                try await clock.sleep(for: timeout)
+                // Bounded: a clock traps converting a wait of `Int64.max` seconds.
+                try await clock.sleep(for: min(timeout, Duration.longestWait))
             } catch {
                 return  // cancelled: the waiter was released or left
             }

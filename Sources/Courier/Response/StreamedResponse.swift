@@ -71,3 +71,11 @@ public struct StreamedResponse: Sendable {
         return Response(status: status, headers: headers, body: data, url: url)
     }
 }
+
+extension StreamedResponse {
+    /// Whether a response with `status` has no body, whatever its `Content-Length` says: 1xx,
+    /// 204 and 304 (RFC 9110 §6.4.1; a response to `HEAD` has none either).
+    static func carriesNoBody(status: Int) -> Bool {
+        (100...199).contains(status) || status == 204 || status == 304
+    }
+}

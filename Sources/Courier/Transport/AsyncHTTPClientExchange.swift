@@ -4,6 +4,7 @@
     import HTTPTypes
     import NIOCore
     import NIOHTTP1
+    import NIOHTTPCompression
     import NIOPosix
     import NIOSSL
 
@@ -54,11 +55,16 @@
         /// reading an upload when the request ends.
         private let upload: RequestBodyLifetime?
 
-        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?, upload: RequestBodyLifetime?) {
+        /// Whether the request was a `HEAD`, whose response carries no body whatever its
+        /// `Content-Length` says.
+        private let isHead: Bool
+
+        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?, upload: RequestBodyLifetime?, isHead: Bool = false) {
             self.transport = transport
             self.url = url
             self.maximumResponseSize = maximumResponseSize
             self.upload = upload
+            self.isHead = isHead
         }
 
         /// The response for the caller: its head, and a body read by a new task.
@@ -79,7 +85,10 @@
                     contentLength = header.value
                 }
             }
-            let announced = encoded ? nil : contentLength.flatMap { Int($0) }
+            // A HEAD response, and a 1xx, 204 or 304, has no body (RFC 9110 §6.4.1): its
+            // `Content-Length` describes another response and is no reason to fail.
+            let bodiless = isHead || StreamedResponse.carriesNoBody(status: Int(response.status.code))
+            let announced = encoded || bodiless ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
                 upload?.end()
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
@@ -167,7 +176,7 @@
                 }
                 end = .success(data)
             } catch {
-                end = .failure(Self.failure(error, url: url))
+                end = .failure(Self.failure(error, url: url, limit: maximumResponseSize))
             }
             let stop = state.withLock { state in
                 state.wholeRead = true
@@ -222,7 +231,7 @@
                     if Task.isCancelled { break }
                 }
             } catch {
-                end = .failure(Self.failure(error, url: url))
+                end = .failure(Self.failure(error, url: url, limit: maximumResponseSize))
             }
             DeadlineScheduler.shared.remove(self)
             upload?.end()
@@ -284,8 +293,15 @@
         /// What an async-http-client error means for Courier. The failure carries the `URLError`
         /// URLSession would have reported (``TransportFailure/init(synthesizing:url:message:)``).
         @inline(never)
-        static func failure(_ error: any Error, url: URL) -> CourierError {
+        ///
+        /// async-http-client's decompression limit (``AsyncHTTPClientTransport/decompressionLimit(for:)``)
+        /// is the response size limit, `limit`, seen before the inflated bytes reach Courier.
+        static func failure(_ error: any Error, url: URL, limit: Int? = nil) -> CourierError {
             if let error = error as? CourierError { return error }
+            if let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit {
+                let message = "the response body exceeded the limit\(limit.map { " of \($0) bytes" } ?? "") while it was decompressed"
+                return .transport(TransportFailure(kind: .responseTooLarge, url: url, message: message))
+            }
             if error is CancellationError { return .cancelled }
             if let error = error as? PinningFailure { return .transport(error.transportFailure(url: url)) }
             if let error = error as? HTTPClientError, error == .cancelled { return .cancelled }

@@ -2,6 +2,7 @@
     import AsyncHTTPClient
     public import Foundation
     import NIOCore
+    import NIOHTTPCompression
     import NIOSSL
 
     extension AsyncHTTPClientTransport {
@@ -186,7 +187,7 @@
                     idleTimeout: TimeAmount(idleTimeout),
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: proxy?.httpClientProxy,
-                decompression: .enabled(limit: .none))
+                decompression: .enabled(limit: AsyncHTTPClientTransport.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize)))
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
             // A failed connection fails its request at once, with the real reason (an untrusted
             // certificate, a pin mismatch, a refused port) instead of being retried until the

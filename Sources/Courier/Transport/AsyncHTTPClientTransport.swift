@@ -4,6 +4,7 @@
     import HTTPTypes
     import NIOCore
     import NIOHTTP1
+    import NIOHTTPCompression
     import NIOSSL
 
     /// A ``Transport`` over swift-server/async-http-client (SwiftNIO).
@@ -17,6 +18,13 @@
     /// deflate bodies are decoded (and counted against ``TransportRequest/maximumResponseSize``
     /// after decoding), and connections are pooled per host.
     ///
+    /// Decoding is bounded while it happens, not only once the bytes reach Courier: async-http-client
+    /// inflates a whole socket read at once (a 64 KiB read of a gzip bomb is 64 MiB), so each
+    /// client has a decompression limit: the request's ``TransportRequest/maximumResponseSize``
+    /// rounded up to a power of two, at least 1 MiB. Requests whose limits round differently use
+    /// different clients (and connection pools), made when first needed. A client you pass in
+    /// (``init(client:)``) keeps the decompression it was configured with.
+    ///
     /// ```swift
     /// let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
     /// ```
@@ -27,8 +35,9 @@
     ///
     /// Redirects are followed by Courier, with the same policy as ``URLSessionTransport``: secret
     /// headers never go to another origin, `https` never goes to `http`, a 307/308 sends its body
-    /// again when it can (a single-use stream cannot: the 3xx is then the response), and the
-    /// response reports the URL it came from. The call's deadline covers every hop.
+    /// again when it can (a single-use stream cannot) and only to the same origin unless the
+    /// request's ``TransportRequest/redirectMode`` allows another (else the 3xx is the response),
+    /// ``RedirectMode/never`` follows nothing, and the response reports the URL it came from. The call's deadline covers every hop.
     ///
     /// TLS is configured with ``Configuration/tls``: trust roots (a private CA), a client
     /// certificate (mutual TLS), and public-key pins checked on every new connection to a pinned
@@ -46,7 +55,18 @@
         /// The pins, to find the pinned client of a host (exact name or wildcard).
         private let pinning: PinningPolicy
         /// Whether this transport made its clients, and so shuts them down.
-        private let ownsClients: Bool
+        let ownsClients: Bool
+        /// The configuration its clients were made from (owned clients only), to make one for
+        /// another decompression limit.
+        private let baseConfiguration: HTTPClient.Configuration?
+        /// Clients for decompression limits other than the default's, by pin key (`nil`: not
+        /// pinned) and limit (`nil`: none), made when first needed.
+        private let clientsByLimit = LockedState<[ClientKey: HTTPClient]>([:])
+
+        private struct ClientKey: Hashable {
+            var pinKey: String?
+            var limit: Int?
+        }
         /// Whether the client traces requests itself (a client you passed, configured with a
         /// tracer): Courier then leaves the trace context to it, so that a request carries one
         /// `traceparent`, not two.
@@ -105,6 +125,7 @@
             self.pinnedClients = [:]
             self.pinning = .none
             self.ownsClients = false
+            self.baseConfiguration = nil
             self.clientTraces = client.tracer != nil
         }
 
@@ -114,6 +135,7 @@
             // initializer parsed them already.
             var base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
             base.tracing.tracer = nil  // as `httpClientConfiguration()` sets it, for the fallback too
+            base.decompression = .enabled(limit: Self.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize))
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
             var pinned: [String: HTTPClient] = [:]
             // One client per key of the policy: a wildcard's subdomains share theirs.
@@ -127,12 +149,13 @@
             pinnedClients = pinned
             pinning = configuration.tls.pinning
             ownsClients = true
+            baseConfiguration = base
             clientTraces = false
         }
 
         deinit {
             guard ownsClients else { return }
-            let clients = [client] + pinnedClients.values
+            let clients = [client] + pinnedClients.values + clientsByLimit.withLock { Array($0.values) }
             Task {
                 for client in clients { try? await client.shutdown() }
             }
@@ -143,6 +166,47 @@
         func client(for url: URL) -> HTTPClient {
             guard !pinnedClients.isEmpty, let host = url.host, let key = pinning.pinKey(for: host) else { return client }
             return pinnedClients[key] ?? client
+        }
+
+        /// The client for a request to `url` whose body may be `maximumResponseSize` bytes once
+        /// decoded: ``client(for:)`` when its decompression limit is the default one (or the
+        /// client is yours), else one with the limit ``decompressionLimit(for:)``, made once.
+        func client(for url: URL, maximumResponseSize: Int?) -> HTTPClient {
+            let limit = Self.decompressionBytes(for: maximumResponseSize)
+            guard let baseConfiguration, limit != Self.decompressionBytes(for: Courier.Configuration.defaultMaximumResponseSize) else {
+                return client(for: url)
+            }
+            let pinKey = pinnedClients.isEmpty ? nil : url.host.flatMap { pinning.pinKey(for: $0) }
+            let key = ClientKey(pinKey: pinKey.flatMap { pinnedClients[$0] == nil ? nil : $0 }, limit: limit)
+            return clientsByLimit.withLock { clients in
+                if let client = clients[key] { return client }
+                var configuration = baseConfiguration
+                if let pinKey = key.pinKey, let pins = pinning.pinsByHost[pinKey] {
+                    let check = Self.pinCheck(host: pinKey, pins: pins)
+                    configuration.http1_1ConnectionDebugInitializer = check
+                    configuration.http2ConnectionDebugInitializer = check
+                }
+                configuration.decompression = .enabled(limit: Self.decompressionLimit(for: maximumResponseSize))
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                clients[key] = client
+                return client
+            }
+        }
+
+        /// async-http-client's decompression limit for a response limit of `maximumResponseSize`
+        /// bytes: that limit rounded up to a power of two, at least 1 MiB (so that a few clients
+        /// serve every limit), or none for no limit. Courier still enforces the exact limit; this
+        /// one stops async-http-client from inflating far past it in memory first.
+        static func decompressionLimit(for maximumResponseSize: Int?) -> NIOHTTPDecompression.DecompressionLimit {
+            decompressionBytes(for: maximumResponseSize).map { .size($0) } ?? .none
+        }
+
+        /// The byte count of ``decompressionLimit(for:)``, or `nil` for none.
+        static func decompressionBytes(for maximumResponseSize: Int?) -> Int? {
+            guard let maximumResponseSize, maximumResponseSize < 1 << 61 else { return nil }
+            var bytes = 1 << 20
+            while bytes < maximumResponseSize { bytes <<= 1 }
+            return bytes
         }
 
         /// A connection hook that lets a connection to `host` into the pool only when its server
@@ -182,7 +246,7 @@
         ///   request body's own error when it fails.
         public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
             if Task.isCancelled { throw .cancelled }
-            let deadline = DispatchTime.now() + request.timeout.timeInterval
+            let deadline = DispatchTime.now().advanced(byBounded: request.timeout)
             var current = request
             var redirects = 0
             while true {
@@ -190,7 +254,7 @@
                 let (outgoing, upload) = Self.request(for: current)
                 let response: HTTPClientResponse
                 do {
-                    response = try await client(for: current.url).execute(
+                    response = try await client(for: current.url, maximumResponseSize: current.maximumResponseSize).execute(
                         outgoing, deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
                 } catch {
                     upload?.end()
@@ -198,7 +262,8 @@
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(
-                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload)
+                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload,
+                        isHead: current.head.method == .head)
                     return try await exchange.start(response, deadline: deadline)
                 }
                 // The 3xx's body is not read: dropping it ends that exchange, and its upload.
@@ -216,15 +281,15 @@
 
         /// The request that follows `response` to `request`, under Courier's one redirect policy
         /// (``RedirectPolicy``), or `nil` when the response is the answer: not a redirect, no
-        /// usable `Location`, a downgrade from `https`, or a body that would have to be sent
-        /// again and cannot be.
+        /// usable `Location`, a downgrade from `https`, a body that would have to be sent again
+        /// and cannot be or may not go to the new origin, or a request that follows none.
         ///
         /// async-http-client follows nothing itself (its own following strips only four headers
         /// and follows `https` → `http`).
         @inline(never)
         static func redirect(after response: HTTPClientResponse, to request: TransportRequest, original: TransportRequest) -> TransportRequest? {
             let status = Int(response.status.code)
-            guard RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
+            guard request.redirectMode.followsRedirects, RedirectPolicy.isRedirect(status), let location = response.headers.first(name: "Location"),
                 let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
                 RedirectPolicy.allowsFollowing(from: request.url, to: target)
             else { return nil }
@@ -234,8 +299,12 @@
                 next.head.method = .get
                 next.body = nil
                 next.head.headerFields[.contentType] = nil
-            } else if let body = request.body, !body.isReplayable {
-                return nil  // 307/308 (or 301/302 of a PUT) must send the body again, and it is gone
+            } else if let body = request.body {
+                // 307/308 (or 301/302 of a PUT) must send the body again: not when it is gone, nor
+                // to another origin unless the request opted in.
+                guard body.isReplayable,
+                    RedirectPolicy.mayResendBody(to: target, original: original.url, previous: request.url, mode: request.redirectMode)
+                else { return nil }
             }
             if !RedirectPolicy.keepsCredentials(to: target, original: original.url, previous: request.url) {
                 next.head.headerFields = RedirectPolicy.stripped(next.head.headerFields, redaction: request.redaction)
@@ -249,7 +318,7 @@
         static func trace(redirect response: HTTPClientResponse, of attempt: AttemptTrace, to next: inout TransportRequest) {
             let fields = attempt.redirected(statusCode: Int(response.status.code), to: next.url, method: next.head.method.rawValue)
             for field in fields {
-                next.head.headerFields[field.name] = field.value
+                next.head.headerFields[field.name] = field.value.isEmpty ? nil : field.value  // empty: the hop gets none
             }
         }
 
@@ -369,10 +438,10 @@
     }
 
     extension TimeAmount {
-        /// `duration`, to the nanosecond.
+        /// `duration`, to the nanosecond, clamped to `0...Duration.longestWait` (a longer one
+        /// trapped: `Int64` nanoseconds end at 292 years).
         init(_ duration: Duration) {
-            let (seconds, attoseconds) = duration.components
-            self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            self = .nanoseconds(duration.boundedNanoseconds)
         }
     }
 #endif

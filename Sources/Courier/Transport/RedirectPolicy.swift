@@ -132,6 +132,30 @@ enum RedirectPolicy {
         return new.httpBody?.isEmpty ?? true
     }
 
+    /// Whether a redirect that sends a body again (307/308, or 301/302 of a method other than
+    /// POST) may be followed to `new`: only when it stays on the origin of the request the caller
+    /// sent and of the hop that answered (as for credentials, ``keepsCredentials(to:original:previous:)``),
+    /// or when the request opted in with ``RedirectMode/followSendingBodyToOtherOrigins``.
+    ///
+    /// Headers alone are not enough to strip: a form body carries secrets of its own (an OAuth2
+    /// `refresh_token` and `client_secret`, a password), and the server that answered the 307 chose
+    /// where they go. Not following makes the 3xx, with its `Location`, the response.
+    static func mayResendBody(to new: URL?, original: URL?, previous: URL?, mode: RedirectMode) -> Bool {
+        mode.sendsBodyToOtherOrigins || keepsCredentials(to: new, original: original, previous: previous)
+    }
+
+    /// Whether URLSession's proposed redirect `new` may be followed under `mode`: never with
+    /// ``RedirectMode/never``; with a body only where ``canFollow(_:dropsBodies:)`` and
+    /// ``mayResendBody(to:original:previous:mode:)`` allow it.
+    static func canFollow(
+        _ new: URLRequest, after original: URLRequest?, from previous: URL?, mode: RedirectMode,
+        dropsBodies: Bool = urlSessionDropsRedirectedBodies
+    ) -> Bool {
+        guard mode.followsRedirects, canFollow(new, dropsBodies: dropsBodies) else { return false }
+        let carriesBody = !(new.httpBody?.isEmpty ?? true) || new.httpBodyStream != nil
+        return !carriesBody || mayResendBody(to: new.url, original: original?.url, previous: previous, mode: mode)
+    }
+
     /// `request` without ``strippedHeaders`` and without the headers `redaction` treats as secret.
     static func stripped(_ request: URLRequest, redaction: Redaction = .default) -> URLRequest {
         var request = request

@@ -68,6 +68,10 @@ public struct TransportRequest: Sendable {
     /// to it, so a transport that does not enforce it still cannot make a call buffer more).
     /// Default: ``Configuration/defaultMaximumResponseSize``.
     public var maximumResponseSize: Int?
+    /// Which redirects the transport follows: a body goes to another origin on a 307/308 only
+    /// with ``RedirectMode/followSendingBodyToOtherOrigins``, and none is followed with
+    /// ``RedirectMode/never``. Default: ``RedirectMode/follow``.
+    public var redirectMode: RedirectMode = .follow
     /// Which headers carry secrets: a transport that follows a redirect to another origin removes
     /// every header for which ``Redaction/isSecret(headerName:)`` is `true`, and a transport that
     /// logs hides their values. Default: ``Redaction/default``; the client passes its

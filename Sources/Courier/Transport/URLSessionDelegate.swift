@@ -94,13 +94,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             exchange(for: task)?.refuse(failure)
             return
         }
+        let redirected = exchange(for: task)
         guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
-            RedirectPolicy.canFollow(request)
+            RedirectPolicy.canFollow(request, after: task.originalRequest, from: response.url, mode: redirected?.redirectMode ?? .follow)
         else {
             completionHandler(nil)
             return
         }
-        let redirected = exchange(for: task)
         var next = RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redirected?.redaction ?? .default)
         if let attempt = redirected?.attempt, let url = next.url {
             Self.trace(redirect: response, of: attempt, to: &next, url: url)
@@ -124,7 +124,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// context replaces the previous one in `next`.
     private static func trace(redirect response: HTTPURLResponse, of attempt: AttemptTrace, to next: inout URLRequest, url: URL) {
         for field in attempt.redirected(statusCode: response.statusCode, to: url, method: next.httpMethod ?? "GET") {
-            next.setValue(field.value, forHTTPHeaderField: field.name.rawName)
+            next.setValue(field.value.isEmpty ? nil : field.value, forHTTPHeaderField: field.name.rawName)  // empty: the hop gets none
         }
     }
 

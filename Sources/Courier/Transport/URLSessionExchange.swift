@@ -50,6 +50,10 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     private let maximumResponseSize: Int?
     /// Which headers a cross-origin redirect must not carry (see ``RedirectPolicy``).
     let redaction: Redaction
+    /// Which redirects the request follows (see ``RedirectPolicy``).
+    let redirectMode: RedirectMode
+    /// Whether the request is a `HEAD`, whose response has no body whatever its `Content-Length`.
+    private let isHead: Bool
     /// The span of the request, when the call is traced: each redirect gets a span of its own.
     let attempt: AttemptTrace?
     private let lock = NSLock()
@@ -72,11 +76,16 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// The URL the caller asked for, reported in failures.
     private let url: URL?
 
-    init(url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default, attempt: AttemptTrace? = nil) {
+    init(
+        url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default,
+        redirectMode: RedirectMode = .follow, attempt: AttemptTrace? = nil, isHead: Bool = false
+    ) {
+        self.isHead = isHead
         self.url = url
         self.currentPump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
+        self.redirectMode = redirectMode
         self.attempt = attempt
     }
 
@@ -242,7 +251,9 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         self.response = response
         body.removeAll(keepingCapacity: true)  // a new response (after a 1xx) starts a new body
         received = 0
-        let length = response.expectedContentLength
+        // A HEAD response, and a 1xx, 204 or 304, has no body (RFC 9110 §6.4.1): its
+        // `Content-Length` describes another response and is no reason to refuse it.
+        let length = isHead || StreamedResponse.carriesNoBody(status: response.statusCode) ? 0 : response.expectedContentLength
         let encoded = response.value(forHTTPHeaderField: "Content-Encoding") != nil
         // Without Content-Encoding the announced length is the body's: refuse it before reading.
         // With one, only the decoded bytes count, so they are counted as they arrive.

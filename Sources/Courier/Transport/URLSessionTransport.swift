@@ -164,7 +164,8 @@ public final class URLSessionTransport: Transport {
         }
         // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
         // seconds; round up so it never fires before Courier's own deadline does.
-        let seconds = request.timeout.timeInterval
+        // Bounded: corelibs multiplies it into an `Int` of milliseconds, which a huge one overflows.
+        let seconds = request.timeout.boundedTimeInterval
         urlRequest.timeoutInterval = max(1, seconds.rounded(.up))
         let exchangeBox = ExchangeBox()
         var pump: BodyPump?
@@ -195,13 +196,13 @@ public final class URLSessionTransport: Transport {
 
         let exchange = Exchange(
             url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
-            attempt: AttemptTrace.current)
+            redirectMode: request.redirectMode, attempt: AttemptTrace.current, isHead: request.head.method == .head)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate
         let completion = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchange.start(continuation, deadline: .now() + seconds) { [urlRequest] in
+                exchange.start(continuation, deadline: .now().advanced(byBounded: request.timeout)) { [urlRequest] in
                     let task = session.dataTask(with: urlRequest)
                     delegate.register(exchange, for: task)
                     return task

@@ -139,8 +139,48 @@ struct EventSourceTests {
         #expect(huge >= .seconds(60) && huge <= .seconds(75))
         for jitter in [-1, .nan, 0] {
             let exact = EventSource.Options(jitter: jitter)
-            #expect(exact.reconnectionDelay(serverRetry: .milliseconds(10), failures: 1, random: &random) == .milliseconds(20))
+            #expect(exact.reconnectionDelay(serverRetry: .milliseconds(1500), failures: 1, random: &random) == .milliseconds(3000))
         }
+    }
+
+    /// Issue 22, item 3: a base of zero doubled to zero, so a server that sent `retry: 0` and
+    /// closed was reconnected to as fast as connections opened (46 times in 2 s over loopback).
+    @Test("a server that sends retry: 0 and closes without an event is reconnected to from a floor, doubling, whatever retry says")
+    func zeroRetryBacksOffFromAFloor() async throws {
+        let transport = ScriptedEventTransport(Array(repeating: .stream(chunks: ["retry: 0\n\n"]), count: 5))
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let (events, error) = await Self.collect(Self.source(transport, clock: clock))
+        #expect(error == nil)
+        #expect(events.isEmpty)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)])
+    }
+
+    /// Issue 22, item 8: `id: a\u{01}b` is a valid event ID but not a valid header value; the
+    /// reconnection failed with `invalidRequest`, which ended the stream.
+    @Test(
+        "an event ID that cannot be a header value does not end the stream: the reconnection sends no Last-Event-ID",
+        arguments: ["a\u{01}b", "tab\tthen\u{7F}", "line\u{0B}feed"])
+    func unsendableEventID(_ id: String) async throws {
+        let transport = ScriptedEventTransport([
+            .stream(chunks: ["id: \(id)\ndata: x\n\n"]), .stream(chunks: ["data: y\n\n"]),
+        ])
+        let (events, error) = await Self.collect(Self.source(transport))
+        #expect(error == nil)
+        #expect(events == [ServerSentEvent(data: "x", id: id), ServerSentEvent(data: "y", id: id)])
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.dropFirst().allSatisfy { $0.header("Last-Event-ID") == nil })
+    }
+
+    @Test("after a connection that delivered events the server's retry: 0 is honoured once; empty connections then back off")
+    func zeroRetryAfterEvents() async throws {
+        let transport = ScriptedEventTransport([
+            .stream(chunks: ["retry: 0\ndata: a\n\n"]), .stream(chunks: ["retry: 0\n\n"]), .stream(chunks: []),
+        ])
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let (events, error) = await Self.collect(Self.source(transport, clock: clock))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a"])
+        #expect(clock.sleeps == [.zero, .seconds(2), .seconds(4)])
     }
 
     @Test("204 No Content ends the sequence at once, without reconnecting")

@@ -66,6 +66,7 @@ enum OAuth2Exchange {
         let body: RequestBody?
         let timeout: Duration?
         let maximumResponseSize: Int?
+        let redirectMode: RedirectMode
         var requiresAuthorization: Bool { false }
         func baseURL() throws(CourierError) -> BaseURL { base }
         func path() throws(CourierError) -> URLPath { urlPath }
@@ -73,7 +74,8 @@ enum OAuth2Exchange {
 
     /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic
     /// header when it uses one, and `form` followed by the client authentication's body
-    /// parameters.
+    /// parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
+    /// client's secret and tokens, and a 3xx is an answer the caller sees as a failure.
     static func formPost(
         to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
         transport: any Transport, timeout: Duration, maximumResponseSize: Int
@@ -86,18 +88,19 @@ enum OAuth2Exchange {
         let request = Request(
             base: baseURL, urlPath: path, method: .post, headerItems: headers,
             body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
-            timeout: timeout, maximumResponseSize: maximumResponseSize)
+            timeout: timeout, maximumResponseSize: maximumResponseSize, redirectMode: .never)
         return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
     }
 
-    /// A `GET` with `Accept: application/json` and nothing else.
+    /// A `GET` with `Accept: application/json` and nothing else (discovery). It carries no secret,
+    /// so it follows redirects like any request; the metadata's `issuer` is checked anyway.
     static func get(
         _ baseURL: BaseURL, path: URLPath, transport: any Transport, timeout: Duration, maximumResponseSize: Int
     ) throws(CourierError) -> TransportRequest {
         let request = Request(
             base: baseURL, urlPath: path, method: .get,
             headerItems: [HeaderItem(name: "Accept", value: "application/json")], body: nil,
-            timeout: timeout, maximumResponseSize: maximumResponseSize)
+            timeout: timeout, maximumResponseSize: maximumResponseSize, redirectMode: .follow)
         return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
     }
 

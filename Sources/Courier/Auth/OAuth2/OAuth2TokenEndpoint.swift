@@ -268,6 +268,9 @@ public struct OAuth2TokenEndpoint: Sendable {
 
     /// The token request as an endpoint, so that ``RequestBuilder`` checks it as it checks
     /// users' endpoints. A token response is small: 1 MiB is far more than any server sends.
+    /// It follows no redirect: a 307/308 would send the form (refresh token, client secret) to
+    /// wherever `Location` says, and a 3xx is a non-permanent failure
+    /// (``RefreshFailure/Reason/unexpectedStatus``).
     private struct TokenRequest: Requestable {
         let base: BaseURL
         let tokenPath: URLPath
@@ -277,6 +280,7 @@ public struct OAuth2TokenEndpoint: Sendable {
         var method: HTTPMethod { .post }
         var requiresAuthorization: Bool { false }
         var maximumResponseSize: Int? { 1 << 20 }
+        var redirectMode: RedirectMode { .never }
         func baseURL() throws(CourierError) -> BaseURL { base }
         func path() throws(CourierError) -> URLPath { tokenPath }
     }

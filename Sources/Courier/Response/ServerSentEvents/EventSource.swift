@@ -80,6 +80,8 @@ public struct EventSource: AsyncSequence, Sendable {
         private var parser: ServerSentEventParser
         /// Reconnections since the last event was delivered.
         private var failures = 0
+        /// Whether the connection open now (or the last one) delivered an event.
+        private var deliveredEvents = false
         private var isFinished = false
         private var random = SystemRandomNumberGenerator()
 
@@ -113,6 +115,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 case .success(let event?):
                     connection = current
                     failures = 0
+                    deliveredEvents = true
                     return event
                 case .success(nil):
                     connection = nil
@@ -155,7 +158,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 }
                 var body = response.body
                 if let idleTimeout = source.options.idleTimeout {
-                    body = body.stoppingWhenIdle(for: idleTimeout, clock: clock, url: response.url)
+                    body = body.stoppingWhenIdle(for: Swift.min(idleTimeout, Duration.longestWait), clock: clock, url: response.url)
                 }
                 connection = ServerSentEvents(body: body, url: response.url, parser: parser).makeAsyncIterator()
             case 204:
@@ -194,8 +197,10 @@ public struct EventSource: AsyncSequence, Sendable {
                 isFinished = true
                 return
             }
-            let delay = source.options.reconnectionDelay(serverRetry: parser.reconnectionTime, failures: failures, random: &random)
+            let delay = source.options.reconnectionDelay(
+                serverRetry: parser.reconnectionTime, failures: failures, afterEvents: deliveredEvents, random: &random)
             failures += 1
+            deliveredEvents = false
             do {
                 try await clock.sleep(for: delay)
             } catch {

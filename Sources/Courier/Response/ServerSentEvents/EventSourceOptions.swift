@@ -18,6 +18,15 @@ extension EventSource {
         /// The longest wait before a reconnection, before jitter: it caps the backoff and a
         /// server's `retry`. Default: 5 minutes.
         public var maximumReconnectionDelay: Duration
+        /// The shortest wait before reconnecting after a connection that delivered no event (it
+        /// failed, or the server closed it without one), whatever the server's `retry` says; the
+        /// backoff doubles from there.
+        /// Default: 1 second.
+        ///
+        /// Without it, a server that sends `retry: 0` and closes would be reconnected to in a
+        /// loop as fast as connections open (zero doubled is zero). A reconnection after a
+        /// connection that delivered an event still waits exactly the server's `retry`.
+        public var minimumReconnectionDelay: Duration
         /// How much random time to add to each wait, as a fraction of it (0 to 1), so that many
         /// clients dropped at once do not all come back at the same moment. Default: 0.25.
         public var jitter: Double
@@ -53,6 +62,7 @@ extension EventSource {
             lastEventID: String? = nil,
             defaultReconnectionDelay: Duration = .seconds(3),
             maximumReconnectionDelay: Duration = .seconds(300),
+            minimumReconnectionDelay: Duration = .seconds(1),
             jitter: Double = 0.25,
             maximumReconnectAttempts: Int? = nil,
             connectionTimeout: Duration = .seconds(3600),
@@ -64,6 +74,7 @@ extension EventSource {
             self.lastEventID = lastEventID
             self.defaultReconnectionDelay = defaultReconnectionDelay
             self.maximumReconnectionDelay = maximumReconnectionDelay
+            self.minimumReconnectionDelay = minimumReconnectionDelay
             self.jitter = jitter
             self.maximumReconnectAttempts = maximumReconnectAttempts
             self.connectionTimeout = connectionTimeout
@@ -78,9 +89,12 @@ extension EventSource {
         /// The base is the server's reconnection time (`retry`) or ``defaultReconnectionDelay``.
         /// The standard lets a client wait longer after failures, so the base doubles for each
         /// earlier reconnection in a row that delivered no event (`failures`): a server that
-        /// accepts and drops at once, or cannot be reached, is asked less and less often. The
+        /// accepts and drops at once, or cannot be reached, is asked less and less often. Unless
+        /// the connection that ended delivered an event (`afterEvents`), the base is at least
+        /// ``minimumReconnectionDelay`` (a `retry: 0` would otherwise double to zero forever). The
         /// product is capped at ``maximumReconnectionDelay``:
         ///
+        ///     base    = afterEvents ? base : max(base, minimumReconnectionDelay)
         ///     nominal = min(base × 2^failures, maximumReconnectionDelay)
         ///     wait    = nominal × (1 + jitter × u),   u uniform in [0, 1)
         ///
@@ -88,9 +102,14 @@ extension EventSource {
         /// shorter than the nominal one (never sooner than the server asked, below the cap) and at
         /// most `maximumReconnectionDelay × (1 + jitter)`. Doubling stops at the cap, so no
         /// number of failures overflows.
-        func reconnectionDelay(serverRetry: Duration?, failures: Int, random: inout some RandomNumberGenerator) -> Duration {
-            let cap = Swift.max(maximumReconnectionDelay, .zero)
-            var nominal = Swift.min(Swift.max(serverRetry ?? defaultReconnectionDelay, .zero), cap)
+        func reconnectionDelay(
+            serverRetry: Duration?, failures: Int, afterEvents: Bool = false, random: inout some RandomNumberGenerator
+        ) -> Duration {
+            // Bounded: a wait of `Int64.max` seconds traps in the clock, and jitter on it overflows.
+            let cap = Swift.min(Swift.max(maximumReconnectionDelay, .zero), Duration.longestWait)
+            var base = Swift.max(serverRetry ?? defaultReconnectionDelay, .zero)
+            if !afterEvents { base = Swift.max(base, minimumReconnectionDelay) }
+            var nominal = Swift.min(base, cap)
             var doublings = Swift.max(failures, 0)
             while doublings > 0, nominal > .zero, nominal < cap {
                 nominal = nominal > cap / 2 ? cap : nominal * 2

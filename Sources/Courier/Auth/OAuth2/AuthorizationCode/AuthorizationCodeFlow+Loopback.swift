@@ -53,7 +53,8 @@ extension AuthorizationCodeFlow {
     ///     ``AuthorizationFailure/unavailable(_:)``.
     /// - Returns: the credential the token endpoint issued.
     /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/authorizationFailed(_:)``:
-    ///   ``AuthorizationFailure/timedOut``, ``AuthorizationFailure/stateMismatch``,
+    ///   ``AuthorizationFailure/timedOut`` (a callback without this flow's `state` never ends the
+    ///   wait: it gets the failure page, and the browser's redirect is still awaited),
     ///   ``AuthorizationFailure/denied(_:)``, ``AuthorizationFailure/issuerMismatch(expected:received:)``,
     ///   ``AuthorizationFailure/malformedResponse(_:)`` or ``AuthorizationFailure/unavailable(_:)``
     ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
@@ -80,6 +81,19 @@ extension AuthorizationCodeFlow {
             scope: scope, additionalParameters: additionalParameters, issuer: issuer, requiresIssuer: requiresIssuer)
         let code = try await flow.receiveCode(with: receiver, timeout: timeout, openBrowser: openBrowser)
         return try await flow.exchange(code)
+    }
+
+    /// What the loopback receiver does with a callback during ``signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``:
+    /// `success` with the checked code; `rejected` when it is not this flow's redirect (no
+    /// `state`, another one, or a query too malformed to read it: any local process can request
+    /// the callback, so it gets the failure page and the wait goes on); otherwise the check's
+    /// error, which ends the sign-in.
+    func handleLoopbackRedirect(_ redirect: URL) -> LoopbackRedirectReceiver.Handled<String> {
+        do throws(CourierError) {
+            return .success(try authorizationCode(from: redirect))
+        } catch {
+            return carriesState(redirect) ? .error(error) : .rejected
+        }
     }
 
     /// Waits on `receiver` for the redirect while `openBrowser` runs, and returns its checked
@@ -115,13 +129,7 @@ extension AuthorizationCodeFlow {
                 receiver.close()  // ends the wait below with .cancelled
             }
         }
-        let received = await receiver.receive(timeout: timeout) { redirect -> LoopbackRedirectReceiver.Handled<String> in
-            do throws(CourierError) {
-                return .success(try flow.authorizationCode(from: redirect))
-            } catch {
-                return .error(error)
-            }
-        }
+        let received = await receiver.receive(timeout: timeout) { redirect in flow.handleLoopbackRedirect(redirect) }
         switch received {
         case .success(let code):
             return code

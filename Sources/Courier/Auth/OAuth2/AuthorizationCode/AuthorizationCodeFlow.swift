@@ -239,6 +239,16 @@ public struct AuthorizationCodeFlow: Sendable {
         }
     }
 
+    /// Whether `redirect` carries exactly one `state`, equal to ``state``: whether it can be this
+    /// flow's redirect at all.
+    func carriesState(_ redirect: URL) -> Bool {
+        guard let query = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery,
+            let parameters = try? AuthorizationResponse.parseQuery(query)
+        else { return false }
+        let states = parameters.filter { $0.0 == "state" }
+        return states.count == 1 && PKCE.constantTimeEquals(states[0].1, state)
+    }
+
     /// What a response must match.
     var expectation: AuthorizationResponse.Expectation {
         AuthorizationResponse.Expectation(redirectURI: redirectURI, state: state, issuer: issuer, requiresIssuer: requiresIssuer)

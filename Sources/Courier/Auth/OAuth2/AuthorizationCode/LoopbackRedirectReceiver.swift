@@ -28,7 +28,10 @@ public import Foundation
 /// The socket listens from `init` (so that ``redirectURI`` is known) until the redirect came,
 /// the wait timed out or was cancelled, or ``close()`` was called. While waiting it answers:
 /// - a `GET` of the callback path: the redirect. It gets the success or failure page and ends
-///   the wait; the listening sockets are closed before the wait returns;
+///   the wait; the listening sockets are closed before the wait returns. A callback that is not
+///   the awaited one (a `state` other than the flow's, or a target that makes no URL) gets the
+///   failure page and the wait goes on: any local process can request the callback, and the
+///   browser's redirect must still find the port open;
 /// - another path (`/favicon.ico`, a probe): 404; another method on the callback path: 405;
 ///   a target that is not a path: 400; a head over 8 KiB: 431. The wait goes on;
 /// - a connection that sends no complete head within 5 seconds is closed, and at most 16
@@ -163,9 +166,18 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///
     /// The browser gets ``successHTML`` when the redirect has a `code` and no `error`, and
     /// ``failureHTML`` otherwise; the redirect itself is not checked here (``AuthorizationCodeFlow``
-    /// does that).
+    /// does that). A callback with neither `code` nor `error`, or (when `state` is given) whose
+    /// `state` is not exactly that one, is not the redirect: it gets ``failureHTML`` and the wait
+    /// goes on, so that another local process cannot end the sign-in by requesting the callback
+    /// first. Pass the flow's ``AuthorizationCodeFlow/state``:
     ///
-    /// - Parameter timeout: how long to wait for the redirect; must be positive.
+    /// ```swift
+    /// let redirect = try await receiver.waitForRedirect(timeout: .seconds(120), state: flow.state)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: how long to wait for the redirect; must be positive.
+    ///   - state: the `state` the redirect must carry; `nil` accepts any.
     /// - Throws: ``CourierError/cancelled`` when the task is cancelled or ``close()`` is called
     ///   (the sockets are closed at once); ``CourierError/authentication(_:)`` with
     ///   ``AuthenticationFailure/authorizationFailed(_:)`` and ``AuthorizationFailure/timedOut``
@@ -173,11 +185,22 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///   makes no URL, or ``AuthorizationFailure/unavailable(_:)`` when the receiver was already
     ///   used or closed or the socket failed; ``CourierError/invalidRequest(_:)`` with
     ///   ``InvalidRequest/invalidTimeout(_:)`` for a non-positive timeout.
-    public func waitForRedirect(timeout: Duration = .seconds(300)) async throws(CourierError) -> URL {
-        try await receive(timeout: timeout) { redirect in
-            let items = (URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)
-            return items.contains("code") && !items.contains("error") ? .success(redirect) : .failure(redirect)
-        }.get()
+    public func waitForRedirect(timeout: Duration = .seconds(300), state: String? = nil) async throws(CourierError) -> URL {
+        try await receive(timeout: timeout) { redirect in Self.handle(redirect, state: state) }.get()
+    }
+
+    /// What ``waitForRedirect(timeout:state:)`` makes of a callback: `rejected` without `code`
+    /// and `error`, or without exactly one `state` equal to `state` (when given); else `success`
+    /// with a `code` and no `error`, `failure` otherwise.
+    static func handle(_ redirect: URL, state: String?) -> Handled<URL> {
+        let items = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let names = items.map(\.name)
+        guard names.contains("code") || names.contains("error") else { return .rejected }
+        if let state {
+            let states = items.filter { $0.name == "state" }
+            guard states.count == 1, let received = states[0].value, PKCE.constantTimeEquals(received, state) else { return .rejected }
+        }
+        return names.contains("code") && !names.contains("error") ? .success(redirect) : .failure(redirect)
     }
 
     /// Stops listening: before a wait, closes the sockets; during one, ends it with
@@ -197,16 +220,19 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 
     /// What `receive` hands the socket loop: the outcome for the flow, and whether the browser
-    /// gets the success page.
+    /// gets the success page; or `rejected`: not the awaited redirect, answered with the failure
+    /// page while the wait goes on.
     enum Handled<Value: Sendable>: Sendable {
         case success(Value)
         case failure(Value)
         case error(CourierError)
+        case rejected
     }
 
     /// Waits for the redirect and lets `handle` decide what it means: its result is returned (a
     /// `.success` or `.failure` value, or an error thrown), and the browser gets the success
-    /// page for `.success`, the failure page otherwise.
+    /// page for `.success`, the failure page otherwise. A `.rejected` callback gets the failure
+    /// page and the wait goes on.
     func receive<Value: Sendable>(
         timeout: Duration,
         handle: @escaping @Sendable (URL) -> Handled<Value>
@@ -266,6 +292,7 @@ extension LoopbackRedirectReceiver.Handled {
         switch self {
         case .success(let value), .failure(let value): value
         case .error(let error): throw error
+        case .rejected: throw .authentication(.authorizationFailed(.malformedResponse("not the awaited redirect")))
         }
     }
 }
@@ -358,12 +385,17 @@ struct LoopbackReceiverLoop: Sendable {
                     case .badRequest:
                         respond(descriptor, LoopbackResponse.badRequest)
                     case .redirect(let target):
+                        // A target that makes no URL, or a callback that is not the awaited one
+                        // (another local process can request it): the failure page, and the wait
+                        // goes on, so that the browser's redirect still finds the port open.
+                        let handled = URL(string: "http://127.0.0.1:\(port)\(target)").map(handle) ?? .rejected
+                        if case .rejected = handled {
+                            respond(descriptor, failurePage)
+                            break
+                        }
                         // The one request: stop listening first, then answer and return.
                         listeners.forEach(LoopbackSocket.closeDescriptor)
                         listeners = []
-                        let handled: LoopbackRedirectReceiver.Handled<Value> =
-                            URL(string: "http://127.0.0.1:\(port)\(target)").map(handle)
-                            ?? .error(.authentication(.authorizationFailed(.malformedResponse("the redirect's request target is not a URL"))))
                         let page: [UInt8]
                         if case .success = handled { page = successPage } else { page = failurePage }
                         LoopbackSocket.sendAll(descriptor, page, timeoutMilliseconds: LoopbackRedirectReceiver.pageWriteTimeoutMilliseconds)

@@ -122,7 +122,7 @@ extension TokenRefresher {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: min(timeout, Duration.longestWait))  // a longer one traps
             }
             await group.next()
             group.cancelAll()
