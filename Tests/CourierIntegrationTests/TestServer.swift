@@ -47,6 +47,27 @@ actor TestServer {
     /// Starts a server on `127.0.0.1:0` and returns once it listens. Prefer ``run(handlerTimeout:_:)``,
     /// which cannot forget to stop it.
     static func start(handlerTimeout: TimeInterval = 120) async throws -> TestServer {
+        await slots.acquire()
+        do {
+            return try await listen(handlerTimeout: handlerTimeout)
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
+
+    /// At most this many test servers listen at once, process-wide.
+    ///
+    /// Each FlyingFox server blocks one libdispatch worker thread in `epoll_wait` for as long as
+    /// it runs (its socket pool), and libdispatch has 255 worker threads in all. Swift Testing
+    /// starts every test at once, so with enough integration tests more servers than that were
+    /// alive together: the pool was used up, URLSession's work queue found no thread, and every
+    /// URLSession call of the process hung (seen: 255 threads in `SocketPool.getNotifications`,
+    /// three waiting in `URLSessionTask.resume`/`cancel`). A test that waits here waits for other
+    /// tests to finish, never for itself: no test holds more than a few servers.
+    static let slots = ServerSlots(limit: 64)
+
+    private static func listen(handlerTimeout: TimeInterval) async throws -> TestServer {
         let server = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: 0),
             timeout: handlerTimeout,
@@ -83,6 +104,7 @@ actor TestServer {
         await server.stop(timeout: 0)
         runTask.cancel()
         _ = await runTask.result
+        await Self.slots.release()
     }
 
     /// A client with a transport of its own (see `makeClient`): the platform's default kind, or
@@ -101,6 +123,34 @@ actor TestServer {
 
 enum TestServerError: Error {
     case noListeningAddress
+}
+
+/// A counting semaphore for ``TestServer/slots``: `acquire` waits while `limit` are taken, and
+/// `release` hands the slot to the longest waiter.
+actor ServerSlots {
+    private let limit: Int
+    private var taken = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func acquire() async {
+        guard taken >= limit else {
+            taken += 1
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }  // the releaser passes its slot on
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            taken -= 1
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
 }
 
 // MARK: - Observing the server without sleeping

@@ -84,14 +84,16 @@ struct DelayTests {
 
     /// Cancellations landing before, around and after the moment a 1 ms delay ends: every call
     /// ends either cancelled or with the response, and nothing is delivered to a finished task
-    /// (which crashes URLSession on Linux).
+    /// (which crashes URLSession on Linux). Every 25th call waits 30 s instead, so some calls are
+    /// surely cancelled however loaded the machine is (in a full parallel run, a starved machine
+    /// once answered all 300 races before their cancellation).
     @Test(.timeLimit(.minutes(1)))
     func cancellationRacingADelayedResponseEndsEveryCallCleanly() async throws {
         let network = NetworkStub()
         let (arrivals, arrival) = AsyncStream<Void>.makeStream()
-        network.stub { _ in
+        network.stub { request in
             arrival.yield()
-            return StubResponse.status(204).delayed(by: .milliseconds(1))
+            return StubResponse.status(204).delayed(by: request.url.path == "/slow" ? .seconds(30) : .milliseconds(1))
         }
         let client = makeClient(network)
         var waiting = arrivals.makeAsyncIterator()
@@ -99,7 +101,8 @@ struct DelayTests {
         var answered = 0
 
         for round in 0..<300 {
-            let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/race"))) }
+            let path = round % 25 == 0 ? "/slow" : "/race"
+            let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, path))) }
             _ = await waiting.next()  // the request is at the stub
             try await Task.sleep(for: .microseconds(round % 30 * 100))  // jitter, 0–2.9 ms
             call.cancel()
