@@ -88,7 +88,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 
     /// Starts listening on `127.0.0.1` (and `::1` on the same port when possible) on an
-    /// ephemeral port. Nothing is accepted until ``waitForRedirect(timeout:)``; connections
+    /// ephemeral port. Nothing is accepted until ``waitForRedirect(timeout:state:)``; connections
     /// made before wait in the kernel's queue.
     ///
     /// ```swift
