@@ -33,14 +33,15 @@ struct DelayTests {
         #expect(clock.now - start >= .milliseconds(200))
     }
 
-    /// The call waits on a 30-second delay; cancelling its task must end it at once.
+    /// The call waits on an hour-long delay; cancelling its task must end it at once (the bound is
+    /// loose because the whole suite starts at once on a 2-core machine: a run once took 6.5 s).
     @Test(.timeLimit(.minutes(1)))
     func cancellingACallWaitingOnADelayedStubEndsItPromptlyAsCancelled() async throws {
         let network = NetworkStub()
         let (arrivals, arrival) = AsyncStream<Void>.makeStream()
         network.stub { _ in
             arrival.yield()
-            return StubResponse.text("too late").delayed(by: .seconds(30))
+            return StubResponse.text("too late").delayed(by: .seconds(3600))
         }
         let client = makeClient(network)
         let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
@@ -52,7 +53,7 @@ struct DelayTests {
         let result = await call.value
 
         #expect(result.isCancelled, "got \(result)")
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(30))
         #expect(network.requests.count == 1)
     }
 
