@@ -24,11 +24,14 @@ actor TestServer {
 
     private let server: HTTPServer
     private let runTask: Task<Void, any Error>
+    /// Whether this server took one of ``slots`` (it gives it back when it stops).
+    private let holdsSlot: Bool
     private var isStopped = false
 
-    private init(server: HTTPServer, runTask: Task<Void, any Error>, port: Int) throws {
+    private init(server: HTTPServer, runTask: Task<Void, any Error>, port: Int, holdsSlot: Bool) throws {
         self.server = server
         self.runTask = runTask
+        self.holdsSlot = holdsSlot
         self.port = port
         self.baseURL = try BaseURL(scheme: .http, host: "127.0.0.1", port: port)
     }
@@ -41,17 +44,26 @@ actor TestServer {
         _ body: (TestServer) async throws -> R
     ) async throws -> R {
         let server = try await start(handlerTimeout: handlerTimeout)
-        return try await running(server, stop: { await $0.stop() }, body)
+        return try await $insideRun.withValue(true) {
+            try await running(server, stop: { await $0.stop() }, body)
+        }
     }
+
+    /// Whether the current task is inside the body of ``run(handlerTimeout:_:)``: the servers it
+    /// starts there take no slot, because it already holds one. A test that held a slot while
+    /// waiting for another could wait for ever (64 tests each holding their first server and
+    /// waiting for their second did, on a loaded CI machine).
+    @TaskLocal private static var insideRun = false
 
     /// Starts a server on `127.0.0.1:0` and returns once it listens. Prefer ``run(handlerTimeout:_:)``,
     /// which cannot forget to stop it.
     static func start(handlerTimeout: TimeInterval = 120) async throws -> TestServer {
-        await slots.acquire()
+        let takesSlot = !insideRun
+        if takesSlot { await slots.acquire() }
         do {
-            return try await listen(handlerTimeout: handlerTimeout)
+            return try await listen(handlerTimeout: handlerTimeout, holdsSlot: takesSlot)
         } catch {
-            await slots.release()
+            if takesSlot { await slots.release() }
             throw error
         }
     }
@@ -63,11 +75,11 @@ actor TestServer {
     /// starts every test at once, so with enough integration tests more servers than that were
     /// alive together: the pool was used up, URLSession's work queue found no thread, and every
     /// URLSession call of the process hung (seen: 255 threads in `SocketPool.getNotifications`,
-    /// three waiting in `URLSessionTask.resume`/`cancel`). A test that waits here waits for other
-    /// tests to finish, never for itself: no test holds more than a few servers.
+    /// three waiting in `URLSessionTask.resume`/`cancel`). A test takes at most one slot (see
+    /// `insideRun`), so a test that waits here waits for other tests to finish, never for itself.
     static let slots = ServerSlots(limit: 64)
 
-    private static func listen(handlerTimeout: TimeInterval) async throws -> TestServer {
+    private static func listen(handlerTimeout: TimeInterval, holdsSlot: Bool) async throws -> TestServer {
         let server = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: 0),
             timeout: handlerTimeout,
@@ -85,7 +97,7 @@ actor TestServer {
             runTask.cancel()
             throw TestServerError.noListeningAddress
         }
-        return try TestServer(server: server, runTask: runTask, port: Int(port))
+        return try TestServer(server: server, runTask: runTask, port: Int(port), holdsSlot: holdsSlot)
     }
 
     /// Adds a route, e.g. `"GET /users/42"` or `"POST /upload"`.
@@ -104,7 +116,7 @@ actor TestServer {
         await server.stop(timeout: 0)
         runTask.cancel()
         _ = await runTask.result
-        await Self.slots.release()
+        if holdsSlot { await Self.slots.release() }
     }
 
     /// A client with a transport of its own (see `makeClient`): the platform's default kind, or
