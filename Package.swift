@@ -15,6 +15,8 @@ let package = Package(
     ],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierOAuth", targets: ["CourierOAuth"]),
+        .library(name: "CourierConnectivity", targets: ["CourierConnectivity"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
@@ -67,10 +69,31 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The interactive OAuth 2.0 sign-in flows: authorization code with PKCE (loopback receiver,
+        // web-authentication session), device authorization, discovery and revocation.
+        .target(
+            name: "CourierOAuth",
+            dependencies: [
+                "Courier",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The network-path monitor (rtnetlink on Linux, Network.framework on Apple platforms)
+        // and the connectivity constraint built on it.
+        .target(
+            name: "CourierConnectivity",
+            dependencies: [
+                "Courier",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "CourierTesting",
             dependencies: [
-                "Courier",
+                "Courier", "CourierConnectivity",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
@@ -83,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "courier-demo",
             dependencies: [
-                "Courier",
+                "Courier", "CourierOAuth",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
@@ -93,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierTesting",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -122,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierTesting",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Courier, CourierTesting and CourierXML with the standard
+# Builds the DocC documentation of every library module with the standard
 # plugin command, warnings as errors, as CI does. A convenience only: each line is what a user
 # runs by hand (README, "Documentation").
 #
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 site=${1:-}
-for target in Courier CourierTesting CourierXML; do
+for target in Courier CourierOAuth CourierConnectivity CourierTesting CourierXML; do
     printf '==> generate-documentation --target %s\n' "$target"
     if [ -z "$site" ]; then
         swift package --disable-sandbox generate-documentation --target "$target" --warnings-as-errors

@@ -22,8 +22,12 @@ let targets = [
 ]
 
 // Targets that read more than Courier and CourierXML.
+let oauth: [Target.Dependency] = [.product(name: "CourierOAuth", package: "Courier")]
 let extraDependencies: [String: [Target.Dependency]] = [
-    "FuzzFixtureFormat": [.product(name: "CourierTesting", package: "Courier")]
+    "FuzzFixtureFormat": [.product(name: "CourierTesting", package: "Courier")],
+    "FuzzNetlink": [.product(name: "CourierConnectivity", package: "Courier")],
+    "FuzzAuthorizationServerMetadata": oauth, "FuzzDeviceAuthorizationResponse": oauth,
+    "FuzzAuthorizationResponse": oauth, "FuzzLoopbackRequest": oauth, "FuzzLoopbackCallback": oauth,
 ]
 
 let package = Package(

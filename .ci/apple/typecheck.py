@@ -34,7 +34,9 @@ PLATFORMS = ["macOS", "iOS", "tvOS", "watchOS", "visionOS"]
 # The package's minimums (Package.swift `platforms:`); visionOS has no minimum there, so its first.
 MINIMUMS = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
 # Targets to check, in dependency order.
-TARGETS = ["Courier", "CourierTesting", "CourierXML"]
+TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML"]
+# Targets whose conditions tell Apple platforms apart: checked on every platform; the rest once.
+PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]
 # Stand-in modules, in dependency order; each is StandIns/<name>.swift.
 STAND_IN_MODULES = ["Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation"]
 # Modules that exist on every Apple platform; the rest of a canImport is decided below.
@@ -44,7 +46,8 @@ NOT_ON_APPLE = {"Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "F
                 "FoundationEssentials"}
 DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", "CoreMetrics", "Crypto",
                       "_CryptoExtras", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOPosix", "NIOSSL",
-                      "XMLCoder", "Instrumentation", "ServiceContextModule", "Courier", "CourierTesting"}
+                      "XMLCoder", "Instrumentation", "ServiceContextModule", "Courier", "CourierTesting",
+                      "CourierOAuth", "CourierConnectivity", "CourierXML"}
 
 
 def evaluate(condition, platform):
@@ -237,7 +240,7 @@ def main():
             build_stand_ins(stand_ins, platform)
             # CourierTesting and CourierXML have no condition that tells Apple platforms apart:
             # checked once, with the first platform.
-            check_platform(platform, stand_ins, work, TARGETS if number == 0 else TARGETS[:1])
+            check_platform(platform, stand_ins, work, TARGETS if number == 0 else PER_PLATFORM_TARGETS)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

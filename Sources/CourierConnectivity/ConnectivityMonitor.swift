@@ -1,3 +1,4 @@
+public import Courier
 /// Watches whether the device has a usable network path, and tells you when that changes.
 ///
 /// On Apple platforms it is an `NWPathMonitor`. On Linux it listens to the kernel's rtnetlink
@@ -18,7 +19,7 @@
 /// }
 /// ```
 ///
-/// To hold calls while offline, give the monitor to ``Constraint/connectivity(_:timeout:clock:)``.
+/// To hold calls while offline, give the monitor to `Constraint.connectivity(_:timeout:clock:)`.
 /// Create one monitor for the application and share it: each one on Linux has a socket and a
 /// thread. ``stop()`` (or releasing the last reference) ends it.
 public final class ConnectivityMonitor: Sendable {
@@ -51,7 +52,7 @@ public final class ConnectivityMonitor: Sendable {
     /// milliseconds) ``currentPath`` is ``ConnectivityPath/Status/requiresConnection``, which holds
     /// no call; ``paths()`` delivers the real path as soon as it is known.
     ///
-    /// - Throws: ``CourierError/transport(_:)`` (kind ``TransportFailure/Kind/other``, with a
+    /// - Throws: `CourierError.transport(_:)` (kind `TransportFailure.Kind.other`, with a
     ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
     ///   made or the kernel refuses to list its tables (a sandbox that forbids netlink), and on
     ///   platforms that have neither.
@@ -129,7 +130,7 @@ public final class ConnectivityMonitor: Sendable {
     /// Whether the monitor is watching: `false` after ``stop()``, or if the system source failed
     /// (on Linux: the kernel refused to list its tables again after messages were lost). A
     /// monitor that is not watching keeps its last ``currentPath``, ends its ``paths()``, and no
-    /// longer holds calls in ``Constraint/connectivity(_:timeout:clock:)``.
+    /// longer holds calls in `Constraint.connectivity(_:timeout:clock:)`.
     ///
     /// ```swift
     /// monitor.stop()
@@ -140,7 +141,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// Stops watching: ends every ``paths()`` sequence, releases the system's resources (on
-    /// Linux the thread closes its socket and ends), and makes ``Constraint/connectivity(_:timeout:clock:)``
+    /// Linux the thread closes its socket and ends), and makes `Constraint.connectivity(_:timeout:clock:)`
     /// stop holding calls. Returns at once; calling it again does nothing.
     ///
     /// ```swift
@@ -197,7 +198,7 @@ public final class ConnectivityMonitor: Sendable {
         }
     }
 
-    /// Whether ``Constraint/connectivity(_:timeout:clock:)`` lets a call through now.
+    /// Whether `Constraint.connectivity(_:timeout:clock:)` lets a call through now.
     var allowsCalls: Bool {
         !isMonitoring || currentPath.status != .unsatisfied
     }

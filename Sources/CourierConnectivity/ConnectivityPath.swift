@@ -1,3 +1,4 @@
+import Courier
 /// Whether the device has a usable network path, as a ``ConnectivityMonitor`` sees it.
 ///
 /// ```swift
@@ -18,7 +19,7 @@ public struct ConnectivityPath: Sendable, Hashable, CustomStringConvertible {
         case unsatisfied
         /// Apple platforms only (`NWPath.Status.requiresConnection`): no path now, but
         /// attempting a connection may bring one up (a VPN on demand, a cellular interface
-        /// waking). ``Constraint/connectivity(_:timeout:clock:)`` lets calls through: their
+        /// waking). `Constraint.connectivity(_:timeout:clock:)` lets calls through: their
         /// connection attempt is what activates the path.
         case requiresConnection
     }

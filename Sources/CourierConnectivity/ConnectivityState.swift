@@ -1,3 +1,4 @@
+import Courier
 /// What the kernel has told the Linux monitor about interfaces, addresses and default routes, and
 /// whether that makes a usable path: a pure value, fed ``NetlinkMessage``s in the order they
 /// arrived.

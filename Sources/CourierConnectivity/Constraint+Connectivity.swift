@@ -1,11 +1,12 @@
+public import Courier
 import Foundation
 
 extension Constraint {
     /// A constraint that holds calls while `monitor` sees no usable network path, releases them
     /// all the moment one appears, and fails a call that waited longer than `timeout` with
-    /// ``CourierError/transport(_:)``: kind ``TransportFailure/Kind/cannotConnect`` with a
+    /// `CourierError.transport(_:)`: kind `TransportFailure.Kind.cannotConnect` with a
     /// `URLError(.notConnectedToInternet)`, the error URLSession gives for a request sent
-    /// offline, so code that handles one handles both. Attach it like any ``Constraint``.
+    /// offline, so code that handles one handles both. Attach it like any `Constraint`.
     ///
     /// ```swift
     /// enum API {
@@ -33,7 +34,7 @@ extension Constraint {
     ///   and every one still waiting is released, exactly once, when the path becomes usable.
     /// - **Timeouts and cancellation are per call.** Each call's `timeout` runs from the moment it
     ///   starts waiting, on `clock`; a cancelled call leaves at once with
-    ///   ``CourierError/cancelled``. Neither disturbs the others.
+    ///   `CourierError.cancelled`. Neither disturbs the others.
     /// - **A stopped monitor holds nothing.** Once the monitor stops (``ConnectivityMonitor/stop()``,
     ///   or its system source failed), waiting calls are released and new ones are not held: a
     ///   broken monitor must not turn into an outage; the transport reports the real error.
@@ -63,8 +64,8 @@ extension Constraint {
 }
 
 extension TransportFailure {
-    /// What a call gets from ``Constraint/connectivity(_:timeout:clock:)`` after waiting `waited`
-    /// for a usable path: ``Kind/cannotConnect`` with the `URLError(.notConnectedToInternet)`
+    /// What a call gets from `Constraint.connectivity(_:timeout:clock:)` after waiting `waited`
+    /// for a usable path: `Kind.cannotConnect` with the `URLError(.notConnectedToInternet)`
     /// URLSession reports for a request sent offline. No URL: the call was never built.
     static func noUsableNetworkPath(waited: Duration) -> TransportFailure {
         let message = "no usable network path after waiting \(waited)"

@@ -1,3 +1,4 @@
+import Courier
 /// The kernel's rtnetlink ABI, as ``NetlinkMessage`` reads and writes it: message and attribute
 /// types, flags, families and header sizes (linux/netlink.h, linux/rtnetlink.h, linux/if_link.h,
 /// linux/if_addr.h). Fixed by the kernel's compatibility promise, so spelled out here rather than

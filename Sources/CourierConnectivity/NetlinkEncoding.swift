@@ -1,3 +1,4 @@
+import Courier
 /// Writing rtnetlink messages: the dump requests the monitor sends, and (for tests and the fuzz
 /// target) the messages the kernel sends, so that ``NetlinkMessage/parse(_:)`` can be checked
 /// against what it reads back. Host byte order, 4-byte alignment, as the kernel does.

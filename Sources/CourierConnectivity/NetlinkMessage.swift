@@ -1,3 +1,4 @@
+import Courier
 /// One rtnetlink message, as ``NetlinkMessage/parse(_:)`` reads it out of a datagram the kernel
 /// sent: what changed (a link, an address, a route), or the end of a dump, or an error.
 ///

@@ -1,3 +1,4 @@
+import Courier
 #if os(Linux)
     import Foundation
     #if canImport(Glibc)
@@ -41,7 +42,7 @@
 
         /// Starts the thread and returns once the first path is published to `broadcaster`.
         ///
-        /// - Throws: ``CourierError/transport(_:)`` (kind `.other`) when the socket cannot be made
+        /// - Throws: `CourierError.transport(_:)` (kind `.other`) when the socket cannot be made
         ///   (no netlink in a sandbox, no permission to enter the namespace…), the kernel refuses a
         ///   dump, or the first dumps do not complete within ``readyTimeout``.
         static func start(networkNamespace: String?, publishingTo broadcaster: PathBroadcaster) throws(CourierError) -> NetlinkReader {

@@ -1,3 +1,4 @@
+import Courier
 /// The Linux monitor's conversation with the kernel, as a pure state machine: which dumps to ask
 /// for, what the answers and notifications do to the ``ConnectivityState``, and when the path
 /// is ready or has changed. The thread that owns the socket sends what it says and feeds it what

@@ -1,4 +1,5 @@
 #if canImport(Network) && !os(Linux)
+    import Courier
     import Dispatch
     import Network
 

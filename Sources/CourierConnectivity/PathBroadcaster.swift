@@ -1,3 +1,4 @@
+import Courier
 /// The current path and everyone listening for changes, under a lock: the platform source (a
 /// netlink thread, `NWPathMonitor`'s queue, a test) publishes from wherever it runs, without a
 /// task or an actor hop, and readers ask ``current`` synchronously.

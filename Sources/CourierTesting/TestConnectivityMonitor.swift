@@ -1,4 +1,5 @@
-public import Courier
+import Courier
+public import CourierConnectivity
 
 /// A `ConnectivityMonitor` your tests drive: it reports the path you set, so code that waits
 /// for connectivity (`Constraint/connectivity(_:timeout:clock:)`, your own `paths()` loops) can

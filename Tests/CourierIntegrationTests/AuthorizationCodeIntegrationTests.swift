@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 #if canImport(Glibc)
     import Glibc

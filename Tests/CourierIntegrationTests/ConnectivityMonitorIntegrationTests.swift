@@ -3,6 +3,7 @@
     import Testing
 
     @testable import Courier
+    @testable import CourierConnectivity
 
     /// The Linux connectivity monitor against a real kernel: a network namespace each test makes
     /// (`ip netns add courier-test-<random>`), with veth pairs, addresses and default routes inside

@@ -1,4 +1,5 @@
 import Courier
+import CourierOAuth
 import CourierTesting
 import FlyingFox
 import Foundation

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 /// Inputs the fuzz targets in `Fuzz/` found crashing Courier, kept as tests so the crash stays
 /// fixed. Each input is also in the target's seed corpus (`Fuzz/Corpus/<Target>/regression-…`).

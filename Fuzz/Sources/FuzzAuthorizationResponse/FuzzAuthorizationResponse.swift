@@ -14,6 +14,7 @@ import FuzzSupport
 // only for a URL of at most 8 KiB that goes to the redirect URI, carries the expected state
 // exactly once, and has no `error`; the result depends only on the query, never on a fragment.
 @testable import Courier
+@testable import CourierOAuth
 
 /// The process's entry point: SwiftPM names it `FuzzAuthorizationResponse_main` (see `runLibFuzzer`).
 @_cdecl("FuzzAuthorizationResponse_main")

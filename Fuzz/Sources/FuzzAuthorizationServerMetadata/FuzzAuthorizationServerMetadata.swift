@@ -9,6 +9,7 @@ import FuzzSupport
 // entries; the issuer check accepts the document exactly when its issuer is the expected string;
 // a failure's reason is one of a fixed list, so no value is ever quoted.
 @testable import Courier
+@testable import CourierOAuth
 
 /// The process's entry point: SwiftPM names it `FuzzAuthorizationServerMetadata_main` (see `runLibFuzzer`).
 @_cdecl("FuzzAuthorizationServerMetadata_main")

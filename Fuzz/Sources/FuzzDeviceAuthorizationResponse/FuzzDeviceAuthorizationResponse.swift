@@ -9,6 +9,7 @@ import FuzzSupport
 // 1 s ≤ interval ≤ 1 h); a failure's reason is one of a fixed list, so the device code can
 // never be quoted in it.
 @testable import Courier
+@testable import CourierOAuth
 
 /// The process's entry point: SwiftPM names it `FuzzDeviceAuthorizationResponse_main` (see `runLibFuzzer`).
 @_cdecl("FuzzDeviceAuthorizationResponse_main")

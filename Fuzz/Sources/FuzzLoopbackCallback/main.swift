@@ -17,6 +17,7 @@ import FuzzSupport
 // `code` or an `error`, gives the success page only for a `code` without `error`, and agrees
 // with the same decision without a state whenever it does not reject.
 @testable import Courier
+@testable import CourierOAuth
 
 /// The process's entry point: SwiftPM names it `FuzzLoopbackCallback_main` (see `runLibFuzzer`).
 @_cdecl("FuzzLoopbackCallback_main")

@@ -11,6 +11,7 @@ import FuzzSupport
 // stays the same whatever bytes follow it; only a `GET` of exactly `/callback` (before `?`) is
 // routed as the redirect, and reading it as the flow does never traps.
 @testable import Courier
+@testable import CourierOAuth
 
 /// The process's entry point: SwiftPM names it `FuzzLoopbackRequest_main` (see `runLibFuzzer`).
 @_cdecl("FuzzLoopbackRequest_main")

@@ -10,6 +10,7 @@ import FuzzSupport
 // all of them together as the same list; the state's path is satisfied exactly when it names
 // interfaces, sorted, unique and known; the session only asks for dumps, publishes or fails.
 @testable import Courier
+@testable import CourierConnectivity
 
 /// The process's entry point: SwiftPM names it `FuzzNetlink_main` (see `runLibFuzzer`).
 @_cdecl("FuzzNetlink_main")

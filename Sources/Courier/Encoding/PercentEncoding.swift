@@ -2,9 +2,9 @@
 ///
 /// Foundation's `addingPercentEncoding` differs between Apple platforms and Linux in corner
 /// cases and works on `Character`s; this works on bytes, so its output is the same everywhere.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// RFC 3986 `unreserved`: `ALPHA / DIGIT / "-" / "." / "_" / "~"`.
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -16,7 +16,7 @@ enum PercentEncoding {
     }
 
     /// RFC 3986 `sub-delims`: `"!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
-    static func isSubDelim(_ byte: UInt8) -> Bool {
+    package static func isSubDelim(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"),
             UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
@@ -27,11 +27,11 @@ enum PercentEncoding {
         }
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
+    package static func isHexDigit(_ byte: UInt8) -> Bool {
         hexValue(byte) != nil
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -44,7 +44,7 @@ enum PercentEncoding {
 
     /// Encodes every byte of `string`'s UTF-8 form for which `keep` is false as `%XX`
     /// (upper-case hex, as RFC 3986 §2.1 recommends).
-    static func encode(_ string: String, keeping keep: (UInt8) -> Bool = isUnreserved) -> String {
+    package static func encode(_ string: String, keeping keep: (UInt8) -> Bool = isUnreserved) -> String {
         let utf8 = string.utf8
         if utf8.allSatisfy(keep) { return string }
         var bytes: [UInt8] = []
@@ -62,7 +62,7 @@ enum PercentEncoding {
     }
 
     /// Decodes `%XX` escapes; `nil` if an escape is malformed. The result may not be UTF-8.
-    static func decodeBytes(_ string: String) -> [UInt8]? {
+    package static func decodeBytes(_ string: String) -> [UInt8]? {
         var result: [UInt8] = []
         var iterator = string.utf8.makeIterator()
         while let byte = iterator.next() {

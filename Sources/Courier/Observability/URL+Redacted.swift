@@ -4,7 +4,7 @@ import Foundation
 /// fragment and path-parameter values hidden (see ``Redaction``).
 extension URL {
     /// Scheme, host, port and path, without user-info, query or fragment: safe to print.
-    var redactedForLogging: String {
+    package var redactedForLogging: String {
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {
             return "<unprintable URL>"
         }

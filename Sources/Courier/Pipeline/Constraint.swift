@@ -115,7 +115,7 @@ public actor Constraint {
     /// With `cancelsUnwatchedRuns`, a run is cancelled as soon as its last waiter leaves early:
     /// only for a `satisfy` that merely waits (it must return or throw when cancelled), which
     /// would otherwise wait on, holding what it waits on, for nobody.
-    init(
+    package init(
         name: String,
         timeout: Duration?,
         clock: any Clock<Duration>,

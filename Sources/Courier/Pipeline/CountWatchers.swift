@@ -4,12 +4,14 @@
 /// It lives inside its owner's locked state: the owner calls ``add(_:until:now:)`` and
 /// ``take(at:)`` under its lock each time the count changes, and resumes what they hand back
 /// after releasing the lock.
-struct CountWatchers {
+package struct CountWatchers {
     private var watchers: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    package init() {}
 
     /// Registers `continuation` to be resumed when the count equals `target`; returns it at once
     /// (for the owner to resume) if the count, `now`, already does.
-    mutating func add(
+    package mutating func add(
         _ continuation: CheckedContinuation<Void, Never>, until target: Int, now: Int
     ) -> CheckedContinuation<Void, Never>? {
         if now == target { return continuation }
@@ -18,7 +20,7 @@ struct CountWatchers {
     }
 
     /// Removes and returns the watchers waiting for `count`.
-    mutating func take(at count: Int) -> [CheckedContinuation<Void, Never>] {
+    package mutating func take(at count: Int) -> [CheckedContinuation<Void, Never>] {
         guard !watchers.isEmpty else { return [] }
         let due = watchers.filter { $0.target == count }.map(\.continuation)
         watchers.removeAll { $0.target == count }

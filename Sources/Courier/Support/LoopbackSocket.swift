@@ -1,35 +1,36 @@
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    import Musl
+    package import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    package import Darwin
 #endif
 
-/// The thin POSIX layer under ``LoopbackRedirectReceiver``: loopback-only listening sockets,
-/// non-blocking accepts and reads, `poll(2)`, and a self-pipe to wake it. Nothing else in
-/// Courier calls these; every descriptor is close-on-exec and every socket non-blocking.
+/// The thin POSIX layer under CourierOAuth's loopback redirect receiver and CourierConnectivity's
+/// rtnetlink reader: loopback-only listening sockets, non-blocking accepts and reads, `poll(2)`,
+/// and a self-pipe to wake a waiter. Every descriptor is close-on-exec and every socket
+/// non-blocking.
 ///
 /// Writes never raise `SIGPIPE` (which would end the process when the browser closes first):
 /// `MSG_NOSIGNAL` on Linux, `SO_NOSIGPIPE` on Apple platforms.
-enum LoopbackSocket {
+package enum LoopbackSocket {
     /// A failed system call: its name and `errno`.
-    struct Failure: Error, CustomStringConvertible {
-        var operation: String
-        var code: Int32
+    package struct Failure: Error, CustomStringConvertible {
+        package var operation: String
+        package var code: Int32
 
-        init(_ operation: String, code: Int32 = errno) {
+        package init(_ operation: String, code: Int32 = errno) {
             self.operation = operation
             self.code = code
         }
 
-        var description: String {
+        package var description: String {
             "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
         }
     }
 
     /// What a non-blocking read gave.
-    enum Received: Equatable {
+    package enum Received: Equatable {
         /// `count` bytes were appended.
         case data(Int)
         /// Nothing to read now.
@@ -52,7 +53,7 @@ enum LoopbackSocket {
     /// A listening socket on `127.0.0.1` (or `::1` when `ipv6`), at `port` (0: the kernel picks
     /// an ephemeral one). Never any other address.
     /// - Returns: the descriptor and the port it listens on.
-    static func listenOnLoopback(ipv6: Bool, port: UInt16, backlog: Int32) throws(Failure) -> (descriptor: Int32, port: UInt16) {
+    package static func listenOnLoopback(ipv6: Bool, port: UInt16, backlog: Int32) throws(Failure) -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw Failure("socket") }
         do throws(Failure) {
@@ -129,7 +130,7 @@ enum LoopbackSocket {
     /// - Returns: the connection, or `nil` when none is pending (or it vanished before it was
     ///   accepted).
     /// - Throws: for failures that would repeat at once (`EMFILE`…), so the caller cannot spin.
-    static func acceptConnection(_ listener: Int32) throws(Failure) -> Int32? {
+    package static func acceptConnection(_ listener: Int32) throws(Failure) -> Int32? {
         while true {
             let descriptor = accept(listener, nil, nil)
             if descriptor >= 0 {
@@ -150,7 +151,7 @@ enum LoopbackSocket {
     }
 
     /// Reads what is available, at most `limit` bytes, appending them to `buffer`.
-    static func receive(_ descriptor: Int32, into buffer: inout [UInt8], limit: Int) -> Received {
+    package static func receive(_ descriptor: Int32, into buffer: inout [UInt8], limit: Int) -> Received {
         guard limit > 0 else { return .closed }
         var chunk = [UInt8](repeating: 0, count: limit)
         while true {
@@ -170,13 +171,13 @@ enum LoopbackSocket {
 
     /// Writes as much of `bytes` as the socket takes without waiting (a 404 is a few hundred
     /// bytes, which an empty send buffer always takes).
-    static func sendWithoutWaiting(_ descriptor: Int32, _ bytes: [UInt8]) {
+    package static func sendWithoutWaiting(_ descriptor: Int32, _ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, sendFlags) }
     }
 
     /// Writes all of `bytes`, waiting for the socket to take them for at most `timeoutMilliseconds`
     /// in all (checked per wait). Gives up silently: the page is a courtesy to the browser.
-    static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], timeoutMilliseconds: Int32) {
+    package static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], timeoutMilliseconds: Int32) {
         var offset = 0
         var waits = 0
         while offset < bytes.count {
@@ -196,14 +197,14 @@ enum LoopbackSocket {
 
     /// Ends the connection after a response: no more writes (a FIN, so the browser sees the
     /// whole page), then close.
-    static func finish(_ descriptor: Int32) {
+    package static func finish(_ descriptor: Int32) {
         _ = shutdown(descriptor, Int32(SHUT_WR))
         closeDescriptor(descriptor)
     }
 
     /// A pipe whose read end a `poll` watches and whose write end wakes it; both ends
     /// non-blocking and close-on-exec.
-    static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
+    package static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw Failure("pipe") }
         for end in ends {
@@ -218,14 +219,14 @@ enum LoopbackSocket {
     }
 
     /// Writes one byte to a wake pipe's write end. A full pipe is already awake.
-    static func wake(_ writeEnd: Int32) {
+    package static func wake(_ writeEnd: Int32) {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Waits for `entries` (`poll(2)`), at most `timeoutMilliseconds`, retrying after a signal.
     /// - Returns: the number of ready entries (0 on timeout).
-    static func wait(_ entries: inout [pollfd], timeoutMilliseconds: Int32) throws(Failure) -> Int {
+    package static func wait(_ entries: inout [pollfd], timeoutMilliseconds: Int32) throws(Failure) -> Int {
         while true {
             let result = poll(&entries, nfds_t(entries.count), timeoutMilliseconds)
             if result >= 0 { return Int(result) }
@@ -235,7 +236,7 @@ enum LoopbackSocket {
 
     /// Closes `descriptor`, ignoring errors (after `close` the descriptor is gone whatever it
     /// returns, and it must not be closed twice).
-    static func closeDescriptor(_ descriptor: Int32) {
+    package static func closeDescriptor(_ descriptor: Int32) {
         _ = systemClose(descriptor)
     }
 }

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 extension AuthorizationCodeFlow {
@@ -38,7 +39,7 @@ extension AuthorizationCodeFlow {
     /// - Parameters:
     ///   - authorizationEndpoint: the authorization endpoint.
     ///   - tokenEndpoint: the token endpoint; its client authentication gives `client_id`
-    ///     (usually ``OAuth2ClientAuthentication/publicClient(clientID:)`` for a native app).
+    ///     (usually `OAuth2ClientAuthentication.publicClient(clientID:)` for a native app).
     ///   - scope: the scope to ask for; `nil` sends none.
     ///   - additionalParameters: extra authorization request parameters (see
     ///     ``init(authorizationEndpoint:tokenEndpoint:redirectURI:scope:additionalParameters:issuer:requiresIssuer:)``).
@@ -49,17 +50,17 @@ extension AuthorizationCodeFlow {
     ///   - failureHTML: the page it shows after any other.
     ///   - timeout: how long to wait for the redirect, from the moment the receiver listens.
     ///   - openBrowser: opens the authorization URL. A `CourierError` it throws is rethrown as
-    ///     it is, a `CancellationError` becomes ``CourierError/cancelled``, and any other error
-    ///     ``AuthorizationFailure/unavailable(_:)``.
+    ///     it is, a `CancellationError` becomes `CourierError.cancelled`, and any other error
+    ///     `AuthorizationFailure.unavailable(_:)`.
     /// - Returns: the credential the token endpoint issued.
-    /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/authorizationFailed(_:)``:
-    ///   ``AuthorizationFailure/timedOut`` (a callback without this flow's `state` never ends the
+    /// - Throws: `CourierError.authentication(_:)` with `AuthenticationFailure.authorizationFailed(_:)`:
+    ///   `AuthorizationFailure.timedOut` (a callback without this flow's `state` never ends the
     ///   wait: it gets the failure page, and the browser's redirect is still awaited),
-    ///   ``AuthorizationFailure/denied(_:)``, ``AuthorizationFailure/issuerMismatch(expected:received:)``,
-    ///   ``AuthorizationFailure/malformedResponse(_:)`` or ``AuthorizationFailure/unavailable(_:)``
+    ///   `AuthorizationFailure.denied(_:)`, `AuthorizationFailure.issuerMismatch(expected:received:)`,
+    ///   `AuthorizationFailure.malformedResponse(_:)` or `AuthorizationFailure.unavailable(_:)`
     ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
-    ///   ``CourierError/cancelled``; the errors of the initializers; and those of the token
-    ///   endpoint (see ``OAuth2TokenEndpoint``).
+    ///   `CourierError.cancelled`; the errors of the initializers; and those of the token
+    ///   endpoint (see `OAuth2TokenEndpoint`).
     public static func signIn(
         authorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 /// One authorization request of the authorization code grant with PKCE (RFC 6749 §4.1,
@@ -50,7 +51,7 @@ public struct AuthorizationCodeFlow: Sendable {
     public let requiresIssuer: Bool
     /// The PKCE code verifier (RFC 7636 §4.1): 64 characters from `[A-Za-z0-9-._~]`, drawn from
     /// the system's CSPRNG. Readable for apps that exchange the code themselves (with
-    /// ``OAuth2TokenEndpoint/authorizationCode(_:redirectURI:codeVerifier:)``); keep it secret
+    /// `OAuth2TokenEndpoint.authorizationCode(_:redirectURI:codeVerifier:)`); keep it secret
     /// until then, and never log it.
     public let codeVerifier: String
     /// `BASE64URL(SHA256(codeVerifier))` without padding, sent as `code_challenge`.
@@ -90,9 +91,9 @@ public struct AuthorizationCodeFlow: Sendable {
     ///     `code_challenge_method`, or `scope` when `scope` is given.
     ///   - issuer: the expected `iss` (RFC 9207), compared exactly; `nil` ignores `iss`.
     ///   - requiresIssuer: refuse a response without `iss`; needs `issuer`.
-    /// - Throws: ``CourierError/invalidRequest(_:)``: ``InvalidRequest/encodingFailed(_:)`` naming
+    /// - Throws: `CourierError.invalidRequest(_:)`: `InvalidRequest.encodingFailed(_:)` naming
     ///   a repeated or empty parameter name (in `additionalParameters` or the endpoint's query),
-    ///   or `requiresIssuer` without `issuer`; ``InvalidRequest/invalidURL(_:)`` for an
+    ///   or `requiresIssuer` without `issuer`; `InvalidRequest.invalidURL(_:)` for an
     ///   endpoint with a fragment or one `URLComponents` cannot read.
     public init(
         authorizationEndpoint: URL,
@@ -216,21 +217,21 @@ public struct AuthorizationCodeFlow: Sendable {
     /// fails is thrown:
     /// 1. the redirect is at most 8 KiB, goes to ``redirectURI`` (same scheme, host, port and
     ///    path), has a well-formed query and no response parameter (`code`, `state`, `error`,
-    ///    `error_description`, `error_uri`, `iss`) twice; else ``AuthorizationFailure/malformedResponse(_:)``;
-    /// 2. `state` is present and equals ``state``; else ``AuthorizationFailure/stateMismatch``.
+    ///    `error_description`, `error_uri`, `iss`) twice; else `AuthorizationFailure.malformedResponse(_:)`;
+    /// 2. `state` is present and equals ``state``; else `AuthorizationFailure.stateMismatch`.
     ///    This comes before `error`, so that a forged redirect (a page that sends the browser to
     ///    the redirect URI with `error=…` of its choosing) is reported as forged, never as the
     ///    server's answer;
-    /// 3. no `error`; else ``AuthorizationFailure/denied(_:)`` with `error`, `error_description`
+    /// 3. no `error`; else `AuthorizationFailure.denied(_:)` with `error`, `error_description`
     ///    and `error_uri`;
     /// 4. with an ``issuer``: `iss`, when present, equals it exactly, and is present when
-    ///    ``requiresIssuer``; else ``AuthorizationFailure/issuerMismatch(expected:received:)``.
+    ///    ``requiresIssuer``; else `AuthorizationFailure.issuerMismatch(expected:received:)`.
     ///    Without an ``issuer``, `iss` is ignored;
-    /// 5. `code` is present and not empty; else ``AuthorizationFailure/malformedResponse(_:)``.
+    /// 5. `code` is present and not empty; else `AuthorizationFailure.malformedResponse(_:)`.
     ///
     /// - Returns: the authorization code.
-    /// - Throws: ``CourierError/authentication(_:)`` with
-    ///   ``AuthenticationFailure/authorizationFailed(_:)`` and the failure above.
+    /// - Throws: `CourierError.authentication(_:)` with
+    ///   `AuthenticationFailure.authorizationFailed(_:)` and the failure above.
     public func authorizationCode(from redirect: URL) throws(CourierError) -> String {
         do {
             return try AuthorizationResponse.code(from: redirect, expecting: expectation)
@@ -268,7 +269,7 @@ public struct AuthorizationCodeFlow: Sendable {
     /// - Returns: the credential the token endpoint issued; its scope is the granted one, or the
     ///   requested ``scope`` when the response omits it.
     /// - Throws: the failures of ``authorizationCode(from:)``, in which case nothing is sent;
-    ///   otherwise the errors listed on ``OAuth2TokenEndpoint``.
+    ///   otherwise the errors listed on `OAuth2TokenEndpoint`.
     public func complete(with redirect: URL) async throws(CourierError) -> TokenCredential {
         let code = try authorizationCode(from: redirect)
         return try await exchange(code)

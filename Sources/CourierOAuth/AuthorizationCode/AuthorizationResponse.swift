@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Reads an authorization response (RFC 6749 §4.1.2): the redirect the browser makes back to
@@ -20,12 +21,12 @@ enum AuthorizationResponse {
 
     /// The authorization code in `redirect`, checked in this order:
     /// 1. structure: at most ``maximumLength`` bytes, the redirect URI's scheme, host, port and
-    ///    path, a well-formed query, no response parameter twice → ``AuthorizationFailure/malformedResponse(_:)``;
-    /// 2. `state` missing or different → ``AuthorizationFailure/stateMismatch``, before anything
+    ///    path, a well-formed query, no response parameter twice → `AuthorizationFailure.malformedResponse(_:)`;
+    /// 2. `state` missing or different → `AuthorizationFailure.stateMismatch`, before anything
     ///    else the response says, so that a forged redirect cannot make an `error=` reach the app;
-    /// 3. `error` → ``AuthorizationFailure/denied(_:)``;
-    /// 4. `iss` (RFC 9207) against the expected issuer → ``AuthorizationFailure/issuerMismatch(expected:received:)``;
-    /// 5. `code` missing or empty → ``AuthorizationFailure/malformedResponse(_:)``.
+    /// 3. `error` → `AuthorizationFailure.denied(_:)`;
+    /// 4. `iss` (RFC 9207) against the expected issuer → `AuthorizationFailure.issuerMismatch(expected:received:)`;
+    /// 5. `code` missing or empty → `AuthorizationFailure.malformedResponse(_:)`.
     ///
     /// Failure texts name what is wrong, never a value the redirect carried (but a denial
     /// carries the server's `error`, `error_description` and `error_uri`, after `state` matched).
@@ -94,7 +95,7 @@ enum AuthorizationResponse {
     /// The query's `name=value` pairs in order, decoded as `application/x-www-form-urlencoded`
     /// (`+` is a space, then percent-decoding; RFC 6749 §4.1.2). Empty pieces (`a=1&&b=2`) are
     /// skipped; a piece without `=` is a name with an empty value.
-    /// - Throws: ``AuthorizationFailure/malformedResponse(_:)`` for a bad percent escape or a
+    /// - Throws: `AuthorizationFailure.malformedResponse(_:)` for a bad percent escape or a
     ///   name or value that is not UTF-8.
     static func parseQuery(_ query: String) throws(AuthorizationFailure) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []

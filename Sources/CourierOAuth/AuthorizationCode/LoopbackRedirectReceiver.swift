@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 #if canImport(Glibc)
@@ -101,9 +102,9 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///     unreserved characters, sub-delimiters, `:`, `@` and `/` (no query, no `%`).
     ///   - successHTML: the page for a successful redirect; see ``defaultSuccessHTML``.
     ///   - failureHTML: the page for a failed one; see ``defaultFailureHTML``.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidPath(_:reason:)``
-    ///   for a bad `callbackPath`; ``CourierError/authentication(_:)`` with
-    ///   ``AuthenticationFailure/authorizationFailed(_:)`` and ``AuthorizationFailure/unavailable(_:)``
+    /// - Throws: `CourierError.invalidRequest(_:)` with `InvalidRequest.invalidPath(_:reason:)`
+    ///   for a bad `callbackPath`; `CourierError.authentication(_:)` with
+    ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.unavailable(_:)`
     ///   when no loopback socket can listen.
     public convenience init(
         callbackPath: String = "/callback",
@@ -178,13 +179,13 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// - Parameters:
     ///   - timeout: how long to wait for the redirect; must be positive.
     ///   - state: the `state` the redirect must carry; `nil` accepts any.
-    /// - Throws: ``CourierError/cancelled`` when the task is cancelled or ``close()`` is called
-    ///   (the sockets are closed at once); ``CourierError/authentication(_:)`` with
-    ///   ``AuthenticationFailure/authorizationFailed(_:)`` and ``AuthorizationFailure/timedOut``
-    ///   after `timeout`, ``AuthorizationFailure/malformedResponse(_:)`` for a callback request that
-    ///   makes no URL, or ``AuthorizationFailure/unavailable(_:)`` when the receiver was already
-    ///   used or closed or the socket failed; ``CourierError/invalidRequest(_:)`` with
-    ///   ``InvalidRequest/invalidTimeout(_:)`` for a non-positive timeout.
+    /// - Throws: `CourierError.cancelled` when the task is cancelled or ``close()`` is called
+    ///   (the sockets are closed at once); `CourierError.authentication(_:)` with
+    ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.timedOut`
+    ///   after `timeout`, `AuthorizationFailure.malformedResponse(_:)` for a callback request that
+    ///   makes no URL, or `AuthorizationFailure.unavailable(_:)` when the receiver was already
+    ///   used or closed or the socket failed; `CourierError.invalidRequest(_:)` with
+    ///   `InvalidRequest.invalidTimeout(_:)` for a non-positive timeout.
     public func waitForRedirect(timeout: Duration = .seconds(300), state: String? = nil) async throws(CourierError) -> URL {
         try await receive(timeout: timeout) { redirect in Self.handle(redirect, state: state) }.get()
     }
@@ -204,7 +205,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 
     /// Stops listening: before a wait, closes the sockets; during one, ends it with
-    /// ``CourierError/cancelled``. Calling it again does nothing.
+    /// `CourierError.cancelled`. Calling it again does nothing.
     public func close() {
         state.withLock { state in
             switch state {

@@ -1,3 +1,5 @@
+import Courier
+
 /// The head of one HTTP/1.x request as the loopback redirect receiver reads it: a pure parser
 /// of untrusted bytes (any local process can connect), exercised by the `FuzzLoopbackRequest`
 /// fuzz target.

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 extension OAuth2TokenEndpoint {
@@ -22,9 +23,9 @@ extension OAuth2TokenEndpoint {
     ///   - codeVerifier: the PKCE verifier of the request; `nil` only for a request made without
     ///     PKCE.
     /// - Returns: the new credential.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty code, without sending anything;
-    ///   otherwise the errors listed on ``OAuth2TokenEndpoint`` (an expired or replayed code is
-    ///   `invalid_grant`, ``RefreshFailure/Reason/rejected``).
+    /// - Throws: `CourierError.invalidRequest(_:)` for an empty code, without sending anything;
+    ///   otherwise the errors listed on `OAuth2TokenEndpoint` (an expired or replayed code is
+    ///   `invalid_grant`, `RefreshFailure.Reason.rejected`).
     public func authorizationCode(
         _ code: String,
         redirectURI: URL,

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636) and the other random values of an authorization

@@ -1,4 +1,5 @@
 #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
+    public import Courier
     public import AuthenticationServices
     public import Foundation
 
@@ -42,9 +43,9 @@
         /// (``AuthorizationCodeFlow/complete(with:)``).
         ///
         /// - Returns: the credential the token endpoint issued.
-        /// - Throws: ``CourierError/cancelled`` when the user closes the sheet or the task is
-        ///   cancelled; ``AuthorizationFailure/unavailable(_:)`` (inside
-        ///   ``CourierError/authentication(_:)``) for an `http`/`https` redirect URI, when a
+        /// - Throws: `CourierError.cancelled` when the user closes the sheet or the task is
+        ///   cancelled; `AuthorizationFailure.unavailable(_:)` (inside
+        ///   `CourierError.authentication(_:)`) for an `http`/`https` redirect URI, when a
         ///   session is already presented, or when the session cannot start or fails; and the
         ///   errors of ``AuthorizationCodeFlow/complete(with:)``.
         public func authorize(_ flow: AuthorizationCodeFlow) async throws(CourierError) -> TokenCredential {
@@ -59,7 +60,7 @@
         }
 
         /// Presents one session and returns what it called back with. Cancelling the calling task
-        /// returns ``CourierError/cancelled`` at once and dismisses this call's session (never a
+        /// returns `CourierError.cancelled` at once and dismisses this call's session (never a
         /// later one: ``session`` is this call's until it returns).
         private func present(_ url: URL, callbackURLScheme: String) async throws(CourierError) -> URL {
             guard session == nil else {

@@ -1,3 +1,4 @@
+import Courier
 public import Foundation
 
 /// What the user needs to approve a device (RFC 8628 §3.2–3.3): a code to type at a URL, or a
@@ -87,7 +88,7 @@ final class PollingClock: Sendable {
     var now: Duration { elapsedTime() }
 
     /// Sleeps for `duration` on the clock.
-    /// - Throws: ``CourierError/cancelled`` when the task is cancelled before or during the sleep.
+    /// - Throws: `CourierError.cancelled` when the task is cancelled before or during the sleep.
     func sleep(for duration: Duration) async throws(CourierError) {
         do {
             try await sleeper(duration)

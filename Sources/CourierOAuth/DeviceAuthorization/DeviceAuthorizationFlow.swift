@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 /// The OAuth 2.0 device authorization grant (RFC 8628), for devices that have no browser or a
@@ -18,7 +19,7 @@ public import Foundation
 /// ```
 ///
 /// Requests go through the token endpoint's transport, with its client authentication and its
-/// timeout, never through a ``Client``. Waits between polls are on the injected `clock`, so tests
+/// timeout, never through a `Client`. Waits between polls are on the injected `clock`, so tests
 /// can run a whole flow without waiting (with `TestClock` from `CourierTesting`).
 ///
 /// Polling (``waitForApproval(_:)``), as RFC 8628 §3.4–3.5 asks:
@@ -29,13 +30,13 @@ public import Foundation
 ///   time before (interval × 2, × 4… up to 60 s, or the interval if larger) and polls again; the
 ///   next ordinary answer brings the wait back to the interval. It does not fail for that before
 ///   the code expires;
-/// - `access_denied`: ``AuthorizationFailure/denied(_:)``;
+/// - `access_denied`: `AuthorizationFailure.denied(_:)`;
 /// - `expired_token`, or a next poll that would only come after `expires_in` has passed:
-///   ``AuthorizationFailure/expired``. In the second case the flow waits until the code's
+///   `AuthorizationFailure.expired`. In the second case the flow waits until the code's
 ///   lifetime has passed and fails then, without sending another poll;
 /// - any other OAuth2 error (`invalid_client`, `invalid_grant`…) or an unreadable 2xx answer:
-///   the token endpoint's error as it is, ``AuthenticationFailure/refreshFailed(_:)``;
-/// - the calling task is cancelled: ``CourierError/cancelled`` at once, and no further request.
+///   the token endpoint's error as it is, `AuthenticationFailure.refreshFailed(_:)`;
+/// - the calling task is cancelled: `CourierError.cancelled` at once, and no further request.
 ///
 /// Neither the flow nor its errors ever print the device code or a token.
 public struct DeviceAuthorizationFlow: Sendable {
@@ -127,15 +128,15 @@ public struct DeviceAuthorizationFlow: Sendable {
     ///
     /// - Returns: what to show the user, and what ``waitForApproval(_:)`` needs.
     /// - Throws:
-    ///   - ``CourierError/invalidRequest(_:)`` when the endpoint URL or a parameter cannot be
+    ///   - `CourierError.invalidRequest(_:)` when the endpoint URL or a parameter cannot be
     ///     sent, without sending anything;
-    ///   - ``AuthorizationFailure/malformedResponse(_:)`` (inside
-    ///     ``AuthenticationFailure/authorizationFailed(_:)``) for a 2xx whose body is not a valid
+    ///   - `AuthorizationFailure.malformedResponse(_:)` (inside
+    ///     `AuthenticationFailure.authorizationFailed(_:)`) for a 2xx whose body is not a valid
     ///     response (see the limits on ``DeviceAuthorization``), or one larger than 64 KiB;
-    ///   - ``AuthenticationFailure/refreshFailed(_:)`` as the token endpoint reports failures:
-    ///     `rejected` with the ``OAuth2Error`` for 400/401 (e.g. `invalid_client`,
+    ///   - `AuthenticationFailure.refreshFailed(_:)` as the token endpoint reports failures:
+    ///     `rejected` with the `OAuth2Error` for 400/401 (e.g. `invalid_client`,
     ///     `invalid_scope`), `unexpectedStatus` for other statuses, `transport` for no answer;
-    ///   - ``CourierError/cancelled`` when the task is cancelled.
+    ///   - `CourierError.cancelled` when the task is cancelled.
     public func start() async throws(CourierError) -> DeviceAuthorization {
         let (baseURL, path) = try OAuth2Exchange.split(deviceAuthorizationEndpoint)
         var reserved = Set(tokenEndpoint.clientAuthentication.bodyParameters.map(\.name))
@@ -227,10 +228,10 @@ public struct DeviceAuthorizationFlow: Sendable {
     /// - Parameter authorization: what ``start()`` returned. From another flow, its lifetime is
     ///   measured from ``DeviceAuthorization/expiresAt`` by the wall clock instead.
     /// - Returns: the credential; its scope is the response's, or else the requested ``scope``.
-    /// - Throws: ``AuthorizationFailure/denied(_:)`` or ``AuthorizationFailure/expired`` (inside
-    ///   ``AuthenticationFailure/authorizationFailed(_:)``), the token endpoint's
-    ///   ``AuthenticationFailure/refreshFailed(_:)`` for other errors, or
-    ///   ``CourierError/cancelled``.
+    /// - Throws: `AuthorizationFailure.denied(_:)` or `AuthorizationFailure.expired` (inside
+    ///   `AuthenticationFailure.authorizationFailed(_:)`), the token endpoint's
+    ///   `AuthenticationFailure.refreshFailed(_:)` for other errors, or
+    ///   `CourierError.cancelled`.
     public func waitForApproval(_ authorization: DeviceAuthorization) async throws(CourierError) -> TokenCredential {
         let deadline: Duration
         if authorization.issuedOn == ObjectIdentifier(clock) {

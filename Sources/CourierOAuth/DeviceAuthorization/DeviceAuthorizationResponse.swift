@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A successful device authorization response (RFC 8628 §3.2), read with limits: every value

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 extension AuthorizationServerMetadata {
@@ -27,19 +28,19 @@ extension AuthorizationServerMetadata {
     /// - Parameters:
     ///   - issuer: the issuer identifier: an `https` URL (or `http` on a loopback host, for tests
     ///     and local development) without query or fragment.
-    ///   - transport: where the requests go; ``Configuration/defaultTransport`` by default.
+    ///   - transport: where the requests go; `Configuration.defaultTransport` by default.
     ///   - timeout: how long each request may take.
     /// - Returns: the checked metadata.
     /// - Throws:
-    ///   - ``CourierError/invalidRequest(_:)`` for an issuer that is not such a URL, without
+    ///   - `CourierError.invalidRequest(_:)` for an issuer that is not such a URL, without
     ///     sending anything;
-    ///   - ``AuthorizationFailure/issuerMismatch(expected:received:)`` (inside
-    ///     ``AuthenticationFailure/authorizationFailed(_:)``) when the document names another issuer;
-    ///   - ``AuthorizationFailure/malformedResponse(_:)`` for a 2xx document that is not valid
+    ///   - `AuthorizationFailure.issuerMismatch(expected:received:)` (inside
+    ///     `AuthenticationFailure.authorizationFailed(_:)`) when the document names another issuer;
+    ///   - `AuthorizationFailure.malformedResponse(_:)` for a 2xx document that is not valid
     ///     metadata (not JSON, an endpoint that is not `https`…) or is larger than 256 KiB;
-    ///   - ``CourierError/response(_:)`` for any other status (e.g. 404 on both URLs, 500);
-    ///   - ``CourierError/transport(_:)`` when the server cannot be reached;
-    ///   - ``CourierError/cancelled`` when the task is cancelled.
+    ///   - `CourierError.response(_:)` for any other status (e.g. 404 on both URLs, 500);
+    ///   - `CourierError.transport(_:)` when the server cannot be reached;
+    ///   - `CourierError.cancelled` when the task is cancelled.
     public static func discover(
         issuer: URL,
         transport: any Transport = Configuration.defaultTransport,
@@ -77,7 +78,7 @@ extension AuthorizationServerMetadata {
 
     /// The base URL, and the two well-known paths in the order they are tried: RFC 8414's, then
     /// OpenID Connect's.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for an issuer that is not an `https` URL
+    /// - Throws: `CourierError.invalidRequest(_:)` for an issuer that is not an `https` URL
     ///   (or `http` on a loopback host) without query or fragment.
     static func wellKnownPaths(for issuer: URL) throws(CourierError) -> (BaseURL, [URLPath]) {
         if let problem = OAuth2Exchange.endpointProblem(issuer) {
@@ -122,8 +123,8 @@ extension AuthorizationServerMetadata {
     ///   - clientAuthentication: how the client authenticates.
     ///   - transport: where requests go.
     ///   - timeout: how long one request may take.
-    /// - Throws: ``AuthorizationFailure/malformedResponse(_:)`` when the metadata has no
-    ///   `token_endpoint`; ``CourierError/invalidRequest(_:)`` when its URL has a query.
+    /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
+    ///   `token_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.
     public func tokenEndpoint(
         clientAuthentication: OAuth2ClientAuthentication,
         transport: any Transport = Configuration.defaultTransport,
@@ -140,8 +141,8 @@ extension AuthorizationServerMetadata {
     /// try await refresher.signOut(revokingAt: revocation)
     /// ```
     ///
-    /// - Throws: ``AuthorizationFailure/malformedResponse(_:)`` when the metadata has no
-    ///   `revocation_endpoint`; ``CourierError/invalidRequest(_:)`` when its URL has a query.
+    /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
+    ///   `revocation_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.
     public func revocationEndpoint(
         clientAuthentication: OAuth2ClientAuthentication,
         transport: any Transport = Configuration.defaultTransport,
@@ -159,7 +160,7 @@ extension AuthorizationServerMetadata {
     /// let flow = try metadata.deviceAuthorizationFlow(tokenEndpoint: tokens, scope: "profile")
     /// ```
     ///
-    /// - Throws: ``AuthorizationFailure/malformedResponse(_:)`` when the metadata has no
+    /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
     ///   `device_authorization_endpoint`.
     public func deviceAuthorizationFlow(
         tokenEndpoint: OAuth2TokenEndpoint,

@@ -1,3 +1,4 @@
+import Courier
 public import Foundation
 
 /// An authorization server's metadata (RFC 8414 §2, and the OpenID Connect Discovery 1.0

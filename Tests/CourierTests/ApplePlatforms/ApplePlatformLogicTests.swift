@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
+@testable import CourierOAuth
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

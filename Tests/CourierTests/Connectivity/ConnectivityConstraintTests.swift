@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
 
 @Suite("Connectivity constraint: calls held while offline", .timeLimit(.minutes(2)))
 struct ConnectivityConstraintTests {

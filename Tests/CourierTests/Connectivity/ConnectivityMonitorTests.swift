@@ -2,6 +2,7 @@ import CourierTesting
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
 
 @Suite("Connectivity monitor: current path and path sequences")
 struct ConnectivityMonitorTests {

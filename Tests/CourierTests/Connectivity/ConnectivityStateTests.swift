@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
 
 @Suite("Connectivity state: interfaces, addresses and routes to a usable path")
 struct ConnectivityStateTests {

@@ -1,4 +1,5 @@
 @testable import Courier
+@testable import CourierConnectivity
 
 /// rtnetlink messages as the kernel sends them, for the parser, state and session tests.
 enum NetlinkFixtures {

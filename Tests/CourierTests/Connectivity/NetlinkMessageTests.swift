@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
 
 @Suite("Netlink message parser")
 struct NetlinkMessageTests {

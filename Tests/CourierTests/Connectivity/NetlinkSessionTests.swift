@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Courier
+@testable import CourierConnectivity
 
 @Suite("Netlink session: dumps, notifications and resynchronisation")
 struct NetlinkSessionTests {

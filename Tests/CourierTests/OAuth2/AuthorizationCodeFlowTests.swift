@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 /// Fixtures for the authorization code suites.
 enum AuthorizationCodeFixtures {

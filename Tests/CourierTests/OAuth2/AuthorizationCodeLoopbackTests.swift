@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 @Suite("Authorization code flow: the loopback receiver's request parser and routing")
 struct AuthorizationCodeLoopbackTests {

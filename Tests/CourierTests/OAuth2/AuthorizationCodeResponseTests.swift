@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 /// One redirect and the failure it must give.
 struct AuthorizationRedirectCase: Sendable, CustomTestStringConvertible {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 enum DiscoveryFixtures {
     static func document(issuer: String, extra: String = "") -> String {

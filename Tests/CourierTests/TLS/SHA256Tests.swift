@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 /// Courier's own SHA-256 (used for pins and PKCE) against the FIPS 180-2 / NIST CAVS vectors and
 /// against digests of every padding boundary (computed with Python's hashlib).

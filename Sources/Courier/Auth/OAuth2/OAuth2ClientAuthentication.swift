@@ -40,7 +40,7 @@ public enum OAuth2ClientAuthentication: Sendable, Equatable {
     }
 
     /// The parameters this authentication adds to the end of the form body.
-    var bodyParameters: [QueryItem] {
+    package var bodyParameters: [QueryItem] {
         switch self {
         case .basic:
             []

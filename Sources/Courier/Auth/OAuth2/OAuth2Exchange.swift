@@ -1,17 +1,17 @@
-import Foundation
+package import Foundation
 import HTTPTypes
 
 /// The requests the OAuth2 flows send besides token requests (device authorization, revocation,
 /// discovery): built and validated by ``RequestBuilder`` like every other request, sent straight
 /// to a ``Transport`` (never through a ``Client``), and collected up to a small cap.
-enum OAuth2Exchange {
+package enum OAuth2Exchange {
     /// Splits an absolute endpoint URL into the base URL and path Courier sends to.
     ///
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidURL(_:)`` for a
     ///   URL that is not `http`/`https` with a host, or that has user-info, a query or a fragment
     ///   (an OAuth2 endpoint URL with a query is allowed by RFC 6749 §3.1 but not supported here);
     ///   the host and path errors of ``BaseURL`` and ``URLPath``. The URL in the error is redacted.
-    static func split(_ url: URL) throws(CourierError) -> (baseURL: BaseURL, path: URLPath) {
+    package static func split(_ url: URL) throws(CourierError) -> (baseURL: BaseURL, path: URLPath) {
         func fail(_ why: String) -> CourierError {
             .invalidRequest(.invalidURL("\(Redaction.default.redact(urlString: url.absoluteString)): \(why)"))
         }
@@ -34,7 +34,7 @@ enum OAuth2Exchange {
     /// Whether `host` (as a URL gives it, IPv6 with or without brackets) is the local machine:
     /// `localhost`, a `*.localhost` name, `127.0.0.0/8` or `::1`. Plain `http` is accepted only
     /// for such hosts, where no one else can read the traffic.
-    static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
@@ -44,7 +44,7 @@ enum OAuth2Exchange {
     /// Why `url` cannot be an OAuth2 endpoint or issuer: `nil` for an `https` URL with a host, or
     /// an `http` URL whose host is loopback (for tests and local development); no user-info,
     /// no fragment. The reason never quotes the URL.
-    static func endpointProblem(_ url: URL) -> String? {
+    package static func endpointProblem(_ url: URL) -> String? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
         else { return "is not an absolute URL with a host" }
@@ -58,25 +58,25 @@ enum OAuth2Exchange {
     }
 
     /// A request with no credential but the client's own Basic authentication.
-    struct Request: Requestable {
-        let base: BaseURL
-        let urlPath: URLPath
-        let method: HTTPMethod
-        let headerItems: [HeaderItem]?
-        let body: RequestBody?
-        let timeout: Duration?
-        let maximumResponseSize: Int?
-        let redirectMode: RedirectMode
-        var requiresAuthorization: Bool { false }
-        func baseURL() throws(CourierError) -> BaseURL { base }
-        func path() throws(CourierError) -> URLPath { urlPath }
+    package struct Request: Requestable {
+        package let base: BaseURL
+        package let urlPath: URLPath
+        package let method: HTTPMethod
+        package let headerItems: [HeaderItem]?
+        package let body: RequestBody?
+        package let timeout: Duration?
+        package let maximumResponseSize: Int?
+        package let redirectMode: RedirectMode
+        package var requiresAuthorization: Bool { false }
+        package func baseURL() throws(CourierError) -> BaseURL { base }
+        package func path() throws(CourierError) -> URLPath { urlPath }
     }
 
     /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic
     /// header when it uses one, and `form` followed by the client authentication's body
     /// parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
     /// client's secret and tokens, and a 3xx is an answer the caller sees as a failure.
-    static func formPost(
+    package static func formPost(
         to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
         transport: any Transport, timeout: Duration, maximumResponseSize: Int
     ) throws(CourierError) -> TransportRequest {
@@ -94,7 +94,7 @@ enum OAuth2Exchange {
 
     /// A `GET` with `Accept: application/json` and nothing else (discovery). It carries no secret,
     /// so it follows redirects like any request; the metadata's `issuer` is checked anyway.
-    static func get(
+    package static func get(
         _ baseURL: BaseURL, path: URLPath, transport: any Transport, timeout: Duration, maximumResponseSize: Int
     ) throws(CourierError) -> TransportRequest {
         let request = Request(
@@ -106,7 +106,7 @@ enum OAuth2Exchange {
 
     /// Sends `request` and collects its body up to the request's cap (a transport that does not
     /// enforce the cap still cannot hand more over). Errors are the transport's, unchanged.
-    static func send(_ request: TransportRequest, over transport: any Transport) async throws(CourierError) -> Response {
+    package static func send(_ request: TransportRequest, over transport: any Transport) async throws(CourierError) -> Response {
         try await transport.send(request).collect(upTo: request.maximumResponseSize)
     }
 }

@@ -3,10 +3,10 @@
 /// Every name and value is percent-encoded from UTF-8, keeping only RFC 3986 unreserved
 /// characters: a space is `%20` (never `+`, which some servers would read as a literal plus),
 /// and `+`, `&`, `=`, `%` and `/` are encoded, so no value can change the body's structure.
-enum OAuth2Form {
+package enum OAuth2Form {
     /// `name=value&name=value`, in order. A `nil` value gives `name=` (an empty value): form
     /// parsers treat a bare name the same way, and this keeps every pair explicit.
-    static func encode(_ items: [QueryItem]) -> String {
+    package static func encode(_ items: [QueryItem]) -> String {
         items.map { item in
             PercentEncoding.encode(item.name) + "=" + PercentEncoding.encode(item.value ?? "")
         }.joined(separator: "&")
@@ -18,7 +18,7 @@ enum OAuth2Form {
     /// Other names may repeat (RFC 8707 `resource`, RFC 8693 `audience`).
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:)``
     ///   naming the parameter (never its value).
-    static func validate(_ items: [QueryItem], reserved: Set<String>) throws(CourierError) {
+    package static func validate(_ items: [QueryItem], reserved: Set<String>) throws(CourierError) {
         for item in items {
             if item.name.isEmpty {
                 throw .invalidRequest(.encodingFailed("an OAuth2 token request parameter has an empty name"))

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension OAuth2TokenEndpoint {
     /// The `grant_type` of RFC 7523's JWT bearer grant.
@@ -92,8 +92,8 @@ extension OAuth2TokenEndpoint {
 
     /// One poll of the device flow (RFC 8628 §3.4): `grant_type=…:device_code&device_code=…`
     /// and the client authentication. Its failures are the endpoint's own, so that
-    /// ``DeviceAuthorizationFlow`` can tell `authorization_pending` and `slow_down` apart.
-    func deviceCode(_ deviceCode: String, requestedScope: String?) async throws(CourierError) -> TokenCredential {
+    /// `DeviceAuthorizationFlow` can tell `authorization_pending` and `slow_down` apart.
+    package func deviceCode(_ deviceCode: String, requestedScope: String?) async throws(CourierError) -> TokenCredential {
         try await requestCredential(
             grantType: Self.deviceCodeGrantType,
             grantParameters: [QueryItem(name: "device_code", value: deviceCode)],
@@ -107,7 +107,7 @@ extension OAuth2TokenEndpoint {
     /// authentication, transport and timeout rules as ``init(baseURL:path:clientAuthentication:transport:timeout:now:)``.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the URL cannot be split into a base URL
     ///   and a path (see ``OAuth2Exchange/split(_:)``).
-    init(
+    package init(
         url: URL, clientAuthentication: OAuth2ClientAuthentication, transport: any Transport, timeout: Duration,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(CourierError) {

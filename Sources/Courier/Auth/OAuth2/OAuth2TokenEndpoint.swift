@@ -53,7 +53,7 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// How long one token request may take.
     public let timeout: Duration
     /// The clock that dates issued tokens.
-    let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
 
     /// Creates a token endpoint client. Nothing is sent until a grant is requested.
     ///

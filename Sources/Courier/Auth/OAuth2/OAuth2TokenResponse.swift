@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A successful token response (RFC 6749 §5.1), read leniently where real servers differ from
 /// the RFC and strictly where a mistake would put a bad value into an `Authorization` header.
@@ -50,7 +50,7 @@ struct OAuth2TokenResponse: Decodable, Equatable {
     }
 
     /// Decodes `data`, or says why it is not a token response.
-    static func parse(_ data: Data) -> Result<OAuth2TokenResponse, OAuth2MalformedResponse> {
+    package static func parse(_ data: Data) -> Result<OAuth2TokenResponse, OAuth2MalformedResponse> {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
         if body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return .failure(OAuth2MalformedResponse("the body is empty"))
@@ -127,10 +127,10 @@ struct OAuth2TokenResponse: Decodable, Equatable {
 }
 
 /// Why a 2xx token response could not be read: the field and the problem, never a value.
-struct OAuth2MalformedResponse: Error, Equatable {
-    var reason: String
+package struct OAuth2MalformedResponse: Error, Equatable {
+    package var reason: String
 
-    init(_ reason: String) {
+    package init(_ reason: String) {
         self.reason = reason
     }
 
@@ -144,7 +144,7 @@ extension OAuth2Error {
     /// Reads an RFC 6749 §5.2 error body leniently: a JSON object with a string `error` is
     /// enough; `error_description` and `error_uri` are kept when they are strings and ignored
     /// otherwise. `nil` when the body is not such an object.
-    static func lenientlyParsing(_ data: Data) -> OAuth2Error? {
+    package static func lenientlyParsing(_ data: Data) -> OAuth2Error? {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
         return (try? JSONDecoder().decode(LenientBody.self, from: body))?.error
     }

@@ -82,7 +82,7 @@ public struct OAuth2RevocationEndpoint: Sendable {
     }
 
     /// Creates a revocation endpoint client from an absolute URL, e.g. the `revocation_endpoint`
-    /// of ``AuthorizationServerMetadata``.
+    /// of `AuthorizationServerMetadata`.
     ///
     /// ```swift
     /// let revocation = try OAuth2RevocationEndpoint(

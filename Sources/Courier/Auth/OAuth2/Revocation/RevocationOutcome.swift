@@ -1,0 +1,59 @@
+import Foundation
+
+/// How revoking a signed-out credential went (RFC 7009), reported as
+/// ``AuthEvent/revocation(_:)`` by ``TokenRefresher/signOut(revokingAt:timeout:)``.
+///
+/// ```swift
+/// for await event in await refresher.events() {
+///     if case .revocation(let outcome) = event, !outcome.isComplete {
+///         log.warning("sign-out: the server may still honour the old tokens (\(outcome))")
+///     }
+/// }
+/// ```
+///
+/// Its `description` never holds a token.
+public struct RevocationOutcome: Sendable, Equatable {
+    /// What happened to one token.
+    public enum Result: Sendable, Equatable {
+        /// The server answered 2xx: the token is revoked (or was already invalid).
+        case revoked
+        /// The server refused or could not be reached; the text says why (never the token).
+        case failed(String)
+        /// The time allowed for revocation ran out before the server answered (the request was
+        /// cancelled), or before the request was sent.
+        case timedOut
+    }
+
+    /// The refresh token's outcome; `nil` when the credential had none.
+    public var refreshToken: Result?
+    /// The access token's outcome; `nil` when there was no credential.
+    public var accessToken: Result?
+
+    /// Creates an outcome.
+    public init(refreshToken: Result?, accessToken: Result?) {
+        self.refreshToken = refreshToken
+        self.accessToken = accessToken
+    }
+
+    /// Whether every token the credential held was revoked (also `true` when there was none).
+    public var isComplete: Bool {
+        [refreshToken, accessToken].allSatisfy { $0 == nil || $0 == .revoked }
+    }
+}
+
+extension RevocationOutcome: CustomStringConvertible {
+    /// For example `refresh token revoked, access token failed (…)`, or `nothing to revoke`.
+    public var description: String {
+        func text(_ result: Result) -> String {
+            switch result {
+            case .revoked: "revoked"
+            case .failed(let why): "failed (\(why))"
+            case .timedOut: "timed out"
+            }
+        }
+        var parts: [String] = []
+        if let refreshToken { parts.append("refresh token \(text(refreshToken))") }
+        if let accessToken { parts.append("access token \(text(accessToken))") }
+        return parts.isEmpty ? "nothing to revoke" : parts.joined(separator: ", ")
+    }
+}
