@@ -64,20 +64,21 @@ public final class URLSessionTransport: Transport {
     ///
     /// Courier's copy has no `urlCredentialStorage` (Courier attaches credentials itself, only
     /// where they belong), no `urlCache` unless `keepsURLCache`, a one-week
-    /// `timeoutIntervalForRequest` (each call carries its own timeout: set ``Configuration/timeout``
-    /// instead) and Courier's delegate. On Linux Courier attaches the cookies of
-    /// `httpCookieStorage` itself, so a request's own `Cookie` header is kept next to them.
+    /// `timeoutIntervalForRequest` (each call carries its own timeout, which a shorter session
+    /// value would override on Apple platforms: set ``Configuration/timeout`` instead) and
+    /// Courier's delegate (redirect policy, authentication challenges, streaming). On Linux
+    /// Courier attaches the cookies of `httpCookieStorage` itself, so a request's own `Cookie`
+    /// header is kept next to them.
     ///
     /// A background configuration (one with an `identifier`) is refused: every call fails with
-    /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other`` (use `URLSession` directly).
+    /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``, as background
+    /// sessions do not run the data tasks this transport uses (use `URLSession` directly).
     ///
-    /// **Honoured**: `httpAdditionalHeaders` (a header the request itself has wins, names compared
-    /// ignoring case), `httpCookieStorage`, `httpCookieAcceptPolicy` and `httpShouldSetCookies` (a
-    /// `nil` storage stores and sends no cookies), `httpMaximumConnectionsPerHost`,
-    /// `protocolClasses` (how `NetworkStub`-like stubs plug in), `requestCachePolicy` (with
-    /// `keepsURLCache`); on Apple platforms also the proxy, resource-timeout, network-access,
-    /// `waitsForConnectivity`, service-type and TLS-version settings. On Linux those have no
-    /// effect (set the `http_proxy`, `https_proxy` and `no_proxy` environment variables for a proxy).
+    /// Your other settings apply (the Transports guide lists each one, per platform); where
+    /// `httpAdditionalHeaders` and the request name the same header, the request's value wins. On
+    /// Linux the proxy, resource-timeout, network-access, service-type and TLS-version settings
+    /// have no effect (set the `http_proxy`, `https_proxy` and `no_proxy` environment variables
+    /// for a proxy).
     /// - Parameters:
     ///   - configuration: the session's settings; copied.
     ///   - keepsURLCache: whether to keep the configuration's `urlCache`. Off by default: API
