@@ -11,8 +11,8 @@
 /// `TaggedStubURLProtocol<Tag>`, whose type encodes the stub's id (see ``StubTag``), and puts
 /// only that class in the `protocolClasses` of the configurations it hands out. URLSession asks
 /// that class, so `stubID` names the stub without anything being added to the request.
-/// A header set through `httpAdditionalHeaders` cannot carry the id: on Linux (Swift 6.3.1)
-/// the request a URLProtocol sees does not contain the session's additional headers.
+/// A header set through `httpAdditionalHeaders` cannot carry the id: on Linux the request a
+/// URLProtocol sees does not contain the session's additional headers.
 ///
 /// **Threads.** An immediate answer is delivered inside ``startLoading()``. A delayed answer is
 /// scheduled with `asyncAfter`, never by sleeping, and ``stopLoading()`` cancels it. On Linux it

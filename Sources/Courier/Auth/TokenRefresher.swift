@@ -366,10 +366,9 @@ public actor TokenRefresher {
     /// in the same turn on the actor, before ``resumeWaiters(with:)`` (on the actor too) can
     /// release the refresh's waiters: one registered after that would wait for a refresh that
     /// already ended. So the closures below must be isolated to the actor, and a closure in an
-    /// actor method is only when it captures `self` (Swift 6.3: without the capture, `#isolation`
-    /// is `nil` in them, the async operation runs on the global executor, and 10,000 concurrent
-    /// callers lost a few registrations to the release). Reading ``isRefreshInFlight``
-    /// synchronously in the body makes the compiler prove the isolation.
+    /// actor method is only when it captures `self` (without the capture it runs on the global
+    /// executor). Reading ``isRefreshInFlight`` synchronously in the body makes the compiler
+    /// prove the isolation.
     func awaitRefresh() async throws(CourierError) -> TokenCredential {
         let id = waiters.withLock { $0.makeID() }
         let result = await withTaskCancellationHandler {

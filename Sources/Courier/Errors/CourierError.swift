@@ -16,11 +16,6 @@ public import Foundation
 ///     print(error)   // never prints header values or whole bodies
 /// }
 /// ```
-///
-/// `indirect`: the payloads live in a box of their own, so the error itself is one pointer. Every
-/// `try` of a `throws(CourierError)` call in an async function reserves room for the error in
-/// the task's frame, which the call allocates whether or not anything is thrown; with the
-/// payloads inline that room was 161 bytes per `try`.
 public indirect enum CourierError: Error, Sendable {
     /// The request could not be built or must not be sent: a bad host, path, method, header, or
     /// a body that is not allowed or could not be encoded; nothing was sent then. Also a

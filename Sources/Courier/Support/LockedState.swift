@@ -10,9 +10,8 @@
 /// actor hop (the call gate, call metrics, the refresher's fast-path snapshot, and
 /// CourierTesting's clock, through `package` access).
 ///
-/// One allocation: the value and the lock live in one `ManagedBuffer` (`NSLock` on Linux
-/// allocates its mutex and a condition variable separately, four allocations per lock). Keep the
-/// closures short; they are synchronous, so they cannot `await` while holding the lock.
+/// The value and the lock live in one `ManagedBuffer`. Keep the closures short; they are
+/// synchronous, so they cannot `await` while holding the lock.
 ///
 /// A struct over one shared storage object: copies share the value and the lock.
 ///

@@ -9,9 +9,9 @@
 
     /// A ``Transport`` over swift-server/async-http-client (SwiftNIO).
     ///
-    /// On Linux it is several times faster than corelibs URLSession (measured in `Benchmarks/`),
-    /// streams both ways with backpressure (a slow reader slows the socket, nothing piles up in
-    /// memory), and never stalls one request behind another's streamed upload.
+    /// On Linux it is several times faster than URLSession, streams both ways with backpressure
+    /// (a slow reader slows the socket, nothing piles up in memory), and never stalls one request
+    /// behind another's streamed upload.
     ///
     /// Each transport owns an `HTTPClient` configured for Courier: redirects are **not** followed
     /// by async-http-client (which strips only four headers and follows https→http), gzip and

@@ -212,8 +212,7 @@ final class BodyPump: @unchecked Sendable {
     /// Runs body producers on a dispatch queue of their own instead of Swift's cooperative pool.
     ///
     /// A serial queue: libdispatch always gives it a thread, however busy the pool is. Producers
-    /// mostly read files in 64 KiB chunks, so one queue for all of them keeps up (a 1 GiB multipart
-    /// upload reads at several GB/s here, see `Benchmarks/README.md`).
+    /// mostly read files in 64 KiB chunks, so one queue for all of them keeps up.
     final class BodyPumpExecutor: TaskExecutor {
         static let shared = BodyPumpExecutor()
         private let queue = DispatchQueue(label: "Courier.BodyPump")

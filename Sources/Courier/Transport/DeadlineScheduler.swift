@@ -9,10 +9,9 @@ protocol DeadlineExpiring: AnyObject, Sendable {
 
 /// One timer for the deadlines of every exchange in flight.
 ///
-/// A timer source per request costs a kernel-visible timer, its cancellation and ~4 context
-/// switches; measured in `Benchmarks/`, that was 3–6 % of Courier's CPU per request. Here the
-/// single timer is armed for the earliest deadline only: adding a deadline later than the armed
-/// one (the steady state, where every request has the same timeout) touches no timer at all,
+/// A timer source per request would cost a kernel timer and context switches per request. Here
+/// the single timer is armed for the earliest deadline only: adding a deadline later than the
+/// armed one (the steady state, where every request has the same timeout) touches no timer at all,
 /// and a completed exchange just leaves the table. When the timer fires it times out whatever
 /// has expired and re-arms for the earliest deadline left, so deadlines stay exact.
 ///

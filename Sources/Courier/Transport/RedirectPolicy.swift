@@ -105,11 +105,9 @@ enum RedirectPolicy {
 
     /// Whether URLSession sends a redirected request without the body it carries.
     ///
-    /// corelibs-foundation (measured on Swift 6.3.1) forgets the task's body once it follows a
-    /// redirect, whatever the delegate answers: a 307 or 308 `POST`, or a 301/302 `PUT`, arrives at
-    /// the new location with its method and `Content-Type` but `Content-Length: 0`. Apple's
-    /// URLSession is expected to send the body again (not measurable on Linux; the Apple branch of
-    /// `RedirectIntegrationTests` checks it).
+    /// On Linux it does, whatever the delegate answers: a 307 or 308 `POST`, or a 301/302 `PUT`,
+    /// would arrive at the new location with `Content-Length: 0`. Apple's URLSession sends the
+    /// body again.
     #if canImport(FoundationNetworking)
         static let urlSessionDropsRedirectedBodies = true
     #else

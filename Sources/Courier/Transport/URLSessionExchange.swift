@@ -28,10 +28,8 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// unannounced bodies are streamed.
     static let wholeBodyLimit = 256 << 10
 
-    /// Whether suspending the task pauses the transfer. Not on Linux: corelibs-foundation
-    /// (6.3.1) handles `suspend()` mid-transfer by removing the easy handle from libcurl's multi
-    /// handle, and `resume()` never brings the transfer back (measured: the body stalls for
-    /// good). There a slow reader's backlog goes to disk instead (``ChunkBuffer``).
+    /// Whether suspending the task pauses the transfer. Not on Linux, where a suspended transfer
+    /// never resumes: there a slow reader's backlog goes to disk instead (``ChunkBuffer``).
     #if canImport(FoundationNetworking)
         static let canPauseTransfers = false
     #else
@@ -333,19 +331,10 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
 
 /// Where URLSession's task methods (`dataTask(with:)`, `resume()`, `cancel()`) are called.
 ///
-/// corelibs-foundation runs them synchronously on URLSession's work queue, one serial queue for
-/// every session in the process, and that queue waits inside a streamed body's `read` until the
-/// body's producer task has bytes. Called from Swift's cooperative pool (two threads on a
-/// two-core machine), two such calls could hold every thread the producer needs: a deadlock
-/// only a deadline would break.
-///
-/// So while any streamed body is in flight, every exchange calls them from one serial queue
-/// (serial queues always get a thread from libdispatch, and only one thread ever waits there);
-/// otherwise they are called directly, as nothing can hold the work queue for long. Not a
-/// queue per exchange: a thousand concurrent requests would ask libdispatch for a thousand
-/// threads, and not a concurrent queue: on Linux it gets one thread per core, and with those
-/// blocked the work queue itself stalls until libdispatch's monitor adds threads (measured:
-/// one-second stalls, and a full test run that hung).
+/// While any streamed body is in flight, every exchange calls them from one serial queue, so
+/// that on Linux, where they block on URLSession's shared work queue, they never hold the
+/// cooperative threads a body's producer needs; otherwise they are called directly. Neither a
+/// queue per exchange nor a concurrent queue will do (why: `Documentation/LinuxNotes.md`).
 enum TaskControl {
     private static let queue = DispatchQueue(label: "Courier.URLSessionTransport.control")
     /// The control queue itself, for work that must run in order off the caller's thread (a

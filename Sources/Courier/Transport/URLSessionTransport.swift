@@ -12,17 +12,15 @@ import HTTPTypesFoundation
 ///
 /// Each transport owns one `URLSession` with a session-level delegate that
 /// - answers every authentication challenge, never with a stored credential: Courier attaches
-///   credentials itself, only where they belong. On Linux (Swift 6.3.1) a 401 carrying
-///   `WWW-Authenticate: Basic realm=…` raises a challenge that hangs the task forever unless it
-///   is declined; Courier declines it and returns the 401 it already received;
+///   credentials itself, only where they belong. A 401 is returned as the response, never
+///   answered with a stored credential;
 /// - hands the head over as soon as it arrives, with the body streaming through a bounded
 ///   buffer (a body announced at 256 KiB or less comes whole, with the head): past 1 MiB
-///   unread, the task is suspended on Apple platforms; on Linux, where corelibs cannot pause a
+///   unread, the task is suspended on Apple platforms; on Linux, where URLSession cannot pause a
 ///   transfer, the backlog goes to an unlinked temporary file;
 /// - stops the URLSession task when the calling `Task` is cancelled, when the body is cancelled
 ///   or dropped unread, and when the body passes ``TransportRequest/maximumResponseSize``;
-/// - enforces the request's timeout with Courier's own deadline, to the millisecond (Linux
-///   URLSession truncates timeouts to whole seconds, so 1.5 s acts as 1 s and 0.5 s fails at once).
+/// - enforces the request's timeout with Courier's own deadline, to the millisecond, on Linux too.
 ///
 /// ```swift
 /// let transport = URLSessionTransport()                       // URLSessionConfiguration.default
@@ -34,8 +32,8 @@ import HTTPTypesFoundation
 /// Keep one transport per configuration and share it: each owns a connection pool.
 ///
 /// Public-key pins (``PinningPolicy``) are checked in the server-trust challenge on Apple
-/// platforms. corelibs URLSession on Linux raises no such challenge, so there a pinned host is
-/// never contacted: its calls fail with ``TransportFailure/Kind/pinningFailed`` (use
+/// platforms. On Linux a pinned host is never contacted: its calls fail with
+/// ``TransportFailure/Kind/pinningFailed`` (use
 /// ``AsyncHTTPClientTransport``, Linux's default, which checks pins).
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
@@ -61,52 +59,31 @@ public final class URLSessionTransport: Transport {
     /// #if canImport(Darwin)
     /// configuration.allowsExpensiveNetworkAccess = false
     /// #endif
-    /// #if os(iOS)
-    /// configuration.multipathServiceType = .handover          // iOS only, Multipath entitlement
-    /// #endif
     /// let transport = URLSessionTransport(configuration: configuration)
     /// ```
     ///
-    /// **What Courier sets in its copy**, because the pipeline relies on it:
-    /// - `urlCredentialStorage` is `nil`: URLSession never attaches a stored credential on its
-    ///   own; Courier attaches credentials, only where they belong.
-    /// - `urlCache` is `nil` unless `keepsURLCache`.
-    /// - `timeoutIntervalForRequest` is one week: every request carries its call's own timeout
-    ///   (``Configuration/timeout`` or the endpoint's), which a shorter session value would
-    ///   override on Apple platforms. Set ``Configuration/timeout`` instead.
-    /// - On Linux, `httpShouldSetCookies` is turned off and Courier attaches the cookies of
-    ///   `httpCookieStorage` itself, next to the request's own `Cookie` header: corelibs
-    ///   URLSession replaces a request's `Cookie` header with the stored cookies (measured,
-    ///   Swift 6.3.1).
-    /// - The session's delegate is Courier's (redirect policy, authentication challenges,
-    ///   streaming); it is not part of the configuration.
+    /// Courier's copy has no `urlCredentialStorage` (Courier attaches credentials itself, only
+    /// where they belong), no `urlCache` unless `keepsURLCache`, a one-week
+    /// `timeoutIntervalForRequest` (each call carries its own timeout, which a shorter session
+    /// value would override on Apple platforms: set ``Configuration/timeout`` instead) and
+    /// Courier's delegate (redirect policy, authentication challenges, streaming). On Linux
+    /// Courier attaches the cookies of `httpCookieStorage` itself, so a request's own `Cookie`
+    /// header is kept next to them.
     ///
     /// A background configuration (one with an `identifier`) is refused: every call fails with
     /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``, as background
     /// sessions do not run the data tasks this transport uses (use `URLSession` directly).
     ///
-    /// **What is honoured**: `httpAdditionalHeaders` (a header the request itself has, such as
-    /// Courier's `User-Agent`, `Accept` or `Content-Type`, wins, names compared ignoring case),
-    /// `httpCookieStorage` and `httpCookieAcceptPolicy` (responses' cookies are stored, and sent
-    /// with later requests when `httpShouldSetCookies` is `true`; a `nil` storage stores and
-    /// sends none), `httpMaximumConnectionsPerHost`, `protocolClasses` (how `NetworkStub`-like
-    /// stubs plug in), `requestCachePolicy` (with `keepsURLCache`). On Apple platforms also
-    /// `connectionProxyDictionary`, `timeoutIntervalForResource`, `allowsCellularAccess`,
-    /// `allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`, `multipathServiceType` (iOS),
-    /// `waitsForConnectivity`, `networkServiceType` and the TLS version limits.
-    ///
-    /// **What does nothing on Linux** (corelibs-foundation, measured with Swift 6.3.1):
-    /// `connectionProxyDictionary` (libcurl reads the `http_proxy`, `https_proxy` and `no_proxy`
-    /// environment variables instead), `timeoutIntervalForResource` (Courier's own deadline
-    /// still applies), `allowsCellularAccess`, `networkServiceType`, `isDiscretionary`;
-    /// `multipathServiceType`, `waitsForConnectivity`, `allowsExpensiveNetworkAccess`,
-    /// `allowsConstrainedNetworkAccess` and the TLS version limits do not exist there.
+    /// Your other settings apply (the Transports guide lists each one, per platform); where
+    /// `httpAdditionalHeaders` and the request name the same header, the request's value wins. On
+    /// Linux the proxy, resource-timeout, network-access, service-type and TLS-version settings
+    /// have no effect (set the `http_proxy`, `https_proxy` and `no_proxy` environment variables
+    /// for a proxy).
     /// - Parameters:
     ///   - configuration: the session's settings; copied.
     ///   - keepsURLCache: whether to keep the configuration's `urlCache`. Off by default: API
     ///     responses (often personal, often authenticated) then never land in a disk cache, and
-    ///     on Linux every request skips a cache lookup that costs 10–20 % of URLSession's CPU
-    ///     time per request (measured in `Benchmarks/`). Turn it on for HTTP caching.
+    ///     requests skip the cache lookup. Turn it on for HTTP caching.
     ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
     ///     platforms; on Linux a pinned host is refused (see the type's documentation).
     public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {

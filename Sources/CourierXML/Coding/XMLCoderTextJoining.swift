@@ -5,17 +5,14 @@
 /// `XMLParser` reports an element's text in pieces: one at every entity or character reference
 /// (`&amp;`, `&#233;`), after every CR, every few hundred non-ASCII characters. XMLCoder's
 /// `XMLStackParser` joins each piece to the text so far with `old + piece`, copying it all every
-/// time: quadratic. Measured with a release build of XMLCoder 0.18: 1 MB of `&amp;` (200,000
-/// pieces) took 0.6 s of CPU, 5 MB took 14 s, 3 MB of `x` and CRLF line ends 29 s. CourierXML
-/// cannot change XMLCoder, but it sees the same pieces (the same `XMLParser`, given the same
-/// bytes), so it adds up the characters each join would copy and stops past ``budget``.
+/// time: quadratic. CourierXML cannot change XMLCoder, but it sees the same pieces (the same
+/// `XMLParser`, given the same bytes), so it adds up the characters each join would copy and
+/// stops past ``budget``.
 struct XMLCoderTextJoining {
     /// Characters (UTF-8 bytes) XMLCoder may copy joining one run of text: 2^33, about a quarter
     /// of a second in a release build. Text reported in one piece costs its length once, so only
-    /// text in many pieces comes near it: 100,000 one-character pieces cost 5 × 10^9, and 3 MB of
-    /// Chinese text (about 3,500 pieces) 1.8 × 10^9. A hostile document needs some 650 KB to
-    /// reach it in one run, so the time XMLCoder can be made to spend grows linearly with the
-    /// size of the document, not with its square.
+    /// text in many pieces comes near it, and the time XMLCoder can be made to spend grows
+    /// linearly with the size of the document, not with its square.
     static let budget = 1 << 33
 
     /// One run of text being joined: its length so far and what joining it has cost.

@@ -55,8 +55,8 @@ enum XMLMarkupScanner {
 
     /// Whether a processing instruction (the bytes between `<?` and just past `?>`) has data
     /// after its target. libxml2 reports one without data with a NULL pointer, which corelibs
-    /// FoundationXML passes to `strlen` (a crash found by fuzzing); whitespace-only data is
-    /// refused too, as libxml2 may report it the same way.
+    /// FoundationXML passes to `strlen` and crashes; whitespace-only data is refused too, as
+    /// libxml2 may report it the same way.
     private static func hasData(processingInstruction body: ArraySlice<UInt8>) -> Bool {
         let content = body.suffix(2).elementsEqual([UInt8(ascii: "?"), UInt8(ascii: ">")]) ? body.dropLast(2) : body
         guard let nameEnd = content.firstIndex(where: isSpace) else { return false }

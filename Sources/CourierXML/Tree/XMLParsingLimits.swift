@@ -19,12 +19,10 @@
 public struct XMLParsingLimits: Sendable, Hashable {
     /// How deeply elements may nest; the root element is at depth 1. 128 by default.
     ///
-    /// XMLCoder decodes recursively. Measured on Linux (x86_64) on a thread with a 512 KB stack,
-    /// the size of secondary threads on Apple platforms, its decoder crashed at 460 levels in a
-    /// debug build and 1,515 in a release build, for a model that reads only the top element; 128
-    /// leaves room to spare. A model that contains itself (a category with subcategories) adds
-    /// its own recursion, about 8 KB of stack per level in a debug build and 3 KB in release: the
-    /// same measurement crashed at 62 and 164 levels. Lower this limit to what such a model needs.
+    /// XMLCoder decodes recursively; 128 leaves room to spare on a 512 KB stack, the size of
+    /// secondary threads on Apple platforms. A model that contains itself (a category with
+    /// subcategories) adds its own recursion per level: lower this limit to what such a model
+    /// needs.
     ///
     /// ```swift
     /// let limits = XMLParsingLimits(maximumDepth: 32)
@@ -32,19 +30,17 @@ public struct XMLParsingLimits: Sendable, Hashable {
     public var maximumDepth: Int
     /// How many elements a document may hold in all. 100,000 by default.
     ///
-    /// Each element costs far more in memory than the 4 bytes `<a/>` takes in the body: measured
-    /// on Linux, a document of 1,000,000 empty elements (4 MB) became about 90 MB as an
-    /// ``XMLTreeDocument`` and 370 MB inside XMLCoder's decoder (which then took 25 s in a debug
-    /// build). Raise it for documents known to be larger.
+    /// Each element costs far more in memory than the 4 bytes `<a/>` takes in the body, as an
+    /// ``XMLTreeDocument`` and more so inside XMLCoder's decoder. Raise it for documents known to
+    /// be larger.
     ///
     /// ```swift
     /// let limits = XMLParsingLimits(maximumElementCount: 50_000)
     /// ```
     public var maximumElementCount: Int
     /// How many attributes (namespace declarations included) one element may have. 256 by
-    /// default: `XMLParser` (libxml2) checks for duplicate attributes in quadratic time, so 30,000
-    /// attributes on one element cost about a quarter of a second before any limit on the size of
-    /// the document helps.
+    /// default: `XMLParser` (libxml2) checks for duplicate attributes in quadratic time, before
+    /// any limit on the size of the document helps.
     ///
     /// ```swift
     /// let limits = XMLParsingLimits(maximumAttributesPerElement: 32)

@@ -9,11 +9,9 @@ import Foundation
 #endif
 
 /// Finds a multipart delimiter (`CRLF--boundary`) in bytes, with Boyer–Moore–Horspool: on
-/// arbitrary data it looks at about one byte in `delimiter.count`, so scanning a file costs
-/// ≈ 0.1 s per GiB (measured in `Benchmarks/`). It checks the first byte before comparing the
-/// rest, so data made of the delimiter's last character cannot turn it into a byte-by-byte
-/// `memcmp`. (glibc's `memmem` is not visible to Swift, and `Data.range(of:)` is ≈ 0.5 s per MiB
-/// in corelibs-foundation.)
+/// arbitrary data it looks at about one byte in `delimiter.count`. It checks the first byte
+/// before comparing the rest, so data made of the delimiter's last character cannot turn it into
+/// a byte-by-byte `memcmp`.
 struct DelimiterSearch: Sendable {
     let delimiter: [UInt8]
     /// How far the window may move when its last byte is the index: the distance from that
