@@ -26,4 +26,26 @@ struct ConnectivityIntegrationTests {
         #expect(error.urlError == failure.urlError)
         #expect(failure.url?.absoluteString == "\(baseURL)/anything")
     }
+
+    #if AsyncHTTPClient
+        /// async-http-client's own error (a SwiftNIO connect error) stays inside the failure, next
+        /// to the `URLError` Courier makes from it.
+        @Test func asyncHTTPClientKeepsItsOwnErrorAsTheUnderlyingError() async throws {
+            let stopped = try await TestServer.start()
+            let baseURL = stopped.baseURL
+            await stopped.stop()
+            let endpoint = try TestEndpoint(baseURL: baseURL, path: URLPath("/anything")).with { $0.timeout = .seconds(20) }
+
+            let result = await makeClient(transport: .asyncHTTPClient).enqueue(endpoint).result()
+
+            guard case .failure(.transport(let failure)) = result else {
+                Issue.record("expected .transport(.cannotConnect), got \(result)")
+                return
+            }
+            #expect(failure.kind == .cannotConnect)
+            #expect(failure.underlyingError != nil)
+            #expect(!(failure.underlyingError is URLError))
+            #expect(!(failure.underlyingError is CourierError))
+        }
+    #endif
 }

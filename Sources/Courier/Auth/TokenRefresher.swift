@@ -124,7 +124,8 @@ public actor TokenRefresher {
             } catch let failure as RefreshFailure {
                 throw .authentication(.refreshFailed(failure))
             } catch {
-                throw .authentication(.refreshFailed(RefreshFailure(reason: .custom(String(describing: error)), isPermanent: false)))
+                throw .authentication(
+                    .refreshFailed(RefreshFailure(reason: .custom(String(describing: error)), isPermanent: false, underlyingError: error)))
             }
         }
     }

@@ -84,7 +84,8 @@ public struct RefreshFailure: Error, Sendable, Equatable {
         case unexpectedStatus
         /// The token endpoint answered 2xx with a body that is not a valid token response.
         case malformedResponse(String)
-        /// A custom refresh closure threw; its description is kept.
+        /// A custom refresh closure threw; its description is kept, and the error itself is
+        /// ``RefreshFailure/underlyingError``.
         case custom(String)
         /// An earlier transient failure is still backing off; no request was sent.
         case backingOff(retryAfter: Duration)
@@ -99,13 +100,26 @@ public struct RefreshFailure: Error, Sendable, Equatable {
     /// Whether the failure is permanent: every later call that needs authorization fails at once,
     /// without contacting the token endpoint, until the app resets the refresher.
     public var isPermanent: Bool
+    /// The error a custom refresh closure threw (``Reason/custom(_:)``), kept whole. Not part of
+    /// `==` and never printed.
+    public var underlyingError: (any Error)?
 
     /// Creates a refresh failure.
-    public init(reason: Reason, oauth2Error: OAuth2Error? = nil, statusCode: Int? = nil, isPermanent: Bool) {
+    public init(
+        reason: Reason, oauth2Error: OAuth2Error? = nil, statusCode: Int? = nil, isPermanent: Bool, underlyingError: (any Error)? = nil
+    ) {
         self.reason = reason
         self.oauth2Error = oauth2Error
         self.statusCode = statusCode
         self.isPermanent = isPermanent
+        self.underlyingError = underlyingError
+    }
+
+    /// Two failures are equal when their reason, OAuth2 error, status and permanence are; the
+    /// underlying errors are not compared.
+    public static func == (lhs: RefreshFailure, rhs: RefreshFailure) -> Bool {
+        lhs.reason == rhs.reason && lhs.oauth2Error == rhs.oauth2Error && lhs.statusCode == rhs.statusCode
+            && lhs.isPermanent == rhs.isPermanent
     }
 }
 

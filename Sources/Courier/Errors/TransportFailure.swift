@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// ``kind`` classifies the failure; ``urlError`` keeps the `URLError` that URLSession reported
 /// (with its code and failing URL), or one Courier made for a failure it detected itself, such
-/// as its own sub-second deadline (code `.timedOut`).
+/// as its own sub-second deadline (code `.timedOut`); ``underlyingError`` keeps any other error
+/// the transport reported, whole.
 public struct TransportFailure: Error, Sendable, Equatable {
     /// What went wrong, in broad classes that retry policies and user interfaces can act on.
     public enum Kind: String, Sendable, Equatable {
@@ -42,13 +43,30 @@ public struct TransportFailure: Error, Sendable, Equatable {
     public var url: URL?
     /// A short explanation for failures that have no `URLError` (from custom transports).
     public var message: String?
+    /// The error behind the failure, when it was not a `URLError`: async-http-client's
+    /// `HTTPClientError`, a TLS error, the error a response body's source threw, a custom
+    /// transport's own error. Not part of `==`, and never printed by ``description`` (an error's
+    /// own text may hold a URL with its query).
+    ///
+    /// ```swift
+    /// if case .transport(let failure) = error, let tls = failure.underlyingError as? NIOSSLError { … }
+    /// ```
+    public var underlyingError: (any Error)?
 
-    /// Creates a transport failure. Custom transports use this to report their own errors.
-    public init(kind: Kind, urlError: URLError? = nil, url: URL? = nil, message: String? = nil) {
+    /// Creates a transport failure. Custom transports use this to report their own errors,
+    /// passing the error itself as `underlyingError`.
+    public init(kind: Kind, urlError: URLError? = nil, url: URL? = nil, message: String? = nil, underlyingError: (any Error)? = nil) {
         self.kind = kind
         self.urlError = urlError
         self.url = url
         self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// Two failures are equal when their kind, `URLError`, URL and message are; the underlying
+    /// errors are not compared.
+    public static func == (lhs: TransportFailure, rhs: TransportFailure) -> Bool {
+        lhs.kind == rhs.kind && lhs.urlError == rhs.urlError && lhs.url == rhs.url && lhs.message == rhs.message
     }
 
     /// Classifies a `URLError`, keeping it whole.
@@ -72,7 +90,7 @@ extension TransportFailure {
 extension TransportFailure {
     /// A failure a transport other than URLSession detected, with the `URLError` URLSession would
     /// have reported for it, so that code reading ``urlError`` works whichever transport runs.
-    init(synthesizing kind: Kind, url: URL?, message: String?) {
+    init(synthesizing kind: Kind, url: URL?, message: String?, underlyingError: (any Error)? = nil) {
         let code: URLError.Code =
             switch kind {
             case .timedOut: .timedOut
@@ -89,7 +107,7 @@ extension TransportFailure {
         var userInfo: [String: Any] = [:]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         if let message { userInfo[NSLocalizedDescriptionKey] = message }
-        self.init(kind: kind, urlError: URLError(code, userInfo: userInfo), url: url, message: message)
+        self.init(kind: kind, urlError: URLError(code, userInfo: userInfo), url: url, message: message, underlyingError: underlyingError)
     }
 }
 

@@ -241,7 +241,7 @@ final class SequenceChunkSource<Chunks: AsyncSequence & Sendable>: ResponseChunk
             throw error
         } catch {
             if Task.isCancelled { throw .cancelled }
-            throw .transport(TransportFailure(kind: .connectionLost, message: String(describing: error)))
+            throw .transport(TransportFailure(kind: .connectionLost, message: String(describing: error), underlyingError: error))
         }
     }
 

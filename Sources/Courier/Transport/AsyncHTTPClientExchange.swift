@@ -305,7 +305,8 @@
             if error is CancellationError { return .cancelled }
             if let error = error as? PinningFailure { return .transport(error.transportFailure(url: url)) }
             if let error = error as? HTTPClientError, error == .cancelled { return .cancelled }
-            return .transport(TransportFailure(synthesizing: kind(of: error), url: url, message: String(describing: error)))
+            return .transport(
+                TransportFailure(synthesizing: kind(of: error), url: url, message: String(describing: error), underlyingError: error))
         }
 
         /// The class of an async-http-client, SwiftNIO or NIOSSL error.

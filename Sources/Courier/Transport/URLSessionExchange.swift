@@ -378,10 +378,10 @@ struct Completion: Sendable {
     /// The error URLSession reported: a `URLError`, or the description of anything else.
     enum Failure: Sendable {
         case urlError(URLError)
-        case other(String)
+        case other(any Error)
 
         init(_ error: any Error) {
-            self = (error as? URLError).map(Failure.urlError) ?? .other(String(describing: error))
+            self = (error as? URLError).map(Failure.urlError) ?? .other(error)
         }
     }
 
@@ -428,8 +428,8 @@ struct Completion: Sendable {
                 return .transport(TransportFailure(kind: .other, urlError: urlError, url: url, message: Self.bodyExhausted))
             }
             return .transport(TransportFailure(urlError, url: url))
-        case .other(let description)?:
-            return Self.transportFailure(.unknown, url: url, [NSLocalizedDescriptionKey: description])
+        case .other(let error)?:
+            return Self.transportFailure(.unknown, url: url, [NSLocalizedDescriptionKey: String(describing: error)], underlyingError: error)
         case nil:
             return stream == nil && response?.httpResponse == nil ? Self.transportFailure(.badServerResponse, url: url) : nil
         }
@@ -441,10 +441,14 @@ struct Completion: Sendable {
 
     /// A transport failure for `code`. The URLError's failing URL ends up in its description:
     /// never user-info, and secret query, fragment and path-parameter values redacted.
-    private static func transportFailure(_ code: URLError.Code, url: URL?, _ info: [String: any Sendable] = [:]) -> CourierError {
+    private static func transportFailure(
+        _ code: URLError.Code, url: URL?, _ info: [String: any Sendable] = [:], underlyingError: (any Error)? = nil
+    ) -> CourierError {
         var userInfo: [String: Any] = [:]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url.redactedForErrors }
         userInfo.merge(info) { $1 }
-        return .transport(TransportFailure(URLError(code, userInfo: userInfo), url: url))
+        var failure = TransportFailure(URLError(code, userInfo: userInfo), url: url)
+        failure.underlyingError = underlyingError
+        return .transport(failure)
     }
 }

@@ -176,6 +176,6 @@ public final class FixtureTransport: Transport {
             case .unwritable: .fileSystem
             default: .badResponse
             }
-        return .transport(TransportFailure(kind: kind, url: request.url, message: "CourierTesting: \(error)"))
+        return .transport(TransportFailure(kind: kind, url: request.url, message: "CourierTesting: \(error)", underlyingError: error))
     }
 }
