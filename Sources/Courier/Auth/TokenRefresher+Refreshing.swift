@@ -30,13 +30,13 @@ extension TokenRefresher {
     /// What one refresh came to.
     private enum RefreshOutcome: Sendable {
         /// Renewed and handed to the store; `storeError` says why the save failed, if it did.
-        case refreshed(TokenCredential, storeError: String?)
+        case refreshed(TokenCredential, storeError: (any Error)?)
         /// A coordinated store already held a newer, valid credential: no refresh was made.
         case adopted(TokenCredential)
         /// The refresh itself failed.
         case failed(CourierError)
         /// The store's lock or the re-read under it failed; no refresh was made.
-        case storeFailed(String)
+        case storeFailed(any Error)
         /// A reset or sign-out happened before the result could be saved: nothing was written.
         case superseded
     }
@@ -94,7 +94,7 @@ extension TokenRefresher {
                 do {
                     stored = try await store.load()
                 } catch {
-                    return .storeFailed(String(describing: error))
+                    return .storeFailed(error)
                 }
                 let renewed: TokenCredential?
                 switch await self.coordinationDecision(stored: stored, previous: previous) {
@@ -112,14 +112,14 @@ extension TokenRefresher {
                         try await store.save(fresh)
                         return .refreshed(fresh, storeError: nil)
                     } catch {
-                        return .refreshed(fresh, storeError: String(describing: error))
+                        return .refreshed(fresh, storeError: error)
                     }
                 case .failure(let error):
                     return .failed(error)
                 }
             }
         } catch {
-            return .storeFailed(String(describing: error))
+            return .storeFailed(error)
         }
     }
 
@@ -205,8 +205,8 @@ extension TokenRefresher {
     }
 
     /// Submits a save or removal in decision order; for a ``CoordinatedTokenStore``, under its
-    /// lock. The task's value is why it failed, `nil` if it did not.
-    func submitWrite(_ write: @escaping @Sendable (any TokenStore) async throws -> Void) -> Task<String?, Never> {
+    /// lock. The task's value is the store's error, `nil` if it did not fail.
+    func submitWrite(_ write: @escaping @Sendable (any TokenStore) async throws -> Void) -> Task<(any Error)?, Never> {
         let store = self.store
         return storeQueue.submit {
             do {
@@ -217,7 +217,7 @@ extension TokenRefresher {
                 }
                 return nil
             } catch {
-                return String(describing: error)
+                return error
             }
         }
     }

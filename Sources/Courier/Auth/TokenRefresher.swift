@@ -255,7 +255,7 @@ public actor TokenRefresher {
     /// The synchronous part of ``signOut()``: forgets the credential, fails the waiters, emits
     /// ``AuthEvent/signedOut`` and submits the removal, whose task it returns (its value is why
     /// the removal failed, `nil` if it did not).
-    func signOutLocally() -> Task<String?, Never> {
+    func signOutLocally() -> Task<(any Error)?, Never> {
         supersedeRefresh()
         credential = nil
         load.markLoaded()
@@ -326,7 +326,7 @@ public actor TokenRefresher {
                     do {
                         return .success(try await store.load())
                     } catch {
-                        return .failure(.authentication(.storeFailed(String(describing: error))))
+                        return .failure(.authentication(.storeFailed(error)))
                     }
                 }
                 load.started(id: started, handle: task)

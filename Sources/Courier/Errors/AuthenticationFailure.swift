@@ -21,8 +21,9 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     /// More refreshes happened in a short window than the refresher allows: the server keeps
     /// rejecting fresh tokens. Refreshing stops until the app resets the refresher.
     case refreshLoopDetected(refreshes: Int, window: Duration)
-    /// The token store could not load or save the credential.
-    case storeFailed(String)
+    /// The token store could not load, save or remove the credential; the value is the error
+    /// the store threw (a ``TokenStoreError`` from Courier's stores).
+    case storeFailed(any Error)
     /// The credential cannot be sent as it is (e.g. a Basic username containing `:`).
     case invalidCredential(String)
     /// A token could not be revoked (RFC 7009) by ``OAuth2RevocationEndpoint/revoke(_:hint:)``:
@@ -35,6 +36,22 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     /// device code expired, the redirect never came. Nothing was sent to the token endpoint
     /// after the failure was found.
     case authorizationFailed(AuthorizationFailure)
+
+    /// Failures are equal when their cases and values are; two store errors are equal when they
+    /// print the same.
+    public static func == (lhs: AuthenticationFailure, rhs: AuthenticationFailure) -> Bool {
+        switch (lhs, rhs) {
+        case (.missingCredential, .missingCredential): true
+        case (.hostNotAuthorized(let a), .hostNotAuthorized(let b)): a == b
+        case (.refreshFailed(let a), .refreshFailed(let b)): a == b
+        case (.refreshLoopDetected(let a, let x), .refreshLoopDetected(let b, let y)): a == b && x == y
+        case (.storeFailed(let a), .storeFailed(let b)): String(describing: a) == String(describing: b)
+        case (.invalidCredential(let a), .invalidCredential(let b)): a == b
+        case (.revocationFailed(let a), .revocationFailed(let b)): a == b
+        case (.authorizationFailed(let a), .authorizationFailed(let b)): a == b
+        default: false
+        }
+    }
 }
 
 extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
