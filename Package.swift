@@ -75,7 +75,6 @@ let package = Package(
             name: "CourierOAuth",
             dependencies: [
                 "Courier",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

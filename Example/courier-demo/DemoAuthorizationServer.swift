@@ -172,7 +172,7 @@ extension TokenAuthority {
 
     /// The "user" approves at once (or denies, with `login_hint=deny`): a code bound to the PKCE
     /// challenge and the redirect URI, sent back with the `state` and this server's `iss`.
-    func authorize(query: [HTTPRequest.QueryItem], issuer: String) -> Authorization {
+    func authorize(query: [FlyingFox.HTTPRequest.QueryItem], issuer: String) -> Authorization {
         let fields = Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         guard fields["client_id"] == DemoClient.id else { return .refused("unknown client_id") }
         // Only loopback redirects (RFC 8252 §7.3): the demo's native "app" is the command line.

@@ -23,7 +23,7 @@ struct DemoTransferRoutes: Sendable {
         }
         await server.appendRoute("GET /v1/events") { request in
             let lastID = request.headers[HTTPHeader("Last-Event-ID")].flatMap(Int.init) ?? 0
-            guard lastID < DemoEvents.count else { return HTTPResponse(statusCode: .noContent) }
+            guard lastID < DemoEvents.count else { return FlyingFox.HTTPResponse(statusCode: .noContent) }
             let stopAfter = drops.takeEventDrop() ? DemoEvents.dropAfter : DemoEvents.count
             return DemoEvents.response(from: lastID + 1, through: stopAfter)
         }
@@ -56,7 +56,7 @@ enum DemoFile {
     static let size = 64 << 20
     static let etag = "\"report-v1\""
 
-    static func response(range: String?, ifRange: String?, dropHalfway: Bool) -> HTTPResponse {
+    static func response(range: String?, ifRange: String?, dropHalfway: Bool) -> FlyingFox.HTTPResponse {
         var start = 0
         if let range, range.hasPrefix("bytes="), range.hasSuffix("-"), ifRange == nil || ifRange == etag,
             let from = Int(range.dropFirst("bytes=".count).dropLast()), from < size
@@ -69,7 +69,7 @@ enum DemoFile {
         if start > 0 { headers[HTTPHeader("Content-Range")] = "bytes \(start)-\(size - 1)/\(size)" }
         let count = size - start
         let body = PatternBytes(start: start, count: count, failAfter: dropHalfway ? count / 2 : nil)
-        return HTTPResponse(
+        return FlyingFox.HTTPResponse(
             statusCode: start > 0 ? .partialContent : .ok, headers: headers,
             body: HTTPBodySequence(from: body, count: count, suggestedBufferSize: 256 << 10))
     }
@@ -80,12 +80,12 @@ enum DemoEvents {
     static let count = 6
     static let dropAfter = 3
 
-    static func response(from first: Int, through last: Int) -> HTTPResponse {
+    static func response(from first: Int, through last: Int) -> FlyingFox.HTTPResponse {
         var text = first == 1 ? "retry: 100\n\n" : ""
         for id in first...last {
             text += ": event \(id) of \(count)\nid: \(id)\nevent: progress\ndata: {\"step\":\(id),\"of\":\(count)}\n\n"
         }
-        return HTTPResponse(
+        return FlyingFox.HTTPResponse(
             statusCode: .ok, headers: [.contentType: "text/event-stream", HTTPHeader("Cache-Control"): "no-store"],
             body: HTTPBodySequence(data: Data(text.utf8)))
     }
