@@ -9,33 +9,37 @@
 /// `deliver` runs once, on the task that ran the call, with no lock held. It is dropped as soon
 /// as it ran or the subscription was cancelled, so a subscriber it holds is released then
 /// (the subscriber holds the subscription: keeping it would be a cycle).
-final class CallSubscription<Output: Sendable>: Sendable {
+///
+/// `@unchecked Sendable`: `deliver` (not `Sendable`) is only read and written under `state`'s lock.
+final class CallSubscription<Output: Sendable>: @unchecked Sendable {
     typealias Deliver = (Result<Output, CourierError>) -> Void
 
-    private enum State {
+    private enum State: Sendable {
         /// Not asked for yet.
-        case waiting(operation: @Sendable () async throws(CourierError) -> Output, deliver: Deliver)
+        case waiting(operation: @Sendable () async throws(CourierError) -> Output)
         /// Running; `deliver` is handed the outcome unless a cancel comes first.
-        case running(Task<Void, Never>, deliver: Deliver)
+        case running(Task<Void, Never>)
         /// Delivered or cancelled: nothing more happens.
         case ended
     }
 
-    /// `deliver` is not `Sendable` (a Combine subscriber is not): it is only ever moved out of
-    /// the lock, once, and called by the one task that takes it.
     private let state: LockedState<State>
+    /// The subscriber's callback (a Combine subscriber is not `Sendable`): `nil` once the state
+    /// has ended; taken out of the lock once, and called by the one task that takes it.
+    private var deliver: Deliver?
 
     /// - Parameters:
     ///   - operation: the call, run once on the first ``request()``.
     ///   - deliver: receives the outcome, once, unless ``cancel()`` came first.
     init(operation: @escaping @Sendable () async throws(CourierError) -> Output, deliver: @escaping Deliver) {
-        state = LockedState(.waiting(operation: operation, deliver: deliver))
+        state = LockedState(.waiting(operation: operation))
+        self.deliver = deliver
     }
 
     /// Starts the call, if it has not started and was not cancelled; otherwise does nothing.
     func request() {
         state.withLock { state in
-            guard case .waiting(let operation, let deliver) = state else { return }
+            guard case .waiting(let operation) = state else { return }
             // Made under the lock: the task's `finish` waits for it, so it always finds `.running`.
             let task = Task { [self] in
                 let result: Result<Output, CourierError>
@@ -46,7 +50,7 @@ final class CallSubscription<Output: Sendable>: Sendable {
                 }
                 finish(with: result)
             }
-            state = .running(task, deliver: deliver)
+            state = .running(task)
         }
     }
 
@@ -54,8 +58,11 @@ final class CallSubscription<Output: Sendable>: Sendable {
     /// is told), and makes sure nothing is delivered. Calling it again does nothing.
     func cancel() {
         let task: Task<Void, Never>? = state.withLock { state in
-            defer { state = .ended }
-            if case .running(let task, _) = state { return task }
+            defer {
+                state = .ended
+                deliver = nil
+            }
+            if case .running(let task) = state { return task }
             return nil
         }
         task?.cancel()
@@ -79,9 +86,10 @@ final class CallSubscription<Output: Sendable>: Sendable {
 
     private func finish(with result: Result<Output, CourierError>) {
         let deliver: Deliver? = state.withLock { state in
-            guard case .running(_, let deliver) = state else { return nil }
+            guard case .running = state else { return nil }
             state = .ended
-            return deliver
+            defer { self.deliver = nil }
+            return self.deliver
         }
         deliver?(result)
     }

@@ -129,3 +129,5 @@ struct PauseGate<HeldCall, Turn> {
 
 /// Comparable when what it resumes is, so tests can compare the actions with plain values.
 extension PauseGate.AfterExclusive: Equatable where HeldCall: Equatable, Turn: Equatable {}
+
+extension PauseGate: Sendable where HeldCall: Sendable, Turn: Sendable {}

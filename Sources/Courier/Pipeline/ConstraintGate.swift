@@ -132,3 +132,5 @@ struct ConstraintGate<Waiter> {
         isInvalidated = true
     }
 }
+
+extension ConstraintGate: Sendable where Waiter: Sendable {}

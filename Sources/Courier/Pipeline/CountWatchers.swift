@@ -4,7 +4,7 @@
 /// It lives inside its owner's locked state: the owner calls ``add(_:until:now:)`` and
 /// ``take(at:)`` under its lock each time the count changes, and resumes what they hand back
 /// after releasing the lock.
-package struct CountWatchers {
+package struct CountWatchers: Sendable {
     private var watchers: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     package init() {}

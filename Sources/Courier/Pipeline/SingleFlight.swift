@@ -137,3 +137,5 @@ struct SingleFlight<Waiter> {
         return unregistered.removeValue(forKey: id) ?? false
     }
 }
+
+extension SingleFlight: Sendable where Waiter: Sendable {}

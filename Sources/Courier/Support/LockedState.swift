@@ -13,10 +13,12 @@
 /// The value and the lock live in one `ManagedBuffer`. Keep the closures short; they are
 /// synchronous, so they cannot `await` while holding the lock.
 ///
-/// A struct over one shared storage object: copies share the value and the lock.
+/// A struct over one shared storage object: copies share the value and the lock. The value must
+/// be `Sendable`: it leaves the lock by copy. A type that must keep a non-`Sendable` object keeps
+/// it itself, beside the lock, and says why that is safe.
 ///
 /// `@unchecked Sendable`: the value is only read and written inside ``withLock(_:)``, under the lock.
-package struct LockedState<Value>: @unchecked Sendable {
+package struct LockedState<Value: Sendable>: @unchecked Sendable {
     private let storage: Storage
 
     /// A lock around `value`.

@@ -403,36 +403,35 @@
     /// It is only used under the lock and only between ``read(_:)``'s registration and its
     /// deregistration, while the task is suspended inside ``read(_:)`` and so certainly alive;
     /// cancelling a task from another thread is safe.
-    final class RequestBodyLifetime: Sendable {
-        /// `@unchecked`: `UnsafeCurrentTask` is not `Sendable`. The state lives only inside
-        /// `LockedState`, and the task in it is used only as the class comment says.
-        private struct State: @unchecked Sendable {
-            var ended = false
-            var reading: UnsafeCurrentTask?
-        }
-        private let state = LockedState(State())
+    ///
+    /// `@unchecked Sendable`: `reading` (not `Sendable`) is only read and written under `ended`'s lock.
+    final class RequestBodyLifetime: @unchecked Sendable {
+        /// Whether the lifetime has ended; its lock also guards `reading`.
+        private let ended = LockedState(false)
+        /// The task inside ``read(_:)``, used only as the class comment says.
+        private var reading: UnsafeCurrentTask?
 
         /// Runs `read` (one read of the body's producer) so that ``end()`` can cancel it.
         /// - Throws: ``CourierError/cancelled`` when the lifetime has already ended (nothing is
         ///   read); whatever `read` throws.
         func read(_ read: () async throws(CourierError) -> Data?) async throws(CourierError) -> Data? {
-            let ended = withUnsafeCurrentTask { task in
-                state.withLock { state in
-                    state.reading = task
-                    return state.ended
+            let hasEnded = withUnsafeCurrentTask { task in
+                ended.withLock { ended in
+                    reading = task
+                    return ended
                 }
             }
-            defer { state.withLock { $0.reading = nil } }
-            if ended { throw .cancelled }
+            defer { ended.withLock { _ in reading = nil } }
+            if hasEnded { throw .cancelled }
             return try await read()
         }
 
         /// Ends the lifetime: a read in progress is cancelled and later reads fail at once.
         func end() {
-            state.withLock { state in
-                state.ended = true
-                state.reading?.cancel()
-                state.reading = nil
+            ended.withLock { ended in
+                ended = true
+                reading?.cancel()
+                reading = nil
             }
         }
     }

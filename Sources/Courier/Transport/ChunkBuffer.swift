@@ -27,8 +27,8 @@ protocol ChunkProducer: AnyObject, Sendable {
 /// The producer is held weakly: the transfer keeps the buffer alive only through its reader, and
 /// a buffer dropped before its end stops the transfer.
 ///
-/// `@unchecked Sendable`: all mutable state is in `state`, behind its lock; continuations are
-/// resumed and the producer is called outside the lock.
+/// `@unchecked Sendable`: all mutable state is in `state` or (`spill`, not `Sendable`) used only
+/// under `state`'s lock; continuations are resumed and the producer is called outside the lock.
 final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
     /// Bytes buffered before the producer is asked to pause.
     static let highWater = 1 << 20
@@ -49,15 +49,13 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
         var reader: Reader?
         var claimed = false
         var producerPaused = false
-        /// The backlog on disk, for a producer that cannot pause; newer than every chunk in memory.
-        var spill: SpillFile?
         /// The most bytes ever buffered in memory at once, and every byte ever spilled, for tests
         /// and the benchmark.
         var peakBuffered = 0
         var spilledTotal = 0
 
         /// The oldest bytes not yet read, if any, and whether the producer may resume now.
-        mutating func pop(lowWater: Int) -> (Result<Data, CourierError>, resume: Bool)? {
+        mutating func pop(lowWater: Int, spill: SpillFile?) -> (Result<Data, CourierError>, resume: Bool)? {
             guard first < chunks.count else {
                 guard let spill, spill.unread > 0 else { return nil }
                 do throws(CourierError) {
@@ -80,16 +78,18 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
             return (.success(chunk), resume)
         }
 
-        /// Drops everything buffered.
+        /// Drops everything buffered in memory.
         mutating func drop() {
             chunks.removeAll()
             first = 0
             buffered = 0
-            spill = nil
         }
     }
 
     private let state = LockedState(State())
+    /// The backlog on disk, for a producer that cannot pause; newer than every chunk in memory.
+    /// Used only under `state`'s lock.
+    private var spill: SpillFile?
     private weak let producer: (any ChunkProducer)?
     private let highWater: Int
     private let lowWater: Int
@@ -123,22 +123,23 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
                 state.reader = nil
                 return .deliver(reader)
             }
-            if (state.spill?.unread ?? 0) > 0 || (!canPause && state.buffered + data.count > highWater) {
+            if (spill?.unread ?? 0) > 0 || (!canPause && state.buffered + data.count > highWater) {
                 do throws(CourierError) {
-                    let spill: SpillFile
-                    if let existing = state.spill {
-                        spill = existing
+                    let file: SpillFile
+                    if let existing = spill {
+                        file = existing
                     } else {
-                        spill = try SpillFile()
-                        state.spill = spill
+                        file = try SpillFile()
+                        spill = file
                     }
-                    try spill.append(data)
+                    try file.append(data)
                     state.spilledTotal += data.count
                     return .none
                 } catch {
                     // No reader waits here (see above); the next read gets the error.
                     state.end = .failure(error)
                     state.drop()
+                    spill = nil
                     return .failed(error)
                 }
             }
@@ -195,13 +196,14 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (reader: Reader) in
                 let (ready, resume, stop): (Result<Data?, CourierError>?, Bool, Bool) = state.withLock { state in
-                    switch state.pop(lowWater: lowWater) {
+                    switch state.pop(lowWater: lowWater, spill: spill) {
                     case (.success(let chunk), let resume)?:
                         return (.success(chunk), resume, false)
                     case (.failure(let error), _)?:
                         // The backlog could not be read back: the body ends with that error.
                         state.end = .failure(error)
                         state.drop()
+                        spill = nil
                         return (.failure(error), false, true)
                     case nil:
                         if let end = state.end { return (end.map { nil }, false, false) }
@@ -225,6 +227,7 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
             let wasOpen = state.end == nil
             state.end = .failure(.cancelled)
             state.drop()
+            spill = nil
             defer { state.reader = nil }
             return (state.reader, wasOpen)
         }

@@ -335,32 +335,28 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
 /// that on Linux, where they block on URLSession's shared work queue, they never hold the
 /// cooperative threads a body's producer needs; otherwise they are called directly. Neither a
 /// queue per exchange nor a concurrent queue will do (why: `Documentation/LinuxNotes.md`).
+///
+/// The count is per process, not per transport: corelibs-foundation runs every session's work on
+/// one queue, so one transport's streamed body blocks the task calls of all the others.
 enum TaskControl {
     private static let queue = DispatchQueue(label: "Courier.URLSessionTransport.control")
     /// The control queue itself, for work that must run in order off the caller's thread (a
     /// streamed response's suspend and resume).
     static var serialQueue: DispatchQueue { queue }
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var streams = 0  // guarded by `lock`
+    /// Streamed bodies in flight, in every transport.
+    private static let streams = LockedState(0)
 
     /// Runs `work` on the control queue while streamed bodies are in flight, else at once.
     static func run(_ work: @escaping @Sendable () -> Void) {
-        lock.lock()
-        let deferred = streams > 0
-        lock.unlock()
-        if deferred { queue.async(execute: work) } else { work() }
+        if streams.withLock({ $0 > 0 }) { queue.async(execute: work) } else { work() }
     }
 
     static func streamStarted() {
-        lock.lock()
-        streams += 1
-        lock.unlock()
+        streams.withLock { $0 += 1 }
     }
 
     static func streamEnded() {
-        lock.lock()
-        streams -= 1
-        lock.unlock()
+        streams.withLock { $0 -= 1 }
     }
 }
 
