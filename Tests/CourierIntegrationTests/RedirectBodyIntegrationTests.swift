@@ -35,7 +35,10 @@ struct RedirectBodyIntegrationTests {
             try await TestServer.run { b in
                 let elsewhere = Recorder<ReceivedRequest>()
                 let target = crossOrigin ? b : a
-                await a.route("POST /token") { _ in Self.redirect(code, to: target.url("/stolen")) }
+                // The handler keeps the URL, not the server: a server whose own handler holds it
+                // is a reference cycle that outlives the test (LeakSanitizer reports it).
+                let stolen = target.url("/stolen")
+                await a.route("POST /token") { _ in Self.redirect(code, to: stolen) }
                 await Self.rejectGrants(on: target, at: "POST /stolen", recorder: elsewhere)
                 let tokens = OAuth2TokenEndpoint(
                     baseURL: a.baseURL, path: try URLPath("/token"),
@@ -67,7 +70,8 @@ struct RedirectBodyIntegrationTests {
         try await TestServer.run { a in
             try await TestServer.run { b in
                 let elsewhere = Recorder<ReceivedRequest>()
-                await a.route("POST /revoke") { _ in Self.redirect(code, to: b.url("/revoke")) }
+                let revoke = b.url("/revoke")
+                await a.route("POST /revoke") { _ in Self.redirect(code, to: revoke) }
                 await Self.rejectGrants(on: b, at: "POST /revoke", recorder: elsewhere)
                 let revocation = OAuth2RevocationEndpoint(
                     baseURL: a.baseURL, path: try URLPath("/revoke"),
