@@ -371,7 +371,7 @@ final class ExchangeBox: @unchecked Sendable {
 /// How an exchange ended (or, for a streamed body, how its head arrived), as raw parts;
 /// ``outcome(for:)`` turns them into Courier's result.
 struct Completion: Sendable {
-    /// The error URLSession reported: a `URLError`, or the description of anything else.
+    /// The error URLSession reported: a `URLError`, or any other error, kept whole.
     enum Failure: Sendable {
         case urlError(URLError)
         case other(any Error)
