@@ -8,6 +8,29 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Where async-http-client (and SwiftNIO, BoringSSL) and swift-crypto are linked by default: the
+/// platforms without Apple's URLSession and CryptoKit. Apple platforms use those and link neither
+/// unless `AsyncHTTPClientOnApple` asks for async-http-client there.
+let nonApplePlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
+/// A dependency of the `AsyncHTTPClient` trait: linked on `nonApplePlatforms`, and everywhere with
+/// `AsyncHTTPClientOnApple`.
+func asyncHTTPClientProducts(_ names: [(product: String, package: String)]) -> [Target.Dependency] {
+    names.flatMap { name -> [Target.Dependency] in
+        [
+            .product(name: name.product, package: name.package, condition: .when(platforms: nonApplePlatforms, traits: ["AsyncHTTPClient"])),
+            .product(name: name.product, package: name.package, condition: .when(traits: ["AsyncHTTPClientOnApple"])),
+        ]
+    }
+}
+
+/// `AsyncHTTPClientLinked`, the compile condition of the code that uses async-http-client: set
+/// exactly where `asyncHTTPClientProducts` links it.
+let asyncHTTPClientCondition: [SwiftSetting] = [
+    .define("AsyncHTTPClientLinked", .when(platforms: nonApplePlatforms, traits: ["AsyncHTTPClient"])),
+    .define("AsyncHTTPClientLinked", .when(traits: ["AsyncHTTPClientOnApple"])),
+]
+
 let package = Package(
     name: "Courier",
     platforms: [
@@ -24,11 +47,16 @@ let package = Package(
     traits: [
         .trait(
             name: "EncryptedTokenStore",
-            description: "FileTokenStore: an AES-GCM encrypted token file (adds swift-crypto)."
+            description: "FileTokenStore: an AES-GCM encrypted token file (swift-crypto on Linux, CryptoKit on Apple platforms)."
         ),
         .trait(
             name: "AsyncHTTPClient",
-            description: "AsyncHTTPClientTransport over async-http-client (SwiftNIO): streaming both ways, HTTP/2, TLS pinning."
+            description: "AsyncHTTPClientTransport over async-http-client (SwiftNIO): the default transport off Apple platforms."
+        ),
+        .trait(
+            name: "AsyncHTTPClientOnApple",
+            description: "AsyncHTTPClientTransport on Apple platforms too (links SwiftNIO and BoringSSL there); URLSession stays the default transport.",
+            enabledTraits: ["AsyncHTTPClient"]
         ),
         .default(enabledTraits: ["EncryptedTokenStore", "AsyncHTTPClient"]),
     ],
@@ -58,16 +86,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
-                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["EncryptedTokenStore"])),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: .when(traits: ["AsyncHTTPClient"])),
-            ],
-            swiftSettings: strictSettings
+                // CryptoKit and CommonCrypto on Apple platforms.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: nonApplePlatforms, traits: ["EncryptedTokenStore"])),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(platforms: nonApplePlatforms, traits: ["EncryptedTokenStore"])),
+            ]
+                + asyncHTTPClientProducts([
+                    ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
+                    ("NIOPosix", "swift-nio"), ("NIOSSL", "swift-nio-ssl"), ("NIOHTTPCompression", "swift-nio-extras"),
+                ]),
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
         // The interactive OAuth 2.0 sign-in flows: authorization code with PKCE (loopback receiver,
         // web-authentication session), device authorization, discovery and revocation.
@@ -123,7 +150,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
         .testTarget(
             name: "CourierTestingTests",
@@ -154,15 +181,13 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The TLS test server (TLSTestServer.swift): HTTPS with a chosen certificate,
                 // mutual TLS, and HTTP/2 over ALPN.
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: .when(traits: ["AsyncHTTPClient"])),
-            ],
+            ]
+                + asyncHTTPClientProducts([
+                    ("NIOCore", "swift-nio"), ("NIOPosix", "swift-nio"), ("NIOHTTP1", "swift-nio"), ("NIOTLS", "swift-nio"),
+                    ("NIOSSL", "swift-nio-ssl"), ("NIOHTTP2", "swift-nio-http2"),
+                ]),
             exclude: ["Fixtures"],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
     ]
 )

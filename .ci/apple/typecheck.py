@@ -38,10 +38,11 @@ TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "
 # Targets whose conditions tell Apple platforms apart: checked on every platform; the rest once.
 PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]
 # Stand-in modules, in dependency order; each is StandIns/<name>.swift.
-STAND_IN_MODULES = ["Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation"]
+STAND_IN_MODULES = ["Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation",
+                    "CommonCrypto", "CryptoKit"]
 # Modules that exist on every Apple platform; the rest of a canImport is decided below.
 APPLE_MODULES = {"Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "Dispatch",
-                 "Foundation", "ObjectiveC", "CryptoKit"}
+                 "Foundation", "ObjectiveC", "CryptoKit", "CommonCrypto"}
 NOT_ON_APPLE = {"Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "FoundationXML",
                 "FoundationEssentials"}
 DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", "CoreMetrics", "Crypto",
@@ -171,8 +172,42 @@ def build_stand_ins(out, platform):
     for module in STAND_IN_MODULES:
         run(["swiftc", "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
              "-D", f"STANDIN_{platform}",
-             "-I", out, "-o", os.path.join(out, module + ".swiftmodule"),
+             "-I", out, "-o", os.path.join(out, module + ".swiftmodule")] + search_paths(swiftpm_args("Courier")) + [
              os.path.join(STAND_INS, module + ".swift")], f"stand-in {module}")
+
+
+def search_paths(args):
+    """The module search paths of SwiftPM's `args` (`-I`, and the `-Xcc` module maps of C targets),
+    for stand-ins that re-export a dependency (CryptoKit is swift-crypto's `Crypto`)."""
+    kept = []
+    for index, arg in enumerate(args):
+        if arg == "-I" or (arg == "-Xcc" and index + 1 < len(args) and args[index + 1].startswith(("-fmodule-map-file=", "-I"))):
+            kept += [arg, args[index + 1]]
+        elif arg.startswith("-I") and len(arg) > 2:
+            kept.append(arg)
+    return kept
+
+
+# Compile conditions the package sets only off Apple platforms by default (Package.swift's
+# `asyncHTTPClientCondition`): the Linux build has them, an Apple build with default traits does not.
+NON_APPLE_DEFINES = {"AsyncHTTPClientLinked"}
+
+
+def without_defines(args, names):
+    """`args` less `-D name` / `-Dname` for each of `names`."""
+    kept = []
+    skip = False
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg == "-D" and index + 1 < len(args) and args[index + 1] in names:
+            skip = True
+            continue
+        if arg.startswith("-D") and arg[2:] in names:
+            continue
+        kept.append(arg)
+    return kept
 
 
 def check_availability():
@@ -199,8 +234,10 @@ def check_availability():
     print("availability: every stand-in declaration is available at macOS 13, iOS 16, tvOS 16, watchOS 9")
 
 
-def check_platform(platform, stand_ins, work, targets):
-    copy_root = os.path.join(work, platform)
+def check_platform(platform, stand_ins, work, targets, defines_kept=False):
+    """Checks `targets` as `platform` compiles them: with default traits (no async-http-client), or,
+    with `defines_kept`, with `AsyncHTTPClientOnApple` (async-http-client linked there too)."""
+    copy_root = os.path.join(work, platform + ("-AsyncHTTPClientOnApple" if defines_kept else ""))
     modules = os.path.join(copy_root, "Modules")
     os.makedirs(modules, exist_ok=True)
     for target in targets:
@@ -214,7 +251,10 @@ def check_platform(platform, stand_ins, work, targets):
             with open(destination, "w") as file:
                 file.write(text)
             files.append(destination)
-        base = ["swiftc", "-I", modules, "-I", stand_ins] + checked_args(swiftpm_args(target)) + [
+        args = checked_args(swiftpm_args(target))
+        if not defines_kept:
+            args = without_defines(args, NON_APPLE_DEFINES)
+        base = ["swiftc", "-I", modules, "-I", stand_ins] + args + [
             "-Xfrontend", "-import-module", "-Xfrontend", "FoundationNetworking",
             "-Xfrontend", "-import-module", "-Xfrontend", "FoundationXML",
             "-Xfrontend", "-import-module", "-Xfrontend", "AppleFoundation",
@@ -224,7 +264,8 @@ def check_platform(platform, stand_ins, work, targets):
         # `-typecheck` skips.
         run(base + ["-emit-module", "-emit-module-path", os.path.join(modules, target + ".swiftmodule")] + files,
             f"{platform}: checking {target}")
-    print(f"{platform}: {', '.join(targets)} compile with the Apple branches")
+    traits = "with AsyncHTTPClientOnApple" if defines_kept else "with default traits"
+    print(f"{platform} ({traits}): {', '.join(targets)} compile with the Apple branches")
 
 
 def main():
@@ -241,6 +282,9 @@ def main():
             # CourierTesting and CourierXML have no condition that tells Apple platforms apart:
             # checked once, with the first platform.
             check_platform(platform, stand_ins, work, TARGETS if number == 0 else PER_PLATFORM_TARGETS)
+            if number == 0:
+                # The AsyncHTTPClientOnApple trait's graph: Courier with async-http-client, once.
+                check_platform(platform, stand_ins, work, ["Courier"], defines_kept=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -27,7 +27,7 @@ struct ConnectivityIntegrationTests {
         #expect(failure.url?.absoluteString == "\(baseURL)/anything")
     }
 
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
         /// async-http-client's own error (a SwiftNIO connect error) stays inside the failure, next
         /// to the `URLError` Courier makes from it.
         @Test func asyncHTTPClientKeepsItsOwnErrorAsTheUnderlyingError() async throws {

@@ -32,7 +32,7 @@ struct FixtureRecordingIntegrationTests {
     static func upstream(_ kind: TransportKind) -> any Transport {
         switch kind {
         case .urlSession: URLSessionTransport(configuration: .ephemeral)
-        #if AsyncHTTPClient
+        #if AsyncHTTPClientLinked
             case .asyncHTTPClient: AsyncHTTPClientTransport()
         #endif
         }

@@ -1,4 +1,4 @@
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     import Courier
     import FlyingFox
     import Foundation

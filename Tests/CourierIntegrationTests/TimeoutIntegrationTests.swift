@@ -134,7 +134,7 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
         }
     }
 
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
         /// A server that answers before reading the body (413, say) ends the exchange; the upload
         /// that is still waiting on its producer ends with it instead of staying suspended.
         @Test func aResponseBeforeTheUploadEndsTheStalledProducer() async throws {

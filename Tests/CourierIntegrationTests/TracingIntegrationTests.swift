@@ -6,7 +6,7 @@ import InMemoryTracing
 import Testing
 import Tracing
 
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     import AsyncHTTPClient
 #endif
 
@@ -239,7 +239,7 @@ struct TracingIntegrationTests {
         }
     }
 
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
         @Test func overAsyncHTTPClientEveryRequestIsExactlyOneClientSpanEvenWithTheTracerTheProcessUses() async throws {
             try await TestServer.run { server in
                 let tracer = W3CTracer()

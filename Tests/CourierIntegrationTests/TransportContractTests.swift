@@ -14,7 +14,7 @@ import Testing
 /// The transports Courier ships, for tests that must hold on each of them.
 enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case urlSession
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
         case asyncHTTPClient
     #endif
 
@@ -22,7 +22,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     func make() -> any Transport {
         switch self {
         case .urlSession: URLSessionTransport()
-        #if AsyncHTTPClient
+        #if AsyncHTTPClientLinked
             case .asyncHTTPClient: AsyncHTTPClientTransport()
         #endif
         }
@@ -35,7 +35,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             let configuration = URLSessionConfiguration.ephemeral
             configuration.httpMaximumConnectionsPerHost = connectionsPerHost
             return URLSessionTransport(configuration: configuration)
-        #if AsyncHTTPClient
+        #if AsyncHTTPClientLinked
             case .asyncHTTPClient:
                 return try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: connectionsPerHost))
         #endif
@@ -47,7 +47,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// The kind `Configuration.defaultTransport` is here: async-http-client on Linux (with the
     /// trait), URLSession on Apple platforms.
     static var platformDefault: TransportKind {
-        #if AsyncHTTPClient && canImport(FoundationNetworking)
+        #if AsyncHTTPClientLinked && canImport(FoundationNetworking)
             .asyncHTTPClient
         #else
             .urlSession
@@ -384,7 +384,7 @@ struct TransportContractTests {
     }
 }
 
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     @Suite("async-http-client response heads")
     struct AsyncHTTPClientHeadTests {
         @Test("the common header names it spells out are the names HTTPField.Name would make")

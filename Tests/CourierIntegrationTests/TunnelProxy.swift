@@ -1,4 +1,4 @@
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     import Foundation
     import Courier
     import NIOCore

@@ -177,7 +177,7 @@ public struct Configuration: Sendable {
     ///   the system's networking (proxies, cellular policies, App Transport Security), and the
     ///   transport `CourierTesting`'s `URLProtocol` stubs plug into.
     public static var defaultTransport: any Transport {
-        #if AsyncHTTPClient && canImport(FoundationNetworking)
+        #if AsyncHTTPClientLinked && canImport(FoundationNetworking)
             AsyncHTTPClientTransport.shared
         #else
             URLSessionTransport.shared

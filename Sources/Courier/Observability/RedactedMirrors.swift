@@ -70,7 +70,7 @@ extension URLSessionTransport: CustomReflectable {
     }
 }
 
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     extension AsyncHTTPClientTransport: CustomReflectable {
         /// The pinned hosts and whether the transport owns its clients. The default mirror walked
         /// into the `HTTPClient`s, whose configuration keeps the proxy's `Proxy-Authorization`

@@ -31,7 +31,7 @@ struct ClientTracing: Sendable {
             instrument = InstrumentationSystem.instrument
         }
         if tracer is NoOpTracer { return nil }
-        #if AsyncHTTPClient
+        #if AsyncHTTPClientLinked
             propagates = !((transport as? AsyncHTTPClientTransport)?.clientTraces ?? false)
         #else
             propagates = true

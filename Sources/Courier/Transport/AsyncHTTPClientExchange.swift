@@ -1,4 +1,4 @@
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     import AsyncHTTPClient
     import Foundation
     import HTTPTypes

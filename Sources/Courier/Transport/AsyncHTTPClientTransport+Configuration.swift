@@ -1,4 +1,4 @@
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     import AsyncHTTPClient
     public import Foundation
     import NIOCore

@@ -1,4 +1,4 @@
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     public import AsyncHTTPClient
     import Foundation
     import HTTPTypes

@@ -23,7 +23,7 @@ struct ConfigurationMirrorTests {
         }
     }
 
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
         @Test("an async-http-client transport with an authenticated proxy, and a configuration holding it")
         func asyncHTTPClientTransport() throws {
             let transport = try AsyncHTTPClientTransport(

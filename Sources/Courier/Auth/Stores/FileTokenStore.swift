@@ -1,7 +1,12 @@
 #if EncryptedTokenStore
     public import Foundation
-    import Crypto
-    import _CryptoExtras
+    #if canImport(CryptoKit)
+        import CommonCrypto
+        import CryptoKit
+    #else
+        import Crypto
+        import _CryptoExtras
+    #endif
 
     /// A ``TokenStore`` that keeps the credential in one AES-256-GCM encrypted file.
     ///
@@ -265,21 +270,37 @@
 
         /// PBKDF2-HMAC-SHA256 of `passphrase` and `salt`, `outputByteCount` bytes.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or salt or a count
-        ///   out of range (BoringSSL's PBKDF2 must not be handed empty buffers).
+        ///   out of range (neither BoringSSL's nor CommonCrypto's PBKDF2 is handed empty buffers).
         static func pbkdf2SHA256(
             passphrase: [UInt8], salt: [UInt8], rounds: Int, outputByteCount: Int
         ) throws(TokenStoreError) -> SymmetricKey {
             guard !passphrase.isEmpty, !salt.isEmpty, rounds >= 1, rounds <= Int(UInt32.max), outputByteCount > 0 else {
                 throw .invalidKey("PBKDF2 needs a passphrase, a salt, at least one round and a key size")
             }
-            do {
-                return try KDF.Insecure.PBKDF2.deriveKey(
-                    from: passphrase, salt: salt, using: .sha256,
-                    outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds
-                )
-            } catch {
-                throw .invalidKey("PBKDF2 failed: \(error)")
-            }
+            #if canImport(CryptoKit)
+                var derived = [UInt8](repeating: 0, count: outputByteCount)
+                let status = passphrase.withUnsafeBufferPointer { passphrase in
+                    salt.withUnsafeBufferPointer { salt in
+                        passphrase.withMemoryRebound(to: CChar.self) { passphrase in
+                            CCKeyDerivationPBKDF(
+                                CCPBKDFAlgorithm(kCCPBKDF2), passphrase.baseAddress, passphrase.count,
+                                salt.baseAddress, salt.count, CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256),
+                                UInt32(rounds), &derived, derived.count)
+                        }
+                    }
+                }
+                guard Int(status) == kCCSuccess else { throw .invalidKey("PBKDF2 failed: CommonCrypto status \(status)") }
+                return SymmetricKey(data: derived)
+            #else
+                do {
+                    return try KDF.Insecure.PBKDF2.deriveKey(
+                        from: passphrase, salt: salt, using: .sha256,
+                        outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds
+                    )
+                } catch {
+                    throw .invalidKey("PBKDF2 failed: \(error)")
+                }
+            #endif
         }
 
         /// The bytes of ``pbkdf2SHA256(passphrase:salt:rounds:outputByteCount:)``, for known-answer tests.
