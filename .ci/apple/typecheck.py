@@ -177,14 +177,20 @@ def build_stand_ins(out, platform):
 
 
 def search_paths(args):
-    """The module search paths of SwiftPM's `args` (`-I`, and the `-Xcc` module maps of C targets),
-    for stand-ins that re-export a dependency (CryptoKit is swift-crypto's `Crypto`)."""
+    """The module search paths of SwiftPM's `args` (`-I`, and what it passes to Clang: the module
+    maps and include paths of C targets), for code compiled against the package's modules: the
+    stand-ins that re-export a dependency (CryptoKit is swift-crypto's `Crypto`), .ci/consumer.py."""
     kept = []
-    for index, arg in enumerate(args):
-        if arg == "-I" or (arg == "-Xcc" and index + 1 < len(args) and args[index + 1].startswith(("-fmodule-map-file=", "-I"))):
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("-I", "-Xcc") and index + 1 < len(args):
             kept += [arg, args[index + 1]]
-        elif arg.startswith("-I") and len(arg) > 2:
+            index += 2
+            continue
+        if arg.startswith("-I") and len(arg) > 2:
             kept.append(arg)
+        index += 1
     return kept
 
 

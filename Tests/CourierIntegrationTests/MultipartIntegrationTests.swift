@@ -104,7 +104,7 @@ extension QueueSensitiveTests {
                     let result = await server.client().enqueue(endpoint).result()
 
                     try await awaitCondition("the handler deleted b.bin") { try await deleted.wait() }
-                    guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                    guard case .failure(.invalidRequest(.bodySourceFailed(let reason, _))) = result else {
                         Issue.record("expected bodySourceFailed, got \(result)")
                         return
                     }

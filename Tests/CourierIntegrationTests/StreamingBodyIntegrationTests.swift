@@ -106,7 +106,7 @@ extension QueueSensitiveTests {
 
                 let result = await server.client(transport: kind).enqueue(endpoint).result()
 
-                guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                guard case .failure(.invalidRequest(.bodySourceFailed(let reason, _))) = result else {
                     Issue.record("expected bodySourceFailed, got \(result)")
                     return
                 }
@@ -128,7 +128,7 @@ extension QueueSensitiveTests {
 
                 let result = await server.client(transport: kind).enqueue(endpoint).result()
 
-                guard case .failure(.invalidRequest(.bodySourceFailed(let reason))) = result else {
+                guard case .failure(.invalidRequest(.bodySourceFailed(let reason, _))) = result else {
                     Issue.record("expected bodySourceFailed, got \(result)")
                     return
                 }

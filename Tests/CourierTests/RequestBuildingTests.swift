@@ -164,7 +164,7 @@ struct RequestBuildingTests {
         await #expect {
             _ = try await makeClient(transport).enqueue(TestEndpoint(method: .post, body: .json(Reading(value: .nan)))).resume()
         } throws: { error in
-            guard case .invalidRequest(.encodingFailed(let reason)) = error as? CourierError else { return false }
+            guard case .invalidRequest(.encodingFailed(let reason, _)) = error as? CourierError else { return false }
             return reason.contains("value")
         }
         #expect(await transport.count == 0)

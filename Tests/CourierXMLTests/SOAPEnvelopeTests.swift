@@ -108,7 +108,7 @@ struct SOAPEnvelopeTests {
         let network = stubNetwork(body: "<ok/>")
         let body = RequestBody.soap(SOAPEnvelope(body: XMLTreeNode("bad name")))
         let error = await courierError { try await makeClient(network).enqueue(XMLEndpoint(body: body)).resume() }
-        guard case .invalidRequest(.encodingFailed(let message))? = error else {
+        guard case .invalidRequest(.encodingFailed(let message, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }

@@ -71,7 +71,7 @@ struct XMLRequestBodyTests {
         let body: RequestBody = reason.hasPrefix("a key") ? .xml(Spaced()) : .xml(Note(text: "bell \u{7}"))
         let network = stubNetwork(body: "<ok/>")
         let error = await courierError { try await makeClient(network).enqueue(XMLEndpoint(body: body)).resume() }
-        guard case .invalidRequest(.encodingFailed(let message))? = error else {
+        guard case .invalidRequest(.encodingFailed(let message, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }
@@ -88,7 +88,7 @@ struct XMLRequestBodyTests {
     func singleValueTopLevel(body: RequestBody) async {
         let network = stubNetwork(body: "<ok/>")
         let error = await courierError { try await makeClient(network).enqueue(XMLEndpoint(body: body)).resume() }
-        guard case .invalidRequest(.encodingFailed(let message))? = error else {
+        guard case .invalidRequest(.encodingFailed(let message, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }
@@ -106,7 +106,7 @@ struct XMLRequestBodyTests {
     func nonUTF8Header() async {
         let body = RequestBody.xml(Note(text: "é"), header: XMLHeader(version: 1.0, encoding: "ISO-8859-1"))
         let error = await courierError { try await makeClient(stubNetwork(body: "<ok/>")).enqueue(XMLEndpoint(body: body)).resume() }
-        guard case .invalidRequest(.encodingFailed(let message))? = error else {
+        guard case .invalidRequest(.encodingFailed(let message, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }

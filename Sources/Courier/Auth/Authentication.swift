@@ -96,6 +96,9 @@ extension BasicCredential: CustomStringConvertible, CustomDebugStringConvertible
 ///     if case .refreshFailed(let failure) = event, failure.isPermanent { showSignIn() }
 /// }
 /// ```
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum AuthEvent: Sendable, Equatable {
     /// A refresh succeeded; the new credential is stored and in use.
     case refreshed(TokenCredential)

@@ -4,7 +4,7 @@ import Foundation
 /// and checks that it still holds exactly the bytes its size promised when the body was built.
 ///
 /// A file that vanished, shrank or grew since then fails with
-/// ``InvalidRequest/bodySourceFailed(_:)``: the `Content-Length` already announced would otherwise
+/// ``InvalidRequest/bodySourceFailed(_:underlyingError:)``: the `Content-Length` already announced would otherwise
 /// be a lie, and the server would wait for bytes that never come or misread the next part.
 struct FileChunkSource: ChunkSource {
     let url: URL
@@ -20,7 +20,7 @@ struct FileChunkSource: ChunkSource {
     }
 
     /// The size of a regular file, without reading it.
-    /// - Throws: ``InvalidRequest/bodySourceFailed(_:)`` when it is missing, not a regular file,
+    /// - Throws: ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` when it is missing, not a regular file,
     ///   or not readable.
     static func size(of url: URL) throws(CourierError) -> Int64 {
         guard url.isFileURL else {
@@ -85,7 +85,8 @@ struct FileChunkSource: ChunkSource {
             throw error
         } catch {
             close()
-            throw .invalidRequest(.bodySourceFailed("reading the file \(Self.name(url)) failed: \(error.localizedDescription)"))
+            throw .invalidRequest(
+                .bodySourceFailed("reading the file \(Self.name(url)) failed: \(error.localizedDescription)", underlyingError: error))
         }
     }
 

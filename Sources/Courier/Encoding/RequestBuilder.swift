@@ -64,7 +64,7 @@ enum RequestBuilder {
 
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
     /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
-    /// - Throws: ``InvalidRequest/encodingFailed(_:)`` for a NaN or infinite number.
+    /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` for a NaN or infinite number.
     static func queryString(
         items: [QueryItem]?, parameters: QueryParameters?,
         options: QueryStringFormattingOptions

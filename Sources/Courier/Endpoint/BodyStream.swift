@@ -9,7 +9,7 @@ public import Foundation
 /// When ``length`` is known it is sent as `Content-Length`; otherwise the body goes out with
 /// chunked transfer encoding. A source that delivers a different number of bytes than it
 /// announced (a file that changed size while it was sent) fails the call with
-/// ``InvalidRequest/bodySourceFailed(_:)`` instead of sending a body the server would misread.
+/// ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` instead of sending a body the server would misread.
 public struct BodyStream: Sendable {
     /// The exact number of bytes, when known before sending; `nil` for a stream of unknown size.
     public let length: Int64?
@@ -30,7 +30,7 @@ public struct BodyStream: Sendable {
 
     /// Starts reading the body from its beginning.
     /// - Throws: ``InvalidRequest/bodyNotReplayable`` when a single-use stream was already read;
-    ///   ``InvalidRequest/bodySourceFailed(_:)`` when the source cannot be opened (a missing file).
+    ///   ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` when the source cannot be opened (a missing file).
     public func makeReader() throws(CourierError) -> Reader {
         Reader(source: try open(), expectedLength: length)
     }
@@ -48,7 +48,7 @@ public struct BodyStream: Sendable {
         }
 
         /// The next chunk, never empty, or `nil` at the end of the body.
-        /// - Throws: ``InvalidRequest/bodySourceFailed(_:)`` when the source fails or delivers
+        /// - Throws: ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` when the source fails or delivers
         ///   more or fewer bytes than ``BodyStream/length``; ``CourierError/cancelled`` when the
         ///   reading task is cancelled.
         public mutating func next() async throws(CourierError) -> Data? {
@@ -99,7 +99,7 @@ extension BodyStream {
     ///
     /// - Parameters:
     ///   - sequence: the chunks, in order. An error it throws fails the call with
-    ///     ``InvalidRequest/bodySourceFailed(_:)``.
+    ///     ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
     ///   - length: the exact total, when known (sent as `Content-Length`); `nil` sends the body
     ///     chunked.
     public init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int64? = nil) where Chunks.Element: DataProtocol {
@@ -114,7 +114,7 @@ extension BodyStream {
     ///
     /// - Parameters:
     ///   - bytes: the bytes, in order. An error it throws fails the call with
-    ///     ``InvalidRequest/bodySourceFailed(_:)``.
+    ///     ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
     ///   - length: the exact total, when known (sent as `Content-Length`).
     public init<Bytes: AsyncSequence & Sendable>(bytes: Bytes, length: Int64? = nil) where Bytes.Element == UInt8 {
         let gate = SingleUseGate()
@@ -126,7 +126,7 @@ extension BodyStream {
 
     /// A file on disk, read in 64 KiB chunks while it is sent; its size, taken now, is the
     /// `Content-Length`.
-    /// - Throws: ``InvalidRequest/bodySourceFailed(_:)`` when the file does not exist or is not a
+    /// - Throws: ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` when the file does not exist or is not a
     ///   regular, readable file.
     public init(file url: URL) throws(CourierError) {
         let size = try FileChunkSource.size(of: url)
@@ -149,7 +149,7 @@ private struct SequenceSource<Iterator: AsyncIteratorProtocol>: ChunkSource {
         } catch is CancellationError {
             throw .cancelled
         } catch {
-            throw .invalidRequest(.bodySourceFailed("the body's sequence threw \(String(describing: error))"))
+            throw .invalidRequest(.bodySourceFailed("the body's sequence threw \(String(describing: error))", underlyingError: error))
         }
     }
 }
@@ -175,7 +175,7 @@ private struct ByteBatchingSource<Iterator: AsyncIteratorProtocol>: ChunkSource 
         } catch is CancellationError {
             throw .cancelled
         } catch {
-            throw .invalidRequest(.bodySourceFailed("the body's sequence threw \(String(describing: error))"))
+            throw .invalidRequest(.bodySourceFailed("the body's sequence threw \(String(describing: error))", underlyingError: error))
         }
         return chunk.isEmpty && ended ? nil : chunk
     }

@@ -30,7 +30,7 @@ extension RequestBody {
     /// // user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada
     /// ```
     ///
-    /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:)``.
+    /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``.
     /// - Parameters:
     ///   - parameters: the fields; build them from an `Encodable` with
     ///     ``QueryParameters/init(encoding:)``.

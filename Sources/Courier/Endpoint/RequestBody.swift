@@ -58,7 +58,7 @@ public struct RequestBody: Sendable {
     /// Any `Encodable` value as JSON, encoded with `encoder` or, when `nil`, the client's
     /// ``Configuration/encoder``. Sent as `application/json`.
     ///
-    /// An encoder that throws fails the call with ``InvalidRequest/encodingFailed(_:)``.
+    /// An encoder that throws fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``.
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> RequestBody {
         RequestBody(content: .json(value, encoder: encoder), contentType: "application/json")
     }
@@ -73,7 +73,7 @@ public struct RequestBody: Sendable {
     ///     }
     /// }
     /// ```
-    /// An error thrown by `encode` fails the call with ``InvalidRequest/encodingFailed(_:)``
+    /// An error thrown by `encode` fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     /// (a ``CourierError`` is passed through as it is).
     /// - Parameters:
     ///   - contentType: the media type.
@@ -90,9 +90,9 @@ public struct RequestBody: Sendable {
                 } catch let error as CourierError {
                     throw error
                 } catch let error as EncodingError {
-                    throw .invalidRequest(.encodingFailed(describe(error)))
+                    throw .invalidRequest(.encodingFailed(describe(error), underlyingError: error))
                 } catch {
-                    throw .invalidRequest(.encodingFailed(String(describing: error)))
+                    throw .invalidRequest(.encodingFailed(String(describing: error), underlyingError: error))
                 }
             }, contentType: contentType, headers: headers)
     }
@@ -108,7 +108,7 @@ public struct RequestBody: Sendable {
     ///   - contentType: the media type; when `nil`, derived from the file's extension
     ///     (`application/octet-stream` for an unknown one).
     ///
-    /// A missing or unreadable file fails the call with ``InvalidRequest/bodySourceFailed(_:)``
+    /// A missing or unreadable file fails the call with ``InvalidRequest/bodySourceFailed(_:underlyingError:)``
     /// before anything is sent; a file that changes size while it is sent fails it the same way.
     public static func file(_ url: URL, contentType: String? = nil) -> RequestBody {
         RequestBody(
@@ -126,7 +126,7 @@ public struct RequestBody: Sendable {
     /// ``InvalidRequest/bodyNotReplayable``, and a 401 is returned rather than replayed.
     /// - Parameters:
     ///   - chunks: the body, in order; an error it throws fails the call with
-    ///     ``InvalidRequest/bodySourceFailed(_:)``.
+    ///     ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
     ///   - length: the exact total, when known (sent as `Content-Length`); `nil` sends the body
     ///     with chunked transfer encoding.
     ///   - contentType: the media type.
@@ -152,8 +152,8 @@ public struct RequestBody: Sendable {
     }
 
     /// What the transport sends, built from the client's configuration.
-    /// - Throws: ``InvalidRequest/encodingFailed(_:)`` if an encoder throws;
-    ///   ``InvalidRequest/bodySourceFailed(_:)`` for a file that cannot be read.
+    /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` if an encoder throws;
+    ///   ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` for a file that cannot be read.
     func transportBody(configuration: Configuration) throws(CourierError) -> TransportBody {
         let body = try encodedBody(configuration: configuration)
         guard let uploadMeter else { return body }
@@ -168,9 +168,9 @@ public struct RequestBody: Sendable {
             do {
                 return .data(try (encoder ?? configuration.encoder).encode(value))
             } catch let error as EncodingError {
-                throw .invalidRequest(.encodingFailed(Self.describe(error)))
+                throw .invalidRequest(.encodingFailed(Self.describe(error), underlyingError: error))
             } catch {
-                throw .invalidRequest(.encodingFailed(String(describing: type(of: error))))
+                throw .invalidRequest(.encodingFailed(String(describing: type(of: error)), underlyingError: error))
             }
         case .deferred(let encode):
             return .data(try encode(configuration))

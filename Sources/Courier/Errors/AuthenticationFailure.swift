@@ -8,6 +8,9 @@
 ///     showSignIn(reason: failure.oauth2Error?.errorDescription)
 /// }
 /// ```
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum AuthenticationFailure: Error, Sendable, Equatable {
     /// The endpoint requires authorization but there is no credential: none was stored, or
     /// the app signed out.
@@ -91,6 +94,9 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
 /// Why a token refresh failed.
 public struct RefreshFailure: Error, Sendable, Equatable {
     /// What went wrong.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Reason: Sendable, Equatable {
         /// The token endpoint rejected the grant or the client (HTTP 400 or 401, e.g.
         /// `invalid_grant`, `invalid_client`). Permanent.

@@ -12,6 +12,9 @@
 ///
 /// Its `description` never shows an authorization code, a `state`, a verifier or a token: the
 /// values a hostile redirect carried are named, not printed.
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum AuthorizationFailure: Error, Sendable, Equatable {
     /// The authorization response's `state` is missing or differs from the one sent (RFC 6749
     /// §10.12): the redirect may be forged. No token request was made.

@@ -16,11 +16,17 @@ public import Foundation
 ///     print(error)   // never prints header values or whole bodies
 /// }
 /// ```
+///
+/// This enum and the failure enums it carries may gain cases in later versions: a `switch` over
+/// one needs an `@unknown default` (a `catch` pattern does not).
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public indirect enum CourierError: Error, Sendable {
     /// The request could not be built or must not be sent: a bad host, path, method, header, or
     /// a body that is not allowed or could not be encoded; nothing was sent then. Also a
     /// streamed body whose source failed while it was being sent
-    /// (``InvalidRequest/bodySourceFailed(_:)``): the request was stopped part-way, never
+    /// (``InvalidRequest/bodySourceFailed(_:underlyingError:)``): the request was stopped part-way, never
     /// completed short or long.
     case invalidRequest(InvalidRequest)
     /// The request did not produce an HTTP response: a timeout, no connectivity, a lost

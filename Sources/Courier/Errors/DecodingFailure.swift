@@ -3,6 +3,9 @@
 /// The ``response`` is kept whole so that the caller can look at what actually arrived.
 public struct DecodingFailure: Error, Sendable {
     /// Why decoding failed.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Reason: Sendable {
         /// The decoder threw; the `DecodingError` is kept.
         case decodingError(DecodingError)

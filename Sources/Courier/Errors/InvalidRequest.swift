@@ -5,6 +5,11 @@ import Foundation
 /// and hosts, paths and URLs are printed through ``Redaction/redact(urlString:)`` (user-info,
 /// secret query and fragment items hidden), and so is what ``BaseURL`` keeps in its errors.
 /// A `dump(_:)` shows the ``description`` only.
+///
+/// New cases may come in later versions: a `switch` over it needs an `@unknown default`.
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum InvalidRequest: Sendable, Equatable {
     /// The host is not an RFC 1123 name, an IPv4 dotted quad or a bracketed IPv6 literal.
     /// ``BaseURL`` keeps the host as it may be printed: `ghp_x@api.github.com` is kept as
@@ -28,16 +33,19 @@ public enum InvalidRequest: Sendable, Equatable {
     case invalidHeaderValue(name: String)
     /// The method does not allow a request body (GET and HEAD).
     case bodyNotAllowed(method: String)
-    /// The body could not be encoded (for example an `Encodable` that threw).
-    case encodingFailed(String)
+    /// The body or the query could not be encoded (for example an `Encodable` that threw).
+    /// `underlyingError` is the error the encoder threw, when there was one; it is not part of
+    /// `==` and not printed.
+    case encodingFailed(String, underlyingError: (any Error)? = nil)
     /// The URL assembled from base URL, path and query could not be formed.
     case invalidURL(String)
     /// The timeout is zero or negative.
     case invalidTimeout(Duration)
     /// A streamed body's source failed: a file that is missing, unreadable, or changed size while
     /// it was sent, or an `AsyncSequence` that threw. The request is stopped rather than sent
-    /// short or long.
-    case bodySourceFailed(String)
+    /// short or long. `underlyingError` is what the file read or the sequence threw, when
+    /// something did; it is not part of `==` and not printed.
+    case bodySourceFailed(String, underlyingError: (any Error)? = nil)
     /// A single-use body (an `AsyncSequence`) was already sent and cannot be sent again, for a
     /// second ``Call/resume()`` or a replay.
     case bodyNotReplayable
@@ -94,13 +102,13 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             return "invalid value for header \(Redaction.printableHeaderName(name).debugDescription): control characters such as CR or LF are not allowed"
         case .bodyNotAllowed(let method):
             return "a \(method) request cannot carry a body"
-        case .encodingFailed(let reason):
+        case .encodingFailed(let reason, _):
             return "the body could not be encoded: \(reason)"
         case .invalidURL(let string):
             return "the URL \(Self.redacted(string).debugDescription) could not be formed"
         case .invalidTimeout(let timeout):
             return "invalid timeout \(timeout): must be positive"
-        case .bodySourceFailed(let reason):
+        case .bodySourceFailed(let reason, _):
             return "the body could not be read: \(reason)"
         case .bodyNotReplayable:
             return "the body is a single-use stream that was already sent"
@@ -112,6 +120,31 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             return "this would wait for itself forever: \(reason)"
         case .invalidTLSConfiguration(let reason):
             return "invalid TLS configuration: \(reason)"
+        }
+    }
+
+    /// Two failures are equal when their case and what it names are; underlying errors are not
+    /// compared.
+    public static func == (lhs: InvalidRequest, rhs: InvalidRequest) -> Bool {
+        switch (lhs, rhs) {
+        case (.invalidHost(let a, let x), .invalidHost(let b, let y)), (.invalidPath(let a, let x), .invalidPath(let b, let y)),
+            (.invalidBaseURL(let a, let x), .invalidBaseURL(let b, let y)):
+            return a == b && x == y
+        case (.invalidMethod(let a), .invalidMethod(let b)), (.invalidHeaderName(let a), .invalidHeaderName(let b)),
+            (.invalidHeaderValue(let a), .invalidHeaderValue(let b)), (.bodyNotAllowed(let a), .bodyNotAllowed(let b)),
+            (.encodingFailed(let a, _), .encodingFailed(let b, _)), (.invalidURL(let a), .invalidURL(let b)),
+            (.bodySourceFailed(let a, _), .bodySourceFailed(let b, _)), (.invalidMultipartForm(let a), .invalidMultipartForm(let b)),
+            (.reservedHeader(let a), .reservedHeader(let b)), (.wouldDeadlock(let a), .wouldDeadlock(let b)),
+            (.invalidTLSConfiguration(let a), .invalidTLSConfiguration(let b)):
+            return a == b
+        case (.invalidPort(let a), .invalidPort(let b)):
+            return a == b
+        case (.invalidTimeout(let a), .invalidTimeout(let b)):
+            return a == b
+        case (.bodyNotReplayable, .bodyNotReplayable):
+            return true
+        default:
+            return false
         }
     }
 

@@ -12,6 +12,9 @@
 ///     log.error("token store: \(error)")   // never contains a token
 /// }
 /// ```
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum TokenStoreError: Error, Sendable, Equatable {
     /// The stored data is not a valid token file: too short, wrong magic bytes, an unknown key
     /// derivation, an iteration count out of range, or a decrypted payload that is not a

@@ -8,6 +8,9 @@ public import Foundation
 /// the transport reported, whole.
 public struct TransportFailure: Error, Sendable, Equatable {
     /// What went wrong, in broad classes that retry policies and user interfaces can act on.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Kind: String, Sendable, Equatable {
         /// The request's deadline passed.
         case timedOut

@@ -91,7 +91,7 @@ public struct AuthorizationCodeFlow: Sendable {
     ///     `code_challenge_method`, or `scope` when `scope` is given.
     ///   - issuer: the expected `iss` (RFC 9207), compared exactly; `nil` ignores `iss`.
     ///   - requiresIssuer: refuse a response without `iss`; needs `issuer`.
-    /// - Throws: `CourierError.invalidRequest(_:)`: `InvalidRequest.encodingFailed(_:)` naming
+    /// - Throws: `CourierError.invalidRequest(_:)`: `InvalidRequest.encodingFailed(_:underlyingError:)` naming
     ///   a repeated or empty parameter name (in `additionalParameters` or the endpoint's query),
     ///   or `requiresIssuer` without `issuer`; `InvalidRequest.invalidURL(_:)` for an
     ///   endpoint with a fragment or one `URLComponents` cannot read.

@@ -15,6 +15,9 @@ public import Foundation
 /// Messages never quote a header value or the body: a fixture may hold what a server sent.
 public struct FixtureError: Error, Sendable, Equatable {
     /// What went wrong.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Kind: Sendable, Equatable {
         /// There is no file at the URL.
         case fileNotFound

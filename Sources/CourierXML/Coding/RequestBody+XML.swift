@@ -16,7 +16,7 @@ extension RequestBody {
     /// The value is encoded when the request is built, once per send. The result is checked to be
     /// well-formed XML before it is sent: a key that is not an XML name (`"first name"`) or a
     /// character XML cannot carry (`"\u{1}"`) fails the call with
-    /// `InvalidRequest/encodingFailed(_:)` rather than sending a broken document, and so does a
+    /// `InvalidRequest/encodingFailed(_:underlyingError:)` rather than sending a broken document, and so does a
     /// value XMLCoder cannot put at the top level (a bare `String` or `Date`).
     ///
     /// - Parameters:

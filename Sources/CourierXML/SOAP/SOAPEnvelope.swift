@@ -139,7 +139,7 @@ extension RequestBody {
     /// }
     /// ```
     /// An endpoint header of the same name replaces `SOAPAction`. A body that cannot be encoded
-    /// or written fails the call with `InvalidRequest/encodingFailed(_:)`.
+    /// or written fails the call with `InvalidRequest/encodingFailed(_:underlyingError:)`.
     /// - Parameters:
     ///   - envelope: the message.
     ///   - action: the SOAP action URI, if the service uses one.

@@ -18,6 +18,9 @@ public struct XMLParsingError: Error, Sendable, Equatable {
     /// ```swift
     /// if case .documentTypeNotAllowed = error.reason { log("refused a DTD") }
     /// ```
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Reason: Sendable, Equatable {
         /// `XMLParser` (libxml2) rejected the document. `code` is the `XMLParser.ErrorCode` raw
         /// value, e.g. 76 for a mismatched end tag.

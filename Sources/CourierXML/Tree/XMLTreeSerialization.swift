@@ -70,6 +70,9 @@ public struct XMLTreeFormatting: Sendable, Hashable {
 ///     print(error)   // "first name" is not a valid XML name
 /// }
 /// ```
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum XMLSerializationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An element or attribute name that is not an XML qualified name (empty, with a space, with
     /// two colons, starting with a digit, …).

@@ -50,7 +50,7 @@ struct EndpointErrorTests {
                 throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "refused"))
             }
         }
-        guard case .encodingFailed(let message)? = await invalidRequest(declaredAPI.post("x").json(Throws())) else {
+        guard case .encodingFailed(let message, _)? = await invalidRequest(declaredAPI.post("x").json(Throws())) else {
             Issue.record("expected encodingFailed")
             return
         }
@@ -59,7 +59,7 @@ struct EndpointErrorTests {
 
     @Test("a NaN or infinite query number fails with encodingFailed", arguments: [Double.nan, .infinity, -.infinity])
     func nonFiniteQueryNumber(value: Double) async {
-        guard case .encodingFailed(let message)? = await invalidRequest(declaredAPI.get("x").query("ratio", value)) else {
+        guard case .encodingFailed(let message, _)? = await invalidRequest(declaredAPI.get("x").query("ratio", value)) else {
             Issue.record("expected encodingFailed")
             return
         }

@@ -189,7 +189,7 @@ func multipartFormReason(_ error: CourierError?) -> String? {
 
 /// The reason of a `.invalidRequest(.bodySourceFailed)` error, or `nil` for any other outcome.
 func bodySourceReason(_ error: CourierError?) -> String? {
-    if case .invalidRequest(.bodySourceFailed(let reason))? = error { return reason }
+    if case .invalidRequest(.bodySourceFailed(let reason, _))? = error { return reason }
     return nil
 }
 

@@ -171,7 +171,7 @@ struct AuthorizationCodeFlowTests {
                 authorizationEndpoint: AuthorizationCodeFixtures.authorize, tokenEndpoint: OAuth2Fixtures.endpoint(OAuth2Fixtures.answering()),
                 redirectURI: AuthorizationCodeFixtures.redirectURI, scope: "read", additionalParameters: [QueryItem(name: name, value: "x")])
         }
-        guard case .invalidRequest(.encodingFailed(let reason))? = viaParameters else {
+        guard case .invalidRequest(.encodingFailed(let reason, _))? = viaParameters else {
             Issue.record("expected encodingFailed, got \(String(describing: viaParameters))")
             return
         }

@@ -52,7 +52,7 @@ struct GrantsTests {
             try await OAuth2Fixtures.endpoint(transport).password(
                 username: "u", password: "p", scope: "s", additionalParameters: [QueryItem(name: name, value: "x")])
         }
-        guard case .invalidRequest(.encodingFailed(let why))? = error else {
+        guard case .invalidRequest(.encodingFailed(let why, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }

@@ -311,7 +311,7 @@ struct OAuth2TokenRequestTests {
             let endpoint = try OAuth2Fixtures.endpoint(transport, authentication: .basic(clientID: "app", clientSecret: "pw"))
             error = await OAuth2Fixtures.error { () async throws(CourierError) in try await endpoint.refresh(credential, additionalParameters: item) }
         }
-        guard case .invalidRequest(.encodingFailed(let reason))? = error else {
+        guard case .invalidRequest(.encodingFailed(let reason, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }

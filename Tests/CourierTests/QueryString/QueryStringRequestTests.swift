@@ -63,7 +63,7 @@ struct QueryStringRequestTests {
         await #expect {
             _ = try await makeClient(transport).enqueue(QueryEndpoint(queryParameters: ["x": .double(.nan)])).resume()
         } throws: { error in
-            guard case .invalidRequest(.encodingFailed(let reason)) = error as? CourierError else { return false }
+            guard case .invalidRequest(.encodingFailed(let reason, _)) = error as? CourierError else { return false }
             return reason.contains("\"x\"")
         }
         #expect(await transport.count == 0)
@@ -162,7 +162,7 @@ struct QueryStringRequestTests {
         await #expect {
             _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: .form(["t": [.double(.infinity)]]))).resume()
         } throws: { error in
-            guard case .invalidRequest(.encodingFailed(let reason)) = error as? CourierError else { return false }
+            guard case .invalidRequest(.encodingFailed(let reason, _)) = error as? CourierError else { return false }
             return reason.contains("t[0]")
         }
         #expect(await transport.count == 0)

@@ -16,7 +16,7 @@ func encodingFailure(_ body: () throws -> Void) -> String? {
         try body()
         return nil
     } catch {
-        guard case .invalidRequest(.encodingFailed(let reason)) = error as? CourierError else { return nil }
+        guard case .invalidRequest(.encodingFailed(let reason, _)) = error as? CourierError else { return nil }
         return reason
     }
 }

@@ -16,7 +16,7 @@ package enum OAuth2Form {
     /// set themselves: RFC 6749 §3.2 allows a parameter only once, and a second `grant_type` or
     /// `client_secret` would make the request mean something other than what was asked.
     /// Other names may repeat (RFC 8707 `resource`, RFC 8693 `audience`).
-    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:)``
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     ///   naming the parameter (never its value).
     package static func validate(_ items: [QueryItem], reserved: Set<String>) throws(CourierError) {
         for item in items {

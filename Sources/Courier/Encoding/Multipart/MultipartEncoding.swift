@@ -54,7 +54,7 @@ extension MultipartForm {
     /// The body, sized and checked: the `.stream` factory behind ``RequestBody/multipart(_:)``.
     /// - Throws: ``InvalidRequest/invalidMultipartForm(_:)``, ``InvalidRequest/invalidHeaderName(_:)``,
     ///   ``InvalidRequest/invalidHeaderValue(name:)`` for bad input;
-    ///   ``InvalidRequest/bodySourceFailed(_:)`` for a missing or unreadable file.
+    ///   ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` for a missing or unreadable file.
     func makeBodyStream() throws(CourierError) -> BodyStream {
         try Self.validate(boundary: boundary)
         let search = DelimiterSearch(delimiter)

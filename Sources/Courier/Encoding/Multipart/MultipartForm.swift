@@ -28,7 +28,7 @@ public import Foundation
 /// - a per-part header name that is not an RFC 9110 token, or a value with control characters:
 ///   ``InvalidRequest/invalidHeaderName(_:)``, ``InvalidRequest/invalidHeaderValue(name:)``;
 /// - a per-part `Content-Disposition` header (Courier writes it): ``InvalidRequest/invalidMultipartForm(_:)``;
-/// - a missing or unreadable file: ``InvalidRequest/bodySourceFailed(_:)``.
+/// - a missing or unreadable file: ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
 ///
 /// Names and filenames are written as WHATWG HTML forms write them: `"` becomes `%22`, anything
 /// else (non-ASCII included) is sent as raw UTF-8, with no RFC 2231 `filename*` (RFC 7578 §4.2, §5.1).
@@ -129,7 +129,7 @@ public struct MultipartForm: Sendable {
     /// // Content-Type: video/mp4
     /// ```
     /// A file that is missing when the request is built fails the call with
-    /// ``InvalidRequest/bodySourceFailed(_:)`` and nothing is sent; one that disappears or changes
+    /// ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` and nothing is sent; one that disappears or changes
     /// size before it is sent stops the upload with the same error. So does a file that contains
     /// the boundary (scanned while it is sent, at a cost of about 0.1 s per GiB).
     /// - Parameters:
@@ -160,7 +160,7 @@ public struct MultipartForm: Sendable {
     /// ```
     /// - Parameters:
     ///   - stream: the part's bytes, in order. An error it throws, or a byte count other than
-    ///     `length`, fails the call with ``InvalidRequest/bodySourceFailed(_:)``, as does the
+    ///     `length`, fails the call with ``InvalidRequest/bodySourceFailed(_:underlyingError:)``, as does the
     ///     boundary occurring in it.
     ///   - length: the exact number of bytes, when known; `nil` makes the whole body's length
     ///     unknown, so it is sent with chunked transfer encoding.

@@ -113,8 +113,8 @@ struct MultipartSource: ChunkSource {
         do {
             chunk = try await part.source.next()
         } catch {
-            if case .invalidRequest(.bodySourceFailed(let reason)) = error {
-                throw .invalidRequest(.bodySourceFailed("\(part.label): \(reason)"))
+            if case .invalidRequest(.bodySourceFailed(let reason, let underlyingError)) = error {
+                throw .invalidRequest(.bodySourceFailed("\(part.label): \(reason)", underlyingError: underlyingError))
             }
             throw error
         }

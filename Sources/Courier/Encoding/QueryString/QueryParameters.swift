@@ -14,7 +14,7 @@ public import Foundation
 /// - ``integer(_:)`` in decimal: `1234`;
 /// - ``double(_:)`` as Swift's shortest round-trip description: `1.234`, `3.0`, `1e-07`;
 ///   a NaN or infinite double cannot be sent and fails the call with
-///   ``InvalidRequest/encodingFailed(_:)``;
+///   ``InvalidRequest/encodingFailed(_:underlyingError:)``;
 /// - ``decimal(_:)`` by its `description`: `12.50` is `12.5`;
 /// - ``bool(_:)`` as `true` or `false`;
 /// - ``null`` as a bare name with no `=`: `flag`;
@@ -173,7 +173,7 @@ public struct QueryParameters: Sendable, Equatable {
     /// Base64 string; an explicit `encodeNil` ``QueryValue/null`` (a bare name). An optional that
     /// is absent (`encodeIfPresent`, as synthesized `Encodable` does for `nil`) writes nothing.
     ///
-    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:)``
+    /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     ///   when the value throws while encoding, encodes a NaN or infinite number, or its top level
     ///   is not keyed (an array or a single value). The message names the coding path, never the
     ///   value.
@@ -182,12 +182,12 @@ public struct QueryParameters: Sendable, Equatable {
         do {
             encoded = try QueryValueEncoder.encode(value)
         } catch let error as EncodingError {
-            throw .invalidRequest(.encodingFailed(RequestBody.describe(error)))
+            throw .invalidRequest(.encodingFailed(RequestBody.describe(error), underlyingError: error))
         } catch {
             throw .invalidRequest(
                 .encodingFailed(
-                    "\(type(of: value)) threw \(String(describing: type(of: error))) while encoding query parameters"
-                ))
+                    "\(type(of: value)) threw \(String(describing: type(of: error))) while encoding query parameters",
+                    underlyingError: error))
         }
         switch encoded {
         case .dictionary(let values):

@@ -23,7 +23,7 @@ struct QueryStringEncoder {
     private static let closeBracket = "%5D"
 
     /// `name=value&…` without a leading `?`; empty when there is nothing to write.
-    /// - Throws: ``InvalidRequest/encodingFailed(_:)`` naming the parameter (never its value)
+    /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` naming the parameter (never its value)
     ///   when a number is NaN or infinite.
     func encode(items: [QueryItem], parameters: QueryParameters?) throws(CourierError) -> String {
         var pairs: [String] = []

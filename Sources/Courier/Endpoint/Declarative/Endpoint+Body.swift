@@ -33,7 +33,7 @@ extension Endpoint where Policy == BodyAllowed {
     /// api.post("gists").json(NewGist(description: "notes", files: files))
     /// ```
     ///
-    /// An encoder that throws fails the call with ``InvalidRequest/encodingFailed(_:)`` when it is
+    /// An encoder that throws fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is
     /// resumed; nothing is sent.
     public func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> Self {
         body(.json(value, encoder: encoder))
@@ -58,7 +58,7 @@ extension Endpoint where Policy == BodyAllowed {
     /// // user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada
     /// ```
     ///
-    /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:)``.
+    /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``.
     public func form(_ parameters: QueryParameters, options: QueryStringFormattingOptions? = nil) -> Self {
         body(.form(parameters, options: options))
     }
@@ -72,7 +72,7 @@ extension Endpoint where Policy == BodyAllowed {
     /// // remember=true&user=ada
     /// ```
     ///
-    /// A value that does not encode fails the call with ``InvalidRequest/encodingFailed(_:)``
+    /// A value that does not encode fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     /// when it is resumed.
     public func form(encoding value: some Encodable, options: QueryStringFormattingOptions? = nil) -> Self {
         do throws(CourierError) {

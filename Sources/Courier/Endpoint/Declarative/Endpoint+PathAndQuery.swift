@@ -36,7 +36,7 @@ extension Endpoint {
     ///
     /// The value is written by its `description` (`2`, `true`, `1.5`) and percent-encoded as
     /// ``QueryItem`` says. A NaN or infinite number fails the call with
-    /// ``InvalidRequest/encodingFailed(_:)`` when it is resumed, as in ``QueryValue``.
+    /// ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is resumed, as in ``QueryValue``.
     public func query(_ name: String, _ value: (any LosslessStringConvertible)?) -> Self {
         guard let value else { return self }
         return with { parts in
@@ -93,7 +93,7 @@ extension Endpoint {
     /// ```
     ///
     /// A value that does not encode (it throws, holds a NaN, or is not keyed at its top level)
-    /// fails the call with ``InvalidRequest/encodingFailed(_:)`` when it is resumed.
+    /// fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is resumed.
     public func query(encoding value: some Encodable) -> Self {
         do throws(CourierError) {
             return query(try QueryParameters(encoding: value))

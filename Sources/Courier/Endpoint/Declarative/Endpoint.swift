@@ -50,7 +50,7 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     /// The API's path followed by this endpoint's segments, each percent-encoded.
     /// - Throws: ``CourierError/invalidRequest(_:)`` for the first problem a modifier met: a
     ///   segment that is empty, `.` or `..` (``InvalidRequest/invalidPath(_:reason:)``), a query
-    ///   value that does not encode (``InvalidRequest/encodingFailed(_:)``).
+    ///   value that does not encode (``InvalidRequest/encodingFailed(_:underlyingError:)``).
     public func path() throws(CourierError) -> URLPath {
         if let problem = parts.problem { throw problem }
         return parts.path

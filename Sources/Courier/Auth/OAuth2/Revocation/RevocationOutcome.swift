@@ -14,6 +14,9 @@ import Foundation
 /// Its `description` never holds a token.
 public struct RevocationOutcome: Sendable, Equatable {
     /// What happened to one token.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Result: Sendable, Equatable {
         /// The server answered 2xx: the token is revoked (or was already invalid).
         case revoked
