@@ -35,8 +35,21 @@ public enum AuthorizationFailure: Error, Sendable, Equatable {
     /// The redirect did not arrive within the flow's timeout.
     case timedOut
     /// The loopback redirect receiver could not listen, or the web authentication session
-    /// could not be presented; the text says why.
-    case unavailable(String)
+    /// could not be presented; the text says why, and `underlyingError` is the error behind it,
+    /// when there was one (not compared by `==`, not printed).
+    case unavailable(String, underlyingError: (any Error)? = nil)
+
+    /// Two failures are equal when their case and what it carries are; underlying errors are not
+    /// compared.
+    public static func == (lhs: AuthorizationFailure, rhs: AuthorizationFailure) -> Bool {
+        switch (lhs, rhs) {
+        case (.stateMismatch, .stateMismatch), (.expired, .expired), (.timedOut, .timedOut): true
+        case (.denied(let a), .denied(let b)): a == b
+        case (.issuerMismatch(let a, let x), .issuerMismatch(let b, let y)): a == b && x == y
+        case (.malformedResponse(let a), .malformedResponse(let b)), (.unavailable(let a, _), .unavailable(let b, _)): a == b
+        default: false
+        }
+    }
 }
 
 extension AuthorizationFailure: CustomStringConvertible, CustomReflectable {
@@ -64,7 +77,7 @@ extension AuthorizationFailure: CustomStringConvertible, CustomReflectable {
             "the device code expired before the user approved"
         case .timedOut:
             "the authorization redirect did not arrive in time"
-        case .unavailable(let why):
+        case .unavailable(let why, _):
             "the authorization flow could not run: \(why)"
         }
     }

@@ -51,13 +51,13 @@ extension AuthorizationCodeFlow {
     ///   - timeout: how long to wait for the redirect, from the moment the receiver listens.
     ///   - openBrowser: opens the authorization URL. A `CourierError` it throws is rethrown as
     ///     it is, a `CancellationError` becomes `CourierError.cancelled`, and any other error
-    ///     `AuthorizationFailure.unavailable(_:)`.
+    ///     `AuthorizationFailure.unavailable(_:underlyingError:)`.
     /// - Returns: the credential the token endpoint issued.
     /// - Throws: `CourierError.authentication(_:)` with `AuthenticationFailure.authorizationFailed(_:)`:
     ///   `AuthorizationFailure.timedOut` (a callback without this flow's `state` never ends the
     ///   wait: it gets the failure page, and the browser's redirect is still awaited),
     ///   `AuthorizationFailure.denied(_:)`, `AuthorizationFailure.issuerMismatch(expected:received:)`,
-    ///   `AuthorizationFailure.malformedResponse(_:)` or `AuthorizationFailure.unavailable(_:)`
+    ///   `AuthorizationFailure.malformedResponse(_:)` or `AuthorizationFailure.unavailable(_:underlyingError:)`
     ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
     ///   `CourierError.cancelled`; the errors of the initializers; and those of the token
     ///   endpoint (see `OAuth2TokenEndpoint`).
@@ -124,7 +124,7 @@ extension AuthorizationCodeFlow {
                     switch error {
                     case let error as CourierError: error
                     case is CancellationError: .cancelled
-                    default: .authentication(.authorizationFailed(.unavailable("opening the browser failed: \(error)")))
+                    default: .authentication(.authorizationFailed(.unavailable("opening the browser failed: \(error)", underlyingError: error)))
                     }
                 browserFailure.withLock { $0 = failure }
                 receiver.close()  // ends the wait below with .cancelled

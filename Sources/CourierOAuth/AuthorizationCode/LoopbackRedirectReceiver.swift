@@ -104,7 +104,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///   - failureHTML: the page for a failed one; see ``defaultFailureHTML``.
     /// - Throws: `CourierError.invalidRequest(_:)` with `InvalidRequest.invalidPath(_:reason:)`
     ///   for a bad `callbackPath`; `CourierError.authentication(_:)` with
-    ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.unavailable(_:)`
+    ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.unavailable(_:underlyingError:)`
     ///   when no loopback socket can listen.
     public convenience init(
         callbackPath: String = "/callback",
@@ -133,7 +133,7 @@ public final class LoopbackRedirectReceiver: Sendable {
             listeners.append(ipv4.descriptor)
             port = ipv4.port
         } catch {
-            throw .authentication(.authorizationFailed(.unavailable("cannot listen on 127.0.0.1: \(error)")))
+            throw .authentication(.authorizationFailed(.unavailable("cannot listen on 127.0.0.1: \(error)", underlyingError: error)))
         }
         // ::1 on the same port, for a browser that resolves the name another way; a host without
         // IPv6, or with the port taken on ::1, just does without.
@@ -183,7 +183,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///   (the sockets are closed at once); `CourierError.authentication(_:)` with
     ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.timedOut`
     ///   after `timeout`, `AuthorizationFailure.malformedResponse(_:)` for a callback request that
-    ///   makes no URL, or `AuthorizationFailure.unavailable(_:)` when the receiver was already
+    ///   makes no URL, or `AuthorizationFailure.unavailable(_:underlyingError:)` when the receiver was already
     ///   used or closed or the socket failed; `CourierError.invalidRequest(_:)` with
     ///   `InvalidRequest.invalidTimeout(_:)` for a non-positive timeout.
     public func waitForRedirect(timeout: Duration = .seconds(300), state: String? = nil) async throws(CourierError) -> URL {
@@ -244,7 +244,7 @@ public final class LoopbackRedirectReceiver: Sendable {
             wakePipe = try LoopbackSocket.makePipe()
         } catch {
             close()
-            return .failure(.authentication(.authorizationFailed(.unavailable("cannot make a wake pipe: \(error)"))))
+            return .failure(.authentication(.authorizationFailed(.unavailable("cannot make a wake pipe: \(error)", underlyingError: error))))
         }
         let listeners: [Int32]? = state.withLock { state in
             guard case .ready(let listeners) = state else { return nil }
@@ -351,7 +351,7 @@ struct LoopbackReceiverLoop: Sendable {
             do {
                 _ = try LoopbackSocket.wait(&entries, timeoutMilliseconds: Self.milliseconds(from: now, to: nextDeadline))
             } catch {
-                return .failure(.authentication(.authorizationFailed(.unavailable("the loopback receiver failed: \(error)"))))
+                return .failure(.authentication(.authorizationFailed(.unavailable("the loopback receiver failed: \(error)", underlyingError: error))))
             }
             if entries[0].revents != 0 { return .failure(.cancelled) }
 
@@ -421,7 +421,7 @@ struct LoopbackReceiverLoop: Sendable {
                     do {
                         accepted = try LoopbackSocket.acceptConnection(entry.fd)
                     } catch {
-                        return .failure(.authentication(.authorizationFailed(.unavailable("the loopback receiver failed: \(error)"))))
+                        return .failure(.authentication(.authorizationFailed(.unavailable("the loopback receiver failed: \(error)", underlyingError: error))))
                     }
                     guard let accepted else { break }
                     let connectionDeadline = min(ContinuousClock.now + connectionReadTimeout, deadline)

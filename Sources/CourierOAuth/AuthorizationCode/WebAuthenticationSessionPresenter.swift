@@ -44,7 +44,7 @@
         ///
         /// - Returns: the credential the token endpoint issued.
         /// - Throws: `CourierError.cancelled` when the user closes the sheet or the task is
-        ///   cancelled; `AuthorizationFailure.unavailable(_:)` (inside
+        ///   cancelled; `AuthorizationFailure.unavailable(_:underlyingError:)` (inside
         ///   `CourierError.authentication(_:)`) for an `http`/`https` redirect URI, when a
         ///   session is already presented, or when the session cannot start or fails; and the
         ///   errors of ``AuthorizationCodeFlow/complete(with:)``.

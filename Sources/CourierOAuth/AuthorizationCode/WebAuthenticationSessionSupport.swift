@@ -8,7 +8,7 @@ enum WebAuthenticationSessionSupport {
     /// The `callbackURLScheme` for a redirect URI: its scheme, lower-cased. A session can only
     /// be called back through a private-use scheme (`com.example.app:/callback`, RFC 8252 §7.1),
     /// so `http` and `https` redirect URIs are refused.
-    /// - Throws: `AuthorizationFailure.unavailable(_:)` (inside `CourierError.authentication(_:)`)
+    /// - Throws: `AuthorizationFailure.unavailable(_:underlyingError:)` (inside `CourierError.authentication(_:)`)
     ///   for a redirect URI without a scheme or with `http`/`https`.
     static func callbackScheme(for redirectURI: URL) throws(CourierError) -> String {
         guard let scheme = redirectURI.scheme?.lowercased(), !scheme.isEmpty else {
@@ -24,11 +24,11 @@ enum WebAuthenticationSessionSupport {
 
     /// What a session's completion handler got, as the flow's outcome: the callback URL, or
     /// `CourierError.cancelled` when the user closed the sheet (`canceledLogin`), or
-    /// `AuthorizationFailure.unavailable(_:)` for any other failure (no presentation context…).
+    /// `AuthorizationFailure.unavailable(_:underlyingError:)` for any other failure (no presentation context…).
     static func outcome(callbackURL: URL?, error: (any Error)?, isCanceledLogin: Bool) -> Result<URL, CourierError> {
         if isCanceledLogin { return .failure(.cancelled) }
         if let error {
-            return .failure(.authentication(.authorizationFailed(.unavailable("the web authentication session failed: \(error.localizedDescription)"))))
+            return .failure(.authentication(.authorizationFailed(.unavailable("the web authentication session failed: \(error.localizedDescription)", underlyingError: error))))
         }
         guard let callbackURL else {
             return .failure(.authentication(.authorizationFailed(.malformedResponse("the web authentication session returned no callback URL"))))

@@ -1,4 +1,5 @@
 import Courier
+import CourierOAuth
 import CourierTesting
 import Foundation
 import Testing
@@ -142,5 +143,23 @@ struct ErrorCauseTests {
     private static func cause(_ error: EncodingError) -> SourceBroke? {
         guard case .invalidValue(_, let context) = error else { return nil }
         return context.underlyingError as? SourceBroke
+    }
+
+    @Test("a browser that fails to open is the authorization failure's underlying error")
+    func aBrowserErrorIsKept() async throws {
+        let tokens = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "127.0.0.1"), path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "app"),
+            transport: RecordingTransport())
+        do {
+            _ = try await AuthorizationCodeFlow.signIn(
+                authorizationEndpoint: URL(string: "http://127.0.0.1:9/authorize")!, tokenEndpoint: tokens, timeout: .seconds(60)
+            ) { _ in throw SourceBroke(code: 5) }
+            Issue.record("the sign-in cannot succeed")
+        } catch .authentication(.authorizationFailed(.unavailable(let why, let underlyingError))) {
+            #expect(why.contains("opening the browser failed"))
+            #expect(underlyingError as? SourceBroke == SourceBroke(code: 5))
+        } catch {
+            Issue.record("expected .unavailable, got \(error)")
+        }
     }
 }

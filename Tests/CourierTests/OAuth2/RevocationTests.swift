@@ -154,12 +154,16 @@ struct SignOutRevocationTests {
             return
         }
         #expect(!outcome.isComplete)
-        guard case .failed(let refreshWhy)? = outcome.refreshToken, case .failed(let accessWhy)? = outcome.accessToken else {
+        guard case .failed(let refreshWhy, let refreshError)? = outcome.refreshToken, case .failed(let accessWhy, _)? = outcome.accessToken else {
             Issue.record("unexpected \(outcome)")
             return
         }
         #expect(refreshWhy.contains("503"))
         #expect(accessWhy.contains("unsupported_token_type"))
+        guard case .authentication(.revocationFailed)? = refreshError else {
+            Issue.record("the failure itself was not kept: \(String(describing: refreshError))")
+            return
+        }
         var dumped = ""
         dump(AuthEvent.revocation(outcome), to: &dumped)
         #expect(!"\(outcome) \(dumped)".contains("SECRET"))

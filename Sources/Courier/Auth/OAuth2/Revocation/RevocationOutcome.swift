@@ -20,11 +20,21 @@ public struct RevocationOutcome: Sendable, Equatable {
     public enum Result: Sendable, Equatable {
         /// The server answered 2xx: the token is revoked (or was already invalid).
         case revoked
-        /// The server refused or could not be reached; the text says why (never the token).
-        case failed(String)
+        /// The server refused or could not be reached; the text says why (never the token), and
+        /// `underlyingError` is the failure itself (not compared by `==`).
+        case failed(String, underlyingError: CourierError? = nil)
         /// The time allowed for revocation ran out before the server answered (the request was
         /// cancelled), or before the request was sent.
         case timedOut
+
+        /// Two results are equal when their case and text are; underlying errors are not compared.
+        public static func == (lhs: Result, rhs: Result) -> Bool {
+            switch (lhs, rhs) {
+            case (.revoked, .revoked), (.timedOut, .timedOut): true
+            case (.failed(let a, _), .failed(let b, _)): a == b
+            default: false
+            }
+        }
     }
 
     /// The refresh token's outcome; `nil` when the credential had none.
@@ -50,7 +60,7 @@ extension RevocationOutcome: CustomStringConvertible {
         func text(_ result: Result) -> String {
             switch result {
             case .revoked: "revoked"
-            case .failed(let why): "failed (\(why))"
+            case .failed(let why, _): "failed (\(why))"
             case .timedOut: "timed out"
             }
         }

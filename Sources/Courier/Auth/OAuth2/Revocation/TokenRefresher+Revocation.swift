@@ -81,9 +81,9 @@ extension TokenRefresher {
         } catch .cancelled {
             return .timedOut
         } catch .authentication(.revocationFailed(let failure)) {
-            return .failed(failure.revocationDescription)
+            return .failed(failure.revocationDescription, underlyingError: .authentication(.revocationFailed(failure)))
         } catch {
-            return .failed(error.description)
+            return .failed(error.description, underlyingError: error)
         }
     }
 }
