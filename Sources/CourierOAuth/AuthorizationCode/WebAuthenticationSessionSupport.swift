@@ -28,7 +28,9 @@ enum WebAuthenticationSessionSupport {
     static func outcome(callbackURL: URL?, error: (any Error)?, isCanceledLogin: Bool) -> Result<URL, CourierError> {
         if isCanceledLogin { return .failure(.cancelled) }
         if let error {
-            return .failure(.authentication(.authorizationFailed(.unavailable("the web authentication session failed: \(error.localizedDescription)", underlyingError: error))))
+            return .failure(
+                .authentication(
+                    .authorizationFailed(.unavailable("the web authentication session failed: \(error.localizedDescription)", underlyingError: error))))
         }
         guard let callbackURL else {
             return .failure(.authentication(.authorizationFailed(.malformedResponse("the web authentication session returned no callback URL"))))
