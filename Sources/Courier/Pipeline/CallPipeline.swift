@@ -101,17 +101,25 @@ struct CallPipeline: Sendable {
         switch stages[index] {
         case .middleware(let middleware):
             return try await middleware.intercept(request, context: context) { [self] request throws(CourierError) in
-                try await run(request, from: index + 1)
+                try await below(index, request)
             }
         case .retry(let retry):
             return try await retry.run(request, context: context) { request throws(CourierError) in
-                try await run(request, from: index + 1)
+                try await below(index, request)
             }
         case .authentication(let authentication):
             return try await authentication.run(request, context: context) { request throws(CourierError) in
-                try await run(request, from: index + 1)
+                try await below(index, request)
             }
         }
+    }
+
+    /// What comes below stage `index`: the next stage, or the attempt itself (without a frame of
+    /// ``run(_:from:)`` in between).
+    @inline(__always)
+    private func below(_ index: Int, _ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        guard index + 1 < stages.count else { return try await attempt(request, checked: false) }
+        return try await run(request, from: index + 1)
     }
 
     /// Stages 5 and 6: observes one attempt (log line, metrics, span) around the transport.
