@@ -34,6 +34,8 @@ extension Call {
     ///   ``CourierError/response(_:)`` with the whole error body for a status code the endpoint
     ///   does not accept. Errors after the head come from reading the body.
     public func stream() async throws(CourierError) -> StreamedResponse {
-        try await client.performStreaming(endpoint)
+        var options = options
+        options.collectsBody = false
+        return try await client.send(endpoint, options: options)
     }
 }

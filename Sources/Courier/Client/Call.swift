@@ -8,6 +8,8 @@ import Foundation
 public struct Call: Sendable {
     let client: Client
     let endpoint: any Requestable
+    /// What this call changes beside its endpoint (a progress observer's meters).
+    var options = CallOptions()
 
     /// Sends the request and decodes the body as `type`, with the decoder its `Content-Type`
     /// calls for: JSON (`application/json`, any `+json`, or no `Content-Type`) with the client's
@@ -29,7 +31,9 @@ public struct Call: Sendable {
         // frame (which every call's task allocates).
         let decoders = client.configuration.responseDecoders
         let preferred = endpoint.responseDecoder
-        let response = try await client.perform(endpoint, accept: Self.accept(for: type, preferred: preferred, decoders: decoders))
+        var options = options
+        options.accept = Self.accept(for: type, preferred: preferred, decoders: decoders)
+        let response = try await client.send(endpoint, options: options).collected
         return try response.decode(type, preferred: preferred, json: client.configuration.decoder, decoders: decoders)
     }
 
@@ -52,6 +56,6 @@ public struct Call: Sendable {
     /// ``Requestable/acceptableStatusCodes``.
     /// - Throws: as ``resume(expecting:)``, without the decoding error.
     public func resume() async throws(CourierError) -> Response {
-        try await client.perform(endpoint)
+        try await client.send(endpoint, options: options).collected
     }
 }

@@ -33,16 +33,22 @@ public actor Client {
         Call(client: self, endpoint: endpoint)
     }
 
-    /// Builds, authenticates, sends and validates one request.
-    /// - Parameter accept: the `Accept` header for what the caller expects (see ``RequestBuilder``).
+    /// The one way a call goes out: builds the request from `endpoint` and `options`, runs it
+    /// through the stages of ``CallPipeline``, enforces the size limit and validates the status.
+    ///
+    /// With ``CallOptions/collectsBody`` (``Call/resume()``) the response comes back with its body
+    /// whole. Otherwise (``Call/stream()``, downloads, event streams) it returns once the head has
+    /// arrived and was accepted, with the body still streaming; the call then counts as in flight
+    /// for ``runExclusively(_:)`` until the head is back, not until its body ends, and its span
+    /// and metrics end with the head.
     /// - Parameter endpoint: the call's own existential, passed on as it is (re-boxing it for the
     ///   middleware context would cost an allocation per call).
-    nonisolated func perform(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> Response {
+    nonisolated func send(_ endpoint: any Requestable, options: CallOptions) async throws(CourierError) -> StreamedResponse {
         guard let observation else {
-            return try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept, trace: nil) }
+            return try await admitted(endpoint, options: options, trace: nil)
         }
         return try await Self.observed(endpoint, by: observation, statusCode: \.statusCode) { trace async throws(CourierError) in
-            try await admitted { () async throws(CourierError) in try await performAdmitted(endpoint, accept: accept, trace: trace) }
+            try await admitted(endpoint, options: options, trace: trace)
         }
     }
 
@@ -56,13 +62,13 @@ public actor Client {
         try await observation.observe(method: endpoint.method.rawValue, statusCode: statusCode, call)
     }
 
-    /// Runs `body` as a call in flight on this client: refused inside this client's own
+    /// Sends the call as one in flight on this client: refused inside this client's own
     /// exclusive action, held while one is pending (``runExclusively(_:)``), and counted until
-    /// `body` returns.
+    /// it returns.
     @inline(__always)
-    private nonisolated func admitted<Value: Sendable>(
-        _ body: () async throws(CourierError) -> Value
-    ) async throws(CourierError) -> Value {
+    private nonisolated func admitted(
+        _ endpoint: any Requestable, options: CallOptions, trace: CallTrace?
+    ) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         let scope = CallScope.current
         if scope.isExclusive(on: self) {
@@ -73,7 +79,7 @@ public actor Client {
         try await admit()
         let result = await CallScope.$current.withValue(scope.entering(callOn: self)) {
             do throws(CourierError) {
-                return Result<Value, CourierError>.success(try await body())
+                return Result<StreamedResponse, CourierError>.success(try await sendAdmitted(endpoint, options: options, trace: trace))
             } catch {
                 return .failure(error)
             }
@@ -82,72 +88,31 @@ public actor Client {
         return try result.get()
     }
 
-    /// Constraints, then the request, then the stages of ``CallPipeline``, then the status check.
+    /// Constraints, then the request, then the stages of ``CallPipeline``, then the size limit
+    /// and the status check.
     /// - Parameter trace: the call's span, when it is traced.
-    private nonisolated func performAdmitted(_ endpoint: any Requestable, accept: String?, trace: CallTrace?) async throws(CourierError) -> Response {
+    private nonisolated func sendAdmitted(_ endpoint: any Requestable, options: CallOptions, trace: CallTrace?) async throws(CourierError) -> StreamedResponse {
         // Constraints first: what they establish (a session, say) may shape the request.
         let constraints = endpoint.constraints
         if !constraints.isEmpty { try await Self.satisfy(constraints) }
-        let call = try prepare(endpoint, accept: accept)
+        let call = try prepare(endpoint, options: options, trace: trace)
         trace?.describe(call.request)
-        let streamed = try await CallPipeline.run(
-            call.request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
-            declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(), trace: trace)
-        // Whole already (read in the transport stage), unless a middleware streamed a body of its
-        // own: that one is read here, under the same limit.
-        let response: Response
-        if let whole = streamed.body.wholeData {
-            if let limit = call.request.maximumResponseSize, whole.count > limit {
-                throw .transport(.responseTooLarge(limit: limit, url: streamed.url))
-            }
-            response = Response(status: streamed.status, headers: streamed.headers, body: whole, url: streamed.url)
-        } else {
-            response = try await Self.collect(streamed, upTo: call.request.maximumResponseSize)
-        }
-        guard endpoint.acceptableStatusCodes.contains(response.statusCode) else {
-            throw .response(response)
+        let response = try await call.pipeline.run(call.request)
+        let accepted = endpoint.acceptableStatusCodes.contains(response.statusCode)
+        guard accepted, !options.collectsBody else {
+            // Whole already (read in the transport stage), unless a middleware streamed a body of
+            // its own or the call streams and the status is refused: that one is read here, under
+            // the same limit.
+            let whole = try await response.whole(upTo: call.limit)
+            guard accepted else { throw .response(whole.collected) }
+            return whole
         }
         return response
     }
 
-    /// Like ``perform(_:accept:)``, but returns once the head has arrived and was accepted, with
-    /// the body still streaming (``Call/stream()``). The call counts as in flight for
-    /// ``runExclusively(_:)`` until the head is back, not until its body ends.
-    nonisolated func performStreaming(_ endpoint: any Requestable, accept: String? = nil) async throws(CourierError) -> StreamedResponse {
-        guard let observation else {
-            return try await performStreaming(endpoint, accept: accept, trace: nil)
-        }
-        // The span and the metrics end with the head: what the body does next is the reader's.
-        return try await Self.observed(endpoint, by: observation, statusCode: \.statusCode) { trace async throws(CourierError) in
-            try await performStreaming(endpoint, accept: accept, trace: trace)
-        }
-    }
-
-    private nonisolated func performStreaming(_ endpoint: any Requestable, accept: String?, trace: CallTrace?) async throws(CourierError) -> StreamedResponse {
-        try await admitted { () async throws(CourierError) in
-            let constraints = endpoint.constraints
-            if !constraints.isEmpty { try await Self.satisfy(constraints) }
-            let call = try prepare(endpoint, accept: accept)
-            trace?.describe(call.request)
-            // The caller reads an accepted body chunk by chunk, so no size limit applies to it; a
-            // refused status's body is read whole, under the usual limit.
-            var request = call.request
-            let limit = request.maximumResponseSize
-            request.maximumResponseSize = nil
-            let streamed = try await CallPipeline.run(
-                request, endpoint: endpoint, middleware: call.middleware, configuration: configuration,
-                declaredOrigin: call.declaredOrigin, metrics: call.middleware.isEmpty ? .discarding : CallMetrics(),
-                collectsBody: false, trace: trace)
-            guard endpoint.acceptableStatusCodes.contains(streamed.statusCode) else {
-                throw .response(try await streamed.collect(upTo: limit))
-            }
-            return streamed
-        }
-    }
-
-    /// Waits for each of `constraints` in turn. Out of line, as are ``collect(_:upTo:)`` and
-    /// ``prepare(_:accept:)``: inlined, their frames would grow ``performAdmitted(_:accept:)``'s,
-    /// which every call's task allocates.
+    /// Waits for each of `constraints` in turn. Out of line, as is ``prepare(_:options:trace:)``:
+    /// inlined, their frames would grow ``sendAdmitted(_:options:trace:)``'s, which every
+    /// call's task allocates.
     @inline(never)
     private static func satisfy(_ constraints: [Constraint]) async throws(CourierError) {
         for constraint in constraints {
@@ -155,27 +120,25 @@ public actor Client {
         }
     }
 
-    /// A body a middleware streamed, read whole.
-    @inline(never)
-    private static func collect(_ streamed: StreamedResponse, upTo limit: Int?) async throws(CourierError) -> Response {
-        try await streamed.collect(upTo: limit)
-    }
-
     /// What a call sends, worked out before the first stage.
     private struct PreparedCall {
         var request: TransportRequest
-        /// The origin the endpoint declared, when a credential may be attached.
-        var declaredOrigin: RedirectPolicy.Origin?
-        /// Users' stages: the configuration's, then the endpoint's. They are the only readers of
-        /// a call's metrics: without any, nothing records them.
-        var middleware: [any Middleware]
+        /// The most bytes a body read whole may have (``TransportRequest/maximumResponseSize`` as
+        /// built; a call that streams sends its request without it).
+        var limit: Int?
+        var pipeline: CallPipeline
     }
 
-    /// The request, the declared origin's authorization and the users' stages: synchronous work
-    /// kept out of ``performAdmitted(_:accept:)``, whose async frame every call's task allocates.
+    /// The request, the declared origin's authorization and the call's stages: synchronous work
+    /// kept out of ``sendAdmitted(_:options:trace:)``, whose async frame every call's task
+    /// allocates.
     @inline(never)
-    private nonisolated func prepare(_ endpoint: any Requestable, accept: String?) throws(CourierError) -> PreparedCall {
-        let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: accept)
+    private nonisolated func prepare(_ endpoint: any Requestable, options: CallOptions, trace: CallTrace?) throws(CourierError) -> PreparedCall {
+        var request = try RequestBuilder.build(endpoint, configuration: configuration, options: options)
+        let limit = request.maximumResponseSize
+        // The caller reads an accepted body chunk by chunk, so no size limit applies to it; a
+        // refused status's body is read whole, under the usual limit.
+        if !options.collectsBody { request.maximumResponseSize = nil }
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized
         // there. Only worked out when a credential may be attached.
         let authenticated = endpoint.requiresAuthorization && !configuration.authentication.isNone
@@ -185,7 +148,9 @@ public actor Client {
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        return PreparedCall(request: request, declaredOrigin: declaredOrigin, middleware: configuration.middleware + endpoint.middleware)
+        let pipeline = CallPipeline(
+            endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: declaredOrigin, trace: trace)
+        return PreparedCall(request: request, limit: limit, pipeline: pipeline)
     }
 
     // MARK: - Pause and drain

@@ -6,9 +6,11 @@ import HTTPTypes
 /// Everything an endpoint declares is validated here, before any byte leaves: a bad header, a
 /// body on GET, a non-positive timeout each fail with ``CourierError/invalidRequest(_:)``.
 enum RequestBuilder {
-    /// - Parameter accept: the `Accept` value for what the caller expects, sent unless the
-    ///   endpoint or the configuration sets `Accept`.
-    static func build(_ endpoint: some Requestable, configuration: Configuration, accept: String? = nil) throws(CourierError) -> TransportRequest {
+    /// - Parameter options: what the call changes beside the endpoint: the `Accept` value for
+    ///   what the caller expects (sent unless the endpoint or the configuration sets `Accept`),
+    ///   headers replacing the endpoint's, the timeout, the upload meter.
+    static func build(_ endpoint: some Requestable, configuration: Configuration, options: CallOptions = CallOptions()) throws(CourierError) -> TransportRequest
+    {
         let base = try endpoint.baseURL()
         let path = try endpoint.path()
         let method = endpoint.method
@@ -25,10 +27,10 @@ enum RequestBuilder {
             guard method.allowsRequestBody else {
                 throw .invalidRequest(.bodyNotAllowed(method: method.rawValue))
             }
-            body = try requestBody.transportBody(configuration: configuration)
+            body = try requestBody.transportBody(configuration: configuration, uploadMeter: options.uploadMeter)
         }
 
-        var fields = try headerFields(configuration.headers, endpoint.headerItems ?? [])
+        var fields = try headerFields(configuration.headers, options.headerItems(of: endpoint))
         fields.reserveCapacity(fields.count + 4)  // the usual implied ones: one allocation, not three
         // What the body's format calls for (Content-Type, SOAPAction) and Courier's defaults,
         // each only where neither the endpoint nor the configuration set that header.
@@ -41,11 +43,11 @@ enum RequestBuilder {
             try imply(.contentType, requestBody.contentType)
             for item in requestBody.headers { try imply(fieldName(item), item.value) }
         }
-        if let accept { try imply(.accept, accept) }
+        if let accept = options.accept { try imply(.accept, accept) }
         if let userAgent = configuration.userAgent { try imply(.userAgent, userAgent) }
         if configuration.transport.decodesGzip { try imply(.acceptEncoding, "gzip") }
 
-        let timeout = endpoint.timeout ?? configuration.timeout
+        let timeout = options.timeout ?? endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
 
         let head = HTTPRequest(

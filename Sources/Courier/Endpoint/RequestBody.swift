@@ -28,9 +28,6 @@ public struct RequestBody: Sendable {
     /// Other headers the body's format calls for (a SOAP 1.1 `SOAPAction`, say), each sent
     /// unless the endpoint or the configuration sets a header of that name.
     public let headers: [HeaderItem]
-    /// Where upload progress goes, when someone observes it (``Call/withProgress()``): the body
-    /// is then counted as the transport reads it. `nil` (no cost) otherwise.
-    var uploadMeter: ProgressMeter?
 
     init(content: Content, contentType: String, headers: [HeaderItem] = []) {
         self.content = content
@@ -152,9 +149,11 @@ public struct RequestBody: Sendable {
     }
 
     /// What the transport sends, built from the client's configuration.
+    /// - Parameter uploadMeter: where upload progress goes, when someone observes it
+    ///   (``Call/withProgress()``): the body is then counted as the transport reads it.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` if an encoder throws;
     ///   ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` for a file that cannot be read.
-    func transportBody(configuration: Configuration) throws(CourierError) -> TransportBody {
+    func transportBody(configuration: Configuration, uploadMeter: ProgressMeter? = nil) throws(CourierError) -> TransportBody {
         let body = try encodedBody(configuration: configuration)
         guard let uploadMeter else { return body }
         return .stream(body.counted(by: uploadMeter))

@@ -10,42 +10,25 @@ import Tracing
 /// URL as ``TransportRequest/redaction`` prints it, the status and the timing, never a header.
 /// Being below authentication, it also writes `traceparent` into the final headers of every
 /// attempt, and never into a request above it (a retry or replay gets a fresh one).
-struct AttemptObservation: Middleware {
+struct AttemptObservation: Sendable {
     let logger: Logger
     /// The call's span, when the call is traced.
     var trace: CallTrace? = nil
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        try await run(request, metrics: context.metrics, next: next)
-    }
-
-    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
-    ///
-    /// The recording and the log lines are in functions of their own, not inlined here: what an
-    /// async function holds is allocated in its task's frame on every call, and the log
-    /// messages' string building would make that frame several times larger.
-    func run(
-        _ request: TransportRequest, metrics: CallMetrics, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
-    ) async throws(CourierError) -> StreamedResponse {
-        if let trace {
-            return try await traced(request, trace: trace, metrics: metrics, next: next)
-        }
-        return try await untraced(request, metrics: metrics, next: next)
-    }
-
-    /// ``run(_:metrics:next:)`` inside the attempt's client span, which is the current
-    /// `ServiceContext` (and ``AttemptTrace/current``, for redirects) while the transport sends.
+    /// Runs `next` inside the attempt's client span, which is the current `ServiceContext` (and
+    /// ``AttemptTrace/current``, for redirects) while the transport sends. `next` observes the
+    /// attempt itself (``observe(_:response:started:metrics:)``), inside the span. Out of line:
+    /// what an async function holds is allocated in its task's frame on every call.
     @inline(never)
-    private func traced(
-        _ request: TransportRequest, trace: CallTrace, metrics: CallMetrics,
-        next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+    func traced(
+        _ request: TransportRequest, trace: CallTrace, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         var request = request
         let attempt = AttemptTrace(call: trace, request: &request)
         let outcome = await ServiceContext.$current.withValue(attempt.context) { [request] () async -> Result<StreamedResponse, CourierError> in
             await AttemptTrace.$current.withValue(attempt) { () async -> Result<StreamedResponse, CourierError> in
                 do throws(CourierError) {
-                    return .success(try await untraced(request, metrics: metrics, next: next))
+                    return .success(try await next(request))
                 } catch {
                     return .failure(error)
                 }
@@ -55,27 +38,20 @@ struct AttemptObservation: Middleware {
         return try outcome.get()
     }
 
-    /// The log line and the ``CallMetrics`` of one attempt.
-    private func untraced(
-        _ request: TransportRequest, metrics: CallMetrics, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
-    ) async throws(CourierError) -> StreamedResponse {
-        let started = ContinuousClock.now
-        do throws(CourierError) {
-            let response = try await next(request)
-            // Nothing to record and nothing to log: the usual call, with no users' middleware to
-            // read metrics and the log level above debug.
-            if !metrics.discards || logger.logLevel <= .debug {
-                observe(request, response: response, started: started, metrics: metrics)
-            }
-            return response
-        } catch {
-            observe(request, error: error, started: started, metrics: metrics)
-            throw error
+    /// The log line and the ``CallMetrics`` of an attempt that got `response`, begun at `started`.
+    /// The recording and the log lines are in functions of their own, not inlined in the caller:
+    /// the log messages' string building would make its async frame several times larger.
+    @inline(__always)
+    func observe(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
+        // Nothing to record and nothing to log: the usual call, with no users' middleware to
+        // read metrics and the log level above debug.
+        if !metrics.discards || logger.logLevel <= .debug {
+            record(request, response: response, started: started, metrics: metrics)
         }
     }
 
     @inline(never)
-    private func observe(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
+    private func record(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
         let duration = ContinuousClock.now - started
         metrics.record(
             CallMetrics.Attempt(
@@ -86,8 +62,9 @@ struct AttemptObservation: Middleware {
         )
     }
 
+    /// The log line and the ``CallMetrics`` of an attempt that failed with `error`.
     @inline(never)
-    private func observe(_ request: TransportRequest, error: CourierError, started: ContinuousClock.Instant, metrics: CallMetrics) {
+    func observe(_ request: TransportRequest, error: CourierError, started: ContinuousClock.Instant, metrics: CallMetrics) {
         let duration = ContinuousClock.now - started
         metrics.record(
             CallMetrics.Attempt(

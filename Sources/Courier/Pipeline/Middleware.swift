@@ -61,21 +61,3 @@ public struct MiddlewareContext: Sendable {
         self.metrics = metrics
     }
 }
-
-/// Runs a list of middleware around a final step.
-enum MiddlewareChain {
-    /// `middleware[0]` outermost, `last` innermost, then `terminal`.
-    static func run(
-        _ middleware: [any Middleware], request: TransportRequest, context: MiddlewareContext,
-        terminal: @escaping Middleware.Next
-    ) async throws(CourierError) -> StreamedResponse {
-        var next = terminal
-        for layer in middleware.reversed() {
-            let inner = next
-            next = { request throws(CourierError) in
-                try await layer.intercept(request, context: context, next: inner)
-            }
-        }
-        return try await next(request)
-    }
-}

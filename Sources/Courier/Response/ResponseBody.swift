@@ -96,9 +96,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
     func collect(upTo limit: Int?, url: URL?) async throws(CourierError) -> Data {
         let source: any ResponseChunkSource
         switch storage {
-        case .whole(let data):
-            if let limit, data.count > limit { throw .transport(.responseTooLarge(limit: limit, url: url)) }
-            return data
+        case .whole:
+            return try wholeData(upTo: limit, url: url)!
         case .streamed(let streamed):
             source = streamed
         }
@@ -124,6 +123,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
                 data.append(chunk)
             }
         }
+        return data
+    }
+
+    /// The bytes of a whole body, checked against `limit` without reading anything; `nil` for a
+    /// streamed body, which ``collect(upTo:url:)`` reads under the same limit.
+    /// - Throws: ``TransportFailure/Kind/responseTooLarge`` for a whole body past `limit`.
+    func wholeData(upTo limit: Int?, url: URL?) throws(CourierError) -> Data? {
+        guard case .whole(let data) = storage else { return nil }
+        if let limit, data.count > limit { throw .transport(.responseTooLarge(limit: limit, url: url)) }
         return data
     }
 

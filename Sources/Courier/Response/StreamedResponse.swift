@@ -70,6 +70,23 @@ public struct StreamedResponse: Sendable {
         let data = try await body.collect(upTo: limit, url: url)
         return Response(status: status, headers: headers, body: data, url: url)
     }
+
+    /// This response with its body whole and no longer than `limit`: where a call enforces
+    /// ``TransportRequest/maximumResponseSize`` (in the transport stage for a call that collects,
+    /// after the stages for a body a middleware replaced, and on a refused status's body). A
+    /// body that is whole already is only measured, without a suspension.
+    @inline(__always)
+    func whole(upTo limit: Int?) async throws(CourierError) -> StreamedResponse {
+        if try body.wholeData(upTo: limit, url: url) != nil { return self }
+        var response = self
+        response.body = ResponseBody(try await body.collect(upTo: limit, url: url))
+        return response
+    }
+
+    /// The response, whose body is whole (``whole(upTo:)``).
+    var collected: Response {
+        Response(status: status, headers: headers, body: body.wholeData ?? Data(), url: url)
+    }
 }
 
 extension StreamedResponse {

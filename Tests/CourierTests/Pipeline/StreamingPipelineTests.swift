@@ -50,11 +50,12 @@ struct StreamingPipelineTests {
         configuration.clock = TestClock(sleepsReturnImmediately: true)
         configuration.retryPolicy = .default
         configure(&configuration)
-        let request = try RequestBuilder.build(endpoint, configuration: configuration, accept: nil)
+        var options = CallOptions()
+        options.collectsBody = false
+        let request = try RequestBuilder.build(endpoint, configuration: configuration, options: options)
         let origin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
-        return try await CallPipeline.run(
-            request, endpoint: endpoint, middleware: configuration.middleware + endpoint.middleware, configuration: configuration,
-            declaredOrigin: origin, metrics: CallMetrics(), collectsBody: false)
+        let pipeline = CallPipeline(endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: origin, trace: nil)
+        return try await pipeline.run(request)
     }
 
     @Test("a connection lost halfway through the body is one failed attempt, retried like one lost before the head")

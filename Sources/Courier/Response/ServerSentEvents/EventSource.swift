@@ -136,11 +136,10 @@ public struct EventSource: AsyncSequence, Sendable {
 
         /// Opens a connection: sets ``connection``, ends the sequence on a 204, or waits to try again.
         private mutating func connect() async throws(CourierError) {
-            let endpoint = EventStreamEndpoint(
-                base: source.endpoint, lastEventID: parser.lastEventID, connectionTimeout: source.options.connectionTimeout)
+            let options = EventStreamRequest.options(lastEventID: parser.lastEventID, connectionTimeout: source.options.connectionTimeout)
             let response: StreamedResponse
             do {
-                response = try await source.client.performStreaming(endpoint)
+                response = try await source.client.send(source.endpoint, options: options)
             } catch {
                 try await waitToReconnect(after: error)
                 return

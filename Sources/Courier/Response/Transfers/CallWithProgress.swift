@@ -61,7 +61,10 @@ extension Call {
 
     /// This call, sending its body counted into `upload` and its response counted into `download`.
     func observing(upload: ProgressMeter?, download: ProgressMeter?) -> Call {
-        Call(client: client, endpoint: TransferEndpoint(base: endpoint, uploadMeter: upload, downloadMeter: download))
+        var call = self
+        call.options.uploadMeter = upload
+        call.options.downloadMeter = download
+        return call
     }
 }
 

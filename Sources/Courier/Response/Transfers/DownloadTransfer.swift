@@ -85,9 +85,14 @@ struct DownloadTransfer: Sendable {
 
             let response: StreamedResponse
             do throws(CourierError) {
-                let (base, client, added) = (call.endpoint, call.client, headers)
-                response = try await waits.send(url: url, total: remaining) { timeout async throws(CourierError) in
-                    try await client.performStreaming(TransferEndpoint(base: base, addedHeaders: added, timeoutOverride: timeout))
+                var options = call.options
+                options.collectsBody = false
+                options.replaceHeaders(with: headers)
+                let (endpoint, client) = (call.endpoint, call.client)
+                response = try await waits.send(url: url, total: remaining) { [options] timeout async throws(CourierError) in
+                    var options = options
+                    options.timeout = timeout
+                    return try await client.send(endpoint, options: options)
                 }
             } catch {
                 if case .response(let refused) = error, refused.statusCode == 416, offset > 0, let partial {

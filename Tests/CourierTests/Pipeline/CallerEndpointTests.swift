@@ -4,10 +4,11 @@ import Testing
 
 @testable import Courier
 
-/// Event streams and downloads send a wrapper in place of the caller's endpoint; middleware still
-/// sees the caller's own endpoint, so that a stage that casts it keeps working.
-@Suite("Endpoint wrappers stay out of middleware's sight")
-struct EndpointWrapperTests {
+/// Event streams, downloads and progress observers change the request beside the caller's
+/// endpoint (``CallOptions``); middleware sees the caller's own endpoint, so that a stage that
+/// casts it keeps working.
+@Suite("Middleware sees the caller's endpoint")
+struct CallerEndpointTests {
     /// Records the type of every endpoint it is handed.
     struct EndpointTypeRecorder: Middleware {
         let seen = LockedState<[String]>([])
