@@ -22,18 +22,20 @@ plus only: `evaluate(…)` around an expression statement (a guide often shows i
 comment; unused, it would warn), and `_ = name` after a `let`/`var` (warnings otherwise; CI has
 none).
 
-A block is classified by an HTML comment on the line before its fence, which DocC and GitHub do
-not show: `<!-- guide: MARKERS -->`, MARKERS separated by commas:
+A block without a marker is compiled (its statements are not run). Markers are an HTML comment on
+the line before the fence, which neither DocC nor GitHub shows: `<!-- guide: MARKERS -->`,
+MARKERS separated by commas:
   run                 the statements run, as a `@Test`
   scope NAME          blocks with the same scope share one function: a block sees the values of
                       the blocks of its scope before it
   compile-only        the block's `@Test` functions are compiled, not run (their attribute is dropped)
   if <condition>      compiled only where `#if <condition>` holds, e.g. `if canImport(Combine)`
   manifest            a Package.swift fragment (found on its own when it starts with `.package(`,
-                      `.target(`, `.testTarget(` or `// Package.swift`): evaluated by
+                      `.target(`, `.testTarget(`, `// Package.swift` or `// swift-tools-version`): evaluated by
                       `swift package dump-package` with --check-manifests
   skip: <reason>      not compiled; the reason is printed (code that shows a compile error)
 Anything else, or a block that cannot be placed, fails the script: no block is skipped silently.
+The generated files are not linted (`// swift-format-ignore-file`): they keep the guides' layout.
 """
 
 import os
