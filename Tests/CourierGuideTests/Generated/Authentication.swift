@@ -24,7 +24,7 @@ enum AuthenticationGuide {
     }
 
     // Documentation/Authentication.md:57
-    static func line57() async throws {
+    @Test("Documentation/Authentication.md:57") static func line57() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.authentication = .basic(BasicCredential(username: "alice", password: "pä55wörd"))

@@ -50,8 +50,8 @@ enum MiddlewareGuide {
         evaluate(handle.cancel())   // the completion runs exactly once, with .failure(.cancelled)
     }
 
-    // Documentation/Middleware.md:178
-    static func line178() async throws {
+    // Documentation/Middleware.md:179
+    @Test("Documentation/Middleware.md:179") static func line179() async throws {
         var configuration = Configuration()
         _ = configuration
         evaluate(configuration.redaction.headers.insert("X-Tenant"))           // hide a name no pattern matches

@@ -15,7 +15,7 @@ import AsyncHTTPClient
 #endif
 
 enum ObservabilityGuide {
-    // Documentation/Observability.md:243
+    // Documentation/Observability.md:244
     @Test static func fetchingAUserIsOneCallAndOneRequest() async throws {
         let tracer = InMemoryTracer()
         let metrics = TestMetrics()
@@ -46,23 +46,23 @@ enum ObservabilityGuide {
         _ = user
     }
 
-    // Documentation/Observability.md:146
-    static func line146() async throws {
+    // Documentation/Observability.md:147
+    @Test("Documentation/Observability.md:147") static func line147() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.traceContextHosts = ["api.example.com", "auth.example.com"]   // never to third parties
     }
 
-    // Documentation/Observability.md:158
-    static func line158() async throws {
+    // Documentation/Observability.md:159
+    static func line159() async throws {
         configuration.tracer = nil              // default: the process's tracer, when the client is created
         configuration.tracer = InMemoryTracer() // this client only (tests, see below)
         configuration.tracer = NoOpTracer()     // this client is never traced and writes no trace context
     }
 
     #if AsyncHTTPClient
-    // Documentation/Observability.md:178
-    static func line178() async throws {
+    // Documentation/Observability.md:179
+    static func line179() async throws {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         _ = configuration
         configuration.tracing.tracer = nil
@@ -71,19 +71,19 @@ enum ObservabilityGuide {
     }
     #endif
 
-    // Documentation/Observability.md:196
-    static func line196() async throws {
+    // Documentation/Observability.md:197
+    static func line197() async throws {
         // At startup, before any Client or TokenRefresher is created:
         evaluate(MetricsSystem.bootstrap(factory))  // swift-prometheus, swift-otel, StatsD…
     }
 
-    // Documentation/Observability.md:228
-    static func line228() async throws {
+    // Documentation/Observability.md:229
+    static func line229() async throws {
         configuration.metricsFactory = NOOPMetricsHandler.instance
     }
 
-    // Documentation/Observability.md:243
-    static func line243() async throws {
+    // Documentation/Observability.md:244
+    static func line244() async throws {
         // A TokenRefresher reads the process's factory when it is created:
         let refresher = withMetricsFactory(metrics) { TokenRefresher(store: store, tokenEndpoint: endpoint) }
         _ = refresher

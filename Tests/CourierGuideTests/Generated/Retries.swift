@@ -8,15 +8,15 @@ import Foundation
 import Testing
 
 enum RetriesGuide {
-    // Documentation/Retries.md:5
-    static func line5() async throws {
+    // Documentation/Retries.md:6
+    @Test("Documentation/Retries.md:6") static func line6() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.retryPolicy = .default     // 3 attempts, full-jitter backoff from 250 ms, capped at 30 s
     }
 
-    // Documentation/Retries.md:59
-    @Test("Documentation/Retries.md:59") static func line59() async throws {
+    // Documentation/Retries.md:60
+    @Test("Documentation/Retries.md:60") static func line60() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(503), .status(200)])
         _ = transport
         let clock = TestClock(sleepsReturnImmediately: true)

@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:511
+    // Documentation/Transfers.md:512
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -226,8 +226,8 @@ enum TransfersGuide {
         for try await event in response.serverSentEvents(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10) { handle(event) }
     }
 
-    // Documentation/Transfers.md:495
-    static func line495() async throws {
+    // Documentation/Transfers.md:496
+    @Test("Documentation/Transfers.md:496") static func line496() async throws {
         var parser = ServerSentEventParser()
         _ = parser
         var events: [ServerSentEvent] = []
