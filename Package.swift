@@ -181,11 +181,10 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
-            ],
+            ] + asyncHTTPClientProducts([("AsyncHTTPClient", "async-http-client")]),
             // Read through `Bundle.module` as the testing guide shows.
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
         .testTarget(
             name: "CourierIntegrationTests",

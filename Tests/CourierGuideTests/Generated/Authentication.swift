@@ -198,14 +198,15 @@ enum AuthenticationGuide {
                 case .refreshFailed(let failure) where failure.isPermanent: await showSignIn()
                 case .refreshFailed, .credentialReset, .signedOut, .revocation: break
                 case .storeFailed(let error): logger.error("token store: \(error)")
+                @unknown default: break  // events added in later versions
                 }
             }
         }
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:446
-    static func line446() async throws {
+    // Documentation/Authentication.md:447
+    static func line447() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

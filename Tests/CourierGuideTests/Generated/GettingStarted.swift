@@ -131,8 +131,8 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:311
-    static func line311() async throws {
+    // Documentation/GettingStarted.md:317
+    static func line317() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here

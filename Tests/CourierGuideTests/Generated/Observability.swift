@@ -10,7 +10,7 @@ import Metrics
 import MetricsTestKit
 import Testing
 import Tracing
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
 import AsyncHTTPClient
 #endif
 
@@ -60,7 +60,7 @@ enum ObservabilityGuide {
         configuration.tracer = NoOpTracer()     // this client is never traced and writes no trace context
     }
 
-    #if AsyncHTTPClient
+    #if AsyncHTTPClientLinked
     // Documentation/Observability.md:179
     static func line179() async throws {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)

@@ -5,7 +5,7 @@
 import Courier
 import Foundation
 import Testing
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
 import AsyncHTTPClient
 #endif
 #if canImport(FoundationNetworking)
@@ -13,9 +13,9 @@ import FoundationNetworking   // URLSession on Linux
 #endif
 
 enum TransportsGuide {
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:18
-    static func line18() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:19
+    static func line19() async throws {
         // The default for the platform:
         let client = Client()
         _ = client
@@ -27,9 +27,9 @@ enum TransportsGuide {
     }
     #endif
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:78
-    static func line78() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:83
+    static func line83() async throws {
         var settings = AsyncHTTPClientTransport.Configuration()
         _ = settings
         settings.proxy = .http(host: "proxy.example", port: 3128, username: "svc", password: secret)
@@ -38,9 +38,9 @@ enum TransportsGuide {
     }
     #endif
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:91
-    static func line91() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:96
+    static func line96() async throws {
         var settings = AsyncHTTPClientTransport.Configuration()
         _ = settings
         settings.httpVersion = .automatic            // HTTP/2 when the server offers it (TLS, ALPN); .http1Only
@@ -51,9 +51,9 @@ enum TransportsGuide {
     }
     #endif
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:108
-    static func line108() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:113
+    static func line113() async throws {
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -65,8 +65,8 @@ enum TransportsGuide {
     }
     #endif
 
-    // Documentation/Transports.md:129
-    static func line129() async throws {
+    // Documentation/Transports.md:134
+    static func line134() async throws {
         let configuration = URLSessionConfiguration.default
         _ = configuration
         configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
@@ -84,17 +84,17 @@ enum TransportsGuide {
         _ = transport
     }
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:201
-    static func line201() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:206
+    static func line206() async throws {
         settings.tls.trustRoots = .certificates(pem: try Data(contentsOf: caURL))   // only this CA
         settings.tls.trustRoots = .systemAnd(pem: try Data(contentsOf: caURL))      // the system's roots and this CA
     }
     #endif
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:212
-    static func line212() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:217
+    static func line217() async throws {
         settings.tls.clientCertificate = .init(
             certificateChainPEM: try Data(contentsOf: chainURL),   // leaf first, then intermediates
             privateKeyPEM: try Data(contentsOf: keyURL))           // unencrypted PEM
@@ -103,9 +103,9 @@ enum TransportsGuide {
     }
     #endif
 
-    #if AsyncHTTPClient
-    // Documentation/Transports.md:233
-    static func line233() async throws {
+    #if AsyncHTTPClientLinked
+    // Documentation/Transports.md:238
+    static func line238() async throws {
         settings.tls.pinning = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key

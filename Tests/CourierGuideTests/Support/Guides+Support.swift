@@ -8,7 +8,7 @@ import Metrics
 import MetricsTestKit
 import Tracing
 
-#if AsyncHTTPClient
+#if AsyncHTTPClientLinked
     /// Transports.md's `settings`, which its TLS blocks go on changing.
     nonisolated(unsafe) var settings = AsyncHTTPClientTransport.Configuration()
 #endif
