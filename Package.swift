@@ -94,7 +94,7 @@ let package = Package(
                     ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
                     ("NIOPosix", "swift-nio"), ("NIOSSL", "swift-nio-ssl"), ("NIOHTTPCompression", "swift-nio-extras"),
                 ]),
-            swiftSettings: strictSettings + asyncHTTPClientCondition
+            swiftSettings: strictSettings + asyncHTTPClientCondition + asyncHTTPClientCondition
         ),
         // The interactive OAuth 2.0 sign-in flows: authorization code with PKCE (loopback receiver,
         // web-authentication session), device authorization, discovery and revocation.

@@ -41,8 +41,9 @@ PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]
 STAND_IN_MODULES = ["Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation",
                     "CommonCrypto", "CryptoKit"]
 # Modules that exist on every Apple platform; the rest of a canImport is decided below.
+# Testing: Swift Testing ships with the toolchain (Xcode 16 and later); the host's module stands in.
 APPLE_MODULES = {"Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "Dispatch",
-                 "Foundation", "ObjectiveC", "CryptoKit", "CommonCrypto"}
+                 "Foundation", "ObjectiveC", "CryptoKit", "CommonCrypto", "Testing"}
 NOT_ON_APPLE = {"Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "FoundationXML",
                 "FoundationEssentials"}
 DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", "CoreMetrics", "Crypto",

@@ -43,10 +43,13 @@ case .demo(nil):
 
 /// Which transport `Configuration()` uses here, and why.
 var transportName: String {
-    switch Configuration.defaultTransport {
-    case is URLSessionTransport: "URLSessionTransport (the default on Apple platforms, and on Linux builds without the AsyncHTTPClient trait)"
-    default: "\(type(of: Configuration.defaultTransport)) (async-http-client: the default on Linux)"
-    }
+    // As `Configuration.defaultTransport` chooses (it forwards to one of the two; its own type
+    // says neither).
+    #if AsyncHTTPClientLinked && canImport(FoundationNetworking)
+        "AsyncHTTPClientTransport (async-http-client: the default on Linux)"
+    #else
+        "URLSessionTransport (the default on Apple platforms, and on Linux builds without the AsyncHTTPClient trait)"
+    #endif
 }
 
 /// Starts the embedded API, or exits with a message.

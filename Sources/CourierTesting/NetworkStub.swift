@@ -10,40 +10,49 @@ public import Courier
 /// A stand-in for the network, for tests: answers requests with stubbed responses and records
 /// every request that arrives.
 ///
-/// Plug it into Courier through ``makeTransport()`` (or into any `URLSession` through
-/// ``configuration``), register responses by method and path or with a closure, run the code
-/// under test, then look at ``requests``:
+/// Plug it into Courier in one of two ways, register responses by method and path or with a
+/// closure, run the code under test, then look at ``requests``:
+///
+/// - **A scope** (recommended): run the test with the `.stubbedNetwork` trait or inside
+///   ``withStubbedNetwork(_:isolation:_:)``. Every request that uses Courier's default transport
+///   (`Client()`, token endpoints, revocation, discovery, device flow, downloads, event streams)
+///   is answered by the stub directly, the same way on Linux and Apple platforms.
+/// - **A transport of its own**: ``makeTransport()`` (or any `URLSession` through
+///   ``configuration``), which also exercises URLSession; only the clients given it use it.
 ///
 /// ```swift
-/// @Test func fetchesTheUser() async throws {
-///     let network = NetworkStub()
+/// @Test(.stubbedNetwork) func fetchesTheUser() async throws {
+///     let network = try #require(NetworkStub.current)
 ///     network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
-///     let client = Client(configuration: Configuration(transport: network.makeTransport()))
 ///
-///     let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
+///     let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
 ///
 ///     #expect(user.name == "Ada")
 ///     #expect(network.requests.map(\.path) == ["/users/42"])
 /// }
 /// ```
 ///
-/// **Isolation.** Each stub answers only the sessions made from its own ``configuration`` or
-/// ``makeTransport()``, so tests that each create their own stub can run in parallel. Nothing is
-/// added to the requests to achieve this: each stub has its own `URLProtocol` class.
+/// **Isolation.** A scope is a task-local value: tests running at once each send to their own
+/// stub. Through ``makeTransport()``, each stub answers only the sessions made from its own
+/// ``configuration`` or ``makeTransport()``; nothing is added to the requests to achieve this:
+/// each stub has its own `URLProtocol` class.
 ///
 /// **Matching.** Routes are tried in the order they were registered; the first that answers
-/// wins. A request that no route answers gets `501 Not Implemented` with the header
+/// wins. A request that no route answers is recorded in ``requests`` and in
+/// ``unmatchedRequests``, and is never sent anywhere. In a scope the call fails at once with
+/// `CourierError/transport(_:)` whose description names the method and URL. Through
+/// ``makeTransport()`` it gets `501 Not Implemented` with the header
 /// `X-Courier-Stub: unmatched` and a `text/plain` body naming its method and URL (through
-/// Courier: `CourierError/response(_:)`); it is recorded in ``requests`` and in
-/// ``unmatchedRequests``.
+/// Courier: `CourierError/response(_:)`).
 ///
-/// **Lifetime.** Keep the stub for as long as its transport is used. A session whose stub has
-/// been released answers `501` with the header `X-Courier-Stub: released`.
+/// **Lifetime.** A scope keeps its stub alive. Otherwise keep the stub for as long as its
+/// transport is used: a session whose stub has been released answers `501` with the header
+/// `X-Courier-Stub: released`.
 ///
 /// Redirects are not followed, cookies are not stored or sent, and nothing is cached.
 public final class NetworkStub: Sendable {
     private let id: UInt64
-    private let storage: StubStorage
+    let storage: StubStorage
 
     /// Creates a stub with no routes and no recorded requests.
     public init() {
@@ -123,7 +132,8 @@ public final class NetworkStub: Sendable {
     /// Answers requests for which `handler` returns a response; when it returns `nil`, later
     /// routes are tried.
     ///
-    /// The handler runs on URLSession's queue while the request waits: keep it quick, and use
+    /// The handler runs while the request waits (in a scope, in the sending task; through
+    /// ``makeTransport()``, on URLSession's queue): keep it quick, and use
     /// ``StubResponse/delay`` rather than sleeping in it. It may call this stub's methods.
     ///
     /// ```swift

@@ -14,7 +14,7 @@ public import Tracing
 /// ```
 public struct Configuration: Sendable {
     /// The wire. Default: ``Configuration/defaultTransport``: async-http-client on Linux,
-    /// URLSession on Apple platforms.
+    /// URLSession on Apple platforms, a test scope's stub inside one.
     public var transport: any Transport
     /// Decodes JSON responses in ``Call/resume(expecting:)``. Default: a plain `JSONDecoder`.
     public var decoder: JSONDecoder
@@ -168,20 +168,22 @@ public struct Configuration: Sendable {
         return "Courier/\(CourierLibrary.version) (\(system) \(version.majorVersion).\(version.minorVersion).\(version.patchVersion))"
     }()
 
-    /// The transport a configuration uses unless told otherwise, shared by the whole process:
+    /// The transport a configuration uses unless told otherwise, shared by the whole process.
+    /// It sends through:
     /// - on Linux (and other platforms without Apple's URLSession), with the `AsyncHTTPClient`
     ///   package trait (on by default), ``AsyncHTTPClientTransport/shared``: several times the
     ///   throughput of corelibs URLSession, backpressure both ways, one stalled upload never holds
     ///   up other calls, and TLS pinning;
     /// - on Apple platforms, and on Linux builds without the trait, ``URLSessionTransport/shared``:
-    ///   the system's networking (proxies, cellular policies, App Transport Security), and the
-    ///   transport `CourierTesting`'s `URLProtocol` stubs plug into.
+    ///   the system's networking (proxies, cellular policies, App Transport Security).
+    ///
+    /// Inside a test scope of `CourierTesting` (`withStubbedNetwork { … }`, or the
+    /// `.stubbedNetwork` trait), it sends to the scope's `NetworkStub` instead, never to the
+    /// network. That is decided for each request when it is sent, so it also holds for clients
+    /// and token endpoints created outside the test. Not itself one of the two transport types
+    /// above: it forwards to them.
     public static var defaultTransport: any Transport {
-        #if AsyncHTTPClientLinked && canImport(FoundationNetworking)
-            AsyncHTTPClientTransport.shared
-        #else
-            URLSessionTransport.shared
-        #endif
+        DefaultTransport.shared
     }
 
     /// Creates a configuration; every parameter has a default.

@@ -32,7 +32,8 @@ struct ClientTracing: Sendable {
         }
         if tracer is NoOpTracer { return nil }
         #if AsyncHTTPClientLinked
-            propagates = !((transport as? AsyncHTTPClientTransport)?.clientTraces ?? false)
+            let wire: any Transport = (transport as? DefaultTransport)?.platform ?? transport
+            propagates = !((wire as? AsyncHTTPClientTransport)?.clientTraces ?? false)
         #else
             propagates = true
         #endif

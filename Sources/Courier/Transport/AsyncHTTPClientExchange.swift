@@ -306,7 +306,37 @@
             if let error = error as? PinningFailure { return .transport(error.transportFailure(url: url)) }
             if let error = error as? HTTPClientError, error == .cancelled { return .cancelled }
             return .transport(
-                TransportFailure(synthesizing: kind(of: error), url: url, message: String(describing: error), underlyingError: error))
+                TransportFailure(synthesizing: kind(of: error), url: url, message: message(of: error), underlyingError: error))
+        }
+
+        /// A readable message for an async-http-client, SwiftNIO or NIOSSL error. A failed
+        /// connection reads `cannot connect to 127.0.0.1:8080: Connection refused (errno 111)`,
+        /// not SwiftNIO's `Connection errors: SingleConnectionFailure(target: [IPv4]…, error:
+        /// connect(descriptor:addr:size:): Connection refused) (errno: 111))`.
+        static func message(of error: any Error) -> String {
+            switch error {
+            case let error as NIOConnectionError:
+                if let dns = error.dnsAError ?? error.dnsAAAAError, error.connectionErrors.isEmpty {
+                    return "cannot resolve \(error.host): \(dns)"
+                }
+                guard !error.connectionErrors.isEmpty else { return "cannot connect to \(error.host):\(error.port)" }
+                let attempts = error.connectionErrors.map { failure in
+                    (address: failure.target.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? error.host, reason: message(of: failure.error))
+                }
+                // One address, or the same reason for every address: said once.
+                if Set(attempts.map(\.reason)).count == 1, let reason = attempts.first?.reason {
+                    let addresses = attempts.map(\.address)
+                    let isTheHost = addresses.count == 1 && (addresses[0] == error.host || addresses[0] == "[\(error.host)]")
+                    let named = isTheHost ? "\(addresses[0]):\(error.port)" : "\(error.host):\(error.port) (\(addresses.joined(separator: ", ")))"
+                    return "cannot connect to \(named): \(reason)"
+                }
+                let each = attempts.map { "\($0.address): \($0.reason)" }.joined(separator: "; ")
+                return "cannot connect to \(error.host):\(error.port): \(each)"
+            case let error as IOError:
+                return "\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))"
+            default:
+                return String(describing: error)
+            }
         }
 
         /// The class of an async-http-client, SwiftNIO or NIOSSL error.

@@ -23,6 +23,20 @@ enum AuthenticationGuide {
         }
     }
 
+    // Documentation/Authentication.md:171
+    @Test(.stubbedNetwork) static func refreshesThroughTheStub() async throws {
+        let network = try #require(NetworkStub.current)
+        network.stub(.post, "/oauth/token", with: .json(#"{"access_token":"AT-2","token_type":"Bearer"}"#))
+        let tokens = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: .publicClient(clientID: "my-app"))
+
+        let renewed = try await tokens.refresh(TokenCredential(accessToken: "AT-1", refreshToken: "RT-1"))
+
+        #expect(renewed.accessToken == "AT-2")
+        #expect(network.requests.map(\.path) == ["/oauth/token"])
+    }
+
     // Documentation/Authentication.md:57
     @Test("Documentation/Authentication.md:57") static func line57() async throws {
         var configuration = Configuration()
@@ -66,15 +80,15 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:166
-    static func line166() async throws {
+    // Documentation/Authentication.md:191
+    static func line191() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:176
-    static func line176() async throws {
+    // Documentation/Authentication.md:201
+    static func line201() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -82,8 +96,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:209
-    static func line209() async throws {
+    // Documentation/Authentication.md:234
+    static func line234() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -109,8 +123,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:287
-    static func line287() async throws {
+    // Documentation/Authentication.md:312
+    static func line312() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -124,8 +138,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:309
-    static func line309() async throws {
+    // Documentation/Authentication.md:334
+    static func line334() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -134,12 +148,13 @@ enum AuthenticationGuide {
         _ = renewed
         let delegated = try await tokens.jwtBearer(assertion: signedJWT)                                // RFC 7523
         _ = delegated
-        let custom = try await tokens.requestToken(grantType: "urn:example:grant", parameters: extra)    // §4.5
+        let custom = try await tokens.requestToken(                                                      // §4.5
+            grantType: "urn:example:grant", parameters: [QueryItem(name: "ticket", value: ticket)])
         _ = custom
     }
 
-    // Documentation/Authentication.md:322
-    static func line322() async throws {
+    // Documentation/Authentication.md:351
+    static func line351() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -149,8 +164,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.signOut(revokingAt: revocation, timeout: .seconds(5)))
     }
 
-    // Documentation/Authentication.md:340
-    static func line340() async throws {
+    // Documentation/Authentication.md:369
+    static func line369() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -166,8 +181,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:367
-    static func line367() async throws {
+    // Documentation/Authentication.md:396
+    static func line396() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -176,8 +191,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:385
-    static func line385() async throws {
+    // Documentation/Authentication.md:414
+    static func line414() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -189,8 +204,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:405
-    static func line405() async throws {
+    // Documentation/Authentication.md:434
+    static func line434() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -205,8 +220,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:447
-    static func line447() async throws {
+    // Documentation/Authentication.md:476
+    static func line476() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

@@ -11,7 +11,7 @@ import FoundationNetworking   // URLSession on Linux
 #endif
 
 enum TestingGuide {
-    // Documentation/Testing.md:26
+    // Documentation/Testing.md:28
     struct User: Codable, Sendable, Equatable {
         var id: Int
         var name: String
@@ -21,7 +21,27 @@ enum TestingGuide {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
     }
-    @Test static func fetchesTheUser() async throws {
+    @Test(.stubbedNetwork) static func fetchesTheUser() async throws {
+        let network = try #require(NetworkStub.current)
+        network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+
+        let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
+
+        #expect(user == User(id: 42, name: "Ada"))
+        #expect(network.requests.map(\.path) == ["/users/42"])
+    }
+
+    // Documentation/Testing.md:72
+    @Test static func fetchesTheUserInAScope() async throws {
+        try await withStubbedNetwork { network in
+            network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+            let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
+            #expect(user.name == "Ada")
+        }
+    }
+
+    // Documentation/Testing.md:120
+    @Test static func fetchesTheUserThroughURLSession() async throws {
         let network = NetworkStub()
         network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
         let client = Client(configuration: Configuration(transport: network.makeTransport()))
@@ -29,10 +49,34 @@ enum TestingGuide {
         let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
 
         #expect(user == User(id: 42, name: "Ada"))
-        #expect(network.requests.map(\.path) == ["/users/42"])
     }
 
-    // Documentation/Testing.md:145
+    // Documentation/Testing.md:141
+    @Test(.stubbedNetwork) static func refreshesAnExpiredToken() async throws {
+        let network = try #require(NetworkStub.current)
+        network.stub(.post, "/oauth/token", with: .json(#"{"access_token":"AT-2","token_type":"Bearer","expires_in":3600}"#))
+        network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+
+        let expired = TokenCredential(accessToken: "AT-1", refreshToken: "RT-1", expiresAt: Date().addingTimeInterval(-60))
+        let refresher = TokenRefresher(
+            store: InMemoryTokenStore(expired),
+            tokenEndpoint: OAuth2TokenEndpoint(
+                baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+                clientAuthentication: .publicClient(clientID: "my-app")))
+        var configuration = Configuration(authentication: .bearer(refresher))
+        configuration.authorizedHosts = ["api.example.com"]
+
+        struct Me: Requestable {
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+            func path() throws(CourierError) -> URLPath { try URLPath("/users/42") }   // requires authorization by default
+        }
+        _ = try await Client(configuration: configuration).enqueue(Me()).resume(expecting: User.self)
+
+        #expect(network.requests.map(\.path) == ["/oauth/token", "/users/42"])
+        #expect(network.requests.last?.headerValue(for: "Authorization") == "Bearer AT-2")
+    }
+
+    // Documentation/Testing.md:258
     @Test static func reportsOfflineState() async throws {
         let network = NetworkStub()
         network.stub(.get, "/users/42", with: .failure(URLError(.notConnectedToInternet)))
@@ -48,7 +92,7 @@ enum TestingGuide {
         }
     }
 
-    // Documentation/Testing.md:180
+    // Documentation/Testing.md:293
     struct NewUser: Codable, Sendable, Equatable {
         var name: String
     }
@@ -72,7 +116,7 @@ enum TestingGuide {
         #expect(try request.decodeJSON(NewUser.self) == NewUser(name: "Ada"))
     }
 
-    // Documentation/Testing.md:230
+    // Documentation/Testing.md:343
     @Test(.timeLimit(.minutes(1)))
     static func cancellingStopsTheRequest() async throws {
         let network = NetworkStub()
@@ -90,7 +134,7 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:255
+    // Documentation/Testing.md:372
     @Test(arguments: 0..<20)
     static func eachTestSeesOnlyItsOwnStub(index: Int) async throws {
         let network = NetworkStub()
@@ -103,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:445
+    // Documentation/Testing.md:562
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -116,40 +160,40 @@ enum TestingGuide {
         #expect(network.unmatchedRequests.isEmpty)
     }
 
-    // Documentation/Testing.md:66
-    static func line66() async throws {
+    // Documentation/Testing.md:175
+    static func line175() async throws {
         evaluate(network.stub(.get, "/users/42", with: try .json(user)))
         evaluate(network.stub(.delete, "/users/42", with: .status(204)))
         evaluate(network.stub(.get, "/search?q=swift", with: .json("[]")))            // this query only
         evaluate(network.stub(.get, "/search", ignoringQuery: true, with: .json("[]"))) // any query, or none
     }
 
-    // Documentation/Testing.md:86
-    static func line86() async throws {
+    // Documentation/Testing.md:195
+    static func line195() async throws {
         evaluate(network.stub { request in
             guard request.method == "POST", request.path == "/users" else { return nil }
             return request.headerValue(for: "Authorization") == nil ? .status(401) : .status(201)
         })
     }
 
-    // Documentation/Testing.md:102
-    static func line102() async throws {
+    // Documentation/Testing.md:212
+    static func line212() async throws {
         evaluate(network.stub(.get, "/me", with: .status(401), times: 1))  // the first request
         evaluate(network.stub(.get, "/me", with: try .json(me)))           // every later one
     }
 
-    // Documentation/Testing.md:114
-    static func line114() async throws {
+    // Documentation/Testing.md:227
+    static func line227() async throws {
         #expect(network.unmatchedRequests.isEmpty)
     }
 
-    // Documentation/Testing.md:222
-    static func line222() async throws {
+    // Documentation/Testing.md:335
+    static func line335() async throws {
         evaluate(network.stub(.get, "/report", with: try .json(report).delayed(by: .seconds(2))))
     }
 
-    // Documentation/Testing.md:283
-    static func line283() async throws {
+    // Documentation/Testing.md:400
+    static func line400() async throws {
         let session = URLSession(configuration: network.configuration)
         _ = session
         let (data, response) = try await session.data(from: URL(string: "https://api.example.com/ping")!)
@@ -157,8 +201,8 @@ enum TestingGuide {
         _ = response
     }
 
-    // Documentation/Testing.md:302
-    @Test("Documentation/Testing.md:302") static func line302() async throws {
+    // Documentation/Testing.md:419
+    @Test("Documentation/Testing.md:419") static func line419() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
         _ = transport
         var configuration = Configuration(transport: transport)
@@ -172,8 +216,8 @@ enum TestingGuide {
         #expect(await transport.count == 2)
     }
 
-    // Documentation/Testing.md:322
-    @Test("Documentation/Testing.md:322") static func line322() async throws {
+    // Documentation/Testing.md:439
+    @Test("Documentation/Testing.md:439") static func line439() async throws {
         let clock = TestClock()
         _ = clock
         var configuration = Configuration(transport: RecordingTransport(script: [.status(503)]))
@@ -189,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:386
-    @Test("Documentation/Testing.md:386") static func line386() async throws {
+    // Documentation/Testing.md:503
+    @Test("Documentation/Testing.md:503") static func line503() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -204,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:487
-    static func line487() async throws {
+    // Documentation/Testing.md:604
+    static func line604() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"

@@ -33,7 +33,7 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:319
+    // Documentation/Transfers.md:341
     struct Notifications: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         func path() throws(CourierError) -> URLPath { try URLPath("/v1/notifications") }
@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:512
+    // Documentation/Transfers.md:534
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -156,8 +156,31 @@ enum TransfersGuide {
         })
     }
 
-    // Documentation/Transfers.md:319
-    static func line319() async throws {
+    // Documentation/Transfers.md:298
+    static func line298() async throws {
+        let call = client.enqueue(GetImage(name: "noble.iso")).withProgress()
+        _ = call
+        let counting = Task {
+            var updates = 0
+            _ = updates
+            var last: TransferProgress?
+            for await progress in call.downloadProgress {   // ends when the transfer does
+                updates += 1
+                last = progress
+            }
+            return (updates, last)
+        }
+        _ = counting
+        let file = try await call.download(to: destination)
+        _ = file
+        let (updates, last) = await counting.value
+        _ = updates
+        _ = last
+        print("\(file.byteCount) bytes, \(updates) progress updates, last: \(last.map(String.init(describing:)) ?? "none")")
+    }
+
+    // Documentation/Transfers.md:341
+    static func line341() async throws {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher)))
         _ = client
         do {
@@ -186,8 +209,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:416
-    static func line416() async throws {
+    // Documentation/Transfers.md:438
+    static func line438() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -200,16 +223,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:449
-    static func line449() async throws {
+    // Documentation/Transfers.md:471
+    static func line471() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:463
-    static func line463() async throws {
+    // Documentation/Transfers.md:485
+    static func line485() async throws {
         let response = try await client.enqueue(Completions(prompt: "Hi")).stream()
         _ = response
         for try await event in response.serverSentEvents() {
@@ -218,16 +241,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:480
-    static func line480() async throws {
+    // Documentation/Transfers.md:502
+    static func line502() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
         for try await event in response.serverSentEvents(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10) { handle(event) }
     }
 
-    // Documentation/Transfers.md:496
-    @Test("Documentation/Transfers.md:496") static func line496() async throws {
+    // Documentation/Transfers.md:518
+    @Test("Documentation/Transfers.md:518") static func line518() async throws {
         var parser = ServerSentEventParser()
         _ = parser
         var events: [ServerSentEvent] = []

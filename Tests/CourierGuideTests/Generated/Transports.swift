@@ -28,8 +28,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:83
-    static func line83() async throws {
+    // Documentation/Transports.md:88
+    static func line88() async throws {
         var settings = AsyncHTTPClientTransport.Configuration()
         _ = settings
         settings.proxy = .http(host: "proxy.example", port: 3128, username: "svc", password: secret)
@@ -39,8 +39,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:96
-    static func line96() async throws {
+    // Documentation/Transports.md:101
+    static func line101() async throws {
         var settings = AsyncHTTPClientTransport.Configuration()
         _ = settings
         settings.httpVersion = .automatic            // HTTP/2 when the server offers it (TLS, ALPN); .http1Only
@@ -52,8 +52,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:113
-    static func line113() async throws {
+    // Documentation/Transports.md:118
+    static func line118() async throws {
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -65,8 +65,8 @@ enum TransportsGuide {
     }
     #endif
 
-    // Documentation/Transports.md:134
-    static func line134() async throws {
+    // Documentation/Transports.md:139
+    static func line139() async throws {
         let configuration = URLSessionConfiguration.default
         _ = configuration
         configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
@@ -85,16 +85,16 @@ enum TransportsGuide {
     }
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:206
-    static func line206() async throws {
+    // Documentation/Transports.md:211
+    static func line211() async throws {
         settings.tls.trustRoots = .certificates(pem: try Data(contentsOf: caURL))   // only this CA
         settings.tls.trustRoots = .systemAnd(pem: try Data(contentsOf: caURL))      // the system's roots and this CA
     }
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:217
-    static func line217() async throws {
+    // Documentation/Transports.md:222
+    static func line222() async throws {
         settings.tls.clientCertificate = .init(
             certificateChainPEM: try Data(contentsOf: chainURL),   // leaf first, then intermediates
             privateKeyPEM: try Data(contentsOf: keyURL))           // unencrypted PEM
@@ -104,8 +104,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:238
-    static func line238() async throws {
+    // Documentation/Transports.md:243
+    static func line243() async throws {
         settings.tls.pinning = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key

@@ -189,7 +189,8 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// - Parameters:
     ///   - grantType: the `grant_type` value, e.g. `"password"`, or an absolute URI for an
     ///     extension grant (§4.5). Must not be empty.
-    ///   - parameters: the grant's parameters. They may not contain `grant_type` or the client
+    ///   - parameters: the grant's parameters, as `[QueryItem]` (`QueryItem(name: "code", value:
+    ///     code)`), form-encoded in this order. They may not contain `grant_type` or the client
     ///     authentication's `client_id` / `client_secret`. A `scope` among them becomes the
     ///     credential's scope when the response has none.
     /// - Returns: the new credential.

@@ -1,0 +1,129 @@
+import Courier
+import Foundation
+
+/// Runs `body` with every Courier request that uses the default transport answered by
+/// `network`, never sent to the network.
+///
+/// Inside the scope, ``Configuration/defaultTransport`` sends to `network`: clients made with
+/// `Client()` or `Configuration()` (also those created before, outside the test),
+/// `OAuth2TokenEndpoint` and `TokenRefresher` refreshes, revocation, discovery, the device flow,
+/// downloads and event streams. The request is answered from `network`'s routes directly,
+/// without URLSession or async-http-client, the same way on Linux and Apple platforms, so what
+/// runs is everything above the transport: request building, middleware, authentication,
+/// retries, status validation, decoding. A request that no route answers fails at once with
+/// `CourierError/transport(_:)` naming its method and URL, and is listed in
+/// ``NetworkStub/unmatchedRequests``.
+///
+/// Child tasks and `Task { }` started inside the scope are in it; `Task.detached` is not.
+/// Scopes of parallel tests are independent, and scopes nest (the innermost wins). A client
+/// given a transport of its own (`Configuration(transport:)`) is not affected.
+///
+/// ```swift
+/// @Test func fetchesTheUser() async throws {
+///     try await withStubbedNetwork { network in
+///         network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+///         let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
+///         #expect(user.name == "Ada")
+///     }
+/// }
+/// ```
+///
+/// With Swift Testing, the ``Testing/Trait/stubbedNetwork`` trait does the same for a test or
+/// a suite.
+///
+/// - Parameters:
+///   - network: the stub that answers; a new, empty one by default.
+///   - body: the code under test; it receives `network` to stub and inspect.
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws.
+public func withStubbedNetwork<Value>(
+    _ network: NetworkStub = NetworkStub(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (NetworkStub) async throws -> Value
+) async rethrows -> Value {
+    try await DefaultTransportScope.$transport.withValue(StubbedNetworkTransport(network: network)) {
+        try await body(network)
+    }
+}
+
+extension NetworkStub {
+    /// The stub of the scope the calling task is in (``withStubbedNetwork(_:isolation:_:)`` or
+    /// the `.stubbedNetwork` trait); `nil` outside any scope.
+    ///
+    /// ```swift
+    /// @Test(.stubbedNetwork) func fetchesTheUser() async throws {
+    ///     let network = try #require(NetworkStub.current)
+    ///     network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
+    /// }
+    /// ```
+    public static var current: NetworkStub? {
+        (DefaultTransportScope.transport as? StubbedNetworkTransport)?.network
+    }
+}
+
+/// The transport of a ``withStubbedNetwork(_:isolation:_:)`` scope: answers from the stub's
+/// routes in the calling task, without URLSession.
+struct StubbedNetworkTransport: Transport {
+    let network: NetworkStub
+
+    /// As the platform transports: requests carry `Accept-Encoding: gzip` as over the network.
+    /// A stubbed body is handed over as it is (a stub that sets `Content-Encoding: gzip` gets
+    /// its bytes back undecoded, as through URLSession's URL protocols).
+    var decodesGzip: Bool { true }
+
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        if Task.isCancelled { throw .cancelled }
+        let url = request.url
+        let recorded = RecordedRequest(
+            method: request.head.method.rawValue, url: url, headers: request.head.headerFields,
+            body: try await Self.bytes(of: request.body))
+        guard let response = network.storage.respond(to: recorded) else {
+            throw .transport(Self.unmatched(recorded))
+        }
+        if let delay = response.delay, delay > .zero {
+            let waited = min(delay, request.timeout)
+            do {
+                try await Task.sleep(for: waited)
+            } catch {
+                throw .cancelled
+            }
+            if waited < delay {
+                throw .transport(TransportFailure(URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]), url: url))
+            }
+        }
+        if let error = response.error {
+            throw .transport(TransportFailure(error, url: url))
+        }
+        guard (100...599).contains(response.statusCode) else {
+            let message = "CourierTesting: the stubbed status code \(response.statusCode) is not in 100–599"
+            throw .transport(
+                TransportFailure(
+                    URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message]),
+                    url: url))
+        }
+        return StreamedResponse(statusCode: response.statusCode, headers: response.headers, body: response.body, url: url)
+    }
+
+    /// The failure of a request no route answers: it names the method and the path (the URL,
+    /// redacted, is the failure's `url` and printed before it).
+    static func unmatched(_ request: RecordedRequest) -> TransportFailure {
+        TransportFailure(
+            kind: .other, url: request.url,
+            message: "CourierTesting: no stub matches \(request.method) \(request.path); the request was not sent to the network")
+    }
+
+    /// The whole body, read to its end.
+    private static func bytes(of body: TransportBody?) async throws(CourierError) -> Data {
+        switch body {
+        case nil: return Data()
+        case .data(let data): return data
+        case .stream(let stream):
+            var reader = try stream.makeReader()
+            var data = Data()
+            while let chunk = try await reader.next() {
+                data.append(chunk)
+            }
+            return data
+        }
+    }
+}
