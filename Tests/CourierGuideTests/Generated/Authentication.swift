@@ -3,6 +3,7 @@
 // swift-format-ignore-file
 
 import Courier
+import CourierTesting
 import Crypto
 import Foundation
 import Testing
@@ -80,15 +81,15 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:191
-    static func line191() async throws {
+    // Documentation/Authentication.md:195
+    static func line195() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:201
-    static func line201() async throws {
+    // Documentation/Authentication.md:205
+    static func line205() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -96,8 +97,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:234
-    static func line234() async throws {
+    // Documentation/Authentication.md:238
+    static func line238() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -123,8 +124,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:312
-    static func line312() async throws {
+    // Documentation/Authentication.md:316
+    static func line316() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -138,8 +139,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:334
-    static func line334() async throws {
+    // Documentation/Authentication.md:338
+    static func line338() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -153,8 +154,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:351
-    static func line351() async throws {
+    // Documentation/Authentication.md:355
+    static func line355() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -164,8 +165,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.signOut(revokingAt: revocation, timeout: .seconds(5)))
     }
 
-    // Documentation/Authentication.md:369
-    static func line369() async throws {
+    // Documentation/Authentication.md:373
+    static func line373() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -181,8 +182,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:396
-    static func line396() async throws {
+    // Documentation/Authentication.md:400
+    static func line400() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -191,8 +192,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:414
-    static func line414() async throws {
+    // Documentation/Authentication.md:418
+    static func line418() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -204,8 +205,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:434
-    static func line434() async throws {
+    // Documentation/Authentication.md:438
+    static func line438() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -220,8 +221,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:476
-    static func line476() async throws {
+    // Documentation/Authentication.md:480
+    static func line480() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

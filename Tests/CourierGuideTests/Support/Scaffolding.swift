@@ -44,6 +44,7 @@ let password = "password"
 let secret = "secret"
 let token = "token"
 let signedJWT = "header.payload.signature"
+let ticket = "ticket-value"
 let key = Data(repeating: 7, count: 32)
 let extra = [QueryItem(name: "audience", value: "reports")]
 
