@@ -13,22 +13,24 @@ let strictSettings: [SwiftSetting] = [
 /// unless `AsyncHTTPClientOnApple` asks for async-http-client there.
 let nonApplePlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
-/// A dependency of the `AsyncHTTPClient` trait: linked on `nonApplePlatforms`, and everywhere with
-/// `AsyncHTTPClientOnApple`.
+/// The Apple platforms, where async-http-client is linked only with `AsyncHTTPClientOnApple`.
+let applePlatforms: [Platform] = [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS]
+
+/// Dependencies of the `AsyncHTTPClient` trait: `names` on `nonApplePlatforms`, and on Apple
+/// platforms with `AsyncHTTPClientOnApple` through the `CourierAsyncHTTPClientOnApple` target
+/// (SwiftPM keeps one entry per product, whatever their conditions, so a second, Apple-only
+/// entry of the same products would be dropped).
 func asyncHTTPClientProducts(_ names: [(product: String, package: String)]) -> [Target.Dependency] {
-    names.flatMap { name -> [Target.Dependency] in
-        [
-            .product(name: name.product, package: name.package, condition: .when(platforms: nonApplePlatforms, traits: ["AsyncHTTPClient"])),
-            .product(name: name.product, package: name.package, condition: .when(traits: ["AsyncHTTPClientOnApple"])),
-        ]
-    }
+    names.map { name -> Target.Dependency in
+        .product(name: name.product, package: name.package, condition: .when(platforms: nonApplePlatforms, traits: ["AsyncHTTPClient"]))
+    } + [.target(name: "CourierAsyncHTTPClientOnApple", condition: .when(platforms: applePlatforms, traits: ["AsyncHTTPClientOnApple"]))]
 }
 
 /// `AsyncHTTPClientLinked`, the compile condition of the code that uses async-http-client: set
 /// exactly where `asyncHTTPClientProducts` links it.
 let asyncHTTPClientCondition: [SwiftSetting] = [
     .define("AsyncHTTPClientLinked", .when(platforms: nonApplePlatforms, traits: ["AsyncHTTPClient"])),
-    .define("AsyncHTTPClientLinked", .when(traits: ["AsyncHTTPClientOnApple"])),
+    .define("AsyncHTTPClientLinked", .when(platforms: applePlatforms, traits: ["AsyncHTTPClientOnApple"])),
 ]
 
 let package = Package(
@@ -95,6 +97,22 @@ let package = Package(
                     ("NIOPosix", "swift-nio"), ("NIOSSL", "swift-nio-ssl"), ("NIOHTTPCompression", "swift-nio-extras"),
                 ]),
             swiftSettings: strictSettings + asyncHTTPClientCondition + asyncHTTPClientCondition
+        ),
+        // async-http-client and the SwiftNIO modules Courier and its tests use, for Apple platforms
+        // with `AsyncHTTPClientOnApple` (see `asyncHTTPClientProducts`); no code of its own.
+        .target(
+            name: "CourierAsyncHTTPClientOnApple",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
+            swiftSettings: strictSettings
         ),
         // The interactive OAuth 2.0 sign-in flows: authorization code with PKCE (loopback receiver,
         // web-authentication session), device authorization, discovery and revocation.

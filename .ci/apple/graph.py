@@ -115,8 +115,20 @@ def reach(platform, root_traits):
     return reached
 
 
+def duplicate_products():
+    """Products a Courier target lists twice: SwiftPM keeps one entry and drops the other's
+    condition, so the graph would not be the one the manifest reads as."""
+    found = []
+    for target in manifest("")["targets"]:
+        names = [tuple(value[:2]) for dependency in target["dependencies"] for kind, value in dependency.items()
+                 if kind == "product"]
+        found += [f"{target['name']} lists {name} of {package} twice" for name, package in set(names)
+                  if names.count((name, package)) > 1]
+    return found
+
+
 def main():
-    failures = []
+    failures = duplicate_products()
     for platform in APPLE:
         reached = reach(platform, None)
         print(f"{platform} (default traits): {', '.join(sorted(reached))}")

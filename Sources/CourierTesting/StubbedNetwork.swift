@@ -4,7 +4,7 @@ import Foundation
 /// Runs `body` with every Courier request that uses the default transport answered by
 /// `network`, never sent to the network.
 ///
-/// Inside the scope, ``Configuration/defaultTransport`` sends to `network`: clients made with
+/// Inside the scope, `Configuration.defaultTransport` sends to `network`: clients made with
 /// `Client()` or `Configuration()` (also those created before, outside the test),
 /// `OAuth2TokenEndpoint` and `TokenRefresher` refreshes, revocation, discovery, the device flow,
 /// downloads and event streams. The request is answered from `network`'s routes directly,
@@ -33,6 +33,7 @@ import Foundation
 ///
 /// - Parameters:
 ///   - network: the stub that answers; a new, empty one by default.
+///   - isolation: the actor `body` runs on: the caller's.
 ///   - body: the code under test; it receives `network` to stub and inspect.
 /// - Returns: what `body` returns.
 /// - Throws: what `body` throws.
