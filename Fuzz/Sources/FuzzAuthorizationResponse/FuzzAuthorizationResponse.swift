@@ -69,6 +69,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         case .denied(let oauth2Error): check(!oauth2Error.code.isEmpty, "a denial with an empty code")
         case .issuerMismatch(let expected, _): check(expected == expectedIssuer && flow.issuer != nil, "an issuer mismatch without an issuer")
         case .expired, .timedOut, .unavailable: check(false, "a failure the response cannot cause: \(failure)")
+        @unknown default: check(false, "a failure this target does not know: \(failure)")
         }
         switch failure {
         case .stateMismatch, .malformedResponse: check(!"\(error)".contains(expectedState), "a failure quoting the state")

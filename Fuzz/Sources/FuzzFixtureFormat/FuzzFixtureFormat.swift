@@ -68,6 +68,8 @@ private func checkParsing(_ data: Data) {
             check(limit == FixtureFormat.maximumHeadSize, "another head limit: \(limit)")
         case .fileNotFound, .fileTooLarge, .unreadable, .unwritable:
             check(false, "a file error from bytes: \(error)")
+        @unknown default:
+            check(false, "a kind this target does not know: \(error)")
         }
     }
 }
