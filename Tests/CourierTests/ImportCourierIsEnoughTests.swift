@@ -31,7 +31,7 @@ struct ImportCourierIsEnoughTests {
     }
 
     struct Items: Requestable {
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
     }
 
     actor HeadRecorder: Transport {

@@ -141,9 +141,9 @@ enum DownloadsBench {
             query = bytes.map { [QueryItem(name: "bytes", value: String($0))] }
         }
 
-        func baseURL() throws(CourierError) -> BaseURL { base }
-        func path() throws(CourierError) -> URLPath { try URLPath("/download") }
-        var queryItems: [QueryItem]? { query }
+        var baseURL: BaseURL { base }
+        var path: URLPath { get throws(CourierError) { try URLPath("/download") } }
+        var queryItems: [QueryItem] { query }
         var requiresAuthorization: Bool { false }
     }
 

@@ -1,12 +1,12 @@
 /// An endpoint: everything Courier needs to build one request.
 ///
-/// Only ``baseURL()`` is required; every other member has a default.
+/// Only ``baseURL`` is required; every other member has a default.
 ///
 /// ```swift
 /// struct GetUser: Requestable {
 ///     let id: Int
-///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-///     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
+///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+///     var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
 /// }
 ///
 /// let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
@@ -14,24 +14,26 @@
 public protocol Requestable: Sendable {
     /// The scheme, host and port to send to.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the host or port is invalid.
-    func baseURL() throws(CourierError) -> BaseURL
+    var baseURL: BaseURL { get throws(CourierError) }
     /// The path. Default: ``URLPath/root``.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the path is invalid.
-    func path() throws(CourierError) -> URLPath
+    var path: URLPath { get throws(CourierError) }
     /// The method. Default: ``HTTPMethod/get``.
     var method: HTTPMethod { get }
-    /// Headers for this endpoint; they replace client-wide headers of the same name. Default: `nil`.
-    var headerItems: [HeaderItem]? { get }
-    /// Query parameters, in order. No `?` is added when this is `nil` or empty. Default: `nil`.
-    var queryItems: [QueryItem]? { get }
+    /// Headers for this endpoint; they replace client-wide headers of the same name. Default: none.
+    var headerItems: [HeaderItem] { get }
+    /// Query parameters, in order. No `?` is added when there are none. Default: none.
+    var queryItems: [QueryItem] { get }
     /// Nested query parameters, written after ``queryItems`` with their names in sorted order.
-    /// Default: `nil`.
+    /// Default: none.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when they cannot be built (an `Encodable`
+    ///   that fails to encode); the call fails with it.
     ///
     /// ```swift
-    /// var queryParameters: QueryParameters? { ["filter": ["tags": ["a", "b"]], "limit": 20] }
+    /// var queryParameters: QueryParameters { ["filter": ["tags": ["a", "b"]], "limit": 20] }
     /// // ?filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
     /// ```
-    var queryParameters: QueryParameters? { get }
+    var queryParameters: QueryParameters { get throws(CourierError) }
     /// How this endpoint's query is formatted; `nil` uses ``Configuration/queryStringOptions``.
     /// Default: `nil`.
     ///
@@ -83,15 +85,15 @@ public protocol Requestable: Sendable {
 
 extension Requestable {
     /// ``URLPath/root``.
-    public func path() throws(CourierError) -> URLPath { .root }
+    public var path: URLPath { .root }
     /// ``HTTPMethod/get``.
     public var method: HTTPMethod { .get }
-    /// `nil`.
-    public var headerItems: [HeaderItem]? { nil }
-    /// `nil`.
-    public var queryItems: [QueryItem]? { nil }
-    /// `nil`.
-    public var queryParameters: QueryParameters? { nil }
+    /// None.
+    public var headerItems: [HeaderItem] { [] }
+    /// None.
+    public var queryItems: [QueryItem] { [] }
+    /// None.
+    public var queryParameters: QueryParameters { [:] }
     /// `nil`: the client's ``Configuration/queryStringOptions``.
     public var queryStringOptions: QueryStringFormattingOptions? { nil }
     /// `nil`.

@@ -10,21 +10,21 @@ enum ReadmeGuide {
     // README.md:7
     struct GetUser: Requestable {
         let id: Int
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["v1", "users", String(id)]) } }
     }
 
     // README.md:160
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct ListUsers: Requestable {
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
-        var queryItems: [QueryItem]? { [QueryItem(name: "page", value: "1")] }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
+        var queryItems: [QueryItem] { [QueryItem(name: "page", value: "1")] }
     }
     struct CreateUser: Requestable {
         let name: String
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
         var method: HTTPMethod { .post }
         var body: RequestBody? { .json(["name": name]) }
     }

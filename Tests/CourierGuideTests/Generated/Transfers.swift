@@ -15,15 +15,15 @@ enum TransfersGuide {
     // Documentation/Transfers.md:67
     struct GetImage: Requestable {
         var name: String
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "releases.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["images", name]) }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "releases.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["images", name]) } }
     }
 
     // Documentation/Transfers.md:247
     struct UploadVideo: Requestable {
         var file: URL
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "media.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath("/videos") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "media.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath("/videos") } }
         var method: HTTPMethod { .post }
         var body: RequestBody? {
             var form = MultipartForm()
@@ -35,8 +35,8 @@ enum TransfersGuide {
 
     // Documentation/Transfers.md:341
     struct Notifications: Requestable {
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath("/v1/notifications") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        var path: URLPath { get throws(CourierError) { try URLPath("/v1/notifications") } }
     }
     struct Shipment: Decodable, Sendable {
         let order: String

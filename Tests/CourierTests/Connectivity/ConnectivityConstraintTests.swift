@@ -249,7 +249,7 @@ struct ConnectivityConstraintTests {
 /// An endpoint whose constraints can be set.
 private struct ConstrainedEndpoint: Requestable {
     var constraints: [Constraint] = []
-    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
 }
 
 extension Result {

@@ -11,7 +11,7 @@ struct ResponseSizeLimitTests {
     private struct Sized: Requestable {
         var maximumResponseSize: Int?
         var requiresAuthorization: Bool { false }
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
     }
 
     private static func isTooLarge(_ error: any Error, limit: Int) -> Bool {

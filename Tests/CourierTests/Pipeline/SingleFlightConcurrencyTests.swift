@@ -21,7 +21,7 @@ struct SingleFlightConcurrencyTests {
 
     private struct Endpoint: Requestable {
         var requiresAuthorization: Bool { false }
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
     }
 
     /// Waits, without sleeping, until `condition` holds; records an issue if it never does.
