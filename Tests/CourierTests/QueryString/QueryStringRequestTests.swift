@@ -69,6 +69,21 @@ struct QueryStringRequestTests {
         #expect(await transport.count == 0)
     }
 
+    @Test func parametersThatFailToEncodeInTheEndpointFailTheCallBeforeAnythingIsSent() async throws {
+        struct Tags: Requestable {
+            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+            var queryParameters: QueryParameters { get throws(CourierError) { try QueryParameters(encoding: ["a", "b"]) } }
+        }
+        let transport = RecordingTransport()
+        await #expect {
+            _ = try await makeClient(transport).enqueue(Tags()).resume()
+        } throws: { error in
+            guard case .invalidRequest(.encodingFailed(let reason, _)) = error as? CourierError else { return false }
+            return reason.contains("keyed top level")
+        }
+        #expect(await transport.count == 0)
+    }
+
     @Test func parametersEncodedFromAnEncodableAreSentAsNested() async throws {
         struct Page: Encodable { var size: Int; var after: String? }
         struct Search: Encodable { var term: String; var page: Page }
