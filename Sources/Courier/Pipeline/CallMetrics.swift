@@ -5,16 +5,15 @@
 /// struct Timing: Middleware {
 ///     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
 ///         let response = try await next(request)
-///         let metrics = await context.metrics.snapshot
+///         let metrics = context.metrics.snapshot
 ///         print("\(metrics.attempts.count) attempt(s), \(metrics.bytesReceived) bytes in \(metrics.totalDuration)")
 ///         return response
 ///     }
 /// }
 /// ```
 ///
-/// An actor, so that reading it is an `await` like any shared state; the pipeline records into
-/// it under a lock, without an actor hop per attempt.
-public actor CallMetrics {
+/// Safe to read from any task while the call records into it.
+public final class CallMetrics: Sendable {
     /// One attempt at sending the request.
     public struct Attempt: Sendable, Equatable {
         /// How long the attempt took, from handing the request to the transport to its outcome.
@@ -43,9 +42,9 @@ public actor CallMetrics {
     /// The metrics now.
     public var snapshot: Snapshot { storage.withLock { $0 } }
 
-    private nonisolated let storage = LockedState(Snapshot())
+    private let storage = LockedState(Snapshot())
     /// Whether ``record(_:)`` keeps nothing: ``discarding``.
-    nonisolated let discards: Bool
+    let discards: Bool
 
     /// Creates empty metrics (for testing middleware on its own).
     public init() {
@@ -60,7 +59,7 @@ public actor CallMetrics {
     /// all: a call without users' middleware then allocates none).
     static let discarding = CallMetrics(discarding: true)
 
-    nonisolated func record(_ attempt: Attempt) {
+    func record(_ attempt: Attempt) {
         if discards { return }
         storage.withLock { $0.attempts.append(attempt) }
     }

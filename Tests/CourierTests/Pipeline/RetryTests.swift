@@ -118,7 +118,7 @@ private struct MetricsSpy: Middleware {
     let seen: @Sendable (CallMetrics.Snapshot) -> Void
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         let response = try await next(request)
-        seen(await context.metrics.snapshot)
+        seen(context.metrics.snapshot)
         return response
     }
 }

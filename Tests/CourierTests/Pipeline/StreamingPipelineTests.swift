@@ -213,6 +213,6 @@ struct StreamingPipelineTests {
         let client = Self.client(transport) { $0.middleware = [Spy(seen: seen)] }
         _ = try await client.enqueue(TestEndpoint()).resume()
         let metrics = try #require(seen.withLock { $0 })
-        #expect(await metrics.snapshot.bytesReceived == 15)
+        #expect(metrics.snapshot.bytesReceived == 15)
     }
 }
