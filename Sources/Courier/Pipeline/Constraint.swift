@@ -15,7 +15,7 @@
 ///
 /// try await session.waitUntilSatisfied()   // returns at once when a session exists
 /// // … send the request …
-/// await session.invalidate()               // the server said the session expired
+/// session.invalidate()                     // the server said the session expired
 /// ```
 ///
 /// The rules:
@@ -34,13 +34,13 @@
 ///   goes to whoever is still waiting.
 /// - **Invalidation.** ``invalidate()`` makes the next run call `satisfy` without asking
 ///   `isSatisfied` (which may still say yes about a session the server has dropped).
-public actor Constraint {
+public final class Constraint: Sendable {
     /// The name that identifies the constraint in errors and logs.
     ///
     /// ```swift
     /// print(session.name)   // "session"
     /// ```
-    public nonisolated let name: String
+    public let name: String
 
     /// How long one caller may wait for a run before it fails with
     /// ``ConstraintFailure/Reason/timedOut(after:)``; `nil` waits as long as the run takes.
@@ -52,7 +52,7 @@ public actor Constraint {
     ///                          satisfy: { try await privacy.askForConsent() })
     /// print(consent.timeout as Any)   // Optional(60.0 seconds)
     /// ```
-    public nonisolated let timeout: Duration?
+    public let timeout: Duration?
 
     private let clock: any Clock<Duration>
     private let isSatisfied: @Sendable () async -> Bool
@@ -60,10 +60,10 @@ public actor Constraint {
     /// The error a caller that waited longer than ``timeout`` gets. A ``CourierError`` reaches
     /// the caller as it is; anything else is wrapped in ``CourierError/constraint(_:)``.
     private let timeoutError: @Sendable (_ name: String, _ timeout: Duration) -> any Error
-    /// Who waits for which run, under a lock rather than on the actor: a cancelled or timed-out
-    /// caller leaves from its cancellation handler or timer at once, without a turn on the
-    /// actor (and without a `Task` to get one). Continuations are resumed outside the lock.
-    private nonisolated let state: LockedState<State>
+    /// Who waits for which run, under a lock: a cancelled or timed-out caller leaves from its
+    /// cancellation handler or timer at once, synchronously. Continuations are resumed outside
+    /// the lock.
+    private let state: LockedState<State>
 
     /// The gate, and the task of every run that has not returned yet (an abandoned run stays
     /// here until its cancelled `satisfy` returns). One lock: a run's task is stored in the same
@@ -96,7 +96,7 @@ public actor Constraint {
     ///     satisfy: { try await sessionStore.startSession() }
     /// )
     /// ```
-    public init(
+    public convenience init(
         name: String,
         timeout: Duration? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -219,7 +219,7 @@ public actor Constraint {
     ///
     /// ```swift
     /// if response.statusCode == 440 {   // session expired
-    ///     await session.invalidate()
+    ///     session.invalidate()
     ///     try await session.waitUntilSatisfied()   // starts a new session
     /// }
     /// ```
@@ -254,8 +254,8 @@ public actor Constraint {
     // MARK: - Running
 
     /// The caller's timeout, if the constraint has one: when it fires, the waiter leaves through
-    /// the gate, like a cancellation. Nonisolated, so it does not wait for a turn on the actor.
-    private nonisolated func startTimer(for id: ConstraintGate<Waiter>.WaiterID) -> Task<Void, Never>? {
+    /// the gate, like a cancellation.
+    private func startTimer(for id: ConstraintGate<Waiter>.WaiterID) -> Task<Void, Never>? {
         guard let timeout else { return nil }
         let (clock, state) = (clock, state)
         let failure = timeoutError(name, timeout)

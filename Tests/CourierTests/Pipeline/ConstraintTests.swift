@@ -128,15 +128,15 @@ struct ConstraintTests {
         let constraint = makeConstraint(probe: probe, latch: latch)
 
         let results = await runWaiters(1000, on: constraint) {
-            await eventually { await constraint.waiterCount == 1000 }
+            await eventually { constraint.waiterCount == 1000 }
             await latch.open()
         }
 
         #expect(results.count == 1000)
         #expect(results.allSatisfy { failure(of: $0) == nil })
         #expect(await probe.satisfyCalls == 1)
-        #expect(await constraint.waiterCount == 0)
-        #expect(await constraint.isRunning == false)
+        #expect(constraint.waiterCount == 0)
+        #expect(constraint.isRunning == false)
     }
 
     @Test("a failing satisfy fails all 1,000 waiters with its error, and runs once")
@@ -146,7 +146,7 @@ struct ConstraintTests {
         let constraint = makeConstraint(probe: probe, latch: latch)
 
         let results = await runWaiters(1000, on: constraint) {
-            await eventually { await constraint.waiterCount == 1000 }
+            await eventually { constraint.waiterCount == 1000 }
             await latch.open()
         }
 
@@ -195,13 +195,13 @@ struct ConstraintTests {
         let loner = Task { try await constraint.waitUntilSatisfied() }
 
         let results = await runWaiters(99, on: constraint) {
-            await eventually { await constraint.waiterCount == 100 }
+            await eventually { constraint.waiterCount == 100 }
             loner.cancel()
             // Returns while satisfy is still held behind the latch: the waiter left promptly.
             let lonerResult = await loner.result
             #expect(isCancelled(failure(of: lonerResult)))
-            #expect(await constraint.waiterCount == 99)
-            #expect(await constraint.isRunning)
+            #expect(constraint.waiterCount == 99)
+            #expect(constraint.isRunning)
             await latch.open()
         }
 
@@ -218,16 +218,16 @@ struct ConstraintTests {
 
         let first = Task { try await constraint.waitUntilSatisfied() }
         await eventually {
-            let waiting = await constraint.waiterCount
+            let waiting = constraint.waiterCount
             let calls = await probe.satisfyCalls
             return waiting == 1 && calls == 1
         }
         first.cancel()
         #expect(isCancelled(failure(of: await first.result)))
-        #expect(await constraint.isRunning)
+        #expect(constraint.isRunning)
 
         let second = Task { try await constraint.waitUntilSatisfied() }
-        await eventually { await constraint.waiterCount == 1 }
+        await eventually { constraint.waiterCount == 1 }
         await latch.open()
         try await second.value
 
@@ -244,7 +244,7 @@ struct ConstraintTests {
         }
 
         #expect(isCancelled(failure(of: await task.result)))
-        #expect(await constraint.isRunning == false)
+        #expect(constraint.isRunning == false)
         #expect(await probe.satisfyCalls == 0)
     }
 
@@ -256,11 +256,11 @@ struct ConstraintTests {
         let constraint = makeConstraint(probe: probe, latch: latch, timeout: .seconds(5), clock: clock)
 
         let early = Task { try await constraint.waitUntilSatisfied() }
-        await eventually { await constraint.waiterCount == 1 && clock.pendingSleepCount == 1 }
+        await eventually { constraint.waiterCount == 1 && clock.pendingSleepCount == 1 }
         clock.advance(by: .seconds(3))
 
         let late = Task { try await constraint.waitUntilSatisfied() }
-        await eventually { await constraint.waiterCount == 2 && clock.pendingSleepCount == 2 }
+        await eventually { constraint.waiterCount == 2 && clock.pendingSleepCount == 2 }
         clock.advance(by: .seconds(2))  // early has waited 5 s, late 2 s
 
         let earlyError = failure(of: await early.result) as? ConstraintFailure
@@ -270,7 +270,7 @@ struct ConstraintTests {
         }
         #expect(after == .seconds(5))
         #expect(earlyError?.name == "session")
-        #expect(await constraint.waiterCount == 1)
+        #expect(constraint.waiterCount == 1)
 
         await latch.open()
         try await late.value
@@ -287,7 +287,7 @@ struct ConstraintTests {
         try await constraint.waitUntilSatisfied()
         #expect(await probe.satisfyCalls == 1)
 
-        await constraint.invalidate()
+        constraint.invalidate()
         #expect(await probe.satisfied)  // isSatisfied still says yes
         try await constraint.waitUntilSatisfied()
         #expect(await probe.satisfyCalls == 2)

@@ -95,20 +95,20 @@ struct SingleFlightConcurrencyTests {
         let waiters = (0..<2_000).map { _ in Task { try await constraint.waitUntilSatisfied() } }
         let (cancelled, kept) = Self.halves(waiters)
         if timing == .whileWaiting {
-            await Self.waitUntil("2,000 waiters") { await constraint.waiterCount == 2_000 }
+            await Self.waitUntil("2,000 waiters") { constraint.waiterCount == 2_000 }
         }
         for task in cancelled { task.cancel() }
 
         #expect(await Self.cancelledCount(cancelled) == 1_000)
-        await Self.waitUntil("1,000 waiters") { await constraint.waiterCount == 1_000 }
-        #expect(await constraint.isRunning)
+        await Self.waitUntil("1,000 waiters") { constraint.waiterCount == 1_000 }
+        #expect(constraint.isRunning)
 
         await release.open()
         for task in kept { try await task.value }
         #expect(runs.value == 1)
-        #expect(await constraint.waiterCount == 0)
-        #expect(await constraint.unregisteredWaiterCount == 0)
-        #expect(await constraint.isRunning == false)
+        #expect(constraint.waiterCount == 0)
+        #expect(constraint.unregisteredWaiterCount == 0)
+        #expect(constraint.isRunning == false)
     }
 
     @Test(arguments: CancelTiming.allCases)
@@ -148,7 +148,7 @@ struct SingleFlightConcurrencyTests {
         }
         let waiters = (0..<500).map { _ in Task { try await constraint.waitUntilSatisfied() } }
         await Self.waitUntil("500 waiters with their timers") {
-            await constraint.waiterCount == 500 && clock.pendingSleepCount == 500
+            constraint.waiterCount == 500 && clock.pendingSleepCount == 500
         }
 
         // The timers fire on another task while the cancellations run here: for each waiter,
@@ -168,10 +168,10 @@ struct SingleFlightConcurrencyTests {
             }
         }
         #expect(cancelled + timedOut == 500)
-        #expect(await constraint.waiterCount == 0)
-        #expect(await constraint.isRunning, "satisfy goes on with nobody left")
+        #expect(constraint.waiterCount == 0)
+        #expect(constraint.isRunning, "satisfy goes on with nobody left")
         await release.open()
-        await Self.waitUntil("the run ended") { await constraint.isRunning == false }
+        await Self.waitUntil("the run ended") { constraint.isRunning == false }
         #expect(clock.pendingSleepCount == 0)
     }
 }
