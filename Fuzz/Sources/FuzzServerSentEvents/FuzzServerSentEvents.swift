@@ -1,8 +1,8 @@
 import Foundation
 import FuzzSupport
 
-// `ServerSentEventParser` (the `text/event-stream` parser behind `serverSentEvents()` and
-// `Call.events()`), fed a stream split at random points.
+// `ServerSentEventParser` (the `text/event-stream` parser behind `Call.events()`), fed a stream
+// split at random points.
 //
 // Byte 0 chooses the line limit and byte 1 the event data limit (small ones, so that the limits
 // are reached; or the defaults); bytes 2–9 seed the random split points; the rest is the stream.
@@ -20,8 +20,9 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     runLibFuzzer(argc, argv) { data, size in fuzz(UnsafeRawPointer(data ?? fuzzEmptyInput), size) }
 }
 
-let lineLimits = [1, 4, 16, 64, ServerSentEventParser.defaultMaximumLineLength]
-let eventLimits = [1, 4, 16, 64, ServerSentEventParser.defaultMaximumEventSize]
+/// The small limits, then the parser's defaults (1 MiB and 8 MiB).
+let lineLimits = [1, 4, 16, 64, 1 << 20]
+let eventLimits = [1, 4, 16, 64, 8 << 20]
 
 /// What feeding a stream gave: the events, in order, and whether the parser failed.
 struct Outcome: Equatable {

@@ -33,7 +33,7 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:341
+    // Documentation/Transfers.md:340
     struct Notifications: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var path: URLPath { get throws(CourierError) { try URLPath("/v1/notifications") } }
@@ -179,8 +179,8 @@ enum TransfersGuide {
         print("\(file.byteCount) bytes, \(updates) progress updates, last: \(last.map(String.init(describing:)) ?? "none")")
     }
 
-    // Documentation/Transfers.md:341
-    static func line341() async throws {
+    // Documentation/Transfers.md:340
+    static func line340() async throws {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher)))
         _ = client
         do {
@@ -209,8 +209,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:438
-    static func line438() async throws {
+    // Documentation/Transfers.md:437
+    static func line437() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -223,8 +223,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:471
-    static func line471() async throws {
+    // Documentation/Transfers.md:470
+    static func line470() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
@@ -233,9 +233,9 @@ enum TransfersGuide {
 
     // Documentation/Transfers.md:485
     static func line485() async throws {
-        let response = try await client.enqueue(Completions(prompt: "Hi")).stream()
-        _ = response
-        for try await event in response.serverSentEvents() {
+        let once = EventSource.Options(maximumReconnectAttempts: 0)
+        _ = once
+        for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
             if event.data == "[DONE]" { break }
             print(event.data, terminator: "")
         }
@@ -246,7 +246,6 @@ enum TransfersGuide {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
-        for try await event in response.serverSentEvents(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10) { handle(event) }
     }
 
     // Documentation/Transfers.md:518

@@ -162,7 +162,6 @@ extension TransfersGuide {
 
     static let file = FileHandle.nullDevice
     static let chunks = [Data("data: a\n\n".utf8)]
-    static let response = StreamedResponse(statusCode: 200, url: URL(string: "https://api.example.com")!)
 
     static func apply(_ change: Change) {}
     static func handle(_ event: ServerSentEvent) {}

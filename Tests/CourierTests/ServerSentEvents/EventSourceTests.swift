@@ -277,6 +277,29 @@ struct EventSourceTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("events come out as the chunks arrive, split anywhere; an unfinished last event is dropped at the end of the body")
+    func eventsSplitAcrossChunks() async throws {
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: a\n", "\ndata: b\r", "\n\r\ndata: c"])])
+        let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumReconnectAttempts: 0)))
+        #expect(error == nil)
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("an event past the size limit ends the sequence as too large, after the events of the same chunk before it, with the URL; no reconnection")
+    func eventLimit() async throws {
+        let transport = ScriptedEventTransport([.stream(chunks: ["data: a\n\ndata: 123456789\n\n"])])
+        let (events, error) = await Self.collect(Self.source(transport, options: EventSource.Options(maximumEventSize: 4)))
+        guard case .transport(let failure)? = error else {
+            Issue.record("expected .transport, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .responseTooLarge)
+        #expect(failure.url?.absoluteString == "https://api.example.com/feed")
+        #expect(events.map(\.data) == ["a"])
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("each connection's timeout is the connection timeout, not the endpoint's; the endpoint's own Accept is replaced, its other headers kept")
     func requestShape() async throws {
         let transport = ScriptedEventTransport([])
@@ -331,44 +354,6 @@ struct EventSourceTests {
         }
         #expect(events.map(\.data) == ["a"])
         #expect(transport.requests.count == 1)
-    }
-}
-
-/// ``StreamedResponse/serverSentEvents(maximumLineLength:maximumEventSize:)``: one connection's events.
-@Suite("Server-Sent Events: one response's events")
-struct ServerSentEventsTests {
-    static func response(_ chunks: [String]) -> StreamedResponse {
-        let (body, continuation) = AsyncStream.makeStream(of: Data.self)
-        for chunk in chunks { continuation.yield(Data(chunk.utf8)) }
-        continuation.finish()
-        return StreamedResponse(status: .ok, body: ResponseBody(body), url: URL(string: "https://api.example.com/feed")!)
-    }
-
-    @Test("events come out as the chunks arrive; an unfinished last event is dropped at the end of the body")
-    func eventsInOrder() async throws {
-        var events: [String] = []
-        for try await event in Self.response(["data: a\n", "\ndata: b\r", "\n\r\ndata: c"]).serverSentEvents() {
-            events.append(event.data)
-        }
-        #expect(events == ["a", "b"])
-    }
-
-    @Test("an event past the size limit is thrown after the events before it, with the response's URL")
-    func eventLimit() async throws {
-        var events: [String] = []
-        var iterator = Self.response(["data: a\n\ndata: 123456789\n\n"]).serverSentEvents(maximumEventSize: 4).makeAsyncIterator()
-        do throws(CourierError) {
-            while let event = try await iterator.next() { events.append(event.data) }
-            Issue.record("no error")
-        } catch {
-            guard case .transport(let failure) = error else {
-                Issue.record("expected .transport, got \(error)")
-                return
-            }
-            #expect(failure.kind == .responseTooLarge)
-            #expect(failure.url?.absoluteString == "https://api.example.com/feed")
-        }
-        #expect(events == ["a"])
     }
 }
 

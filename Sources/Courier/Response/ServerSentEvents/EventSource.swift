@@ -75,7 +75,7 @@ public struct EventSource: AsyncSequence, Sendable {
         let source: EventSource
         private let clock: any Clock<Duration>
         /// The events of the connection open now, if any.
-        private var connection: ServerSentEvents.Iterator?
+        private var connection: EventStreamConnection?
         /// Between connections: the last event ID and the reconnection time to go on with.
         private var parser: ServerSentEventParser
         /// Reconnections since the last event was delivered.
@@ -159,7 +159,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 if let idleTimeout = source.options.idleTimeout {
                     body = body.stoppingWhenIdle(for: Swift.min(idleTimeout, Duration.longestWait), clock: clock, url: response.url)
                 }
-                connection = ServerSentEvents(body: body, url: response.url, parser: parser).makeAsyncIterator()
+                connection = EventStreamConnection(body: body, url: response.url, parser: parser)
             case 204:
                 response.body.cancel()
                 isFinished = true

@@ -49,9 +49,13 @@ extension EventSource {
         /// so often; any byte counts, so set this to two or three of their intervals. Measured
         /// on ``clock``.
         public var idleTimeout: Duration?
-        /// The most bytes one line of the stream may have (1 MiB by default).
+        /// The most bytes one line of the stream may have, without its line break (1 MiB by
+        /// default). A longer line ends the sequence with a ``TransportFailure/Kind/responseTooLarge``
+        /// failure, without reconnecting.
         public var maximumLineLength: Int
-        /// The most bytes of data one event may have (8 MiB by default).
+        /// The most bytes of data one event may have: its `data` values and the line feeds after
+        /// each (8 MiB by default). A larger event ends the sequence like a line past
+        /// ``maximumLineLength``.
         public var maximumEventSize: Int
         /// The clock the waits before reconnecting are measured on; `nil` (the default) uses
         /// ``Configuration/clock``. Tests inject a manual clock and never sleep.
@@ -67,8 +71,8 @@ extension EventSource {
             maximumReconnectAttempts: Int? = nil,
             connectionTimeout: Duration = .seconds(3600),
             idleTimeout: Duration? = nil,
-            maximumLineLength: Int = ServerSentEventParser.defaultMaximumLineLength,
-            maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize,
+            maximumLineLength: Int = 1 << 20,
+            maximumEventSize: Int = 8 << 20,
             clock: (any Clock<Duration>)? = nil
         ) {
             self.lastEventID = lastEventID

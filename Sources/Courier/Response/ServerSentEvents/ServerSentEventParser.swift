@@ -1,33 +1,29 @@
 public import Foundation
 
-/// Reads a `text/event-stream` body, fed chunk by chunk as it arrives, into ``ServerSentEvent``s:
-/// a pure value that follows the WHATWG HTML event stream interpretation rules (§9.2.6).
+/// The lower-level API: reads `text/event-stream` bytes from any source (a WebSocket, a file,
+/// a test), fed chunk by chunk as they arrive, into ``ServerSentEvent``s. For events over HTTP,
+/// use ``Call/events(_:)``, which runs this parser on the response and also checks the
+/// `Content-Type`, reconnects and resumes with `Last-Event-ID`.
 ///
+/// A pure value that follows the WHATWG HTML event stream interpretation rules (§9.2.6).
 /// Chunks may be split anywhere: in a UTF-8 sequence, in the leading byte-order mark, between
 /// the `CR` and `LF` of a line break. Events come out exactly as they would from the whole
-/// stream at once. Two limits keep a hostile server from making the parser buffer without end:
+/// stream at once. Two limits keep a hostile source from making the parser buffer without end:
 /// the longest line and the largest event data.
 ///
 /// ```swift
 /// var parser = ServerSentEventParser()
 /// var events: [ServerSentEvent] = []
-/// for try await chunk in response.body {
-///     try parser.parse(chunk, into: &events)
+/// for try await message in socket.messages {       // e.g. a WebSocket's binary messages
+///     try parser.parse(message, into: &events)
 /// }
 /// parser.finish()   // an unfinished last event is dropped, as the standard says
 /// ```
-/// ``StreamedResponse/serverSentEvents(maximumLineLength:maximumEventSize:)`` and
-/// ``Call/events(_:)`` use it for you.
 public struct ServerSentEventParser: Sendable {
-    /// 1 MiB: the default for the longest line.
-    public static let defaultMaximumLineLength = 1 << 20
-    /// 8 MiB: the default for the largest event data.
-    public static let defaultMaximumEventSize = 8 << 20
-
     /// The most bytes one line may have, without its line break.
-    public let maximumLineLength: Int
+    let maximumLineLength: Int
     /// The most bytes one event's data may have (its `data` values and the line feeds after each).
-    public let maximumEventSize: Int
+    let maximumEventSize: Int
     /// The last event ID: what the `id` fields set, taken up by each empty line (WHATWG: the
     /// event source's "last event ID string", set when an event is dispatched or would be), so
     /// that the ID of an event cut off by a dropped connection is never taken for one delivered.
@@ -60,13 +56,12 @@ public struct ServerSentEventParser: Sendable {
 
     /// Creates a parser at the start of a stream.
     /// - Parameters:
-    ///   - maximumLineLength: the most bytes a line may have (1 MiB by default; at least 1).
-    ///   - maximumEventSize: the most bytes of data one event may have (8 MiB by default; at least 1).
+    ///   - maximumLineLength: the most bytes a line may have, without its line break (1 MiB by
+    ///     default; at least 1).
+    ///   - maximumEventSize: the most bytes of data one event may have: its `data` values and the
+    ///     line feeds after each (8 MiB by default; at least 1).
     ///   - lastEventID: the last event ID to start from, e.g. one saved from an earlier stream.
-    public init(
-        maximumLineLength: Int = defaultMaximumLineLength, maximumEventSize: Int = defaultMaximumEventSize,
-        lastEventID: String? = nil
-    ) {
+    public init(maximumLineLength: Int = 1 << 20, maximumEventSize: Int = 8 << 20, lastEventID: String? = nil) {
         self.maximumLineLength = max(1, maximumLineLength)
         self.maximumEventSize = max(1, maximumEventSize)
         self.lastEventID = lastEventID?.isEmpty == true ? nil : lastEventID
@@ -76,9 +71,10 @@ public struct ServerSentEventParser: Sendable {
     /// Reads `chunk`, appending every event it completes to `events`, in order.
     ///
     /// - Throws: ``CourierError/transport(_:)`` with a ``TransportFailure/Kind/responseTooLarge``
-    ///   failure when a line passes ``maximumLineLength`` or an event's data passes
-    ///   ``maximumEventSize``; the events completed before that point are in `events`. The parser
-    ///   is then stopped: every later call throws the same error.
+    ///   failure when a line or an event's data passes the limit given to
+    ///   ``init(maximumLineLength:maximumEventSize:lastEventID:)``; the events completed before
+    ///   that point are in `events`. The parser is then stopped: every later call throws the
+    ///   same error.
     public mutating func parse(_ chunk: Data, into events: inout [ServerSentEvent]) throws(CourierError) {
         if let failure { throw failure }
         var index = chunk.startIndex
