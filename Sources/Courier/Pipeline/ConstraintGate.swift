@@ -2,8 +2,8 @@
 /// `isSatisfied` check and, if needed, `satisfy`), plus whether the constraint was invalidated.
 ///
 /// It does no async work and knows nothing about continuations, clocks or tasks: the
-/// ``Constraint`` actor keeps one under a lock, asks it what to do, and does it outside the
-/// lock. `Waiter` is whatever the owner needs to resume a caller later (the actor stores a
+/// ``Constraint`` class keeps one under a lock, asks it what to do, and does it outside the
+/// lock. `Waiter` is whatever the owner needs to resume a caller later (the class stores a
 /// continuation; tests store plain values).
 ///
 /// The rules:
