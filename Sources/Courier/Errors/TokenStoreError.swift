@@ -15,7 +15,7 @@
 #if hasAttribute(nonexhaustive)
     @nonexhaustive
 #endif
-public enum TokenStoreError: Error, Sendable, Equatable {
+public enum TokenStoreError: Error, Sendable {
     /// The stored data is not a valid token file: too short, wrong magic bytes, an unknown key
     /// derivation, an iteration count out of range, or a decrypted payload that is not a
     /// ``TokenCredential``. The reason says which.
@@ -30,11 +30,17 @@ public enum TokenStoreError: Error, Sendable, Equatable {
     /// The key, passphrase or iteration count given to the store is unusable, e.g. a raw key
     /// that is not 32 bytes, an empty passphrase, or too few PBKDF2 rounds.
     case invalidKey(String)
-    /// The credential could not be encoded for storage (e.g. a date that is not finite).
-    case encodingFailed(String)
+    /// The credential could not be encoded or sealed for storage (e.g. a date that is not
+    /// finite). `underlyingError` is the encoder's or the cipher's error, when there is one.
+    case encodingFailed(String, underlyingError: (any Error)? = nil)
     /// A file-system operation failed. The message names the operation, the path and the
-    /// system error; it never contains a token.
-    case io(String)
+    /// system error; it never contains a token. `underlyingError` is the system's error (a
+    /// `POSIXError` for a failed system call), when there is one.
+    ///
+    /// ```swift
+    /// catch .io(_, let cause as POSIXError) where cause.code == .ENOSPC { showDiskFull() }
+    /// ```
+    case io(String, underlyingError: (any Error)? = nil)
     /// A Keychain call returned this `OSStatus` (Apple platforms only).
     case keychain(status: Int32)
 }
@@ -51,12 +57,28 @@ extension TokenStoreError: CustomStringConvertible {
             return "token store format version \(version) is not supported"
         case .invalidKey(let reason):
             return "invalid token store key: \(reason)"
-        case .encodingFailed(let reason):
+        case .encodingFailed(let reason, _):
             return "the credential could not be encoded: \(reason)"
-        case .io(let message):
+        case .io(let message, _):
             return "token store I/O failed: \(message)"
         case .keychain(let status):
             return "keychain call failed with OSStatus \(status)"
+        }
+    }
+}
+
+extension TokenStoreError: Equatable {
+    /// Equal when the case and its message (or status) are equal; an underlying error is not
+    /// compared.
+    public static func == (lhs: TokenStoreError, rhs: TokenStoreError) -> Bool {
+        switch (lhs, rhs) {
+        case (.corrupted(let a), .corrupted(let b)), (.invalidKey(let a), .invalidKey(let b)),
+            (.encodingFailed(let a, _), .encodingFailed(let b, _)), (.io(let a, _), .io(let b, _)):
+            a == b
+        case (.authenticationFailed, .authenticationFailed): true
+        case (.unsupportedVersion(let a), .unsupportedVersion(let b)): a == b
+        case (.keychain(let a), .keychain(let b)): a == b
+        default: false
         }
     }
 }

@@ -217,7 +217,7 @@
                 let (store, url, original) = try await savedFile(.rawKey, in: directory)
                 let bad = TokenCredential(accessToken: "SECRET", expiresAt: Date(timeIntervalSinceReferenceDate: .nan))
                 let error = await #expect(throws: TokenStoreError.self) { try await store.save(bad) }
-                guard case .encodingFailed(let reason)? = error else {
+                guard case .encodingFailed(let reason, _)? = error else {
                     Issue.record("expected .encodingFailed, got \(String(describing: error))")
                     return
                 }

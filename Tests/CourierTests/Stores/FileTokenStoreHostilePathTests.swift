@@ -14,7 +14,7 @@
     struct FileTokenStoreHostilePathTests {
         /// The `.io` message of `result`, or `nil` (recording an issue) if it is anything else.
         func ioMessage<T>(_ result: Result<T, TokenStoreError>) -> String? {
-            guard case .failure(.io(let message)) = result else {
+            guard case .failure(.io(let message, _)) = result else {
                 Issue.record("expected .io, got \(result)")
                 return nil
             }

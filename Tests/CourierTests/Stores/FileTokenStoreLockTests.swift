@@ -121,7 +121,7 @@
                     await #expect {
                         try await waiter.withExclusiveAccess { ran.withValue { $0 = true } }
                     } throws: { error in
-                        guard case .io(let message)? = error as? TokenStoreError else { return false }
+                        guard case .io(let message, _)? = error as? TokenStoreError else { return false }
                         return message.contains("is still held by another process or store after 2.0 seconds")
                     }
                 }
@@ -138,7 +138,7 @@
                     await #expect {
                         try await store.withExclusiveAccess {}
                     } throws: { error in
-                        guard case .io(let message)? = error as? TokenStoreError else { return false }
+                        guard case .io(let message, _)? = error as? TokenStoreError else { return false }
                         return message.contains("not reentrant")
                     }
                 }

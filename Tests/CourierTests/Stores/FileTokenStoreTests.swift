@@ -158,7 +158,7 @@
                 let error = await #expect(throws: TokenStoreError.self) {
                     try await store.save(StoreFixtures.credential())
                 }
-                guard case .io(let message)? = error else {
+                guard case .io(let message, _)? = error else {
                     Issue.record("expected .io, got \(String(describing: error))")
                     return
                 }
@@ -166,6 +166,23 @@
                 #expect(!message.contains("SECRET"))
                 #expect(try StoreFixtures.contents(of: directory) == ["token"])
                 #expect(try StoreFixtures.contents(of: url) == ["keep"])
+            }
+        }
+
+        @Test("a failed system call keeps its errno as a POSIXError beside the message")
+        func ioFailureKeepsTheSystemError() async throws {
+            try await StoreFixtures.withTemporaryDirectory { directory in
+                let file = directory.appendingPathComponent("plain", isDirectory: false)
+                #expect(FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8)))
+                // A path through a regular file: open(2) fails with ENOTDIR.
+                let store = try makeFileStore(.rawKey, at: file.appendingPathComponent("token", isDirectory: false))
+                let error = await #expect(throws: TokenStoreError.self) { _ = try await store.load() }
+                guard case .io(let message, let cause)? = error else {
+                    Issue.record("expected .io, got \(String(describing: error))")
+                    return
+                }
+                #expect((cause as? POSIXError)?.code == .ENOTDIR)
+                #expect(message.contains("errno \(ENOTDIR)"))
             }
         }
 

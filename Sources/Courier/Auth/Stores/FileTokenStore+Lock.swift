@@ -28,7 +28,7 @@
         /// symbolic link), and is never deleted: deleting a lock file others may hold breaks it.
         ///
         /// Not reentrant: calling it on the same store from inside `body` throws at once.
-        /// - Throws: whatever `body` throws, unchanged; ``TokenStoreError/io(_:)`` if the lock file
+        /// - Throws: whatever `body` throws, unchanged; ``TokenStoreError/io(_:underlyingError:)`` if the lock file
         ///   cannot be opened or locked, if the lock is still held elsewhere after 60 seconds, or
         ///   for a nested call; `CancellationError` if the calling task is cancelled while waiting.
         @discardableResult

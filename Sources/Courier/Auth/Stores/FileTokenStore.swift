@@ -58,7 +58,7 @@
     /// parent directory is created with mode `0700`.
     ///
     /// The token path must be a regular file or absent. A symbolic link, a FIFO, a device or a
-    /// directory there is ``TokenStoreError/io(_:)`` for ``load()`` and ``save(_:)`` alike: it is
+    /// directory there is ``TokenStoreError/io(_:underlyingError:)`` for ``load()`` and ``save(_:)`` alike: it is
     /// never followed, never opened in a way that could block, and never replaced. A file larger
     /// than 1 MiB is refused by its size, before anything is read.
     ///
@@ -126,7 +126,7 @@
         ///   - url: a file URL; the file need not exist, nor its directory.
         ///   - key: exactly ``keyByteCount`` (32) bytes.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` if the key is not 32 bytes;
-        ///   ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        ///   ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
         public init(url: URL, key: Data) throws(TokenStoreError) {
             guard key.count == Self.keyByteCount else {
                 throw .invalidKey("a raw key must be \(Self.keyByteCount) bytes (256 bits), not \(key.count)")
@@ -148,7 +148,7 @@
         ///     ``maximumRounds``; default ``defaultRounds``. Files written with another count in
         ///     that range are still read.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-        ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
         public init(url: URL, passphrase: String, rounds: Int = FileTokenStore.defaultRounds) throws(TokenStoreError) {
             guard rounds >= Self.minimumRounds, rounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from \(Self.minimumRounds) to \(Self.maximumRounds), not \(rounds)")
@@ -165,7 +165,7 @@
         /// let store = try FileTokenStore(url: temporaryURL, passphrase: "test", unsafeUncheckedRounds: 1_000)
         /// ```
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-        ///   range; ``TokenStoreError/io(_:)`` if `url` is not a file URL.
+        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
         public init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
             guard unsafeUncheckedRounds >= 1, unsafeUncheckedRounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from 1 to \(Self.maximumRounds), not \(unsafeUncheckedRounds)")
@@ -196,7 +196,7 @@
         ///   modified file; ``TokenStoreError/corrupted(_:)`` for a file that is truncated, not a
         ///   token file, larger than 1 MiB, claims an iteration count out of range, or does not
         ///   decrypt to a credential;
-        ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:)`` if it cannot be
+        ///   ``TokenStoreError/unsupportedVersion(_:)``; ``TokenStoreError/io(_:underlyingError:)`` if it cannot be
         ///   read, or the path is a symbolic link, a FIFO, a directory or anything but a regular file.
         public func load() throws(TokenStoreError) -> TokenCredential? {
             guard let data = try SecureFileIO.contents(of: url, maximumSize: TokenFileFormat.maximumFileSize) else {
@@ -223,16 +223,16 @@
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
-        /// - Throws: ``TokenStoreError/io(_:)`` if the file or its directory cannot be written, or
+        /// - Throws: ``TokenStoreError/io(_:underlyingError:)`` if the file or its directory cannot be written, or
         ///   the path holds something other than a regular file (the previous file, or whatever is
-        ///   there, is then untouched); ``TokenStoreError/encodingFailed(_:)`` if the
+        ///   there, is then untouched); ``TokenStoreError/encodingFailed(_:underlyingError:)`` if the
         ///   credential cannot be encoded (e.g. a non-finite date).
         public func save(_ credential: TokenCredential) throws(TokenStoreError) {
             let plaintext: Data
             do {
                 plaintext = try JSONEncoder().encode(credential)
             } catch {
-                throw .encodingFailed(Self.describe(encodingError: error))
+                throw .encodingFailed(Self.describe(encodingError: error), underlyingError: error)
             }
             try write(plaintext: plaintext)
         }
@@ -242,7 +242,7 @@
         /// ```swift
         /// try await store.remove()   // sign out
         /// ```
-        /// - Throws: ``TokenStoreError/io(_:)`` if the file exists and cannot be deleted.
+        /// - Throws: ``TokenStoreError/io(_:underlyingError:)`` if the file exists and cannot be deleted.
         public func remove() throws(TokenStoreError) {
             try SecureFileIO.removeFile(at: url)
         }
@@ -263,7 +263,7 @@
             } catch let error as TokenStoreError {
                 throw error
             } catch {
-                throw .encodingFailed("AES-GCM encryption failed: \(error)")
+                throw .encodingFailed("AES-GCM encryption failed: \(error)", underlyingError: error)
             }
             try SecureFileIO.writeAtomically(Data(header) + combined, to: url)
         }

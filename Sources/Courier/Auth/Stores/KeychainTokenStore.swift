@@ -125,13 +125,13 @@
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
         /// - Throws: ``TokenStoreError/keychain(status:)`` if the Keychain refuses;
-        ///   ``TokenStoreError/encodingFailed(_:)`` if the credential cannot be encoded.
+        ///   ``TokenStoreError/encodingFailed(_:underlyingError:)`` if the credential cannot be encoded.
         public func save(_ credential: TokenCredential) throws(TokenStoreError) {
             let data: Data
             do {
                 data = try JSONEncoder().encode(credential)
             } catch {
-                throw .encodingFailed("JSON encoding failed")
+                throw .encodingFailed("JSON encoding failed", underlyingError: error)
             }
             let attributes: [String: Any] = [
                 kSecValueData as String: data,

@@ -58,7 +58,7 @@ enum SecureFileIO {
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                throw .io("cannot read \(path): \(describe(code))")
+                throw Self.ioFailure(code, "cannot read \(path)")
             }
             if count == 0 { return contents }
             contents.append(contentsOf: buffer[0..<count])
@@ -88,23 +88,23 @@ enum SecureFileIO {
         let temporaryPath = directory.appendingPathComponent(temporaryName).path
         let fd = openat(directoryFD, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         if fd < 0 {
-            throw .io("cannot create temporary file in \(directory.path): \(describe(errno))")
+            throw Self.ioFailure(errno, "cannot create temporary file in \(directory.path)")
         }
         var isOpen = true
         do throws(TokenStoreError) {
             if fchmod(fd, fileMode) != 0 {
-                throw .io("cannot set permissions of \(temporaryPath): \(describe(errno))")
+                throw Self.ioFailure(errno, "cannot set permissions of \(temporaryPath)")
             }
             try writeAll(data, to: fd, path: temporaryPath)
             if durableSync(fd) != 0 {
-                throw .io("cannot sync \(temporaryPath): \(describe(errno))")
+                throw Self.ioFailure(errno, "cannot sync \(temporaryPath)")
             }
             isOpen = false
             if close(fd) != 0 {
-                throw .io("cannot close \(temporaryPath): \(describe(errno))")
+                throw Self.ioFailure(errno, "cannot close \(temporaryPath)")
             }
             if renameat(directoryFD, temporaryName, directoryFD, targetName) != 0 {
-                throw .io("cannot rename temporary file to \(targetPath): \(describe(errno))")
+                throw Self.ioFailure(errno, "cannot rename temporary file to \(targetPath)")
             }
         } catch {
             if isOpen { _ = close(fd) }
@@ -146,7 +146,7 @@ enum SecureFileIO {
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK || code == EAGAIN { return false }
-            throw .io("cannot lock \(path): \(describe(code))")
+            throw Self.ioFailure(code, "cannot lock \(path)")
         }
     }
 
@@ -157,7 +157,7 @@ enum SecureFileIO {
         if unlink(path) != 0 {
             let code = errno
             if code == ENOENT { return }
-            throw .io("cannot remove \(path): \(describe(code))")
+            throw Self.ioFailure(code, "cannot remove \(path)")
         }
         syncDirectory(url.deletingLastPathComponent())
     }
@@ -193,7 +193,7 @@ enum SecureFileIO {
             return nil
         }
         if let failure {
-            throw .io("cannot write \(path): \(describe(failure))")
+            throw Self.ioFailure(failure, "cannot write \(path)")
         }
     }
 
@@ -209,14 +209,14 @@ enum SecureFileIO {
                     attributes: [.posixPermissions: directoryMode]
                 )
             } catch {
-                throw .io("cannot create directory \(path): \(error.localizedDescription)")
+                throw .io("cannot create directory \(path): \(error.localizedDescription)", underlyingError: error)
             }
             fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         if fd < 0 {
             let code = errno
             if code == ENOTDIR { throw .io("\(path) exists and is not a directory") }
-            throw .io("cannot open directory \(path): \(describe(code))")
+            throw Self.ioFailure(code, "cannot open directory \(path)")
         }
         return fd
     }
@@ -228,7 +228,7 @@ enum SecureFileIO {
         if fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
             let code = errno
             if code == ENOENT { return }
-            throw .io("cannot inspect \(path): \(describe(code))")
+            throw Self.ioFailure(code, "cannot inspect \(path)")
         }
         if let kind = nonRegularKind(status.st_mode) {
             throw .io("\(path) is \(kind), not a regular file; refusing to replace it")
@@ -239,7 +239,7 @@ enum SecureFileIO {
     private static func regularFileSize(_ fd: Int32, path: String) throws(TokenStoreError) -> Int {
         var status = stat()
         if fstat(fd, &status) != 0 {
-            throw .io("cannot inspect \(path): \(describe(errno))")
+            throw Self.ioFailure(errno, "cannot inspect \(path)")
         }
         if let kind = nonRegularKind(status.st_mode) {
             throw .io("\(path) is \(kind), not a regular file")
@@ -266,7 +266,7 @@ enum SecureFileIO {
     private static func clearNonBlocking(_ fd: Int32, path: String) throws(TokenStoreError) {
         let flags = fcntl(fd, F_GETFL)
         if flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 {
-            throw .io("cannot configure \(path): \(describe(errno))")
+            throw Self.ioFailure(errno, "cannot configure \(path)")
         }
     }
 
@@ -276,7 +276,7 @@ enum SecureFileIO {
         if code == ELOOP || code == EMLINK {
             return .io("\(path) is a symbolic link, not a regular file")
         }
-        return .io("cannot open \(path): \(describe(code))")
+        return Self.ioFailure(code, "cannot open \(path)")
     }
 
     /// Makes an unlink durable. Best effort: some file systems refuse `fsync` on a directory,
@@ -290,5 +290,11 @@ enum SecureFileIO {
 
     private static func describe(_ code: Int32) -> String {
         "\(String(cString: strerror(code))) (errno \(code))"
+    }
+
+    /// ``TokenStoreError/io(_:underlyingError:)`` for a failed system call: the message, then the
+    /// system's text for `code`; the `POSIXError` kept as the cause.
+    static func ioFailure(_ code: Int32, _ message: String) -> TokenStoreError {
+        .io("\(message): \(describe(code))", underlyingError: POSIXErrorCode(rawValue: code).map { POSIXError($0) })
     }
 }
