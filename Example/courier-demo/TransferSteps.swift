@@ -36,9 +36,10 @@ extension Demo {
         let started = ContinuousClock.now
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let file = try await client.enqueue(DownloadReport(api: api, dropOnce: true)).download(to: destination) { progress in
-                bar.draw(progress)
-            }
+            let call = client.enqueue(DownloadReport(api: api, dropOnce: true)).withProgress()
+            async let drawn: Void = bar.draw(call.downloadProgress)
+            let file = try await call.download(to: destination)
+            await drawn  // the progress ends with the download: the last value is drawn
             bar.clear()
             let elapsed = ContinuousClock.now - started
             guard let mismatch = Self.firstMismatch(in: destination) else {
@@ -77,6 +78,11 @@ extension Demo {
 /// so that logs stay clean.
 final class ProgressBar: Sendable {
     private let isTerminal = isatty(STDOUT_FILENO) == 1
+
+    /// Draws each value of `updates` until they end.
+    func draw(_ updates: TransferProgressUpdates) async {
+        for await progress in updates { draw(progress) }
+    }
 
     func draw(_ progress: TransferProgress) {
         guard isTerminal, let fraction = progress.fraction else { return }

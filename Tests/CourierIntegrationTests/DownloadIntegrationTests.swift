@@ -215,17 +215,25 @@ struct DownloadIntegrationTests {
     // MARK: - Progress
 
     @Test(
-        "download progress is monotonic, throttled to at most one value per 50 ms, and ends at the body's size",
+        "download progress read from withProgress() is monotonic, throttled to one value per 50 ms of transfer, and ends at the body's size",
         arguments: TransportKind.allCases)
     func downloadProgressIsThrottledAndEndsAtTheTotal(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             let files = try ScratchDirectory()
             let size = Self.sanitized ? 8 << 20 : 16 << 20
             _ = await RangeResource.serve(size: size, on: server)
-            let seen = TimedValues()
-            let file = try await client(kind).enqueue(server.endpoint("/file")).download(to: files.destination) { seen.add($0) }
+            let call = client(kind).enqueue(try server.endpoint("/file")).withProgress()
+            let reader = Task {
+                var values: [TransferProgress] = []
+                for await progress in call.downloadProgress { values.append(progress) }
+                return values
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let file = try await call.download(to: files.destination)
+            let elapsed = clock.now - start
             #expect(file.byteCount == Int64(size))
-            seen.expectThrottledAndComplete(total: Int64(size), chunkSize: 16 << 10)
+            expectThrottledAndComplete(await reader.value, total: Int64(size), elapsed: elapsed, chunkSize: 16 << 10)
         }
     }
 
@@ -312,31 +320,20 @@ enum UploadKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// Progress values with the time each arrived (the closure runs as the value is reported).
-final class TimedValues: Sendable {
-    private let values = LockedState<[(TransferProgress, ContinuousClock.Instant)]>([])
-
-    func add(_ progress: TransferProgress) {
-        values.withLock { $0.append((progress, .now)) }
-    }
-
-    /// Monotonic; the last counts `total`; no two values but the last closer than the throttle
-    /// allows; and far fewer values than the chunks of `chunkSize` the body had at least.
-    func expectThrottledAndComplete(total: Int64, chunkSize: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-        let timed = values.withLock { $0 }
-        let progress = timed.map(\.0)
-        #expect(progress.last?.completedBytes == total, sourceLocation: sourceLocation)
-        #expect(progress.last?.fraction == 1, sourceLocation: sourceLocation)
-        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes }, sourceLocation: sourceLocation)
-        // Timed here, just after the meter timed them: allow a few milliseconds of difference.
-        let gaps = zip(timed, timed.dropFirst()).dropLast().map { $1.1 - $0.1 }
-        let bound = ProgressMeter.interval - .milliseconds(5)
-        #expect(gaps.allSatisfy { $0 >= bound }, "values closer than 45 ms: \(gaps.filter { $0 < bound })", sourceLocation: sourceLocation)
-        // Far fewer values than chunks (at least total / chunkSize of them), as long as the
-        // transfer took less than total / chunkSize / 4 × 50 ms (0.8 s for 16 MiB of 16 KiB chunks).
-        if let first = timed.first, let last = timed.last, (last.1 - first.1) < ProgressMeter.interval * (Int(total) / chunkSize / 4) {
-            #expect(progress.count < Int(total) / chunkSize / 4, "\(progress.count) values for \(total) bytes", sourceLocation: sourceLocation)
-        }
+/// Monotonic; the last counts `total`; at most the first, the last and one value per throttle
+/// interval of `elapsed` (the time the transfer took, measured by the caller, so at least the
+/// meter's); and far fewer values than the chunks of `chunkSize` the body had at least.
+func expectThrottledAndComplete(
+    _ progress: [TransferProgress], total: Int64, elapsed: Duration, chunkSize: Int, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(progress.last?.completedBytes == total, sourceLocation: sourceLocation)
+    #expect(progress.last?.fraction == 1, sourceLocation: sourceLocation)
+    #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes }, sourceLocation: sourceLocation)
+    #expect(progress.count <= Int(elapsed / ProgressMeter.interval) + 3, "\(progress.count) values in \(elapsed)", sourceLocation: sourceLocation)
+    // Far fewer values than chunks (at least total / chunkSize of them), as long as the
+    // transfer took less than total / chunkSize / 4 × 50 ms (0.8 s for 16 MiB of 16 KiB chunks).
+    if elapsed < ProgressMeter.interval * (Int(total) / chunkSize / 4) {
+        #expect(progress.count < Int(total) / chunkSize / 4, "\(progress.count) values for \(total) bytes", sourceLocation: sourceLocation)
     }
 }
 

@@ -19,7 +19,7 @@ enum TransfersGuide {
         var path: URLPath { get throws(CourierError) { try URLPath(segments: ["images", name]) } }
     }
 
-    // Documentation/Transfers.md:247
+    // Documentation/Transfers.md:243
     struct UploadVideo: Requestable {
         var file: URL
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "media.example.com") } }
@@ -33,7 +33,7 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:340
+    // Documentation/Transfers.md:315
     struct Notifications: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var path: URLPath { get throws(CourierError) { try URLPath("/v1/notifications") } }
@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:534
+    // Documentation/Transfers.md:509
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -83,9 +83,7 @@ enum TransfersGuide {
         let destination = URL(filePath: "/var/cache/images/noble.iso")
         _ = destination
         do {
-            let file = try await client.enqueue(GetImage(name: "noble.iso")).download(to: destination) { progress in
-                print(progress)                          // download 73400320/2751463424 bytes (2%)
-            }
+            let file = try await client.enqueue(GetImage(name: "noble.iso")).download(to: destination)
             print("saved \(file.byteCount) bytes at \(file.location.path)")
         } catch .transport(let failure) where failure.kind == .fileSystem {
             print("could not write the file: \(failure.message ?? "")")   // e.g. No space left on device (errno 28)
@@ -94,8 +92,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:178
-    static func line178() async throws {
+    // Documentation/Transfers.md:179
+    static func line179() async throws {
         let download = client.enqueue(GetImage(name: "noble.iso")).makeDownload(to: destination)
         _ = download
         let progressTask = Task {
@@ -117,25 +115,13 @@ enum TransfersGuide {
         evaluate(await progressTask.value)                            // the progress ends with the download
     }
 
-    // Documentation/Transfers.md:208
-    static func line208() async throws {
-        let handle = client.enqueue(GetImage(name: "noble.iso")).download(to: destination, progress: { print($0) }) { result in
-            switch result {
-            case .success(let file): print("saved \(file.byteCount) bytes")
-            case .failure(let error): print(error)
-            }
-        }
-        _ = handle
-        // handle.cancel() stops it; the bytes so far stay on disk for the next download(to:).
-    }
-
-    // Documentation/Transfers.md:247
-    static func line247() async throws {
+    // Documentation/Transfers.md:243
+    static func line243() async throws {
         let call = client.enqueue(UploadVideo(file: movie)).withProgress()
         _ = call
-        let watcher = Task {
+        let watcher = Task { @MainActor in                 // read on the main actor, for a UI
             for await progress in call.uploadProgress {
-                print(progress)                          // upload 0/734003417 bytes (0%) … upload 734003417/734003417 bytes (100%)
+                bar.fraction = progress.fraction ?? 0        // upload 0/734003417 bytes (0%) first, 100% last
             }
         }
         _ = watcher
@@ -144,20 +130,8 @@ enum TransfersGuide {
         evaluate(await watcher.value)
     }
 
-    // Documentation/Transfers.md:278
-    static func line278() async throws {
-        let response = try await client.enqueue(UploadVideo(file: movie)).resume { progress in
-            // Called on the transfer's task: hop to your UI's actor.
-            Task { @MainActor in bar.update(progress.direction, progress.fraction ?? 0) }
-        }
-        _ = response
-        evaluate(client.enqueue(UploadVideo(file: movie)).resume(progress: { print($0) }) { result in
-            if case .failure(let error) = result { print(error) }
-        })
-    }
-
-    // Documentation/Transfers.md:298
-    static func line298() async throws {
+    // Documentation/Transfers.md:273
+    static func line273() async throws {
         let call = client.enqueue(GetImage(name: "noble.iso")).withProgress()
         _ = call
         let counting = Task {
@@ -179,8 +153,8 @@ enum TransfersGuide {
         print("\(file.byteCount) bytes, \(updates) progress updates, last: \(last.map(String.init(describing:)) ?? "none")")
     }
 
-    // Documentation/Transfers.md:340
-    static func line340() async throws {
+    // Documentation/Transfers.md:315
+    static func line315() async throws {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher)))
         _ = client
         do {
@@ -209,8 +183,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:437
-    static func line437() async throws {
+    // Documentation/Transfers.md:412
+    static func line412() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -223,16 +197,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:470
-    static func line470() async throws {
+    // Documentation/Transfers.md:445
+    static func line445() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:485
-    static func line485() async throws {
+    // Documentation/Transfers.md:460
+    static func line460() async throws {
         let once = EventSource.Options(maximumReconnectAttempts: 0)
         _ = once
         for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
@@ -241,15 +215,15 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:502
-    static func line502() async throws {
+    // Documentation/Transfers.md:477
+    static func line477() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:518
-    @Test("Documentation/Transfers.md:518") static func line518() async throws {
+    // Documentation/Transfers.md:493
+    @Test("Documentation/Transfers.md:493") static func line493() async throws {
         var parser = ServerSentEventParser()
         _ = parser
         var events: [ServerSentEvent] = []

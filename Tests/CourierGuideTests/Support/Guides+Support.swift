@@ -156,7 +156,6 @@ extension TransfersGuide {
 
     @MainActor final class ProgressBar {
         var fraction = 0.0
-        func update(_ direction: TransferProgress.Direction, _ fraction: Double) { self.fraction = fraction }
     }
     @MainActor static let bar = ProgressBar()
 

@@ -88,7 +88,7 @@ struct CallOptionsTests {
             var middleware: [any Middleware] { [CallOptionsTests.PassThrough()] }
         }
         var options = CallOptions()
-        options.downloadMeter = ProgressMeter.calling({ _ in }, .download)
+        options.downloadMeter = ProgressMeter.makeUpdates(.download).1
         let pipeline = CallPipeline(endpoint: WithMiddleware(), options: options, configuration: configuration, declaredOrigin: nil, trace: nil)
         #expect(Self.kinds(pipeline) == ["PassThrough", "PassThrough", "DownloadCountingStage", "retry", "authentication"])
         #expect(String(describing: type(of: pipeline.context.endpoint)) == "WithMiddleware")

@@ -36,8 +36,8 @@ struct CallerEndpointTests {
         let transport = ScriptedTransport { _ in (200, ["Content-Length": "5"], ResponseBody(Data("hello".utf8))) }
         let client = Client(configuration: Configuration(transport: transport, middleware: [recorder]))
         let files = try TemporaryFiles()
-        _ = try await client.enqueue(TestEndpoint()).download(to: files.destination) { _ in }
-        _ = try await client.enqueue(TestEndpoint()).resume { _ in }
+        _ = try await client.enqueue(TestEndpoint()).withProgress().download(to: files.destination)
+        _ = try await client.enqueue(TestEndpoint()).withProgress().resume()
         #expect(recorder.seen.withLock { $0 } == ["TestEndpoint", "TestEndpoint"])
     }
 }

@@ -3,7 +3,8 @@ public import Foundation
 extension Call {
     /// This call with its upload and download progress observable: the returned
     /// ``CallWithProgress`` has both sequences before the request starts, so no early value is
-    /// missed. Resume it instead of the call.
+    /// missed. Resume it (or download through it) instead of the call. This is how Courier
+    /// reports a call's progress; a pausable download has its own, ``Download/progress``.
     ///
     /// ```swift
     /// let call = client.enqueue(UploadVideo(file: movie)).withProgress()
@@ -17,46 +18,6 @@ extension Call {
     /// A call resumed without it has no progress machinery at all.
     public func withProgress() -> CallWithProgress {
         CallWithProgress(call: self)
-    }
-
-    /// Sends the request and returns the validated response, as ``resume()``, calling `progress`
-    /// with the upload's and then the download's progress (throttled, monotonic per direction;
-    /// see ``TransferProgress``) from the transfer's tasks, one value at a time and in order: keep
-    /// it short (it runs under the progress meter's lock) and hop to your UI's actor inside it.
-    ///
-    /// ```swift
-    /// let response = try await client.enqueue(UploadVideo(file: movie)).resume { progress in
-    ///     Task { @MainActor in bar.update(progress) }
-    /// }
-    /// ```
-    /// - Throws: as ``resume()``.
-    public func resume(progress: @escaping @Sendable (TransferProgress) -> Void) async throws(CourierError) -> Response {
-        try await observing(
-            upload: ProgressMeter.calling(progress, .upload), download: ProgressMeter.calling(progress, .download)
-        ).resume()
-    }
-
-    /// ``resume(progress:)`` for completion-handler code: starts the call and calls `completion`
-    /// once with its outcome; `progress` is called before that, as the bytes move.
-    ///
-    /// ```swift
-    /// client.enqueue(UploadVideo(file: movie)).resume(progress: { print($0) }) { result in
-    ///     if case .failure(let error) = result { print(error) }
-    /// }
-    /// ```
-    @discardableResult
-    public func resume(
-        progress: @escaping @Sendable (TransferProgress) -> Void,
-        completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
-    ) -> CallHandle {
-        CallHandle(
-            task: Task {
-                do throws(CourierError) {
-                    completion(.success(try await resume(progress: progress)))
-                } catch {
-                    completion(.failure(error))
-                }
-            })
     }
 
     /// This call, sending its body counted into `upload` and its response counted into `download`.
@@ -111,7 +72,7 @@ public struct CallWithProgress: Sendable {
         return try await call.observing(upload: uploadMeter, download: downloadMeter).resume(expecting: type)
     }
 
-    /// Downloads the response body to `destination`, as ``Call/download(to:options:progress:)``,
+    /// Downloads the response body to `destination`, as ``Call/download(to:options:)``,
     /// reporting progress; both sequences end when it returns or throws.
     ///
     /// ```swift
@@ -119,7 +80,7 @@ public struct CallWithProgress: Sendable {
     /// Task { for await progress in call.downloadProgress { print(progress) } }
     /// let file = try await call.download(to: URL(filePath: "/tmp/jammy.iso"))
     /// ```
-    /// - Throws: as ``Call/download(to:options:progress:)``.
+    /// - Throws: as ``Call/download(to:options:)``.
     public func download(to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError) -> DownloadedFile {
         defer { endProgress() }
         let upload = call.observing(upload: uploadMeter, download: nil)

@@ -1,30 +1,22 @@
 public import Foundation
 
 extension Call {
-    /// Sends the request and writes the response body to the file at `destination`, never
-    /// holding more than a few chunks in memory, and returns once the file is whole.
+    /// Sends the request and writes the response body to the file at `destination`, holding
+    /// only a few chunks in memory, and returns once the file is whole.
     ///
-    /// The body goes to a temporary file next to `destination` (`.<name>.courier-download`),
-    /// which is synced and then renamed over `destination` in one step: `destination` never
-    /// holds a partial file, and an existing file there is replaced only by a complete one.
+    /// `destination` never holds a partial file: the body goes to `.<name>.courier-download` next
+    /// to it, is synced, then renamed over it. A dropped connection is continued with
+    /// `Range`/`If-Range` (up to ``DownloadOptions/maximumResumeAttempts`` times); what arrived
+    /// stays on disk when the download fails or is cancelled, and the next download of the same
+    /// URL to the same `destination` continues from there. The timeout limits each wait (the head,
+    /// a gap in the body), not the transfer; ``DownloadOptions/maximumDuration`` bounds the run.
     ///
-    /// When the connection drops, the download continues (up to
-    /// ``DownloadOptions/maximumResumeAttempts`` times) with `Range: bytes=N-` and `If-Range`
-    /// naming the version on disk (its strong `ETag`, else its `Last-Modified`); a `206` must
-    /// start exactly at `N`, a `200` or a changed `ETag` starts over from zero. What arrived
-    /// stays on disk with a record of it (`.<name>.courier-download.json`) when the download
-    /// fails or its task is cancelled, so the next download to the same `destination` from the
-    /// same URL continues from there, even in another process after a crash.
-    ///
-    /// The timeout (``Requestable/timeout`` or ``Configuration/timeout``) limits waiting, not the
-    /// transfer: the head must arrive within it, then no gap in the body may last longer. A body
-    /// that keeps arriving is never cut; ``DownloadOptions/maximumDuration`` bounds the whole run.
+    /// To observe progress, download through ``withProgress()``; to pause, use
+    /// ``makeDownload(to:options:resumingFrom:)``.
     ///
     /// ```swift
     /// let file = try await client.enqueue(GetImage(name: "noble.iso"))
-    ///     .download(to: URL(filePath: "/var/cache/noble.iso")) { progress in
-    ///         print(progress)                     // download 73400320/2751463424 bytes (2%)
-    ///     }
+    ///     .download(to: URL(filePath: "/var/cache/noble.iso"))
     /// print(file.byteCount)
     /// ```
     ///
@@ -32,44 +24,14 @@ extension Call {
     ///   - destination: a file URL; its directory must exist and be writable.
     ///   - options: how many times to continue after a dropped connection, and a limit on the
     ///     whole run.
-    ///   - progress: called with the download's progress (see ``TransferProgress``), throttled,
-    ///     one value at a time and in order, from the transfer's tasks; keep it short (it runs
-    ///     under the progress meter's lock). `nil` costs nothing.
     /// - Throws: as ``stream()`` before the body; ``CourierError/transport(_:)`` with a
     ///   ``TransportFailure/Kind/fileSystem`` failure when the file cannot be written (disk
     ///   full, no permission: the message names the file and the reason), with
     ///   ``TransportFailure/Kind/badResponse`` when the server sends more than it announced or
     ///   keeps answering ranges inconsistently, the last connection failure once the attempts
     ///   are spent; ``CourierError/cancelled`` when the task is cancelled.
-    public func download(
-        to destination: URL, options: DownloadOptions = DownloadOptions(), progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws(CourierError) -> DownloadedFile {
-        let meter = ProgressMeter.calling(progress, .download)
-        defer { meter?.end() }
-        return try await DownloadTransfer(call: self, destination: destination, options: options, meter: meter).run()
-    }
-
-    /// ``download(to:options:progress:)`` for completion-handler code: starts the download and
-    /// calls `completion` once with its outcome. Cancel it with the returned handle.
-    ///
-    /// ```swift
-    /// client.enqueue(GetImage(name: "noble.iso")).download(to: destination, progress: { print($0) }) { result in
-    ///     if case .success(let file) = result { print("saved \(file.byteCount) bytes") }
-    /// }
-    /// ```
-    @discardableResult
-    public func download(
-        to destination: URL, options: DownloadOptions = DownloadOptions(), progress: (@Sendable (TransferProgress) -> Void)? = nil,
-        completion: @escaping @Sendable (Result<DownloadedFile, CourierError>) -> Void
-    ) -> CallHandle {
-        CallHandle(
-            task: Task {
-                do throws(CourierError) {
-                    completion(.success(try await download(to: destination, options: options, progress: progress)))
-                } catch {
-                    completion(.failure(error))
-                }
-            })
+    public func download(to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError) -> DownloadedFile {
+        try await DownloadTransfer(call: self, destination: destination, options: options, meter: nil).run()
     }
 
     /// A download to `destination` that can be paused and resumed, not started yet: call
@@ -99,7 +61,7 @@ extension Call {
 /// ``pause()`` stops the transfer, syncs the partial file and returns the
 /// ``DownloadResumeData``; ``resume()`` continues with a `Range` request from the bytes on
 /// disk. ``finished()`` waits for the end: a complete file at ``destination``, or the error.
-/// Dropped connections are continued by themselves, as for ``Call/download(to:options:progress:)``.
+/// Dropped connections are continued by themselves, as for ``Call/download(to:options:)``.
 ///
 /// ```swift
 /// let download = client.enqueue(GetImage(name: "noble.iso")).makeDownload(to: destination)
@@ -218,7 +180,7 @@ public actor Download {
     }
 
     /// Waits until the download ends (a pause is not an end) and returns the file.
-    /// - Throws: the error that ended the download (see ``Call/download(to:options:progress:)``),
+    /// - Throws: the error that ended the download (see ``Call/download(to:options:)``),
     ///   or ``CourierError/cancelled`` after ``cancel()``. Cancelling the waiting task does not
     ///   stop the download; it goes on for other waiters.
     public func finished() async throws(CourierError) -> DownloadedFile {

@@ -1,7 +1,7 @@
 public import Foundation
 public import HTTPTypes
 
-/// How a download to disk behaves (``Call/download(to:options:progress:)``).
+/// How a download to disk behaves (``Call/download(to:options:)``).
 ///
 /// A download's timeout (``Requestable/timeout`` or ``Configuration/timeout``) limits waiting,
 /// not the transfer: the response head must arrive within it, then no gap in the body may last

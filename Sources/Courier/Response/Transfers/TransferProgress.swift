@@ -2,9 +2,8 @@ import Foundation
 
 /// How far an upload or a download has come.
 ///
-/// Courier reports it through ``TransferProgressUpdates`` (``CallWithProgress/uploadProgress``,
-/// ``CallWithProgress/downloadProgress``, ``Download/progress``) or a `progress:` closure. Values
-/// of one transfer never go backwards, at most about 20 arrive per second, and the last one of a
+/// Courier reports it through ``TransferProgressUpdates`` only: ``CallWithProgress/uploadProgress``,
+/// ``CallWithProgress/downloadProgress`` and ``Download/progress``. Values of one transfer never go backwards, at most about 20 arrive per second, and the last one of a
 /// transfer that succeeded counts every byte of the body.
 ///
 /// ```swift
@@ -103,7 +102,7 @@ public struct TransferProgressUpdates: AsyncSequence, Sendable {
     }
 }
 
-/// Where one transfer's progress goes: a ``TransferProgressUpdates`` sequence, a closure, or both.
+/// Where one transfer's progress goes: a ``TransferProgressUpdates`` sequence.
 ///
 /// It exists only when someone listens: a transfer nobody observes has no meter and pays for
 /// nothing. It keeps the values monotonic (a replayed upload or a resumed download does not
@@ -115,8 +114,7 @@ final class ProgressMeter: Sendable {
     static let interval: Duration = .milliseconds(50)
 
     let direction: TransferProgress.Direction
-    private let continuation: AsyncStream<TransferProgress>.Continuation?
-    private let handler: (@Sendable (TransferProgress) -> Void)?
+    private let continuation: AsyncStream<TransferProgress>.Continuation
     private let state = LockedState(State())
 
     private struct State {
@@ -129,24 +127,15 @@ final class ProgressMeter: Sendable {
         var flushScheduled = false
     }
 
-    private init(
-        direction: TransferProgress.Direction, continuation: AsyncStream<TransferProgress>.Continuation?,
-        handler: (@Sendable (TransferProgress) -> Void)?
-    ) {
+    private init(direction: TransferProgress.Direction, continuation: AsyncStream<TransferProgress>.Continuation) {
         self.direction = direction
         self.continuation = continuation
-        self.handler = handler
     }
 
     /// A meter feeding a new sequence, returned with it.
     static func makeUpdates(_ direction: TransferProgress.Direction) -> (TransferProgressUpdates, ProgressMeter) {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .unbounded)
-        return (TransferProgressUpdates(stream: stream), ProgressMeter(direction: direction, continuation: continuation, handler: nil))
-    }
-
-    /// A meter calling `handler`, or none without one.
-    static func calling(_ handler: (@Sendable (TransferProgress) -> Void)?, _ direction: TransferProgress.Direction) -> ProgressMeter? {
-        handler.map { ProgressMeter(direction: direction, continuation: nil, handler: $0) }
+        return (TransferProgressUpdates(stream: stream), ProgressMeter(direction: direction, continuation: continuation))
     }
 
     /// Reports `completed` bytes of `expected`, unless it is not past what was already reported
@@ -201,8 +190,7 @@ final class ProgressMeter: Sendable {
         state.lastReport = now
         state.pending = nil
         let progress = TransferProgress(direction: direction, completedBytes: completed, expectedBytes: state.expected)
-        continuation?.yield(progress)
-        handler?(progress)
+        continuation.yield(progress)
     }
 
     /// Ends the sequence; later values are dropped. Calling it again does nothing.
@@ -211,7 +199,7 @@ final class ProgressMeter: Sendable {
             defer { state.ended = true }
             return !state.ended
         }
-        if first { continuation?.finish() }
+        if first { continuation.finish() }
     }
 }
 
