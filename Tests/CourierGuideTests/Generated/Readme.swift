@@ -14,7 +14,7 @@ enum ReadmeGuide {
         var path: URLPath { get throws(CourierError) { try URLPath(segments: ["v1", "users", String(id)]) } }
     }
 
-    // README.md:160
+    // README.md:162
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct ListUsers: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
@@ -37,8 +37,8 @@ enum ReadmeGuide {
         _ = user
     }
 
-    // README.md:160
-    static func line160() async throws {
+    // README.md:162
+    static func line162() async throws {
         let client = Client(configuration: Configuration(timeout: .seconds(10)))
         _ = client
         do {
