@@ -96,7 +96,7 @@ let package = Package(
                     ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
                     ("NIOPosix", "swift-nio"), ("NIOSSL", "swift-nio-ssl"), ("NIOHTTPCompression", "swift-nio-extras"),
                 ]),
-            swiftSettings: strictSettings + asyncHTTPClientCondition + asyncHTTPClientCondition
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
         // async-http-client and the SwiftNIO modules Courier and its tests use, for Apple platforms
         // with `AsyncHTTPClientOnApple` (see `asyncHTTPClientProducts`); no code of its own.
