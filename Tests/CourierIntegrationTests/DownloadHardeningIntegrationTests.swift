@@ -182,7 +182,7 @@ struct PacedSequence: AsyncBufferedSequence, AsyncBufferedIteratorProtocol {
 
     mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
         guard position < end else { return nil }
-        try await Task.sleep(for: interval)
+        try await Task.sleep(for: interval)  // pacing the body (a slow server is what the test needs), not waiting for anything
         let limit = Swift.min(chunk, end - position)
         let bytes = Array(GeneratedBody.bytes(at: position, count: limit))
         position += limit

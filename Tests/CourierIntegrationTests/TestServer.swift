@@ -245,7 +245,7 @@ func awaitCondition(
             return true
         }
         group.addTask {
-            try await Task.sleep(for: bound)
+            try await Task.sleep(for: bound)  // the upper bound: the condition above usually wins the race
             return false
         }
         defer { group.cancelAll() }

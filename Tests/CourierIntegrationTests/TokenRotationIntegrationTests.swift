@@ -507,7 +507,7 @@ extension TokenRotationIntegrationTests {
             let id = nextID
             nextID += 1
             let timer = Task { [weak self] in
-                try? await Task.sleep(for: bound)
+                try? await Task.sleep(for: bound)  // the upper bound of the wait, not the wait: give(up:) runs only if the count never arrives
                 await self?.give(up: id)
             }
             defer { timer.cancel() }
