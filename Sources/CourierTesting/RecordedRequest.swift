@@ -46,14 +46,18 @@ public struct RecordedRequest: Sendable, Equatable {
         return path.isEmpty ? "/" : path
     }
 
-    /// The query parameters in order, percent-decoded; empty when there is no query.
+    /// The query parameters in order, percent-decoded, each value a ``QueryValue/string(_:)``
+    /// (a bare name's is ``QueryValue/null``); empty when there is no query.
     ///
     /// ```swift
-    /// #expect(request.queryItems == [QueryItem(name: "q", value: "swift & linux")])
+    /// #expect(request.queryParameters == ["q": "swift & linux", "verbose": nil])
+    /// #expect(request.queryParameters["q"] == "swift & linux")
     /// ```
-    public var queryItems: [QueryItem] {
+    public var queryParameters: QueryParameters {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        return items.map { QueryItem(name: $0.name, value: $0.value) }
+        var parameters: QueryParameters = [:]
+        for item in items { parameters.append(item.name, item.value.map { .string($0) } ?? .null) }
+        return parameters
     }
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;

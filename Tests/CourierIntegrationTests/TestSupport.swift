@@ -16,7 +16,7 @@ struct TestEndpoint: Requestable {
     var urlPath: URLPath
     var method: Courier.HTTPMethod = .get
     var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
+    var queryParameters: QueryParameters = [:]
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes

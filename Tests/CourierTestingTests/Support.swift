@@ -18,7 +18,7 @@ struct NewUser: Codable, Sendable, Equatable {
 struct TestEndpoint: Requestable {
     var method: HTTPMethod = .get
     var pathString = "/"
-    var queryItems: [QueryItem] = []
+    var queryParameters: QueryParameters = [:]
     var headerItems: [HeaderItem] = []
     var body: RequestBody?
     var timeout: Duration?
@@ -26,14 +26,14 @@ struct TestEndpoint: Requestable {
     init(
         _ method: HTTPMethod = .get,
         _ path: String = "/",
-        query: [QueryItem] = [],
+        query: QueryParameters = [:],
         headers: [HeaderItem] = [],
         body: RequestBody? = nil,
         timeout: Duration? = nil
     ) {
         self.method = method
         self.pathString = path
-        self.queryItems = query
+        self.queryParameters = query
         self.headerItems = headers
         self.body = body
         self.timeout = timeout

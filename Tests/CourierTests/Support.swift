@@ -12,7 +12,7 @@ struct TestEndpoint: Requestable {
     var pathString = "/"
     var method: HTTPMethod = .get
     var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
+    var queryParameters: QueryParameters = [:]
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes

@@ -7,7 +7,7 @@ import HTTPTypes
 // descriptions show.
 
 extension TransportRequest: CustomDebugStringConvertible, CustomReflectable {
-    /// The same as ``description``: no header value, body byte or secret query item.
+    /// The same as ``description``: no header value, body byte or secret query parameter.
     public var debugDescription: String { description }
 
     /// Method, redacted URL, headers with secret values hidden (``Redaction/default``), body

@@ -19,13 +19,11 @@ struct QueryStringRequestTests {
                 == "https://api.example.com/search?filter%5Btags%5D%5B0%5D=a%20b&filter%5Btags%5D%5B1%5D=c/d&limit=20")
     }
 
-    @Test func flatItemsComeFirstThenNestedParameters() async throws {
+    @Test func parametersAreWrittenInTheOrderTheEndpointGivesThem() async throws {
         let transport = RecordingTransport()
-        let endpoint = QueryEndpoint(
-            queryItems: [QueryItem(name: "z", value: "1"), QueryItem(name: "debug")],
-            queryParameters: ["a": ["b": "c"]])
+        let endpoint = QueryEndpoint(queryParameters: ["z": "1", "debug": nil, "a": ["b": "c"], "z": "2"])
         _ = try await makeClient(transport).enqueue(endpoint).resume()
-        #expect(await transport.last?.head.path == "/search?z=1&debug&a%5Bb%5D=c")
+        #expect(await transport.last?.head.path == "/search?z=1&debug&a%5Bb%5D=c&z=2")
     }
 
     @Test func theClientsOptionsFormatQueriesOfEndpointsWithoutTheirOwn() async throws {
@@ -33,7 +31,7 @@ struct QueryStringRequestTests {
         let client = makeClient(transport) {
             $0.queryStringOptions = Options(arrayFormat: .bracketed, spaceEncodingRule: .replacedWithDecodedPlus)
         }
-        let endpoint = QueryEndpoint(queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]])
+        let endpoint = QueryEndpoint(queryParameters: ["q": "x y", "ids": [1, 2]])
         _ = try await client.enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?q=x+y&ids%5B%5D=1&ids%5B%5D=2")
     }
@@ -44,7 +42,7 @@ struct QueryStringRequestTests {
             $0.queryStringOptions = Options(arrayFormat: .bracketed, spaceEncodingRule: .replacedWithDecodedPlus)
         }
         let endpoint = QueryEndpoint(
-            queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]],
+            queryParameters: ["q": "x y", "ids": [1, 2]],
             queryStringOptions: Options(arrayFormat: .commaSeparated))
         _ = try await client.enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?q=x%20y&ids=1,2")
@@ -100,8 +98,8 @@ struct QueryStringRequestTests {
     @Test func aFormOfFlatItemsIsSentInOrderWithTheFormContentType() async throws {
         let transport = RecordingTransport()
         let body = RequestBody.form([
-            QueryItem(name: "name", value: "Ada Lovelace"), QueryItem(name: "remember"),
-            QueryItem(name: "next", value: "/home?tab=1+2"),
+            "name": "Ada Lovelace", "remember": nil,
+            "next": "/home?tab=1+2",
         ])
         _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: body)).resume()
         let request = try #require(await transport.last)
@@ -111,13 +109,13 @@ struct QueryStringRequestTests {
         #expect(request.head.path == "/search")
     }
 
-    @Test func aFormOfNestedParametersIsSentSortedAndNested() async throws {
+    @Test func aFormOfNestedParametersIsSentInOrderWithNestedKeysSorted() async throws {
         let transport = RecordingTransport()
         let body = RequestBody.form(["user": ["name": "Ada", "langs": ["en", "fr"]], "agree": true])
         _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .put, body: body)).resume()
         let request = try #require(await transport.last)
         #expect(request.header("Content-Type") == Self.formContentType)
-        #expect(request.bodyData == Data("agree=true&user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada".utf8))
+        #expect(request.bodyData == Data("user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada&agree=true".utf8))
     }
 
     @Test func aFormWithoutOptionsUsesTheClientsOptions() async throws {
@@ -126,8 +124,8 @@ struct QueryStringRequestTests {
             $0.queryStringOptions = Options(arrayFormat: .duplicatedKeys, spaceEncodingRule: .replacedWithDecodedPlus)
         }
         _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form(["q": "a b", "ids": [1, 2]]))).resume()
-        #expect(await transport.last?.bodyData == Data("ids=1&ids=2&q=a+b".utf8))
-        _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form([QueryItem(name: "q", value: "a b")]))).resume()
+        #expect(await transport.last?.bodyData == Data("q=a+b&ids=1&ids=2".utf8))
+        _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form(["q": "a b"]))).resume()
         #expect(await transport.last?.bodyData == Data("q=a+b".utf8))
     }
 
@@ -146,7 +144,7 @@ struct QueryStringRequestTests {
             QueryEndpoint(
                 method: .post,
                 body: .form(
-                    [QueryItem(name: "a", value: "b c")],
+                    ["a": "b c"],
                     options: Options(spaceEncodingRule: .replacedWithDecodedPlus)))
         ).resume()
         #expect(await transport.last?.bodyData == Data("a=b+c".utf8))
@@ -166,7 +164,7 @@ struct QueryStringRequestTests {
 
     @Test func anEmptyFormIsAnEmptyBody() async throws {
         let transport = RecordingTransport()
-        _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: .form([QueryItem]()))).resume()
+        _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: .form(QueryParameters()))).resume()
         let request = try #require(await transport.last)
         #expect(request.bodyData == Data())
         #expect(request.header("Content-Type") == Self.formContentType)

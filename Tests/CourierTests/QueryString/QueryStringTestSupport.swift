@@ -2,12 +2,11 @@ import Foundation
 
 @testable import Courier
 
-/// The query the engine writes for `parameters` (after `items`), without `?`.
+/// The query the engine writes for `parameters`, without `?`.
 func formatted(
-    _ parameters: QueryParameters?, items: [QueryItem] = [],
-    _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
+    _ parameters: QueryParameters?, _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
 ) throws(CourierError) -> String {
-    try QueryStringEncoder(options: options).encode(items: items, parameters: parameters ?? [:])
+    try QueryStringEncoder(options: options).encode(parameters ?? [:])
 }
 
 /// The reason of the `encodingFailed` error `body` throws; `nil` when it succeeds or fails otherwise.
@@ -26,7 +25,6 @@ struct QueryEndpoint: Requestable {
     var pathString = "/search"
     var method: HTTPMethod = .get
     var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
     var queryParameters: QueryParameters = [:]
     var queryStringOptions: QueryStringFormattingOptions?
     var body: RequestBody?

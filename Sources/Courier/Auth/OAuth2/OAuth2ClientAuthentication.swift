@@ -40,14 +40,14 @@ public enum OAuth2ClientAuthentication: Sendable, Equatable {
     }
 
     /// The parameters this authentication adds to the end of the form body.
-    package var bodyParameters: [QueryItem] {
+    package var bodyParameters: QueryParameters {
         switch self {
         case .basic:
-            []
+            [:]
         case .requestBody(let clientID, let clientSecret):
-            [QueryItem(name: "client_id", value: clientID), QueryItem(name: "client_secret", value: clientSecret)]
+            ["client_id": .string(clientID), "client_secret": .string(clientSecret)]
         case .publicClient(let clientID):
-            [QueryItem(name: "client_id", value: clientID)]
+            ["client_id": .string(clientID)]
         }
     }
 }
