@@ -287,9 +287,3 @@ extension QueryParameters: CustomStringConvertible, CustomDebugStringConvertible
         Mirror(self, children: ["query": description], displayStyle: .struct)
     }
 }
-
-/// Removed: an endpoint's whole query is ``Requestable/queryParameters``. Kept unavailable so that
-/// an endpoint still declaring `var queryItems: [QueryItem]` fails to compile instead of silently
-/// sending no query.
-@available(*, unavailable, message: "use QueryParameters: var queryParameters: QueryParameters { [\"q\": .string(term), \"verbose\": nil] }")
-public typealias QueryItem = QueryParameters
