@@ -38,7 +38,7 @@ struct SlowCall: DemoEndpoint {
     let api: BaseURL
     var ticket: String?
     var timeout: Duration?
-    var queryParameters: QueryParameters { ticket.map { ["ticket": .string($0)] } ?? [:] }
+    var queryItems: [QueryItem] { ticket.map { [QueryItem(name: "ticket", value: $0)] } ?? [] }
     var path: URLPath { get throws(CourierError) { try URLPath("/v1/slow") } }
 }
 
@@ -81,7 +81,7 @@ struct DecideDevice: DemoEndpoint {
     var method: HTTPMethod { .post }
     var requiresAuthorization: Bool { false }
     var body: RequestBody? {
-        .form(["user_code": .string(userCode), "action": .string(approve ? "approve" : "deny")])
+        .form([QueryItem(name: "user_code", value: userCode), QueryItem(name: "action", value: approve ? "approve" : "deny")])
     }
     var path: URLPath { get throws(CourierError) { try URLPath("/oauth/device") } }
 }
@@ -97,7 +97,7 @@ struct StreamEvents: DemoEndpoint {
 struct DownloadReport: DemoEndpoint {
     let api: BaseURL
     var dropOnce = false
-    var queryParameters: QueryParameters { dropOnce ? ["drop": "1"] : [:] }
+    var queryItems: [QueryItem] { dropOnce ? [QueryItem(name: "drop", value: "1")] : [] }
     var timeout: Duration? { .seconds(120) }
     var path: URLPath { get throws(CourierError) { try URLPath("/v1/files/report.bin") } }
 }

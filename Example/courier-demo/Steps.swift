@@ -174,8 +174,8 @@ struct Demo: Sendable {
             signedIn = try await tokens.requestToken(
                 grantType: "password",
                 parameters: [
-                    "username": .string(DemoAccount.username),
-                    "password": .string(DemoAccount.password),
+                    QueryItem(name: "username", value: DemoAccount.username),
+                    QueryItem(name: "password", value: DemoAccount.password),
                 ])
         } catch {
             return unexpected(error, expected: "to sign in with the password grant at POST /oauth/token")

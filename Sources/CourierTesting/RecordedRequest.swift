@@ -46,18 +46,14 @@ public struct RecordedRequest: Sendable, Equatable {
         return path.isEmpty ? "/" : path
     }
 
-    /// The query parameters in order, percent-decoded, each value a ``QueryValue/string(_:)``
-    /// (a bare name's is ``QueryValue/null``); empty when there is no query.
+    /// The query parameters in order, percent-decoded; empty when there is no query.
     ///
     /// ```swift
-    /// #expect(request.queryParameters == ["q": "swift & linux", "verbose": nil])
-    /// #expect(request.queryParameters["q"] == "swift & linux")
+    /// #expect(request.queryItems == [QueryItem(name: "q", value: "swift & linux")])
     /// ```
-    public var queryParameters: QueryParameters {
+    public var queryItems: [QueryItem] {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        var parameters: QueryParameters = [:]
-        for item in items { parameters.append(item.name, item.value.map { .string($0) } ?? .null) }
-        return parameters
+        return items.map { QueryItem(name: $0.name, value: $0.value) }
     }
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;

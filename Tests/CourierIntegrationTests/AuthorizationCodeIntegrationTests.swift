@@ -355,8 +355,8 @@ struct AuthorizationCodeIntegrationTests {
 
 /// Query items of a URL (for the tests above).
 enum AuthorizationCodeFixtures {
-    static func query(_ url: URL) -> [URLQueryItem] {
-        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+    static func query(_ url: URL) -> [QueryItem] {
+        (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { QueryItem(name: $0.name, value: $0.value) }
     }
 }
 

@@ -35,7 +35,7 @@ struct ConcurrencyIntegrationTests {
             let pairs = try await withThrowingTaskGroup(of: (sent: Int, echoed: Int).self) { group in
                 for id in 0..<callCount {
                     group.addTask {
-                        let call = client.enqueue(endpoint.with { $0.queryParameters = ["id": .string(String(id))] })
+                        let call = client.enqueue(endpoint.with { $0.queryItems = [QueryItem(name: "id", value: String(id))] })
                         let echo = try await call.resume(expecting: Echo.self)
                         return (id, echo.id)
                     }

@@ -84,7 +84,7 @@ struct DeclarativeEndpointIntegrationTests {
             let client = server.client(transport: transport)
             let api = Self.api(server)
 
-            _ = try await client.enqueue(api.patch("repos", "3").form(["name": "a b&c"]).authorized(false)).resume()
+            _ = try await client.enqueue(api.patch("repos", "3").form([QueryItem(name: "name", value: "a b&c")]).authorized(false)).resume()
             let response = try await client.enqueue(api.delete("repos", "3").authorized(false)).resume()
 
             #expect(response.statusCode == 200)

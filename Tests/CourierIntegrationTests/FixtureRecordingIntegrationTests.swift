@@ -16,7 +16,7 @@ struct FixtureRecordingIntegrationTests {
     static func endpoints(_ base: BaseURL) throws -> [TestEndpoint] {
         [
             TestEndpoint(baseURL: base, path: try URLPath("/users/42")),
-            TestEndpoint(baseURL: base, path: try URLPath("/search")).with { $0.queryParameters = ["q": "swift & linux"] },
+            TestEndpoint(baseURL: base, path: try URLPath("/search")).with { $0.queryItems = [QueryItem(name: "q", value: "swift & linux")] },
             TestEndpoint(baseURL: base, path: try URLPath("/session")).with {
                 $0.method = .post
                 $0.body = .json(["user": "ada"])

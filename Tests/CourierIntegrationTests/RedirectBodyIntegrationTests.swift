@@ -107,7 +107,7 @@ struct RedirectBodyIntegrationTests {
                 }
                 let endpoint = try a.endpoint("/orders").with {
                     $0.method = .post
-                    $0.body = .form(["password": "hunter2"])
+                    $0.body = .form([QueryItem(name: "password", value: "hunter2")])
                 }
                 let result = await a.client(kind).enqueue(endpoint).result()
                 guard case .failure(.response(let response)) = result else {

@@ -19,28 +19,28 @@ struct RequestEncodingIntegrationTests {
     }
 
     struct QueryCase: Sendable, CustomTestStringConvertible {
-        var items: QueryParameters
+        var items: [QueryItem]
         var rawQuery: String
         var testDescription: String { rawQuery }
     }
 
     @Test(arguments: [
         // Reserved characters cannot change the query's structure.
-        QueryCase(items: ["q": "a b&c=d+e"], rawQuery: "q=a%20b%26c%3Dd%2Be"),
+        QueryCase(items: [QueryItem(name: "q", value: "a b&c=d+e")], rawQuery: "q=a%20b%26c%3Dd%2Be"),
         // A nil value is a bare name, an empty value keeps its "=".
-        QueryCase(items: ["flag": nil], rawQuery: "flag"),
-        QueryCase(items: ["empty": ""], rawQuery: "empty="),
-        QueryCase(items: ["q": "a b&c=d+e", "flag": nil], rawQuery: "q=a%20b%26c%3Dd%2Be&flag"),
+        QueryCase(items: [QueryItem(name: "flag")], rawQuery: "flag"),
+        QueryCase(items: [QueryItem(name: "empty", value: "")], rawQuery: "empty="),
+        QueryCase(items: [QueryItem(name: "q", value: "a b&c=d+e"), QueryItem(name: "flag")], rawQuery: "q=a%20b%26c%3Dd%2Be&flag"),
         // Order and repeated names are kept.
-        QueryCase(items: ["a": "1", "b": "2", "a": "3"], rawQuery: "a=1&b=2&a=3"),
+        QueryCase(items: [QueryItem(name: "a", value: "1"), QueryItem(name: "b", value: "2"), QueryItem(name: "a", value: "3")], rawQuery: "a=1&b=2&a=3"),
         // Names are encoded too; non-ASCII goes as UTF-8; "#" and "%" are encoded, while the
         // reserved "/" and "?" are legal in a query and left as they are by default.
-        QueryCase(items: ["a b": "Zoë/日本?#%"], rawQuery: "a%20b=Zo%C3%AB/%E6%97%A5%E6%9C%AC?%23%25"),
+        QueryCase(items: [QueryItem(name: "a b", value: "Zoë/日本?#%")], rawQuery: "a%20b=Zo%C3%AB/%E6%97%A5%E6%9C%AC?%23%25"),
     ])
     func queryItemsArriveAtTheServerPercentEncodedAsSent(_ queryCase: QueryCase) async throws {
         try await TestServer.run { server in
             let recorder = await Self.recordEverything(on: server)
-            let endpoint = try server.endpoint("/search").with { $0.queryParameters = queryCase.items }
+            let endpoint = try server.endpoint("/search").with { $0.queryItems = queryCase.items }
 
             _ = try await server.client().enqueue(endpoint).resume()
 
@@ -56,10 +56,10 @@ struct RequestEncodingIntegrationTests {
     /// the URL URLSession put on the request line); the server confirms the query was empty.
     @Test
     func noQueryItemsSendNoQueryAndNoTrailingQuestionMark() async throws {
-        let items: QueryParameters = [:]
+        let items: [QueryItem] = []
         try await TestServer.run { server in
             let recorder = await Self.recordEverything(on: server)
-            let endpoint = try server.endpoint("/search").with { $0.queryParameters = items }
+            let endpoint = try server.endpoint("/search").with { $0.queryItems = items }
 
             let response = try await server.client().enqueue(endpoint).resume()
 

@@ -16,7 +16,7 @@ struct TestEndpoint: Requestable {
     var urlPath: URLPath
     var method: Courier.HTTPMethod = .get
     var headerItems: [HeaderItem] = []
-    var queryParameters: QueryParameters = [:]
+    var queryItems: [QueryItem] = []
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes

@@ -128,7 +128,7 @@ struct DelayTests {
 
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
-                let endpoint = TestEndpoint(.get, "/slow", query: ["n": .string(String(index))])
+                let endpoint = TestEndpoint(.get, "/slow", query: [QueryItem(name: "n", value: String(index))])
                 group.addTask { try await client.enqueue(endpoint).resume().statusCode }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }

@@ -103,8 +103,8 @@ struct FixtureDirectoryTests {
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))
         let client = makeClient(network)
 
-        let swift = try await client.enqueue(TestEndpoint(.get, "/search", query: ["q": "swift"])).resume(expecting: [User].self)
-        let other = try await client.enqueue(TestEndpoint(.get, "/search", query: ["q": "rust"])).resume(expecting: [User].self)
+        let swift = try await client.enqueue(TestEndpoint(.get, "/search", query: [QueryItem(name: "q", value: "swift")])).resume(expecting: [User].self)
+        let other = try await client.enqueue(TestEndpoint(.get, "/search", query: [QueryItem(name: "q", value: "rust")])).resume(expecting: [User].self)
         let none = try await client.enqueue(TestEndpoint(.get, "/search")).resume(expecting: [User].self)
 
         #expect(swift == [User(id: 1, name: "Swift")])

@@ -187,8 +187,8 @@ struct FixtureTransportTests {
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
         let client = client(transport)
 
-        _ = try await client.enqueue(TestEndpoint(.get, "/me", query: ["access_token": "first"])).resume()
-        let second = try await client.enqueue(TestEndpoint(.get, "/me", query: ["access_token": "second"])).resume()
+        _ = try await client.enqueue(TestEndpoint(.get, "/me", query: [QueryItem(name: "access_token", value: "first")])).resume()
+        let second = try await client.enqueue(TestEndpoint(.get, "/me", query: [QueryItem(name: "access_token", value: "second")])).resume()
 
         #expect(second.body == Data("me".utf8))
         #expect(await upstream.count == 1)
@@ -254,7 +254,7 @@ struct FixtureTransportTests {
     @Test func aMissingFixtureIsAnswered501AndListed() async throws {
         let transport = FixtureTransport(directory: directory)
 
-        let result = await outcome(of: client(transport).enqueue(TestEndpoint(.get, "/nothing", query: ["token": "T0K3N"])))
+        let result = await outcome(of: client(transport).enqueue(TestEndpoint(.get, "/nothing", query: [QueryItem(name: "token", value: "T0K3N")])))
 
         let response = try #require(result.rejectedResponse)
         let file = directory.fileURL(for: .get, "/nothing?token=T0K3N")
@@ -300,7 +300,7 @@ struct FixtureTransportTests {
         let client = client(transport)
 
         let user = try await client.enqueue(TestEndpoint(.get, "/users/42")).resume(expecting: User.self)
-        let swift = try await client.enqueue(TestEndpoint(.get, "/search", query: ["q": "swift"])).resume(expecting: [User].self)
+        let swift = try await client.enqueue(TestEndpoint(.get, "/search", query: [QueryItem(name: "q", value: "swift")])).resume(expecting: [User].self)
         let root = try await client.enqueue(TestEndpoint(.get, "/")).resume()
 
         #expect(user == User(id: 42, name: "Ada"))

@@ -32,21 +32,21 @@ struct MatchingTests {
         arguments: [
             // (registered path, ignoringQuery, requested query, matches)
             ("/search", false, nil, true),
-            ("/search", false, ["q": "swift"], false),
-            ("/search?q=swift", false, ["q": "swift"], true),
-            ("/search?q=swift", false, ["q": "linux"], false),
-            ("/search?q=swift%20%26%20linux", false, ["q": "swift & linux"], true),
-            ("/search", true, ["q": "swift"], true),
+            ("/search", false, [QueryItem(name: "q", value: "swift")], false),
+            ("/search?q=swift", false, [QueryItem(name: "q", value: "swift")], true),
+            ("/search?q=swift", false, [QueryItem(name: "q", value: "linux")], false),
+            ("/search?q=swift%20%26%20linux", false, [QueryItem(name: "q", value: "swift & linux")], true),
+            ("/search", true, [QueryItem(name: "q", value: "swift")], true),
             ("/search", true, nil, true),
-            ("/search", true, ["page": "2", "flag": nil], true),
-            ("/search/", true, ["q": "swift"], false),
-        ] as [(String, Bool, QueryParameters?, Bool)])
-    func theQueryIsComparedExactlyUnlessIgnored(path: String, ignoringQuery: Bool, query: QueryParameters?, matches: Bool) async {
+            ("/search", true, [QueryItem(name: "page", value: "2"), QueryItem(name: "flag")], true),
+            ("/search/", true, [QueryItem(name: "q", value: "swift")], false),
+        ] as [(String, Bool, [QueryItem]?, Bool)])
+    func theQueryIsComparedExactlyUnlessIgnored(path: String, ignoringQuery: Bool, query: [QueryItem]?, matches: Bool) async {
         let network = NetworkStub()
         network.stub(.get, path, ignoringQuery: ignoringQuery, with: .status(204))
         let client = makeClient(network)
 
-        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/search", query: query ?? [:])))
+        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/search", query: query ?? [])))
 
         let status = (try? result.get().statusCode) ?? result.rejectedResponse?.statusCode
         #expect(status == (matches ? 204 : 501))
@@ -142,7 +142,7 @@ struct MatchingTests {
         network.stub(.get, "/users", with: .status(200))
         let client = makeClient(network)
 
-        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/users/9", query: ["expand": "all"])))
+        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/users/9", query: [QueryItem(name: "expand", value: "all")])))
 
         let response = try #require(result.rejectedResponse)
         #expect(response.statusCode == 501)

@@ -106,13 +106,13 @@ struct RecordingTests {
         let network = NetworkStub()
         network.stub(.get, "/users/a%2Fb", ignoringQuery: true, with: .status(200))
         let client = makeClient(network)
-        let endpoint = TestEndpoint(.get, "/users/a%2Fb", query: ["q": "swift & linux", "verbose": nil])
+        let endpoint = TestEndpoint(.get, "/users/a%2Fb", query: [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")])
 
         _ = try await client.enqueue(endpoint).resume()
 
         let request = try #require(network.requests.first)
         #expect(request.path == "/users/a%2Fb")
-        #expect(request.queryParameters == ["q": "swift & linux", "verbose": nil])
+        #expect(request.queryItems == [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")])
         #expect(request.url.absoluteString == "https://api.example.com/users/a%2Fb?q=swift%20%26%20linux&verbose")
     }
 
@@ -145,7 +145,7 @@ struct ValueTests {
 
         #expect(request.description == "PUT https://api.example.com/x (3 bytes)")
         #expect(request.path == "/x")
-        #expect(request.queryParameters.isEmpty)
+        #expect(request.queryItems.isEmpty)
     }
 
     @Test(

@@ -47,7 +47,7 @@ struct StubbedNetworkTests {
     @Test func aRequestNoRouteAnswersFailsAtOnceWithAnErrorNamingItsMethodAndURL() async throws {
         await withStubbedNetwork { network in
             network.stub(.get, "/users/1", with: .status(200))
-            let result = await outcome(of: Client().enqueue(TestEndpoint(.delete, "/users/9", query: ["page": "2"])))
+            let result = await outcome(of: Client().enqueue(TestEndpoint(.delete, "/users/9", query: [QueryItem(name: "page", value: "2")])))
 
             guard case .failure(.transport(let failure)) = result else {
                 Issue.record("expected a transport failure, got \(result)")

@@ -18,7 +18,7 @@ struct NewUser: Codable, Sendable, Equatable {
 struct TestEndpoint: Requestable {
     var method: HTTPMethod = .get
     var pathString = "/"
-    var queryParameters: QueryParameters = [:]
+    var queryItems: [QueryItem] = []
     var headerItems: [HeaderItem] = []
     var body: RequestBody?
     var timeout: Duration?
@@ -26,14 +26,14 @@ struct TestEndpoint: Requestable {
     init(
         _ method: HTTPMethod = .get,
         _ path: String = "/",
-        query: QueryParameters = [:],
+        query: [QueryItem] = [],
         headers: [HeaderItem] = [],
         body: RequestBody? = nil,
         timeout: Duration? = nil
     ) {
         self.method = method
         self.pathString = path
-        self.queryParameters = query
+        self.queryItems = query
         self.headerItems = headers
         self.body = body
         self.timeout = timeout

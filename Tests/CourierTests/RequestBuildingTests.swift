@@ -7,9 +7,9 @@ import Testing
 struct RequestBuildingTests {
     @Test("the URL joins scheme, authority and path, with no '?' when there is no query")
     func noTrailingQuestionMark() async throws {
-        let items: QueryParameters = [:]
+        let items: [QueryItem] = []
         let transport = RecordingTransport()
-        _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/v1/users", queryParameters: items)).resume()
+        _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/v1/users", queryItems: items)).resume()
         let request = try #require(await transport.last)
         #expect(request.url.absoluteString == "https://api.example.com/v1/users")
         #expect(request.head.path == "/v1/users")
@@ -20,14 +20,14 @@ struct RequestBuildingTests {
     @Test("query items are percent-encoded and a nil value gives a bare name")
     func queryEncoding() async throws {
         let transport = RecordingTransport()
-        let items: QueryParameters = [
-            "q": "a b&c=d+e#f",
-            "flag": nil,
-            "empty": "",
-            "ü name": "✓",
-            "q": "second",
+        let items = [
+            QueryItem(name: "q", value: "a b&c=d+e#f"),
+            QueryItem(name: "flag"),
+            QueryItem(name: "empty", value: ""),
+            QueryItem(name: "ü name", value: "✓"),
+            QueryItem(name: "q", value: "second"),
         ]
-        _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/search", queryParameters: items)).resume()
+        _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/search", queryItems: items)).resume()
         let request = try #require(await transport.last)
         #expect(request.head.path == "/search?q=a%20b%26c%3Dd%2Be%23f&flag&empty=&%C3%BC%20name=%E2%9C%93&q=second")
         #expect(request.url.query == "q=a%20b%26c%3Dd%2Be%23f&flag&empty=&%C3%BC%20name=%E2%9C%93&q=second")

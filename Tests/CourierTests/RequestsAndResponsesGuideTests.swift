@@ -6,6 +6,7 @@ import Testing
 @Suite("Requests and responses guide examples")
 struct RequestsAndResponsesGuideTests {
     private struct Endpoint: Requestable {
+        var queryItems: [QueryItem] = []
         var queryParameters: QueryParameters = [:]
         var queryStringOptions: QueryStringFormattingOptions?
         var method: HTTPMethod = .get
@@ -19,16 +20,15 @@ struct RequestsAndResponsesGuideTests {
         return try #require(await transport.last)
     }
 
-    @Test func orderedRepeatedNestedAndBareParameters() async throws {
-        let term = "swift & linux"
-        let parameters: QueryParameters = [
-            "q": .string(term), "tag": "a", "tag": "b", "filter": ["owner": "ada", "labels": ["x", "y"]], "limit": 20, "verbose": nil,
-        ]
+    @Test func flatItems() async throws {
+        let request = try await sent(Endpoint(queryItems: [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")]))
+        #expect(request.head.path == "/?q=swift%20%26%20linux&verbose")
+    }
+
+    @Test func nestedParameters() async throws {
+        let parameters: QueryParameters = ["filter": ["tags": ["a", "b"], "owner": "ada"], "limit": 20, "archived": false, "cursor": nil]
         let request = try await sent(Endpoint(queryParameters: parameters))
-        #expect(
-            request.head.path
-                == "/?q=swift%20%26%20linux&tag=a&tag=b&filter%5Blabels%5D%5B0%5D=x&filter%5Blabels%5D%5B1%5D=y&filter%5Bowner%5D=ada&limit=20&verbose"
-        )
+        #expect(request.head.path == "/?archived=false&cursor&filter%5Bowner%5D=ada&filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20")
     }
 
     @Test func encodableParameters() async throws {
@@ -75,8 +75,8 @@ struct RequestsAndResponsesGuideTests {
             Endpoint(
                 method: .post,
                 body: .form([
-                    "grant_type": "password",
-                    "username": "ada@example.com",
+                    QueryItem(name: "grant_type", value: "password"),
+                    QueryItem(name: "username", value: "ada@example.com"),
                 ])))
         #expect(request.bodyData == Data("grant_type=password&username=ada@example.com".utf8))
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")

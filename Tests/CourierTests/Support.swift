@@ -12,7 +12,7 @@ struct TestEndpoint: Requestable {
     var pathString = "/"
     var method: HTTPMethod = .get
     var headerItems: [HeaderItem] = []
-    var queryParameters: QueryParameters = [:]
+    var queryItems: [QueryItem] = []
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes

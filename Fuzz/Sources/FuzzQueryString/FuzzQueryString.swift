@@ -3,8 +3,8 @@ import FuzzSupport
 
 // The query-string encoder (`QueryStringEncoder`, used for URLs and form bodies) as a round trip.
 //
-// The bytes describe formatting options and ordered `QueryParameters` whose names may repeat and
-// whose values are flat or nested (strings with any UTF-8, integers, doubles including NaN and infinities, decimals, bools, nulls, arrays
+// The bytes describe formatting options, flat `QueryItem`s and nested `QueryParameters` (strings
+// with any UTF-8, integers, doubles including NaN and infinities, decimals, bools, nulls, arrays
 // and dictionaries up to 4 levels deep). The encoder's output is then read back by the small,
 // independent decoder below (split at "&", at the first "=", at "," for comma-separated lists,
 // then percent-decode) and compared with what a reference flattening of the input says each
@@ -31,20 +31,19 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var reader = FuzzReader(fuzzBytes(start, count))
     let options = readOptions(&reader)
-    var parameters: QueryParameters = [:]
-    for _ in 0..<reader.choice(8) {
-        if reader.bool() {
-            // A flat value or a bare name, as a signer or a form would add it.
-            parameters.append(reader.string(maximumLength: 24), reader.bool() ? .string(reader.string(maximumLength: 24)) : .null)
-        } else {
-            parameters.append(reader.string(maximumLength: 12), readValue(&reader, depth: 0))
-        }
+    let items = (0..<reader.choice(4)).map { _ in
+        QueryItem(name: reader.string(maximumLength: 24), value: reader.bool() ? reader.string(maximumLength: 24) : nil)
     }
+    var values: [String: QueryValue] = [:]
+    for _ in 0..<reader.choice(5) {
+        values[reader.string(maximumLength: 12)] = readValue(&reader, depth: 0)
+    }
+    let parameters = reader.bool() ? QueryParameters(values) : [:]
 
-    let expectsFailure = parameters.contains { hasNonFiniteNumber($0.value) }
+    let expectsFailure = parameters.values.values.contains(where: hasNonFiniteNumber)
     let query: String
     do {
-        query = try QueryStringEncoder(options: options).encode(parameters)
+        query = try QueryStringEncoder(options: options).encode(items: items, parameters: parameters)
     } catch {
         guard case .invalidRequest(.encodingFailed) = error else {
             check(false, "encoding threw \(error)")
@@ -56,9 +55,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     check(!expectsFailure, "a NaN or infinite number was written")
 
     let model = Model(options: options)
-    var expected: [Pair] = []
-    for (name, value) in parameters {
-        model.flatten(value, name: model.text(name), into: &expected)
+    var expected = items.map { item in
+        Pair(name: model.text(item.name), value: item.value.map { .text(model.text($0)) } ?? .bare)
+    }
+    for (key, value) in parameters.values.sorted(by: { $0.key < $1.key }) {
+        model.flatten(value, name: model.text(key), into: &expected)
     }
 
     checkCharacters(query, options: options)

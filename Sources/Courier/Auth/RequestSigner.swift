@@ -102,7 +102,7 @@ public struct APIKeySigner: RequestSigner, CustomStringConvertible, CustomReflec
             request.redaction.headers.insert(name)
             request.head.headerFields[field] = key
         case .queryItem(let name):
-            request.redaction.queryParameters.insert(name)
+            request.redaction.queryItems.insert(name)
             let encoder = QueryStringEncoder(options: QueryStringFormattingOptions())
             let item = encoder.escape(name) + "=" + encoder.escape(key)
             let path = request.head.path ?? "/"

@@ -17,7 +17,7 @@ enum RequestBuilder {
         let pathAndQuery =
             try path.rawValue
             + queryString(
-                try endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
+                items: endpoint.queryItems, parameters: try endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
         guard let httpMethod = HTTPRequest.Method(method.rawValue) else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
@@ -64,12 +64,15 @@ enum RequestBuilder {
         return request
     }
 
-    /// `?` and the query: the `parameters` in order, formatted by `options` (see
-    /// ``QueryStringFormattingOptions``); empty when there is nothing to write.
+    /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
+    /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` for a NaN or infinite number.
-    static func queryString(_ parameters: QueryParameters, options: QueryStringFormattingOptions) throws(CourierError) -> String {
-        if parameters.isEmpty { return "" }
-        let query = try QueryStringEncoder(options: options).encode(parameters)
+    static func queryString(
+        items: [QueryItem], parameters: QueryParameters,
+        options: QueryStringFormattingOptions
+    ) throws(CourierError) -> String {
+        if items.isEmpty, parameters.isEmpty { return "" }
+        let query = try QueryStringEncoder(options: options).encode(items: items, parameters: parameters)
         return query.isEmpty ? "" : "?" + query
     }
 

@@ -22,14 +22,16 @@ public protocol Requestable: Sendable {
     var method: HTTPMethod { get }
     /// Headers for this endpoint; they replace client-wide headers of the same name. Default: none.
     var headerItems: [HeaderItem] { get }
-    /// The query, in order; names may repeat, `nil` writes a bare name, and values may nest.
-    /// No `?` is added when there are none. Default: none.
+    /// Query parameters, in order. No `?` is added when there are none. Default: none.
+    var queryItems: [QueryItem] { get }
+    /// Nested query parameters, written after ``queryItems`` with their names in sorted order.
+    /// Default: none.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when they cannot be built (an `Encodable`
     ///   that fails to encode); the call fails with it.
     ///
     /// ```swift
-    /// var queryParameters: QueryParameters { ["q": .string(term), "filter": ["tags": ["a", "b"]], "verbose": nil] }
-    /// // ?q=cats&filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&verbose
+    /// var queryParameters: QueryParameters { ["filter": ["tags": ["a", "b"]], "limit": 20] }
+    /// // ?filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
     /// ```
     var queryParameters: QueryParameters { get throws(CourierError) }
     /// How this endpoint's query is formatted; `nil` uses ``Configuration/queryStringOptions``.
@@ -88,6 +90,8 @@ extension Requestable {
     public var method: HTTPMethod { .get }
     /// None.
     public var headerItems: [HeaderItem] { [] }
+    /// None.
+    public var queryItems: [QueryItem] { [] }
     /// None.
     public var queryParameters: QueryParameters { [:] }
     /// `nil`: the client's ``Configuration/queryStringOptions``.

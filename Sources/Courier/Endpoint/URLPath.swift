@@ -12,7 +12,7 @@
 /// sub-delims, `:`, `@` and valid `%XX` escapes); no empty segment except a trailing slash;
 /// no `.` or `..` segment, also not percent-encoded (`%2E%2E`), because servers and proxies
 /// that normalise paths would send the request somewhere else; no `?` or `#` (use
-/// ``Requestable/queryParameters``).
+/// ``Requestable/queryItems``).
 public struct URLPath: Hashable, Sendable {
     /// The percent-encoded path, starting with `/`.
     public let rawValue: String
@@ -76,7 +76,7 @@ public struct URLPath: Hashable, Sendable {
             return "contains the non-ASCII character \(code); percent-encode it, or build the path with URLPath(segments:)"
         }
         guard path.utf8.first == UInt8(ascii: "/") else { return "must start with \"/\"" }
-        if path.utf8.contains(UInt8(ascii: "?")) { return "contains \"?\"; put query parameters in queryParameters" }
+        if path.utf8.contains(UInt8(ascii: "?")) { return "contains \"?\"; put query parameters in queryItems" }
         if path.utf8.contains(UInt8(ascii: "#")) { return "contains \"#\"; a fragment is never sent to the server" }
         var path = path
         return path.withUTF8 { segmentProblem(in: $0) }

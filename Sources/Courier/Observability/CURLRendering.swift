@@ -112,7 +112,7 @@ enum CURL {
 }
 
 extension TransportRequest: CustomStringConvertible {
-    /// Method, URL with secret query parameters redacted (by the request's own ``redaction``), and the
+    /// Method, URL with secret query items redacted (by the request's own ``redaction``), and the
     /// header and body sizes; never header values or body bytes (see
     /// ``Redaction/describe(_:)-(TransportRequest)``).
     public var description: String {

@@ -7,7 +7,7 @@ import HTTPTypes
 // descriptions show.
 
 extension TransportRequest: CustomDebugStringConvertible, CustomReflectable {
-    /// The same as ``description``: no header value, body byte or secret query parameter.
+    /// The same as ``description``: no header value, body byte or secret query item.
     public var debugDescription: String { description }
 
     /// Method, redacted URL, headers with secret values hidden (``Redaction/default``), body

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Redaction {
-    /// Rules that make a name secret by its shape rather than by a list: a header, query parameter,
+    /// Rules that make a name secret by its shape rather than by a list: a header, query item,
     /// form field or JSON key is secret when its normalized name (lower-cased, without `-`, `_`
     /// and white space) contains one of the ``fragments`` or starts with one of the
     /// ``prefixes``. A prefix also matches after an `X-` (or `x_`) prefix, so `auth` matches
@@ -123,9 +123,9 @@ extension Redaction {
         SecretNameMatcher(listed: headers, exposed: exposed, patterns: namePatterns)
     }
 
-    /// The matcher for query parameter names (also fragment items and path parameters).
-    var queryParameterMatcher: SecretNameMatcher {
-        SecretNameMatcher(listed: queryParameters, exposed: exposed, patterns: namePatterns)
+    /// The matcher for query item names (also fragment items and path parameters).
+    var queryItemMatcher: SecretNameMatcher {
+        SecretNameMatcher(listed: queryItems, exposed: exposed, patterns: namePatterns)
     }
 
     /// The matcher for form field names and JSON keys.
@@ -133,9 +133,9 @@ extension Redaction {
         SecretNameMatcher(listed: formFields, exposed: exposed, patterns: namePatterns)
     }
 
-    /// ``isSecret(queryParameterName:)`` with the rules normalized once, for many names.
-    var queryParameterNameTest: (String) -> Bool {
-        let matcher = queryParameterMatcher
+    /// ``isSecret(queryItemName:)`` with the rules normalized once, for many names.
+    var queryItemNameTest: (String) -> Bool {
+        let matcher = queryItemMatcher
         return { matcher.isSecret(parameter: Redaction.decodedName(Substring($0))) }
     }
 

@@ -66,8 +66,8 @@ extension Redaction {
             }
         }
         text += redactPathParameters(String(rest))
-        if let query { text += "?" + Self.redactParameters(query, isSecret: queryParameterNameTest) }
-        if let fragment { text += "#" + Self.redactParameters(fragment, isSecret: queryParameterNameTest) }
+        if let query { text += "?" + Self.redactParameters(query, isSecret: queryItemNameTest) }
+        if let fragment { text += "#" + Self.redactParameters(fragment, isSecret: queryItemNameTest) }
         return text
     }
 
@@ -111,10 +111,10 @@ extension Redaction {
         if let port = components.port { text += ":\(port)" }
         text += redactPathParameters(components.percentEncodedPath, replacement: replacement)
         if let query = components.percentEncodedQuery {
-            text += "?" + Self.redactParameters(query, isSecret: queryParameterNameTest, replacement: replacement)
+            text += "?" + Self.redactParameters(query, isSecret: queryItemNameTest, replacement: replacement)
         }
         if let fragment = components.percentEncodedFragment {
-            text += "#" + Self.redactParameters(fragment, isSecret: queryParameterNameTest, replacement: replacement)
+            text += "#" + Self.redactParameters(fragment, isSecret: queryItemNameTest, replacement: replacement)
         }
         return text
     }
@@ -128,7 +128,7 @@ extension Redaction {
             guard let semicolon = segment.unicodeScalars.firstIndex(of: ";") else { return String(segment) }
             let parameters = segment[segment.unicodeScalars.index(after: semicolon)...]
             return segment[...semicolon]
-                + Self.redactParameters(parameters, isSecret: queryParameterNameTest, replacement: replacement)
+                + Self.redactParameters(parameters, isSecret: queryItemNameTest, replacement: replacement)
         }.joined(separator: "/")
     }
 

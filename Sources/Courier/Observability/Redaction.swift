@@ -1,18 +1,18 @@
 /// Which secrets to hide when a request, a response, a URL or an error is printed, and the
 /// functions that hide them.
 ///
-/// Courier never prints a credential. A header value, query parameter or body field is hidden
+/// Courier never prints a credential. A header value, query item or body field is hidden
 /// (replaced by ``placeholder``) when its name is secret, and a name is secret when:
 /// - it matches one of the ``namePatterns`` (by default ``NamePatterns/standard``: it contains
 ///   `token`, `secret`, `key`, `password`, `passwd`, `pwd`, `passphrase`, `credential`,
 ///   `signature`, `session`, `cookie`, `authorization`, `jwt`, `csrf` or `xsrf`, or starts with
 ///   `auth`, also after an `X-` prefix), **or**
-/// - it is listed in ``headers``, ``queryParameters`` or ``formFields`` (for names no pattern can
+/// - it is listed in ``headers``, ``queryItems`` or ``formFields`` (for names no pattern can
 ///   guess: `code`, `sig`, `assertion`),
 /// - **unless** it is listed in ``exposed``, which always wins.
 ///
 /// So `Api-Key`, `X-Access-Token`, `Private-Token`, `X-Amz-Security-Token`, `X-Auth-User`, a
-/// JSON key `authorization` and a query parameter `session_id` are all hidden without being listed.
+/// JSON key `authorization` and a query item `session_id` are all hidden without being listed.
 /// Patterns err on the side of hiding too much (`Idempotency-Key`, `author` and `token_type`
 /// are hidden too); add such names to ``exposed`` to see them:
 ///
@@ -20,7 +20,7 @@
 /// var redaction = Redaction.default
 /// redaction.headers.insert("X-Tenant")               // also hide this header
 /// redaction.exposed.insert("Idempotency-Key")        // show this one, although it matches `key`
-/// redaction.queryParameters.remove("code")                // show `code` query parameters
+/// redaction.queryItems.remove("code")                // show `code` query items
 /// print(redaction.describe(request))                 // "POST https://api.example.com/token (3 headers, 120-byte body)"
 /// print(request.curlCommand(redaction: redaction))
 /// ```
@@ -52,7 +52,7 @@
 /// ## Where it is used
 /// ``Configuration/redaction`` decides what the client's log lines hide, and which headers a
 /// transport strips when a redirect leaves the origin (``isSecret(headerName:)``). Descriptions
-/// of values and errors (``QueryParameters``, `HeaderItem`, ``CourierError``, ``TransportRequest``)
+/// of values and errors (`QueryItem`, `HeaderItem`, ``CourierError``, ``TransportRequest``)
 /// have no configuration at hand and always use ``default``.
 public struct Redaction: Sendable, Equatable {
     /// Header names that are secret in addition to those the ``namePatterns`` match.
@@ -63,14 +63,14 @@ public struct Redaction: Sendable, Equatable {
     /// redaction.headers.insert("X-Tenant")
     /// ```
     public var headers: Set<String>
-    /// Query parameter names that are secret in addition to those the ``namePatterns`` match, in
+    /// Query item names that are secret in addition to those the ``namePatterns`` match, in
     /// URLs (query, fragment and path parameters). Default: ``defaultParameterNames``.
     ///
     /// ```swift
     /// var redaction = Redaction.default
-    /// redaction.queryParameters.insert("otp")
+    /// redaction.queryItems.insert("otp")
     /// ```
-    public var queryParameters: Set<String>
+    public var queryItems: Set<String>
     /// Field names of `application/x-www-form-urlencoded` bodies and keys of JSON bodies that
     /// are secret in addition to those the ``namePatterns`` match. Default:
     /// ``defaultParameterNames``.
@@ -80,7 +80,7 @@ public struct Redaction: Sendable, Equatable {
     /// redaction.formFields.insert("pin")
     /// ```
     public var formFields: Set<String>
-    /// The patterns that make a header, query parameter, form field or JSON key secret whatever the
+    /// The patterns that make a header, query item, form field or JSON key secret whatever the
     /// lists say. Default: ``NamePatterns/standard``.
     ///
     /// ```swift
@@ -118,7 +118,7 @@ public struct Redaction: Sendable, Equatable {
     /// `sig` are the ones no standard pattern matches.
     ///
     /// ```swift
-    /// let redaction = Redaction(queryParameters: Redaction.defaultParameterNames.subtracting(["code"]))
+    /// let redaction = Redaction(queryItems: Redaction.defaultParameterNames.subtracting(["code"]))
     /// ```
     public static let defaultParameterNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "token", "subject_token", "actor_token",
@@ -126,7 +126,7 @@ public struct Redaction: Sendable, Equatable {
         "api_key", "apikey", "secret", "sig",
     ]
 
-    /// The default lists (``defaultHeaders``, and ``defaultParameterNames`` for query parameters and
+    /// The default lists (``defaultHeaders``, and ``defaultParameterNames`` for query items and
     /// body fields), the ``NamePatterns/standard`` patterns, nothing exposed.
     ///
     /// ```swift
@@ -144,7 +144,7 @@ public struct Redaction: Sendable, Equatable {
     /// print(request.curlCommand(redaction: .disabled))   // every header and body as sent
     /// ```
     public static let disabled = Redaction(
-        headers: [], queryParameters: [], formFields: [], namePatterns: NamePatterns())
+        headers: [], queryItems: [], formFields: [], namePatterns: NamePatterns())
 
     /// What replaces a hidden value: `<redacted>`.
     ///
@@ -169,13 +169,13 @@ public struct Redaction: Sendable, Equatable {
     /// ```
     public init(
         headers: Set<String> = Redaction.defaultHeaders,
-        queryParameters: Set<String> = Redaction.defaultParameterNames,
+        queryItems: Set<String> = Redaction.defaultParameterNames,
         formFields: Set<String> = Redaction.defaultParameterNames,
         namePatterns: NamePatterns = .standard,
         exposed: Set<String> = []
     ) {
         self.headers = headers
-        self.queryParameters = queryParameters
+        self.queryItems = queryItems
         self.formFields = formFields
         self.namePatterns = namePatterns
         self.exposed = exposed
@@ -197,21 +197,21 @@ extension Redaction {
         headerMatcher.isSecret(headerName: headerName)
     }
 
-    /// Whether the value of the URL query parameter (or fragment item, or path parameter) `name`
-    /// must be hidden, by the ``namePatterns``, ``queryParameters`` and ``exposed``. `name` is
+    /// Whether the value of the URL query item (or fragment item, or path parameter) `name`
+    /// must be hidden, by the ``namePatterns``, ``queryItems`` and ``exposed``. `name` is
     /// percent-decoded first; a structured name (`user[password]`) is secret when a part is.
     ///
     /// ```swift
-    /// Redaction.default.isSecret(queryParameterName: "user%5Bpassword%5D")   // true
-    /// Redaction.default.isSecret(queryParameterName: "page")                 // false
+    /// Redaction.default.isSecret(queryItemName: "user%5Bpassword%5D")   // true
+    /// Redaction.default.isSecret(queryItemName: "page")                 // false
     /// ```
-    public func isSecret(queryParameterName name: String) -> Bool {
-        queryParameterMatcher.isSecret(parameter: Self.decodedName(Substring(name)))
+    public func isSecret(queryItemName name: String) -> Bool {
+        queryItemMatcher.isSecret(parameter: Self.decodedName(Substring(name)))
     }
 
     /// Whether the value of the form field or JSON key `name` must be hidden, by the
     /// ``namePatterns``, ``formFields`` and ``exposed``. Percent-decoded and split like
-    /// ``isSecret(queryParameterName:)``.
+    /// ``isSecret(queryItemName:)``.
     ///
     /// ```swift
     /// Redaction.default.isSecret(fieldName: "authorization")   // true (pattern `auth…`)

@@ -114,7 +114,7 @@ final class AttemptTrace: Sendable {
     @TaskLocal static var current: AttemptTrace?
 
     private let call: CallTrace
-    /// Which query parameters and path parameters `url.full` hides.
+    /// Which query items and path parameters `url.full` hides.
     private let redaction: Redaction
     /// Whether Courier wrote the trace context into the request (it did not when the request
     /// already carried some, or the transport writes its own).

@@ -32,11 +32,11 @@ extension URL {
         components.percentEncodedPath = redaction.redactPathParameters(components.percentEncodedPath, replacement: replacement)
         if let query = components.percentEncodedQuery {
             components.percentEncodedQuery = Redaction.redactParameters(
-                query, isSecret: redaction.queryParameterNameTest, replacement: replacement)
+                query, isSecret: redaction.queryItemNameTest, replacement: replacement)
         }
         if let fragment = components.percentEncodedFragment {
             components.percentEncodedFragment = Redaction.redactParameters(
-                fragment, isSecret: redaction.queryParameterNameTest, replacement: replacement)
+                fragment, isSecret: redaction.queryItemNameTest, replacement: replacement)
         }
         if let url = components.url { return url }
         var bare = URLComponents()

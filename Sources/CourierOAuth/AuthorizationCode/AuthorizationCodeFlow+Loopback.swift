@@ -65,7 +65,7 @@ extension AuthorizationCodeFlow {
         authorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:],
+        additionalParameters: [QueryItem] = [],
         issuer: String? = nil,
         requiresIssuer: Bool = false,
         callbackPath: String = "/callback",

@@ -42,7 +42,7 @@ public struct AuthorizationCodeFlow: Sendable {
     public let scope: String?
     /// Extra parameters of the authorization request, after Courier's own (e.g. `prompt`,
     /// `login_hint`, RFC 8707 `resource`).
-    public let additionalParameters: QueryParameters
+    public let additionalParameters: [QueryItem]
     /// The authorization server's issuer identifier, compared exactly with the response's `iss`
     /// (RFC 9207); `nil` ignores `iss`.
     public let issuer: String?
@@ -75,7 +75,7 @@ public struct AuthorizationCodeFlow: Sendable {
     ///     tokenEndpoint: tokens,
     ///     redirectURI: URL(string: "http://127.0.0.1:53682/callback")!,
     ///     scope: "repo read:user",
-    ///     additionalParameters: ["prompt": "consent"]
+    ///     additionalParameters: [QueryItem(name: "prompt", value: "consent")]
     /// )
     /// ```
     ///
@@ -100,7 +100,7 @@ public struct AuthorizationCodeFlow: Sendable {
         tokenEndpoint: OAuth2TokenEndpoint,
         redirectURI: URL,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:],
+        additionalParameters: [QueryItem] = [],
         issuer: String? = nil,
         requiresIssuer: Bool = false
     ) throws(CourierError) {
@@ -117,7 +117,7 @@ public struct AuthorizationCodeFlow: Sendable {
         tokenEndpoint: OAuth2TokenEndpoint,
         redirectURI: URL,
         scope: String?,
-        additionalParameters: QueryParameters,
+        additionalParameters: [QueryItem],
         issuer: String?,
         requiresIssuer: Bool,
         codeVerifier: String,
@@ -143,12 +143,6 @@ public struct AuthorizationCodeFlow: Sendable {
         if scope != nil { reserved.insert("scope") }
         let existingNames = (try? AuthorizationResponse.parseQuery(components.percentEncodedQuery ?? ""))?.map(\.name) ?? []
         try Self.validate(additionalParameters.map(\.name) + existingNames, reserved: reserved)
-        for (name, value) in additionalParameters where value != .null && value.scalarText == nil {
-            throw .invalidRequest(
-                .encodingFailed(
-                    "the OAuth2 authorization request parameter \(name.debugDescription) is not flat text (an array, a dictionary, or a NaN or infinite number)"
-                ))
-        }
 
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -183,21 +177,20 @@ public struct AuthorizationCodeFlow: Sendable {
     ///
     /// It carries `state` and the challenge (not the verifier): open it, but do not log it.
     public var authorizationURL: URL {
-        var parameters: QueryParameters = [
-            "response_type": "code",
-            "client_id": .string(clientID),
-            "redirect_uri": .string(redirectURI.absoluteString),
+        var items = [
+            QueryItem(name: "response_type", value: "code"),
+            QueryItem(name: "client_id", value: clientID),
+            QueryItem(name: "redirect_uri", value: redirectURI.absoluteString),
         ]
-        if let scope { parameters.append("scope", .string(scope)) }
-        parameters.append(contentsOf: [
-            "state": .string(state),
-            "code_challenge": .string(codeChallenge),
-            "code_challenge_method": .string(codeChallengeMethod),
-        ])
-        parameters.append(contentsOf: additionalParameters)
-        // The initializer checked that every value is flat text or a bare name.
-        let ours = parameters.map { name, value in
-            PercentEncoding.encode(name) + (value == .null ? "" : "=" + PercentEncoding.encode(value.scalarText ?? ""))
+        if let scope { items.append(QueryItem(name: "scope", value: scope)) }
+        items += [
+            QueryItem(name: "state", value: state),
+            QueryItem(name: "code_challenge", value: codeChallenge),
+            QueryItem(name: "code_challenge_method", value: codeChallengeMethod),
+        ]
+        items += additionalParameters
+        let ours = items.map { item in
+            PercentEncoding.encode(item.name) + (item.value.map { "=" + PercentEncoding.encode($0) } ?? "")
         }.joined(separator: "&")
         // The initializer checked that URLComponents reads the endpoint; the fallbacks are unreachable.
         guard var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false) else {

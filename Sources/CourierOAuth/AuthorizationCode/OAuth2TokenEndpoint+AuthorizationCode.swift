@@ -34,8 +34,11 @@ extension OAuth2TokenEndpoint {
         guard !code.isEmpty else {
             throw .invalidRequest(.encodingFailed("the authorization code is empty"))
         }
-        var parameters: QueryParameters = ["code": .string(code), "redirect_uri": .string(redirectURI.absoluteString)]
-        if let codeVerifier { parameters.append("code_verifier", .string(codeVerifier)) }
+        var parameters = [
+            QueryItem(name: "code", value: code),
+            QueryItem(name: "redirect_uri", value: redirectURI.absoluteString),
+        ]
+        if let codeVerifier { parameters.append(QueryItem(name: "code_verifier", value: codeVerifier)) }
         return try await requestToken(grantType: "authorization_code", parameters: parameters)
     }
 }

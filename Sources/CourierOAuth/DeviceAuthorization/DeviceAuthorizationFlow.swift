@@ -49,7 +49,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     public let scope: String?
     /// Extra parameters for the device authorization request (e.g. RFC 8707 `resource`); not
     /// sent when polling.
-    public let additionalParameters: QueryParameters
+    public let additionalParameters: [QueryItem]
     let clock: PollingClock
 
     /// The most a connection failure may stretch the wait before the next poll (unless the
@@ -83,7 +83,7 @@ public struct DeviceAuthorizationFlow: Sendable {
         deviceAuthorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:],
+        additionalParameters: [QueryItem] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
@@ -140,13 +140,13 @@ public struct DeviceAuthorizationFlow: Sendable {
     public func start() async throws(CourierError) -> DeviceAuthorization {
         let (baseURL, path) = try OAuth2Exchange.split(deviceAuthorizationEndpoint)
         var reserved = Set(tokenEndpoint.clientAuthentication.bodyParameters.map(\.name))
-        var form: QueryParameters = [:]
+        var form: [QueryItem] = []
         if let scope {
-            form.append("scope", .string(scope))
+            form.append(QueryItem(name: "scope", value: scope))
             reserved.insert("scope")
         }
         try OAuth2Form.validate(additionalParameters, reserved: reserved)
-        form.append(contentsOf: additionalParameters)
+        form += additionalParameters
         let request = try OAuth2Exchange.formPost(
             to: baseURL, path: path, form: form, clientAuthentication: tokenEndpoint.clientAuthentication,
             transport: tokenEndpoint.transport, timeout: tokenEndpoint.timeout,

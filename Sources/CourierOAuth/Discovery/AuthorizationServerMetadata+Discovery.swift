@@ -165,7 +165,7 @@ extension AuthorizationServerMetadata {
     public func deviceAuthorizationFlow(
         tokenEndpoint: OAuth2TokenEndpoint,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:],
+        additionalParameters: [QueryItem] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) throws(CourierError) -> DeviceAuthorizationFlow {
         let url = try required(deviceAuthorizationEndpoint, "device_authorization_endpoint")

@@ -150,7 +150,7 @@ enum AuthenticationGuide {
         let delegated = try await tokens.jwtBearer(assertion: signedJWT)                                // RFC 7523
         _ = delegated
         let custom = try await tokens.requestToken(                                                      // §4.5
-            grantType: "urn:example:grant", parameters: ["ticket": .string(ticket)])
+            grantType: "urn:example:grant", parameters: [QueryItem(name: "ticket", value: ticket)])
         _ = custom
     }
 

@@ -15,7 +15,7 @@ enum GettingStartedGuide {
         let query: String
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var path: URLPath { get throws(CourierError) { try URLPath("/search/repositories") } }
-        var queryParameters: QueryParameters { ["q": .string(query)] }
+        var queryItems: [QueryItem] { [QueryItem(name: "q", value: query)] }
         var headerItems: [HeaderItem] { [.accept("application/json")] }
         var timeout: Duration? { .seconds(5) }
     }
@@ -37,7 +37,7 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:178
+    // Documentation/GettingStarted.md:179
     struct GetUser: ResponseDeclaring {
         typealias ResponseModel = User
         let id: Int
@@ -60,28 +60,28 @@ enum GettingStartedGuide {
         evaluate(api.get("users", "a/b c", "repos"))  // GET /users/a%2Fb%20c/repos
     }
 
-    // Documentation/GettingStarted.md:135
-    @Test("Documentation/GettingStarted.md:135") static func line135() async throws {
-        evaluate(api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query(["verbose": nil]))
+    // Documentation/GettingStarted.md:136
+    @Test("Documentation/GettingStarted.md:136") static func line136() async throws {
+        evaluate(api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("verbose"))
         // GET /search?q=swift%20%26%20linux&tag=a&tag=b&page=2&verbose
         evaluate(api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20]]))
         // GET /issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20
     }
 
-    // Documentation/GettingStarted.md:178
-    static func line178() async throws {
+    // Documentation/GettingStarted.md:179
+    static func line179() async throws {
         let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
         _ = user
     }
 
-    // Documentation/GettingStarted.md:202
-    @Test("Documentation/GettingStarted.md:202") static func line202() async throws {
+    // Documentation/GettingStarted.md:203
+    @Test("Documentation/GettingStarted.md:203") static func line203() async throws {
         print(api.get("search").query("q", "swift").query("access_token", token))
         // GET https://api.example.com/search?q=swift&access_token=<redacted>
     }
 
-    // Documentation/GettingStarted.md:209
-    static func line209() async throws {
+    // Documentation/GettingStarted.md:210
+    static func line210() async throws {
         let client = Client()
         _ = client
         let result = try await client.enqueue(SearchRepositories(query: "swift")).resume(expecting: SearchResult.self)
@@ -89,8 +89,8 @@ enum GettingStartedGuide {
     }
 
     #if canImport(Combine)
-    // Documentation/GettingStarted.md:231
-    static func line231() async throws {
+    // Documentation/GettingStarted.md:232
+    static func line232() async throws {
         var cancellables = Set<AnyCancellable>()
         _ = cancellables
         evaluate(client.enqueue(GitHub.user("octocat")).publisher()   // publishes a User (the endpoint declares it)
@@ -102,8 +102,8 @@ enum GettingStartedGuide {
     }
     #endif
 
-    // Documentation/GettingStarted.md:250
-    static func line250() async throws {
+    // Documentation/GettingStarted.md:251
+    static func line251() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.timeout = .seconds(15)
@@ -114,8 +114,8 @@ enum GettingStartedGuide {
         _ = client
     }
 
-    // Documentation/GettingStarted.md:281
-    static func line281() async throws {
+    // Documentation/GettingStarted.md:282
+    static func line282() async throws {
         do {
             _ = try await client.enqueue(GetUser(id: 1)).resume(expecting: User.self)
         } catch .response(let response) where response.statusCode == 404 {
@@ -131,8 +131,8 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:316
-    static func line316() async throws {
+    // Documentation/GettingStarted.md:317
+    static func line317() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here

@@ -19,7 +19,7 @@ enum ReadmeGuide {
     struct ListUsers: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
-        var queryParameters: QueryParameters { ["page": "1"] }
+        var queryItems: [QueryItem] { [QueryItem(name: "page", value: "1")] }
     }
     struct CreateUser: Requestable {
         let name: String

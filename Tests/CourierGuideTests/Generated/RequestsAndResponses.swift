@@ -7,90 +7,96 @@ import Foundation
 import Testing
 
 enum RequestsAndResponsesGuide {
-    // Documentation/RequestsAndResponses.md:15
+    // Documentation/RequestsAndResponses.md:14
     struct Search: Requestable {
-        let term: String
+        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        var queryItems: [QueryItem] { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
+    }
+    // GET /?q=swift%20%26%20linux&verbose
+
+    // Documentation/RequestsAndResponses.md:26
+    struct Line26Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var queryParameters: QueryParameters {
-            ["q": .string(term), "tag": "a", "tag": "b", "filter": ["owner": "ada", "labels": ["x", "y"]], "limit": 20, "verbose": nil]
+            ["filter": ["tags": ["a", "b"], "owner": "ada"], "limit": 20, "archived": false, "cursor": nil]
         }
+        // ?archived=false&cursor&filter%5Bowner%5D=ada&filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
     }
-    // GET /?q=swift%20%26%20linux&tag=a&tag=b&filter%5Blabels%5D%5B0%5D=x&filter%5Blabels%5D%5B1%5D=y&filter%5Bowner%5D=ada&limit=20&verbose
 
-    // Documentation/RequestsAndResponses.md:36
+    // Documentation/RequestsAndResponses.md:41
     struct Filter: Encodable { var tags: [String]; var since: Date? }
-    struct Line36Member1: Requestable {
+    struct Line41Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var queryParameters: QueryParameters {
             get throws(CourierError) { try QueryParameters(encoding: Filter(tags: ["a"], since: nil)) }
         }
-        // ?tags%5B0%5D=a                       (names sorted; an absent optional writes nothing)
+        // ?tags%5B0%5D=a                       (an absent optional writes nothing)
     }
 
-    // Documentation/RequestsAndResponses.md:72
-    struct Line72Member1: Requestable {
+    // Documentation/RequestsAndResponses.md:77
+    struct Line77Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var queryStringOptions: QueryStringFormattingOptions? {
             QueryStringFormattingOptions(arrayFormat: .commaSeparated)
         }
     }
-    struct Line72Member2: Requestable {
+    struct Line77Member2: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var queryParameters: QueryParameters { ["foo": ["foo", "bar", 1234, 1.234]] }
         // ?foo=foo,bar,1234,1.234
     }
 
-    // Documentation/RequestsAndResponses.md:87
-    struct Line87Member1: Requestable {
+    // Documentation/RequestsAndResponses.md:92
+    struct Line92Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var method: HTTPMethod { .post }
     }
-    struct Line87Member2: Requestable {
+    struct Line92Member2: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .json(NewUser(name: "Ada")) }                 // the client's Configuration.encoder
     }
-    struct Line87Member3: Requestable {
+    struct Line92Member3: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .json(NewUser(name: "Ada"), encoder: snake) } // this endpoint's own
         // Content-Type: application/json
     }
 
-    // Documentation/RequestsAndResponses.md:96
-    struct Line96Member1: Requestable {
+    // Documentation/RequestsAndResponses.md:101
+    struct Line101Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var body: RequestBody? { .form(["grant_type": "password", "username": "ada@example.com"]) }
+        var body: RequestBody? { .form([QueryItem(name: "grant_type", value: "password"), QueryItem(name: "username", value: "ada@example.com")]) }
     }
-    struct Line96Member2: Requestable {
+    struct Line101Member2: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         // grant_type=password&username=ada@example.com   (@ is reserved and kept, as in a query)
         var body: RequestBody? { .form(["user": ["name": "Ada", "tags": ["x", "y"]]], options: QueryStringFormattingOptions(arrayFormat: .bracketed)) }
         // Content-Type: application/x-www-form-urlencoded; charset=utf-8
     }
 
-    // Documentation/RequestsAndResponses.md:130
-    struct Line130Member1: Requestable {
+    // Documentation/RequestsAndResponses.md:135
+    struct Line135Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .data(png, contentType: "image/png") }
     }
-    struct Line130Member2: Requestable {
+    struct Line135Member2: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .text("hello") }                                   // text/plain; charset=utf-8
     }
-    struct Line130Member3: Requestable {
+    struct Line135Member3: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .file(URL(fileURLWithPath: "/data/video.mp4")) }   // video/mp4, streamed, Content-Length
     }
-    struct Line130Member4: Requestable {
+    struct Line135Member4: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .stream(chunks, contentType: "application/x-ndjson") }     // any AsyncSequence of Data / [UInt8]
     }
-    struct Line130Member5: Requestable {
+    struct Line135Member5: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var body: RequestBody? { .stream(bytes: byteSequence, length: 4_096) }             // an AsyncSequence of UInt8
     }
 
-    // Documentation/RequestsAndResponses.md:186
-    struct Line186Member1: Requestable {
+    // Documentation/RequestsAndResponses.md:191
+    struct Line191Member1: Requestable {
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
         var responseDecoder: (any ResponseBodyDecoder)? {
             let decoder = JSONDecoder()
@@ -99,14 +105,14 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:250
+    // Documentation/RequestsAndResponses.md:255
     struct Export: Requestable {
         var maximumResponseSize: Int? { 512 << 20 }      // this one may be large (Int.max: no limit)
         var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
     }
 
-    // Documentation/RequestsAndResponses.md:108
-    static func line108() async throws {
+    // Documentation/RequestsAndResponses.md:113
+    static func line113() async throws {
         var form = MultipartForm()
         _ = form
         evaluate(form.append(text: "Quarterly report", name: "title"))
@@ -117,8 +123,8 @@ enum RequestsAndResponsesGuide {
         // Content-Type: multipart/form-data; boundary=courier-3f6c…
     }
 
-    // Documentation/RequestsAndResponses.md:202
-    static func line202() async throws {
+    // Documentation/RequestsAndResponses.md:207
+    static func line207() async throws {
         do {
             evaluate(try await client.enqueue(Transfer(amount: 100)).resume())
         } catch {
@@ -133,15 +139,15 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:250
-    static func line250() async throws {
+    // Documentation/RequestsAndResponses.md:255
+    static func line255() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.maximumResponseSize = 8 << 20          // 8 MiB for every call
     }
 }
 
-// Documentation/RequestsAndResponses.md:155
+// Documentation/RequestsAndResponses.md:160
 extension RequestBody {
     static func csv(_ rows: [[String]]) -> RequestBody {
         .custom(contentType: "text/csv; charset=utf-8") { Data(rows.map { $0.joined(separator: ",") }.joined(separator: "\r\n").utf8) }

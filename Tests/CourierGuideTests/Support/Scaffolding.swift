@@ -46,7 +46,7 @@ let token = "token"
 let signedJWT = "header.payload.signature"
 let ticket = "ticket-value"
 let key = Data(repeating: 7, count: 32)
-let extra = ["audience": "reports"]
+let extra = [QueryItem(name: "audience", value: "reports")]
 
 let tokenFile = URL(fileURLWithPath: "/tmp/courier-guide/tokens")
 let sharedTokenFile = tokenFile

@@ -86,7 +86,7 @@ struct RequestSignerTests {
             $0.authentication = .signed(signer)
             $0.authorizedHosts = ["api.example.com"]
         }
-        _ = try await client.enqueue(TestEndpoint(queryParameters: ["q": "1"])).resume()
+        _ = try await client.enqueue(TestEndpoint(queryItems: [QueryItem(name: "q", value: "1")])).resume()
         let sent = try #require(await transport.last)
         switch signer.placement {
         case .header(let name):

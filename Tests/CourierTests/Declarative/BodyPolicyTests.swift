@@ -14,6 +14,7 @@ private struct NoSuchModifier {}
 extension BodyModifierProbe {
     func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> NoSuchModifier { NoSuchModifier() }
     func body(_ body: RequestBody) -> NoSuchModifier { NoSuchModifier() }
+    func form(_ items: [QueryItem], options: QueryStringFormattingOptions? = nil) -> NoSuchModifier { NoSuchModifier() }
     func form(_ parameters: QueryParameters, options: QueryStringFormattingOptions? = nil) -> NoSuchModifier { NoSuchModifier() }
     func form(encoding value: some Encodable, options: QueryStringFormattingOptions? = nil) -> NoSuchModifier { NoSuchModifier() }
 }
@@ -31,7 +32,7 @@ struct BodyPolicyTests {
         for endpoint in [declaredAPI.get("users"), declaredAPI.head("users")] {
             #expect(type(of: endpoint.json(["a": 1])) == NoSuchModifier.self)
             #expect(type(of: endpoint.body(.text("x"))) == NoSuchModifier.self)
-            #expect(type(of: endpoint.form(["a": nil])) == NoSuchModifier.self)
+            #expect(type(of: endpoint.form([QueryItem(name: "a")])) == NoSuchModifier.self)
             #expect(type(of: endpoint.form(["a": 1])) == NoSuchModifier.self)
             #expect(type(of: endpoint.form(encoding: ["a": 1])) == NoSuchModifier.self)
         }
@@ -47,14 +48,14 @@ struct BodyPolicyTests {
         let endpoint = declaredAPI.post("users")
         #expect(type(of: endpoint.json(["a": 1])) == Endpoint<BodyAllowed, Response>.self)
         #expect(type(of: endpoint.body(.text("x"))) == Endpoint<BodyAllowed, Response>.self)
-        #expect(type(of: endpoint.form(["a": nil])) == Endpoint<BodyAllowed, Response>.self)
+        #expect(type(of: endpoint.form([QueryItem(name: "a")])) == Endpoint<BodyAllowed, Response>.self)
         #expect(type(of: endpoint.form(["a": 1])) == Endpoint<BodyAllowed, Response>.self)
         #expect(type(of: endpoint.form(encoding: ["a": 1])) == Endpoint<BodyAllowed, Response>.self)
         #expect(type(of: endpoint.returning(DeclaredUser.self).json(["a": 1])) == Endpoint<BodyAllowed, DeclaredUser>.self)
     }
 
     @Test func everyModifierOfAGetEndpointKeepsItBodyForbidden() {
-        let endpoint = declaredAPI.get("users").appending("x").query("a", 1).query(["b": 2]).query(["c": nil])
+        let endpoint = declaredAPI.get("users").appending("x").query("a", 1).query(["b": 2]).query([QueryItem(name: "c")])
             .header("X", "1").headers([]).timeout(.seconds(1)).authorized(false).accepting(statusCodes: [200])
             .maximumResponseSize(1).decoder(JSONBodyDecoder()).middleware().constraints().queryStringOptions(.init())
         #expect(type(of: endpoint) == Endpoint<BodyForbidden, Response>.self)

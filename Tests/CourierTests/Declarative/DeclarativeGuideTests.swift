@@ -67,7 +67,7 @@ struct DeclarativeGuideTests {
     }
 
     @Test func theQueryExamples() async throws {
-        let search = api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query(["verbose": nil])
+        let search = api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("verbose")
         #expect(try await sent(search).head.path == "/search?q=swift%20%26%20linux&tag=a&tag=b&page=2&verbose")
         let issues = api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20]])
         #expect(try await sent(issues).head.path == "/issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20")

@@ -29,7 +29,7 @@ enum DeviceFixtures {
     static func flow(
         _ transport: RecordingTransport, clock: TestClock = TestClock(sleepsReturnImmediately: true),
         authentication: OAuth2ClientAuthentication = .publicClient(clientID: "app"), scope: String? = "read write",
-        additionalParameters: QueryParameters = [:]
+        additionalParameters: [QueryItem] = []
     ) throws -> DeviceAuthorizationFlow {
         DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: deviceURL,
@@ -48,7 +48,7 @@ struct DeviceAuthorizationRequestTests {
     func startBody(mode: OAuth2AuthenticationCase) async throws {
         let transport = RecordingTransport(script: [DeviceFixtures.json(DeviceFixtures.deviceJSON())])
         let flow = try DeviceFixtures.flow(
-            transport, authentication: mode.authentication, additionalParameters: ["resource": "https://api.example.com/"])
+            transport, authentication: mode.authentication, additionalParameters: [QueryItem(name: "resource", value: "https://api.example.com/")])
         _ = try await flow.start()
         let request = try #require(await transport.last)
         #expect(request.head.method == .post)
@@ -185,7 +185,7 @@ struct DeviceAuthorizationRequestTests {
     func reservedParameters() async throws {
         let transport = RecordingTransport(script: [DeviceFixtures.json(DeviceFixtures.deviceJSON())])
         for name in ["scope", "client_id"] {
-            let flow = try DeviceFixtures.flow(transport, additionalParameters: [name: "x"])
+            let flow = try DeviceFixtures.flow(transport, additionalParameters: [QueryItem(name: name, value: "x")])
             await #expect(throws: CourierError.self) { _ = try await flow.start() }
         }
         #expect(await transport.count == 0)

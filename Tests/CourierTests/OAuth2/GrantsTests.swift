@@ -11,7 +11,7 @@ struct GrantsTests {
         let endpoint = try OAuth2Fixtures.endpoint(transport, authentication: mode.authentication)
         let credential = try await endpoint.password(
             username: "alice@example.com", password: "p&ss=w rd+", scope: "profile",
-            additionalParameters: ["audience": "api"])
+            additionalParameters: [QueryItem(name: "audience", value: "api")])
         let request = try #require(await transport.last)
         #expect(
             request.bodyText
@@ -50,7 +50,7 @@ struct GrantsTests {
         let transport = OAuth2Fixtures.answering()
         let error = await OAuth2Fixtures.error { () async throws(CourierError) in
             try await OAuth2Fixtures.endpoint(transport).password(
-                username: "u", password: "p", scope: "s", additionalParameters: [name: "x"])
+                username: "u", password: "p", scope: "s", additionalParameters: [QueryItem(name: name, value: "x")])
         }
         guard case .invalidRequest(.encodingFailed(let why, _))? = error else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")

@@ -121,7 +121,7 @@ struct OAuth2TokenResponseTests {
         #expect(credential.scope == "reports")
         #expect(credential.refreshToken == nil)
         #expect(try await endpoint.clientCredentials().scope == nil)
-        let fromParameters = try await endpoint.requestToken(grantType: "password", parameters: ["scope": "p"])
+        let fromParameters = try await endpoint.requestToken(grantType: "password", parameters: [QueryItem(name: "scope", value: "p")])
         #expect(fromParameters.scope == "p")
     }
 

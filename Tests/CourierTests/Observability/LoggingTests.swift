@@ -39,7 +39,7 @@ private struct CapturingHandler: LogHandler {
 
 private struct SecretEndpoint: Requestable {
     var requiresAuthorization: Bool { true }
-    var queryParameters: QueryParameters { ["access_token": "S3CR3T-query", "page": "2"] }
+    var queryItems: [QueryItem] { [QueryItem(name: "access_token", value: "S3CR3T-query"), QueryItem(name: "page", value: "2")] }
     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
     var path: URLPath { get throws(CourierError) { try URLPath("/items") } }
 }
@@ -95,9 +95,9 @@ struct LoggingTests {
 
 @Suite("Descriptions never print secrets")
 struct DescriptionRedactionTests {
-    @Test func queryParametersHideASecretValue() {
-        #expect((["access_token": "S3CR3T"] as QueryParameters).description == "access_token=<redacted>")
-        #expect((["page": "2"] as QueryParameters).description == "page=2")
+    @Test func aQueryItemHidesASecretValue() {
+        #expect(QueryItem(name: "access_token", value: "S3CR3T").description == "access_token=<redacted>")
+        #expect(QueryItem(name: "page", value: "2").description == "page=2")
     }
 
     @Test(arguments: ["https://ada:S3CR3T@api.example.com/x?code=S3CR3T&page=2", "not a url ?password=S3CR3T"])

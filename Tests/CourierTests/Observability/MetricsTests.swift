@@ -170,7 +170,7 @@ struct MetricsTests {
             configuration: Configuration(
                 transport: BearerAPI(), metricsFactory: metrics, authentication: .bearer(refresher), authorizedHosts: ["api.example.com"]))
         var endpoint = TestEndpoint()
-        endpoint.queryParameters = ["access_token": "S3CR3T-query"]
+        endpoint.queryItems = [QueryItem(name: "access_token", value: "S3CR3T-query")]
         _ = try await client.enqueue(APIEndpoint()).resume()
         _ = await makeClient(RecordingTransport()) { $0.metricsFactory = metrics }.enqueue(endpoint).result()
 

@@ -272,8 +272,8 @@ struct RedactionTests {
         var redaction = Redaction.default
         redaction.exposed.insert("x-tenant-secret")  // shown, although it matches `secret`
         redaction.exposed.insert("Authorization")
-        redaction.queryParameters.insert("SIG")
-        redaction.queryParameters.remove("code")
+        redaction.queryItems.insert("SIG")
+        redaction.queryItems.remove("code")
         let curl = request.curlCommand(redaction: redaction)
         #expect(curl == "curl 'https://h.example/p?code=c0de&sig=<redacted>' -H 'X-Tenant-Secret: T3NANT' -H 'Authorization: Bearer B34RER'")
         #expect(redaction != Redaction.default)

@@ -291,7 +291,7 @@ struct TracingTests {
             }
         }
         var endpoint = TestEndpoint()
-        endpoint.queryParameters = ["access_token": "S3CR3T-query", "page": "2"]
+        endpoint.queryItems = [QueryItem(name: "access_token", value: "S3CR3T-query"), QueryItem(name: "page", value: "2")]
         endpoint.headerItems = [HeaderItem(name: "X-Api-Key", value: "S3CR3T-api-key")]
         let basic = client(RecordingTransport(), tracer: tracer) {
             $0.authentication = .basic(BasicCredential(username: "ada", password: "S3CR3T-password"))

@@ -24,7 +24,7 @@ struct OneRequestModelTests {
         let client = makeClient(transport) {
             $0.middleware = [EditHead { $0.path = "/v2" + ($0.path ?? "/") }]
         }
-        _ = try await client.enqueue(TestEndpoint(pathString: "/users", queryParameters: ["page": "2"])).resume()
+        _ = try await client.enqueue(TestEndpoint(pathString: "/users", queryItems: [QueryItem(name: "page", value: "2")])).resume()
         #expect(await transport.last?.url.absoluteString == "https://api.example.com/v2/users?page=2")
     }
 

@@ -22,7 +22,7 @@ struct QueryStringEncodableTests {
             items: [LineItem(id: 7, tags: ["a", "b"]), LineItem(id: 8, tags: [])],
             note: nil, express: true, weight: 1.25)
         let parameters = try QueryParameters(encoding: order)
-        #expect(parameters["note"] == nil)
+        #expect(parameters.values["note"] == nil)
         #expect(
             try formatted(parameters) == "address%5Bcity%5D=London&address%5Bzip%5D=N1%209GU&customer=Ada%20L&express=true"
                 + "&items%5B0%5D%5Bid%5D=7&items%5B0%5D%5Btags%5D%5B0%5D=a&items%5B0%5D%5Btags%5D%5B1%5D=b&items%5B1%5D%5Bid%5D=8"
@@ -63,7 +63,7 @@ struct QueryStringEncodableTests {
             var data = Data([0xFB, 0xFF])
         }
         let parameters = try QueryParameters(encoding: Scalars())
-        #expect(parameters["huge"] == .decimal(Decimal(string: "18446744073709551615")!))
+        #expect(parameters.values["huge"] == .decimal(Decimal(string: "18446744073709551615")!))
         #expect(
             try formatted(parameters) == "data=%2B/8%3D&date=2024-05-01T12:00:00Z&decimal=12.5&double=0.1&float=1.1"
                 + "&huge=18446744073709551615&int8=-3&no=false&uint16=65535&url=https://example.com/a?b%3Dc")
@@ -114,7 +114,7 @@ struct QueryStringEncodableTests {
             }
         }
         let parameters = try QueryParameters(encoding: Custom())
-        #expect(parameters == ["list": ["first", [1, 2]], "meta": ["list": "x"], "super": "base"], "names in sorted order")
+        #expect(parameters == ["meta": ["list": "x"], "list": ["first", [1, 2]], "super": "base"])
     }
 
     @Test func anEmptyStructGivesNoParameters() throws {

@@ -19,11 +19,13 @@ struct QueryStringRequestTests {
                 == "https://api.example.com/search?filter%5Btags%5D%5B0%5D=a%20b&filter%5Btags%5D%5B1%5D=c/d&limit=20")
     }
 
-    @Test func parametersAreWrittenInTheOrderTheEndpointGivesThem() async throws {
+    @Test func flatItemsComeFirstThenNestedParameters() async throws {
         let transport = RecordingTransport()
-        let endpoint = QueryEndpoint(queryParameters: ["z": "1", "debug": nil, "a": ["b": "c"], "z": "2"])
+        let endpoint = QueryEndpoint(
+            queryItems: [QueryItem(name: "z", value: "1"), QueryItem(name: "debug")],
+            queryParameters: ["a": ["b": "c"]])
         _ = try await makeClient(transport).enqueue(endpoint).resume()
-        #expect(await transport.last?.head.path == "/search?z=1&debug&a%5Bb%5D=c&z=2")
+        #expect(await transport.last?.head.path == "/search?z=1&debug&a%5Bb%5D=c")
     }
 
     @Test func theClientsOptionsFormatQueriesOfEndpointsWithoutTheirOwn() async throws {
@@ -31,7 +33,7 @@ struct QueryStringRequestTests {
         let client = makeClient(transport) {
             $0.queryStringOptions = Options(arrayFormat: .bracketed, spaceEncodingRule: .replacedWithDecodedPlus)
         }
-        let endpoint = QueryEndpoint(queryParameters: ["q": "x y", "ids": [1, 2]])
+        let endpoint = QueryEndpoint(queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]])
         _ = try await client.enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?q=x+y&ids%5B%5D=1&ids%5B%5D=2")
     }
@@ -42,7 +44,7 @@ struct QueryStringRequestTests {
             $0.queryStringOptions = Options(arrayFormat: .bracketed, spaceEncodingRule: .replacedWithDecodedPlus)
         }
         let endpoint = QueryEndpoint(
-            queryParameters: ["q": "x y", "ids": [1, 2]],
+            queryItems: [QueryItem(name: "q", value: "x y")], queryParameters: ["ids": [1, 2]],
             queryStringOptions: Options(arrayFormat: .commaSeparated))
         _ = try await client.enqueue(endpoint).resume()
         #expect(await transport.last?.head.path == "/search?q=x%20y&ids=1,2")
@@ -98,8 +100,8 @@ struct QueryStringRequestTests {
     @Test func aFormOfFlatItemsIsSentInOrderWithTheFormContentType() async throws {
         let transport = RecordingTransport()
         let body = RequestBody.form([
-            "name": "Ada Lovelace", "remember": nil,
-            "next": "/home?tab=1+2",
+            QueryItem(name: "name", value: "Ada Lovelace"), QueryItem(name: "remember"),
+            QueryItem(name: "next", value: "/home?tab=1+2"),
         ])
         _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: body)).resume()
         let request = try #require(await transport.last)
@@ -109,13 +111,13 @@ struct QueryStringRequestTests {
         #expect(request.head.path == "/search")
     }
 
-    @Test func aFormOfNestedParametersIsSentInOrderWithNestedKeysSorted() async throws {
+    @Test func aFormOfNestedParametersIsSentSortedAndNested() async throws {
         let transport = RecordingTransport()
         let body = RequestBody.form(["user": ["name": "Ada", "langs": ["en", "fr"]], "agree": true])
         _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .put, body: body)).resume()
         let request = try #require(await transport.last)
         #expect(request.header("Content-Type") == Self.formContentType)
-        #expect(request.bodyData == Data("user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada&agree=true".utf8))
+        #expect(request.bodyData == Data("agree=true&user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada".utf8))
     }
 
     @Test func aFormWithoutOptionsUsesTheClientsOptions() async throws {
@@ -124,8 +126,8 @@ struct QueryStringRequestTests {
             $0.queryStringOptions = Options(arrayFormat: .duplicatedKeys, spaceEncodingRule: .replacedWithDecodedPlus)
         }
         _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form(["q": "a b", "ids": [1, 2]]))).resume()
-        #expect(await transport.last?.bodyData == Data("q=a+b&ids=1&ids=2".utf8))
-        _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form(["q": "a b"]))).resume()
+        #expect(await transport.last?.bodyData == Data("ids=1&ids=2&q=a+b".utf8))
+        _ = try await client.enqueue(QueryEndpoint(method: .post, body: .form([QueryItem(name: "q", value: "a b")]))).resume()
         #expect(await transport.last?.bodyData == Data("q=a+b".utf8))
     }
 
@@ -144,7 +146,7 @@ struct QueryStringRequestTests {
             QueryEndpoint(
                 method: .post,
                 body: .form(
-                    ["a": "b c"],
+                    [QueryItem(name: "a", value: "b c")],
                     options: Options(spaceEncodingRule: .replacedWithDecodedPlus)))
         ).resume()
         #expect(await transport.last?.bodyData == Data("a=b+c".utf8))
@@ -164,7 +166,7 @@ struct QueryStringRequestTests {
 
     @Test func anEmptyFormIsAnEmptyBody() async throws {
         let transport = RecordingTransport()
-        _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: .form(QueryParameters()))).resume()
+        _ = try await makeClient(transport).enqueue(QueryEndpoint(method: .post, body: .form([QueryItem]()))).resume()
         let request = try #require(await transport.last)
         #expect(request.bodyData == Data())
         #expect(request.header("Content-Type") == Self.formContentType)

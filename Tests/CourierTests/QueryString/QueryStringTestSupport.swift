@@ -2,11 +2,12 @@ import Foundation
 
 @testable import Courier
 
-/// The query the engine writes for `parameters`, without `?`.
+/// The query the engine writes for `parameters` (after `items`), without `?`.
 func formatted(
-    _ parameters: QueryParameters?, _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
+    _ parameters: QueryParameters?, items: [QueryItem] = [],
+    _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
 ) throws(CourierError) -> String {
-    try QueryStringEncoder(options: options).encode(parameters ?? [:])
+    try QueryStringEncoder(options: options).encode(items: items, parameters: parameters ?? [:])
 }
 
 /// The reason of the `encodingFailed` error `body` throws; `nil` when it succeeds or fails otherwise.
@@ -25,6 +26,7 @@ struct QueryEndpoint: Requestable {
     var pathString = "/search"
     var method: HTTPMethod = .get
     var headerItems: [HeaderItem] = []
+    var queryItems: [QueryItem] = []
     var queryParameters: QueryParameters = [:]
     var queryStringOptions: QueryStringFormattingOptions?
     var body: RequestBody?

@@ -44,8 +44,8 @@ struct SecretNamePatternTests {
         #expect(redaction.isSecret(headerName: "Proxy-Authorization"))
         #expect(!redaction.isSecret(fieldName: "tokenType"))
         #expect(redaction.isSecret(fieldName: "access_token"))
-        #expect(!redaction.isSecret(queryParameterName: "data%5Btoken_type%5D"))  // its only secret part is exposed
-        #expect(redaction.isSecret(queryParameterName: "token_type%5Baccess_token%5D"))
+        #expect(!redaction.isSecret(queryItemName: "data%5Btoken_type%5D"))  // its only secret part is exposed
+        #expect(redaction.isSecret(queryItemName: "token_type%5Baccess_token%5D"))
 
         let request = TransportRequest(
             head: HTTPRequest(
@@ -53,7 +53,7 @@ struct SecretNamePatternTests {
                 headerFields: [.authorization: "Bearer B34RER", HTTPField.Name("Idempotency-Key")!: "k-1"]),
             body: .data(Data(#"{"token_type":"bearer","access_token":"S3CR3T"}"#.utf8)), timeout: .seconds(1),
             url: URL(string: "https://h.example/p?code=c0de")!)
-        redaction.queryParameters.remove("code")
+        redaction.queryItems.remove("code")
         #expect(
             request.curlCommand(redaction: redaction)
                 == #"curl -X 'POST' 'https://h.example/p?code=c0de' -H 'Authorization: Bearer B34RER' -H 'Idempotency-Key: k-1' --data-binary '{"access_token":"<redacted>","token_type":"bearer"}'"#
@@ -77,7 +77,7 @@ struct SecretNamePatternTests {
         #expect(!listsOnly.isSecret(headerName: "Private-Token"))
 
         #expect(!Redaction.disabled.isSecret(headerName: "Authorization"))
-        #expect(!Redaction.disabled.isSecret(queryParameterName: "access_token"))
+        #expect(!Redaction.disabled.isSecret(queryItemName: "access_token"))
         #expect(Redaction.disabled.redact(url: URL(string: "https://h.example/p?access_token=t")!) == "https://h.example/p?access_token=t")
         // User-info is never printed, whatever the redaction: it is not a name that can be exposed.
         #expect(Redaction.disabled.redact(url: URL(string: "https://u:p@h.example/")!) == "https://<redacted>@h.example/")
@@ -102,7 +102,7 @@ struct SecretNamePatternTests {
             ("code", true), ("zipcode", false), ("sig", true), ("design", false),
         ])
     func queryNames(name: String, expected: Bool) {
-        #expect(Redaction.default.isSecret(queryParameterName: name) == expected)
+        #expect(Redaction.default.isSecret(queryItemName: name) == expected)
     }
 
     @Test(

@@ -40,14 +40,14 @@ public enum OAuth2ClientAuthentication: Sendable, Equatable {
     }
 
     /// The parameters this authentication adds to the end of the form body.
-    package var bodyParameters: QueryParameters {
+    package var bodyParameters: [QueryItem] {
         switch self {
         case .basic:
-            [:]
+            []
         case .requestBody(let clientID, let clientSecret):
-            ["client_id": .string(clientID), "client_secret": .string(clientSecret)]
+            [QueryItem(name: "client_id", value: clientID), QueryItem(name: "client_secret", value: clientSecret)]
         case .publicClient(let clientID):
-            ["client_id": .string(clientID)]
+            [QueryItem(name: "client_id", value: clientID)]
         }
     }
 }

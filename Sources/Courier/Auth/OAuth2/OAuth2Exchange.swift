@@ -77,16 +77,14 @@ package enum OAuth2Exchange {
     /// parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
     /// client's secret and tokens, and a 3xx is an answer the caller sees as a failure.
     package static func formPost(
-        to baseURL: BaseURL, path: URLPath, form: QueryParameters, clientAuthentication: OAuth2ClientAuthentication,
+        to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
         transport: any Transport, timeout: Duration, maximumResponseSize: Int
     ) throws(CourierError) -> TransportRequest {
         var headers = [HeaderItem(name: "Accept", value: "application/json")]
         if let authorization = clientAuthentication.authorizationHeaderValue {
             headers.append(HeaderItem(name: "Authorization", value: authorization))
         }
-        var fields = form
-        fields.append(contentsOf: clientAuthentication.bodyParameters)
-        let body = Data(try OAuth2Form.encode(fields).utf8)
+        let body = Data(OAuth2Form.encode(form + clientAuthentication.bodyParameters).utf8)
         let request = Request(
             base: baseURL, urlPath: path, method: .post, headerItems: headers,
             body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"),

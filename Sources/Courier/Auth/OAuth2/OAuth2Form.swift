@@ -4,28 +4,12 @@
 /// characters: a space is `%20` (never `+`, which some servers would read as a literal plus),
 /// and `+`, `&`, `=`, `%` and `/` are encoded, so no value can change the body's structure.
 package enum OAuth2Form {
-    /// `name=value&name=value`, in order. A ``QueryValue/null`` value gives `name=` (an empty
-    /// value): form parsers treat a bare name the same way, and this keeps every pair explicit.
-    /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` naming the parameter (never
-    ///   its value) when a value is an array, a dictionary, or a NaN or infinite number: token
-    ///   request parameters are flat text.
-    package static func encode(_ parameters: QueryParameters) throws(CourierError) -> String {
-        var pairs: [String] = []
-        for (name, value) in parameters {
-            let text: String
-            if value == .null {
-                text = ""
-            } else if let scalar = value.scalarText {
-                text = scalar
-            } else {
-                throw .invalidRequest(
-                    .encodingFailed(
-                        "the OAuth2 parameter \(name.debugDescription) is not flat text (an array, a dictionary, or a NaN or infinite number)"
-                    ))
-            }
-            pairs.append(PercentEncoding.encode(name) + "=" + PercentEncoding.encode(text))
-        }
-        return pairs.joined(separator: "&")
+    /// `name=value&name=value`, in order. A `nil` value gives `name=` (an empty value): form
+    /// parsers treat a bare name the same way, and this keeps every pair explicit.
+    package static func encode(_ items: [QueryItem]) -> String {
+        items.map { item in
+            PercentEncoding.encode(item.name) + "=" + PercentEncoding.encode(item.value ?? "")
+        }.joined(separator: "&")
     }
 
     /// Checks the caller's parameters against the names the grant and the client authentication
@@ -34,15 +18,15 @@ package enum OAuth2Form {
     /// Other names may repeat (RFC 8707 `resource`, RFC 8693 `audience`).
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     ///   naming the parameter (never its value).
-    package static func validate(_ parameters: QueryParameters, reserved: Set<String>) throws(CourierError) {
-        for (name, _) in parameters {
-            if name.isEmpty {
+    package static func validate(_ items: [QueryItem], reserved: Set<String>) throws(CourierError) {
+        for item in items {
+            if item.name.isEmpty {
                 throw .invalidRequest(.encodingFailed("an OAuth2 token request parameter has an empty name"))
             }
-            if reserved.contains(name) {
+            if reserved.contains(item.name) {
                 throw .invalidRequest(
                     .encodingFailed(
-                        "the OAuth2 token request parameter \(name.debugDescription) is already set by the grant or the client authentication; RFC 6749 §3.2 allows it only once"
+                        "the OAuth2 token request parameter \(item.name.debugDescription) is already set by the grant or the client authentication; RFC 6749 §3.2 allows it only once"
                     ))
             }
         }

@@ -36,10 +36,10 @@ extension OAuth2TokenEndpoint {
         username: String,
         password: String,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:]
+        additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
-        var parameters: QueryParameters = ["username": .string(username), "password": .string(password)]
-        if let scope { parameters.append("scope", .string(scope)) }
+        var parameters = [QueryItem(name: "username", value: username), QueryItem(name: "password", value: password)]
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
         return try await requestCredential(
             grantType: "password",
             grantParameters: parameters,
@@ -74,13 +74,13 @@ extension OAuth2TokenEndpoint {
     public func jwtBearer(
         assertion: String,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:]
+        additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
         guard !assertion.isEmpty else {
             throw .invalidRequest(.encodingFailed("the JWT bearer assertion is empty"))
         }
-        var parameters: QueryParameters = ["assertion": .string(assertion)]
-        if let scope { parameters.append("scope", .string(scope)) }
+        var parameters = [QueryItem(name: "assertion", value: assertion)]
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
         return try await requestCredential(
             grantType: Self.jwtBearerGrantType,
             grantParameters: parameters,
@@ -96,8 +96,8 @@ extension OAuth2TokenEndpoint {
     package func deviceCode(_ deviceCode: String, requestedScope: String?) async throws(CourierError) -> TokenCredential {
         try await requestCredential(
             grantType: Self.deviceCodeGrantType,
-            grantParameters: ["device_code": .string(deviceCode)],
-            callerParameters: [:],
+            grantParameters: [QueryItem(name: "device_code", value: deviceCode)],
+            callerParameters: [],
             requestedScope: requestedScope,
             previousRefreshToken: nil
         )

@@ -124,13 +124,13 @@ public struct OAuth2TokenEndpoint: Sendable {
     public func refresh(
         _ credential: TokenCredential,
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:]
+        additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
         guard let refreshToken = credential.refreshToken, !refreshToken.isEmpty else {
             throw .authentication(.missingCredential)
         }
-        var parameters: QueryParameters = ["refresh_token": .string(refreshToken)]
-        if let scope { parameters.append("scope", .string(scope)) }
+        var parameters = [QueryItem(name: "refresh_token", value: refreshToken)]
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
         return try await requestCredential(
             grantType: "refresh_token",
             grantParameters: parameters,
@@ -157,10 +157,10 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// - Throws: the errors listed on ``OAuth2TokenEndpoint``.
     public func clientCredentials(
         scope: String? = nil,
-        additionalParameters: QueryParameters = [:]
+        additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
-        var parameters: QueryParameters = [:]
-        if let scope { parameters.append("scope", .string(scope)) }
+        var parameters: [QueryItem] = []
+        if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
         return try await requestCredential(
             grantType: "client_credentials",
             grantParameters: parameters,
@@ -176,35 +176,35 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// ```swift
     /// // authorization_code with PKCE (§4.1.3, RFC 7636):
     /// let credential = try await tokens.requestToken(grantType: "authorization_code", parameters: [
-    ///     "code": .string(code),
-    ///     "redirect_uri": "com.example.app:/callback",
-    ///     "code_verifier": .string(verifier),
+    ///     QueryItem(name: "code", value: code),
+    ///     QueryItem(name: "redirect_uri", value: "com.example.app:/callback"),
+    ///     QueryItem(name: "code_verifier", value: verifier),
     /// ])
     /// // password (§4.3):
     /// let signedIn = try await tokens.requestToken(grantType: "password", parameters: [
-    ///     "username": .string(user), "password": .string(password),
+    ///     QueryItem(name: "username", value: user), QueryItem(name: "password", value: password),
     /// ])
     /// ```
     ///
     /// - Parameters:
     ///   - grantType: the `grant_type` value, e.g. `"password"`, or an absolute URI for an
     ///     extension grant (§4.5). Must not be empty.
-    ///   - parameters: the grant's parameters (`["code": .string(code)]`), flat text,
-    ///     form-encoded in this order. They may not contain `grant_type` or the client
+    ///   - parameters: the grant's parameters, as `[QueryItem]` (`QueryItem(name: "code", value:
+    ///     code)`), form-encoded in this order. They may not contain `grant_type` or the client
     ///     authentication's `client_id` / `client_secret`. A `scope` among them becomes the
     ///     credential's scope when the response has none.
     /// - Returns: the new credential.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty grant type or a parameter that
-    ///   is not flat text; otherwise the errors listed on ``OAuth2TokenEndpoint``.
-    public func requestToken(grantType: String, parameters: QueryParameters) async throws(CourierError) -> TokenCredential {
+    /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty grant type; otherwise the errors
+    ///   listed on ``OAuth2TokenEndpoint``.
+    public func requestToken(grantType: String, parameters: [QueryItem]) async throws(CourierError) -> TokenCredential {
         guard !grantType.isEmpty else {
             throw .invalidRequest(.encodingFailed("the OAuth2 grant_type is empty"))
         }
         return try await requestCredential(
             grantType: grantType,
-            grantParameters: [:],
+            grantParameters: [],
             callerParameters: parameters,
-            requestedScope: parameters.reversed().first(where: { $0.name == "scope" })?.value.scalarText,
+            requestedScope: parameters.last(where: { $0.name == "scope" })?.value,
             previousRefreshToken: nil
         )
     }
@@ -215,8 +215,8 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// `OAuth2TokenEndpoint+Grants.swift` and the device flow's polls) goes through it.
     func requestCredential(
         grantType: String,
-        grantParameters: QueryParameters,
-        callerParameters: QueryParameters,
+        grantParameters: [QueryItem],
+        callerParameters: [QueryItem],
         requestedScope: String?,
         previousRefreshToken: String?
     ) async throws(CourierError) -> TokenCredential {
@@ -226,11 +226,10 @@ public struct OAuth2TokenEndpoint: Sendable {
         reserved.formUnion(authenticationParameters.map(\.name))
         try OAuth2Form.validate(callerParameters, reserved: reserved)
 
-        var form: QueryParameters = ["grant_type": .string(grantType)]
-        form.append(contentsOf: grantParameters)
-        form.append(contentsOf: callerParameters)
-        form.append(contentsOf: authenticationParameters)
-        let request = try makeRequest(body: Data(try OAuth2Form.encode(form).utf8))
+        let form =
+            [QueryItem(name: "grant_type", value: grantType)]
+            + grantParameters + callerParameters + authenticationParameters
+        let request = try makeRequest(body: Data(OAuth2Form.encode(form).utf8))
 
         let sentAt = now()
         let response: Response

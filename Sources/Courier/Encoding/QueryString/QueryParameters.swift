@@ -118,36 +118,44 @@ extension QueryValue: ExpressibleByDictionaryLiteral {
     }
 }
 
-/// The parameters of a query string or a form body: names with values, in order.
+/// The named, possibly nested parameters of a query string or a form body.
 ///
-/// A name may repeat, and a `nil` value writes the bare name (a flag). Write them with a
-/// dictionary literal, which keeps its order and its repeated names, or encode any `Encodable`
-/// whose top level is keyed; values may nest (see ``QueryValue``):
+/// Names are written in sorted order, so the same parameters always give the same URL. Write
+/// them with a dictionary literal, or encode any `Encodable` whose top level is keyed:
 ///
 /// ```swift
 /// struct Search: Requestable {
-///     let term: String
 ///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-///     var queryParameters: QueryParameters { ["q": .string(term), "tag": "a", "tag": "b", "verbose": nil] }
+///     var queryParameters: QueryParameters { ["q": "cats", "page": ["size": 20, "after": "x1"]] }
 /// }
-/// // /?q=cats&tag=a&tag=b&verbose
+/// // /?page%5Bafter%5D=x1&page%5Bsize%5D=20&q=cats
 ///
 /// struct Filter: Encodable { var tags: [String]; var since: Date? }
 /// let parameters = try QueryParameters(encoding: Filter(tags: ["a", "b"], since: nil))
 /// // tags%5B0%5D=a&tags%5B1%5D=b
 /// ```
-///
-/// Two values are equal when they hold the same names and values in the same order.
 public struct QueryParameters: Sendable, Equatable {
-    private var entries: [Entry]
+    /// The parameters by name.
+    public var values: [String: QueryValue]
 
-    private struct Entry: Sendable, Equatable {
-        var name: String
-        var value: QueryValue
+    /// Whether there are no parameters.
+    ///
+    /// ```swift
+    /// QueryParameters([:]).isEmpty  // true
+    /// ```
+    public var isEmpty: Bool { values.isEmpty }
+
+    /// Parameters from a dictionary.
+    ///
+    /// ```swift
+    /// let parameters = QueryParameters(["ids": [1, 2, 3]])
+    /// ```
+    public init(_ values: [String: QueryValue]) {
+        self.values = values
     }
 
     /// Parameters from any `Encodable` (a struct, a `[String: …]` dictionary) whose top level is
-    /// keyed, names in sorted order; nested containers become nested values.
+    /// keyed; nested containers become nested parameters.
     ///
     /// ```swift
     /// struct Query: Encodable { var term: String; var page: Page; var ids: [Int]; var cursor: String? }
@@ -183,7 +191,7 @@ public struct QueryParameters: Sendable, Equatable {
         }
         switch encoded {
         case .dictionary(let values):
-            self.entries = values.sorted { $0.key < $1.key }.map { Entry(name: $0.key, value: $0.value) }
+            self.values = values
         case .array:
             throw .invalidRequest(
                 .encodingFailed(
@@ -196,94 +204,15 @@ public struct QueryParameters: Sendable, Equatable {
                 ))
         }
     }
-
-    /// Whether there are no parameters.
-    ///
-    /// ```swift
-    /// ([:] as QueryParameters).isEmpty  // true
-    /// ```
-    public var isEmpty: Bool { entries.isEmpty }
-
-    /// The first value given for `name`, or `nil` when there is none; a bare name's value is
-    /// ``QueryValue/null``.
-    ///
-    /// ```swift
-    /// let parameters: QueryParameters = ["tag": "a", "tag": "b", "verbose": nil]
-    /// parameters["tag"]      // .string("a")
-    /// parameters["verbose"]  // .null
-    /// parameters["page"]     // nil
-    /// ```
-    public subscript(name: String) -> QueryValue? {
-        entries.first { $0.name == name }?.value
-    }
-
-    /// Adds `value` under `name` after the parameters there are, even when `name` is there
-    /// already; ``QueryValue/null`` writes the bare name.
-    ///
-    /// ```swift
-    /// var parameters: QueryParameters = ["q": .string(term)]
-    /// for tag in tags { parameters.append("tag", .string(tag)) }
-    /// ```
-    public mutating func append(_ name: String, _ value: QueryValue) {
-        entries.append(Entry(name: name, value: value))
-    }
-
-    /// Adds every parameter of `other` after these, in its order.
-    package mutating func append(contentsOf other: QueryParameters) {
-        entries += other.entries
-    }
-
-    /// Each name and value, in order, for the encoders.
-    func forEach(_ body: (String, QueryValue) throws(CourierError) -> Void) throws(CourierError) {
-        for entry in entries { try body(entry.name, entry.value) }
-    }
-}
-
-extension QueryParameters: Sequence {
-    /// The names and values, in order.
-    ///
-    /// ```swift
-    /// for (name, value) in recorded.queryParameters where name.hasPrefix("utm_") { print(name, value) }
-    /// ```
-    public func makeIterator() -> some IteratorProtocol<(name: String, value: QueryValue)> {
-        entries.lazy.map { (name: $0.name, value: $0.value) }.makeIterator()
-    }
 }
 
 extension QueryParameters: ExpressibleByDictionaryLiteral {
-    /// `["name": value, …]`, in the order written; a name may repeat, and `nil` writes the bare
-    /// name. `[:]` is none.
+    /// `["name": value]`. A name written twice keeps its last value.
     ///
     /// ```swift
-    /// let parameters: QueryParameters = ["q": "cats", "tag": "a", "tag": "b", "limit": 10, "verbose": nil]
-    /// // q=cats&tag=a&tag=b&limit=10&verbose
+    /// let parameters: QueryParameters = ["q": "cats", "limit": 10]
     /// ```
     public init(dictionaryLiteral elements: (String, QueryValue)...) {
-        self.entries = elements.map { Entry(name: $0.0, value: $0.1) }
-    }
-}
-
-extension QueryParameters: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The query string the parameters make with the default options, with the values of secret
-    /// names (`access_token`, `password`… see ``Redaction/isSecret(queryParameterName:)``) shown
-    /// as `<redacted>`.
-    ///
-    /// ```swift
-    /// (["q": "a b", "access_token": "t"] as QueryParameters).description   // "q=a%20b&access_token=<redacted>"
-    /// ```
-    public var description: String {
-        guard let encoded = try? QueryStringEncoder(options: QueryStringFormattingOptions()).encode(self) else {
-            return "<query parameters with a NaN or infinite number>"
-        }
-        return Redaction.redactParameters(encoded, isSecret: Redaction.default.queryParameterNameTest)
-    }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
-
-    /// The ``description`` alone, so that `dump(_:)` and reflection-based loggers cannot reach a
-    /// secret value.
-    public var customMirror: Mirror {
-        Mirror(self, children: ["query": description], displayStyle: .struct)
+        self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
     }
 }

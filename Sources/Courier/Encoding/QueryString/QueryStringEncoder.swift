@@ -1,9 +1,9 @@
-/// Writes ``QueryParameters`` as a query string (or a form body), following
-/// ``QueryStringFormattingOptions``.
+/// Writes flat ``QueryItem``s and nested ``QueryParameters`` as a query string (or a form
+/// body), following ``QueryStringFormattingOptions``.
 ///
-/// The output is byte-for-byte deterministic: the parameters keep their order, nested
-/// dictionary keys are sorted (plain `String` `<`) at every level, array elements keep their
-/// order. Brackets in generated names are always `%5B` and `%5D`.
+/// The output is byte-for-byte deterministic: flat items keep their order and come first,
+/// then the nested parameters with dictionary keys sorted (plain `String` `<`) at every level;
+/// array elements keep their order. Brackets in generated names are always `%5B` and `%5D`.
 struct QueryStringEncoder {
     let options: QueryStringFormattingOptions
     /// For each ASCII byte, whether it is written as it is (space and `+` aside).
@@ -25,10 +25,14 @@ struct QueryStringEncoder {
     /// `name=value&…` without a leading `?`; empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` naming the parameter (never its value)
     ///   when a number is NaN or infinite.
-    func encode(_ parameters: QueryParameters) throws(CourierError) -> String {
+    func encode(items: [QueryItem], parameters: QueryParameters) throws(CourierError) -> String {
         var pairs: [String] = []
-        try parameters.forEach { name, value throws(CourierError) in
-            try append(value, name: escape(name), to: &pairs)
+        for item in items {
+            let name = escape(item.name)
+            pairs.append(item.value.map { name + "=" + escape($0) } ?? name)
+        }
+        for (key, value) in parameters.values.sorted(by: { $0.key < $1.key }) {
+            try append(value, name: escape(key), to: &pairs)
         }
         return pairs.joined(separator: "&")
     }
@@ -92,10 +96,25 @@ struct QueryStringEncoder {
         name + openBracket + String(index) + closeBracket
     }
 
-    /// The text of a scalar (see ``QueryValue/scalarText``).
+    /// The text of a scalar: integers in decimal, doubles as their shortest round-trip
+    /// description, decimals by `description`, bools as `true`/`false`.
     private func scalarText(_ value: QueryValue, name: String) throws(CourierError) -> String {
-        guard let text = value.scalarText else { throw Self.notFinite(name) }
-        return text
+        switch value {
+        case .string(let string):
+            return string
+        case .integer(let integer):
+            return String(integer)
+        case .double(let double):
+            guard double.isFinite else { throw Self.notFinite(name) }
+            return double.description
+        case .decimal(let decimal):
+            guard !decimal.isNaN else { throw Self.notFinite(name) }
+            return decimal.description
+        case .bool(let bool):
+            return bool ? "true" : "false"
+        case .null, .array, .dictionary:
+            return ""
+        }
     }
 
     private static func notFinite(_ escapedName: String) -> CourierError {
@@ -143,20 +162,6 @@ struct QueryStringEncoder {
 }
 
 extension QueryValue {
-    /// The text of a scalar: integers in decimal, doubles as their shortest round-trip
-    /// description, decimals by `description`, bools as `true`/`false`; `nil` for a NaN or
-    /// infinite number, and for ``null``, arrays and dictionaries, which have no text.
-    package var scalarText: String? {
-        switch self {
-        case .string(let string): string
-        case .integer(let integer): String(integer)
-        case .double(let double): double.isFinite ? double.description : nil
-        case .decimal(let decimal): decimal.isNaN ? nil : decimal.description
-        case .bool(let bool): bool ? "true" : "false"
-        case .null, .array, .dictionary: nil
-        }
-    }
-
     /// Whether this is an array or a dictionary.
     var isContainer: Bool {
         switch self {

@@ -39,12 +39,23 @@ extension Endpoint where Policy == BodyAllowed {
         body(.json(value, encoder: encoder))
     }
 
-    /// This endpoint with an `application/x-www-form-urlencoded` body, fields in order (see
-    /// `RequestBody.form(_:options:)`).
+    /// This endpoint with an `application/x-www-form-urlencoded` body of flat fields, in order
+    /// (see `RequestBody.form(_:options:)`).
     ///
     /// ```swift
-    /// api.post("session").form(["user": "ada", "langs": ["en", "fr"], "remember": nil])
-    /// // user=ada&langs%5B0%5D=en&langs%5B1%5D=fr&remember
+    /// api.post("session").form([QueryItem(name: "user", value: "ada"), QueryItem(name: "remember")])
+    /// // user=ada&remember
+    /// ```
+    public func form(_ items: [QueryItem], options: QueryStringFormattingOptions? = nil) -> Self {
+        body(.form(items, options: options))
+    }
+
+    /// This endpoint with an `application/x-www-form-urlencoded` body of nested fields, names in
+    /// sorted order (see `RequestBody.form(_:options:)`).
+    ///
+    /// ```swift
+    /// api.post("profile").form(["user": ["name": "Ada", "langs": ["en", "fr"]]])
+    /// // user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada
     /// ```
     ///
     /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``.

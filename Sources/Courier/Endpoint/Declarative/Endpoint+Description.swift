@@ -33,7 +33,8 @@ extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, Custo
         do throws(CourierError) {
             let base = try baseURL
             let path = try path
-            let query = try RequestBuilder.queryString(queryParameters, options: queryStringOptions ?? QueryStringFormattingOptions())
+            let query = try RequestBuilder.queryString(
+                items: queryItems, parameters: queryParameters, options: queryStringOptions ?? QueryStringFormattingOptions())
             return Redaction.default.redact(urlString: "\(base)\(path.rawValue)\(query)")
         } catch {
             return "<invalid: \(error)>"

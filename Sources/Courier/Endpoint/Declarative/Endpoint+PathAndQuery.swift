@@ -24,9 +24,9 @@ extension Endpoint {
         }
     }
 
-    /// This endpoint with one more query parameter, `name=value`, after those it has; nothing
-    /// when `value` is `nil`, so an optional parameter is left out until it has a value. Repeat it
-    /// to send a name more than once.
+    /// This endpoint with one more query item, `name=value`, after those it has; nothing when
+    /// `value` is `nil`, so an optional parameter is left out until it has a value. Repeat it to
+    /// send a name more than once.
     ///
     /// ```swift
     /// let cursor: String? = nil
@@ -35,28 +35,52 @@ extension Endpoint {
     /// ```
     ///
     /// The value is written by its `description` (`2`, `true`, `1.5`) and percent-encoded as
-    /// ``QueryStringFormattingOptions`` say. A NaN or infinite number fails the call with
+    /// ``QueryItem`` says. A NaN or infinite number fails the call with
     /// ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is resumed, as in ``QueryValue``.
     public func query(_ name: String, _ value: (any LosslessStringConvertible)?) -> Self {
         guard let value else { return self }
         return with { parts in
             if let number = value as? any FloatingPoint, !number.isFinite {
-                let reason = "the query parameter \"\(name)\" is a NaN or infinite number, which cannot be written in a query string"
+                let reason = "the query item \"\(name)\" is a NaN or infinite number, which cannot be written in a query string"
                 parts.record(.invalidRequest(.encodingFailed(reason)))
             }
-            parts.queryParameters.append(name, .string(value.description))
+            parts.queryItems.append(QueryItem(name: name, value: value.description))
         }
     }
 
-    /// This endpoint with `parameters` added after the query parameters it has, in order: names
-    /// may repeat, `nil` writes a bare name, values may nest (see ``QueryParameters``).
+    /// This endpoint with the bare query item `name` (no `=`), after those it has: a flag.
     ///
     /// ```swift
-    /// api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20], "verbose": nil])
-    /// // /issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20&verbose
+    /// api.get("search").query("q", "swift").query("verbose")
+    /// // /search?q=swift&verbose
+    /// ```
+    public func query(_ name: String) -> Self {
+        with { $0.queryItems.append(QueryItem(name: name)) }
+    }
+
+    /// This endpoint with `items` added after the query items it has, in order.
+    ///
+    /// ```swift
+    /// api.get("search").query([QueryItem(name: "q", value: "swift"), QueryItem(name: "verbose")])
+    /// ```
+    public func query(_ items: [QueryItem]) -> Self {
+        with { $0.queryItems += items }
+    }
+
+    /// This endpoint with nested parameters: arrays, dictionaries, numbers, written after the
+    /// flat items as ``QueryParameters`` and ``queryStringOptions(_:)`` (or the client's
+    /// ``Configuration/queryStringOptions``) say, names in sorted order. A name given again
+    /// replaces its earlier value.
+    ///
+    /// ```swift
+    /// api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20]])
+    /// // /issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20
     /// ```
     public func query(_ parameters: QueryParameters) -> Self {
-        with { $0.queryParameters.append(contentsOf: parameters) }
+        with { parts in
+            parts.queryParameters = QueryParameters(
+                parts.queryParameters.values.merging(parameters.values) { _, new in new })
+        }
     }
 
     /// This endpoint with the nested parameters `value` encodes (see

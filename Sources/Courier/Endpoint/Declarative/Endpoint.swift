@@ -64,7 +64,9 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     public var method: HTTPMethod { parts.method }
     /// The API's headers, then those of ``header(_:_:)`` and ``headers(_:)``.
     public var headerItems: [HeaderItem] { parts.headerItems }
-    /// The parameters of ``query(_:_:)``, `query(_ parameters:)` and ``query(encoding:)``, in order.
+    /// The items of ``query(_:_:)`` and `query(_ items:)`, in order.
+    public var queryItems: [QueryItem] { parts.queryItems }
+    /// The nested parameters of `query(_ parameters:)` and ``query(encoding:)``.
     public var queryParameters: QueryParameters { parts.queryParameters }
     /// Set by ``queryStringOptions(_:)``; `nil` uses ``Configuration/queryStringOptions``.
     public var queryStringOptions: QueryStringFormattingOptions? { parts.queryStringOptions }
@@ -101,6 +103,7 @@ struct EndpointParts: Sendable {
     var path: URLPath
     var method: HTTPMethod
     var headerItems: [HeaderItem]
+    var queryItems: [QueryItem] = []
     var queryParameters: QueryParameters = [:]
     var queryStringOptions: QueryStringFormattingOptions?
     var body: RequestBody?

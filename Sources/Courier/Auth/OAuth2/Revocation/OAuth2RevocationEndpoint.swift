@@ -125,8 +125,8 @@ public struct OAuth2RevocationEndpoint: Sendable {
         guard !token.isEmpty else {
             throw .invalidRequest(.encodingFailed("the token to revoke is empty"))
         }
-        var form: QueryParameters = ["token": .string(token)]
-        if let hint { form.append("token_type_hint", .string(hint.rawValue)) }
+        var form = [QueryItem(name: "token", value: token)]
+        if let hint { form.append(QueryItem(name: "token_type_hint", value: hint.rawValue)) }
         let request = try OAuth2Exchange.formPost(
             to: baseURL, path: path, form: form, clientAuthentication: clientAuthentication, transport: transport,
             timeout: timeout, maximumResponseSize: Self.maximumResponseSize)
