@@ -541,7 +541,7 @@ def generate(path, counts):
                 needs_base = not any(re.search(r"func\s+baseURL\b", l) for l in lines)
                 body = []
                 if needs_base:
-                    body.append('var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }')
+                    body.append('func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }')
                 block_members.append(f"struct {wrapper}: Requestable {{")
                 block_members.extend(indent(body + lines))
                 block_members.append("}")

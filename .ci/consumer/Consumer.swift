@@ -10,8 +10,8 @@ struct User: Decodable, Sendable {
 
 struct GetUser: Requestable {
     let id: Int
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
 }
 
 /// A middleware as the guides write one: `HTTPField` comes with `import Courier`.

@@ -7,20 +7,20 @@ protocol DemoEndpoint: Requestable {
 }
 
 extension DemoEndpoint {
-    var baseURL: BaseURL { api }
+    func baseURL() -> BaseURL { api }
 }
 
 /// `GET /v1/users`: every user.
 struct ListUsers: DemoEndpoint {
     let api: BaseURL
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
 }
 
 /// `GET /v1/users/{id}`: one user, or 404 with an ``APIErrorBody``.
 struct GetUser: DemoEndpoint {
     let api: BaseURL
     let id: Int
-    var path: URLPath { get throws(CourierError) { try URLPath(segments: ["v1", "users", String(id)]) } }
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
 }
 
 /// `POST /v1/users`: creates a user from a JSON body; the API answers 201 with the stored user.
@@ -29,7 +29,7 @@ struct CreateUser: DemoEndpoint {
     let user: NewUser
     var method: HTTPMethod { .post }
     var body: RequestBody? { .json(user) }
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
 }
 
 /// `GET /v1/slow?ticket=…`: answers only after a long time. The ticket lets
@@ -38,8 +38,8 @@ struct SlowCall: DemoEndpoint {
     let api: BaseURL
     var ticket: String?
     var timeout: Duration?
-    var queryItems: [QueryItem] { ticket.map { [QueryItem(name: "ticket", value: $0)] } ?? [] }
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/slow") } }
+    var queryItems: [QueryItem]? { ticket.map { [QueryItem(name: "ticket", value: $0)] } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/slow") }
 }
 
 /// `GET /v1/slow/arrivals/{ticket}`: a long poll that answers as soon as the server has
@@ -47,20 +47,20 @@ struct SlowCall: DemoEndpoint {
 struct SlowArrival: DemoEndpoint {
     let api: BaseURL
     let ticket: String
-    var path: URLPath { get throws(CourierError) { try URLPath(segments: ["v1", "slow", "arrivals", ticket]) } }
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "slow", "arrivals", ticket]) }
 }
 
 /// `GET /v1/me`: the signed-in user. Requires authorization: the client attaches the bearer token.
 struct GetMe: DemoEndpoint {
     let api: BaseURL
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/me") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/me") }
 }
 
 /// `GET /v1/admin/stats`: how many token requests the API has served (``AuthStats``).
 struct GetAuthStats: DemoEndpoint {
     let api: BaseURL
     var requiresAuthorization: Bool { false }
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/admin/stats") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/admin/stats") }
 }
 
 /// `POST /v1/uploads`: a multipart form; the API answers with an ``UploadReceipt``.
@@ -69,7 +69,7 @@ struct Upload: DemoEndpoint {
     let form: MultipartForm
     var method: HTTPMethod { .post }
     var body: RequestBody? { .multipart(form) }
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/uploads") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/uploads") }
 }
 
 /// `POST /oauth/device`: the user, on a second screen, approves (or denies) the device that
@@ -83,13 +83,13 @@ struct DecideDevice: DemoEndpoint {
     var body: RequestBody? {
         .form([QueryItem(name: "user_code", value: userCode), QueryItem(name: "action", value: approve ? "approve" : "deny")])
     }
-    var path: URLPath { get throws(CourierError) { try URLPath("/oauth/device") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/oauth/device") }
 }
 
 /// `GET /v1/events`: a Server-Sent Events stream (the server ends the first one after event 3).
 struct StreamEvents: DemoEndpoint {
     let api: BaseURL
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/events") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/events") }
 }
 
 /// `GET /v1/files/report.bin`: a 64 MiB file with an `ETag`; with `dropOnce`, the server drops
@@ -97,7 +97,7 @@ struct StreamEvents: DemoEndpoint {
 struct DownloadReport: DemoEndpoint {
     let api: BaseURL
     var dropOnce = false
-    var queryItems: [QueryItem] { dropOnce ? [QueryItem(name: "drop", value: "1")] : [] }
+    var queryItems: [QueryItem]? { dropOnce ? [QueryItem(name: "drop", value: "1")] : nil }
     var timeout: Duration? { .seconds(120) }
-    var path: URLPath { get throws(CourierError) { try URLPath("/v1/files/report.bin") } }
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/files/report.bin") }
 }

@@ -16,7 +16,7 @@ extension Constraint {
     ///
     /// struct GetOrders: Requestable {
     ///     var constraints: [Constraint] { API.online.map { [$0] } ?? [] }
-    ///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     /// }
     ///
     /// do {

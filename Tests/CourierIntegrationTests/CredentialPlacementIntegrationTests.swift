@@ -70,8 +70,8 @@ struct CredentialPlacementIntegrationTests {
     struct Authorized: Requestable {
         var base: BaseURL
         var middleware: [any Middleware] = []
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/me") } }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/me") }
     }
 
     /// Points the request at another port, as a careless middleware might.

@@ -54,9 +54,8 @@ struct RequestEncodingIntegrationTests {
     /// FlyingFox splits the request target at the first `?` and cannot tell `/search?` from
     /// `/search`, so the absence of a trailing `?` is checked on the URL Courier sent (which is
     /// the URL URLSession put on the request line); the server confirms the query was empty.
-    @Test
-    func noQueryItemsSendNoQueryAndNoTrailingQuestionMark() async throws {
-        let items: [QueryItem] = []
+    @Test(arguments: [nil, []] as [[QueryItem]?])
+    func noQueryItemsSendNoQueryAndNoTrailingQuestionMark(items: [QueryItem]?) async throws {
         try await TestServer.run { server in
             let recorder = await Self.recordEverything(on: server)
             let endpoint = try server.endpoint("/search").with { $0.queryItems = items }

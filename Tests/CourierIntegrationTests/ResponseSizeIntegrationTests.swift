@@ -116,8 +116,8 @@ struct ResponseSizeIntegrationTests {
         var inner: TestEndpoint
         var maximumResponseSize: Int? { 4 << 20 }
         var requiresAuthorization: Bool { false }
-        var baseURL: BaseURL { inner.baseURL }
-        var path: URLPath { inner.path }
+        func baseURL() throws(CourierError) -> BaseURL { try inner.baseURL() }
+        func path() throws(CourierError) -> URLPath { try inner.path() }
     }
 }
 

@@ -230,8 +230,8 @@ struct ServerSentEventsIntegrationTests {
     /// `GET /events`, signed with the client's bearer token.
     struct AuthorizedEvents: Requestable {
         var base: BaseURL
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/events") } }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/events") }
     }
 }
 

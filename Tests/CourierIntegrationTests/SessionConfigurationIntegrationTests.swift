@@ -31,7 +31,7 @@ struct SessionConfigurationIntegrationTests {
     }
 
     /// The headers `/echo` saw.
-    private func echoedHeaders(_ client: Client, _ server: TestServer, headers: [HeaderItem] = []) async throws -> [String: String] {
+    private func echoedHeaders(_ client: Client, _ server: TestServer, headers: [HeaderItem]? = nil) async throws -> [String: String] {
         let endpoint = try server.endpoint("/echo").with { $0.headerItems = headers }
         return try await client.enqueue(endpoint).resume(expecting: [String: String].self)
     }

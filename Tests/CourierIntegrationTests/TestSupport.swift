@@ -15,8 +15,8 @@ struct TestEndpoint: Requestable {
     var base: BaseURL
     var urlPath: URLPath
     var method: Courier.HTTPMethod = .get
-    var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
+    var headerItems: [HeaderItem]?
+    var queryItems: [QueryItem]?
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes
@@ -28,8 +28,8 @@ struct TestEndpoint: Requestable {
         self.urlPath = path
     }
 
-    var baseURL: BaseURL { base }
-    var path: URLPath { urlPath }
+    func baseURL() throws(CourierError) -> BaseURL { base }
+    func path() throws(CourierError) -> URLPath { urlPath }
 
     /// A copy with `change` applied: `server.endpoint("/x").with { $0.method = .head }`.
     func with(_ change: (inout TestEndpoint) -> Void) -> TestEndpoint {

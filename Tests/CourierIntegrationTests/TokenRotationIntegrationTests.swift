@@ -449,16 +449,16 @@ extension TokenRotationIntegrationTests {
     struct MeEndpoint: Requestable {
         var base: BaseURL
         var callID: Int?
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/v1/me") } }
-        var headerItems: [HeaderItem] { callID.map { [HeaderItem(name: "X-Call-Id", value: String($0))] } ?? [] }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/v1/me") }
+        var headerItems: [HeaderItem]? { callID.map { [HeaderItem(name: "X-Call-Id", value: String($0))] } }
     }
 
     /// `GET /v1/status`: needs no authorization.
     struct StatusEndpoint: Requestable {
         var base: BaseURL
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/v1/status") } }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/v1/status") }
         var requiresAuthorization: Bool { false }
     }
 

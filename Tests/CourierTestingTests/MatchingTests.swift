@@ -46,7 +46,7 @@ struct MatchingTests {
         network.stub(.get, path, ignoringQuery: ignoringQuery, with: .status(204))
         let client = makeClient(network)
 
-        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/search", query: query ?? [])))
+        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/search", query: query)))
 
         let status = (try? result.get().statusCode) ?? result.rejectedResponse?.statusCode
         #expect(status == (matches ? 204 : 501))

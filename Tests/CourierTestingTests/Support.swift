@@ -18,16 +18,16 @@ struct NewUser: Codable, Sendable, Equatable {
 struct TestEndpoint: Requestable {
     var method: HTTPMethod = .get
     var pathString = "/"
-    var queryItems: [QueryItem] = []
-    var headerItems: [HeaderItem] = []
+    var queryItems: [QueryItem]?
+    var headerItems: [HeaderItem]?
     var body: RequestBody?
     var timeout: Duration?
 
     init(
         _ method: HTTPMethod = .get,
         _ path: String = "/",
-        query: [QueryItem] = [],
-        headers: [HeaderItem] = [],
+        query: [QueryItem]? = nil,
+        headers: [HeaderItem]? = nil,
         body: RequestBody? = nil,
         timeout: Duration? = nil
     ) {
@@ -39,8 +39,8 @@ struct TestEndpoint: Requestable {
         self.timeout = timeout
     }
 
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(pathString) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }
 
 /// A client whose transport is `network`.

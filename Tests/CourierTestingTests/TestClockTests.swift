@@ -100,7 +100,7 @@ struct RecordingTransportTests {
 }
 
 private struct Ping: Requestable {
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath("/ping") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath("/ping") }
     var requiresAuthorization: Bool { false }
 }

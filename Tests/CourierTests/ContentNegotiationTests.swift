@@ -23,8 +23,8 @@ private struct LineDecoder: ResponseBodyDecoder {
 /// An endpoint with its own response decoder.
 private struct DecodingEndpoint: Requestable {
     var responseDecoder: (any ResponseBodyDecoder)?
-    var headerItems: [HeaderItem] = []
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    var headerItems: [HeaderItem]?
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 }
 
 private func client(_ transport: RecordingTransport, decoders: [any ResponseBodyDecoder] = []) -> Client {

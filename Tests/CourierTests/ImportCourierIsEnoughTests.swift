@@ -31,7 +31,7 @@ struct ImportCourierIsEnoughTests {
     }
 
     struct Items: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     actor HeadRecorder: Transport {

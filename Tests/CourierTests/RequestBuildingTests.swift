@@ -5,9 +5,8 @@ import Testing
 
 @Suite("Building requests from endpoints")
 struct RequestBuildingTests {
-    @Test("the URL joins scheme, authority and path, with no '?' when there is no query")
-    func noTrailingQuestionMark() async throws {
-        let items: [QueryItem] = []
+    @Test("the URL joins scheme, authority and path, with no '?' when there is no query", arguments: [nil, [] as [QueryItem]])
+    func noTrailingQuestionMark(items: [QueryItem]?) async throws {
         let transport = RecordingTransport()
         _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/v1/users", queryItems: items)).resume()
         let request = try #require(await transport.last)

@@ -6,12 +6,12 @@ import Testing
 @Suite("Requests and responses guide examples")
 struct RequestsAndResponsesGuideTests {
     private struct Endpoint: Requestable {
-        var queryItems: [QueryItem] = []
-        var queryParameters: QueryParameters = [:]
+        var queryItems: [QueryItem]?
+        var queryParameters: QueryParameters?
         var queryStringOptions: QueryStringFormattingOptions?
         var method: HTTPMethod = .get
         var body: RequestBody?
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     private func sent(_ endpoint: Endpoint) async throws -> TransportRequest {

@@ -11,14 +11,14 @@ struct TestEndpoint: Requestable {
     var host = "api.example.com"
     var pathString = "/"
     var method: HTTPMethod = .get
-    var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
+    var headerItems: [HeaderItem]?
+    var queryItems: [QueryItem]?
     var body: RequestBody?
     var timeout: Duration?
     var acceptableStatusCodes: Set<Int> = Response.successStatusCodes
 
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: host) } }
-    var path: URLPath { get throws(CourierError) { try URLPath(pathString) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: host) }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }
 
 func makeClient(_ transport: RecordingTransport, configure: (inout Configuration) -> Void = { _ in }) -> Client {

@@ -12,7 +12,7 @@ struct GetPriceRequest: Encodable, Sendable {
 struct SOAPEnvelopeTests {
     static let payload = XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"], elements: [XMLTreeNode("m:Item", text: "Apples & Pears")])
 
-    private func send(_ body: RequestBody, headers: [HeaderItem] = []) async throws -> RecordedRequest {
+    private func send(_ body: RequestBody, headers: [HeaderItem]? = nil) async throws -> RecordedRequest {
         let network = stubNetwork(contentType: "text/xml", body: "<ok/>")
         _ = try await makeClient(network).enqueue(XMLEndpoint(headerItems: headers, body: body)).resume()
         return try #require(network.requests.last)

@@ -7,12 +7,12 @@ import Foundation
 struct XMLEndpoint: Requestable {
     var pathString = "/xml"
     var method: HTTPMethod = .post
-    var headerItems: [HeaderItem] = []
+    var headerItems: [HeaderItem]?
     var body: RequestBody?
     var responseDecoder: (any ResponseBodyDecoder)?
 
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(pathString) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
     var requiresAuthorization: Bool { false }
 }
 

@@ -134,16 +134,16 @@ enum DownloadsBench {
     /// `GET http://127.0.0.1:<port>/download` (or its first `bytes`).
     struct DownloadEndpoint: Requestable {
         let base: BaseURL
-        let query: [QueryItem]
+        let query: [QueryItem]?
 
         init(port: Int, bytes: Int? = nil) throws {
             base = try BaseURL(scheme: .http, host: "127.0.0.1", port: port)
-            query = bytes.map { [QueryItem(name: "bytes", value: String($0))] } ?? []
+            query = bytes.map { [QueryItem(name: "bytes", value: String($0))] }
         }
 
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/download") } }
-        var queryItems: [QueryItem] { query }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/download") }
+        var queryItems: [QueryItem]? { query }
         var requiresAuthorization: Bool { false }
     }
 

@@ -149,8 +149,8 @@ enum MultipartBench {
         let body: RequestBody?
         var method: HTTPMethod { .post }
         var requiresAuthorization: Bool { false }
-        var baseURL: BaseURL { base }
-        var path: URLPath { get throws(CourierError) { try URLPath("/upload") } }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath("/upload") }
     }
 
     /// Writes `size` pseudo-random bytes, 1 MiB at a time (never the whole file in memory), and

@@ -42,6 +42,6 @@ struct GetItem: Requestable {
     let base: BaseURL
     var requiresAuthorization = false
 
-    var baseURL: BaseURL { base }
-    var path: URLPath { get throws(CourierError) { try URLPath(Payload.path) } }
+    func baseURL() throws(CourierError) -> BaseURL { base }
+    func path() throws(CourierError) -> URLPath { try URLPath(Payload.path) }
 }

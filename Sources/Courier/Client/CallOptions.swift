@@ -35,7 +35,7 @@ struct CallOptions: Sendable {
     /// The headers the call sends for `endpoint`: its own, as ``headers`` and ``replacedHeaders``
     /// change them.
     func headerItems(of endpoint: some Requestable) -> [HeaderItem] {
-        guard !replacedHeaders.isEmpty || !headers.isEmpty else { return endpoint.headerItems }
-        return endpoint.headerItems.filter { !replacedHeaders.contains($0.name.lowercased()) } + headers
+        guard !replacedHeaders.isEmpty || !headers.isEmpty else { return endpoint.headerItems ?? [] }
+        return (endpoint.headerItems ?? []).filter { !replacedHeaders.contains($0.name.lowercased()) } + headers
     }
 }

@@ -11,13 +11,13 @@ enum RequestBuilder {
     ///   headers replacing the endpoint's, the timeout, the upload meter.
     static func build(_ endpoint: some Requestable, configuration: Configuration, options: CallOptions = CallOptions()) throws(CourierError) -> TransportRequest
     {
-        let base = try endpoint.baseURL
-        let path = try endpoint.path
+        let base = try endpoint.baseURL()
+        let path = try endpoint.path()
         let method = endpoint.method
         let pathAndQuery =
             try path.rawValue
             + queryString(
-                items: endpoint.queryItems, parameters: try endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
+                items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
         guard let httpMethod = HTTPRequest.Method(method.rawValue) else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
@@ -68,11 +68,11 @@ enum RequestBuilder {
     /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` for a NaN or infinite number.
     static func queryString(
-        items: [QueryItem], parameters: QueryParameters,
+        items: [QueryItem]?, parameters: QueryParameters?,
         options: QueryStringFormattingOptions
     ) throws(CourierError) -> String {
-        if items.isEmpty, parameters.isEmpty { return "" }
-        let query = try QueryStringEncoder(options: options).encode(items: items, parameters: parameters)
+        if items?.isEmpty ?? true, parameters == nil { return "" }
+        let query = try QueryStringEncoder(options: options).encode(items: items ?? [], parameters: parameters)
         return query.isEmpty ? "" : "?" + query
     }
 

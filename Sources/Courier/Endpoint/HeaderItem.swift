@@ -6,7 +6,7 @@
 /// or ``InvalidRequest/invalidHeaderValue(name:)`` and nothing is sent.
 ///
 /// ```swift
-/// var headerItems: [HeaderItem] {
+/// var headerItems: [HeaderItem]? {
 ///     [.accept("application/json"), HeaderItem(name: "X-Request-ID", value: requestID)]
 /// }
 /// ```

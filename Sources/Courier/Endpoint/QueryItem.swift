@@ -7,7 +7,7 @@
 /// list them.
 ///
 /// ```swift
-/// var queryItems: [QueryItem] { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
+/// var queryItems: [QueryItem]? { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
 /// // ?q=swift%20%26%20linux&verbose
 /// ```
 public struct QueryItem: Hashable, Sendable {

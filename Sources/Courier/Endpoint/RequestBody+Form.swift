@@ -19,7 +19,7 @@ extension RequestBody {
     ///     ``Configuration/queryStringOptions``. HTML forms write a space as `+`:
     ///     `QueryStringFormattingOptions(spaceEncodingRule: .replacedWithDecodedPlus)`.
     public static func form(_ items: [QueryItem], options: QueryStringFormattingOptions? = nil) -> RequestBody {
-        form(items: items, parameters: [:], options: options)
+        form(items: items, parameters: nil, options: options)
     }
 
     /// An `application/x-www-form-urlencoded; charset=utf-8` body from nested parameters,
@@ -41,7 +41,7 @@ extension RequestBody {
     }
 
     private static func form(
-        items: [QueryItem], parameters: QueryParameters,
+        items: [QueryItem], parameters: QueryParameters?,
         options: QueryStringFormattingOptions?
     ) -> RequestBody {
         RequestBody(

@@ -1,12 +1,12 @@
 /// An endpoint: everything Courier needs to build one request.
 ///
-/// Only ``baseURL`` is required; every other member has a default.
+/// Only ``baseURL()`` is required; every other member has a default.
 ///
 /// ```swift
 /// struct GetUser: Requestable {
 ///     let id: Int
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-///     var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+///     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
 /// }
 ///
 /// let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
@@ -14,26 +14,28 @@
 public protocol Requestable: Sendable {
     /// The scheme, host and port to send to.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the host or port is invalid.
-    var baseURL: BaseURL { get throws(CourierError) }
+    func baseURL() throws(CourierError) -> BaseURL
     /// The path. Default: ``URLPath/root``.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the path is invalid.
-    var path: URLPath { get throws(CourierError) }
+    func path() throws(CourierError) -> URLPath
     /// The method. Default: ``HTTPMethod/get``.
     var method: HTTPMethod { get }
-    /// Headers for this endpoint; they replace client-wide headers of the same name. Default: none.
-    var headerItems: [HeaderItem] { get }
-    /// Query parameters, in order. No `?` is added when there are none. Default: none.
-    var queryItems: [QueryItem] { get }
+    /// Headers for this endpoint; they replace client-wide headers of the same name. Default: `nil`.
+    var headerItems: [HeaderItem]? { get }
+    /// Query parameters, in order. No `?` is added when this is `nil` or empty. Default: `nil`.
+    var queryItems: [QueryItem]? { get }
     /// Nested query parameters, written after ``queryItems`` with their names in sorted order.
-    /// Default: none.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` when they cannot be built (an `Encodable`
-    ///   that fails to encode); the call fails with it.
+    /// Default: `nil`. The getter may throw (a plain `var` conforms too): build parameters from an
+    /// `Encodable` with `try`, never `try?`, so that a value that fails to encode fails the call
+    /// instead of sending the request without its query.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when they cannot be built; the call fails with it.
     ///
     /// ```swift
-    /// var queryParameters: QueryParameters { ["filter": ["tags": ["a", "b"]], "limit": 20] }
+    /// var queryParameters: QueryParameters? { ["filter": ["tags": ["a", "b"]], "limit": 20] }
     /// // ?filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
+    /// var queryParameters: QueryParameters? { get throws(CourierError) { try QueryParameters(encoding: filter) } }
     /// ```
-    var queryParameters: QueryParameters { get throws(CourierError) }
+    var queryParameters: QueryParameters? { get throws(CourierError) }
     /// How this endpoint's query is formatted; `nil` uses ``Configuration/queryStringOptions``.
     /// Default: `nil`.
     ///
@@ -85,15 +87,15 @@ public protocol Requestable: Sendable {
 
 extension Requestable {
     /// ``URLPath/root``.
-    public var path: URLPath { .root }
+    public func path() throws(CourierError) -> URLPath { .root }
     /// ``HTTPMethod/get``.
     public var method: HTTPMethod { .get }
-    /// None.
-    public var headerItems: [HeaderItem] { [] }
-    /// None.
-    public var queryItems: [QueryItem] { [] }
-    /// None.
-    public var queryParameters: QueryParameters { [:] }
+    /// `nil`.
+    public var headerItems: [HeaderItem]? { nil }
+    /// `nil`.
+    public var queryItems: [QueryItem]? { nil }
+    /// `nil`.
+    public var queryParameters: QueryParameters? { nil }
     /// `nil`: the client's ``Configuration/queryStringOptions``.
     public var queryStringOptions: QueryStringFormattingOptions? { nil }
     /// `nil`.

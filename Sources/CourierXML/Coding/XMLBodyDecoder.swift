@@ -16,7 +16,7 @@ public import XMLCoder
 /// let feed = try await client.enqueue(GetFeed()).resume(expecting: Feed.self)
 ///
 /// struct GetFeed: Requestable {
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "example.com") } }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "example.com") }
 ///     var responseDecoder: (any ResponseBodyDecoder)? { XMLBodyDecoder() }   // whatever the Content-Type
 /// }
 /// ```

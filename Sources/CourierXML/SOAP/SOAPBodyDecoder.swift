@@ -9,7 +9,7 @@ public import XMLCoder
 /// struct GetPriceResponse: Decodable, Sendable { var Price: Decimal }
 ///
 /// struct GetPrice: Requestable {
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "stock.example.com") } }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
 ///     var method: HTTPMethod { .post }
 ///     var body: RequestBody? { .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"])), action: "urn:GetPrice") }
 ///     var responseDecoder: (any ResponseBodyDecoder)? { SOAPBodyDecoder() }

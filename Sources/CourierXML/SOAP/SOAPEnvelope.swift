@@ -127,8 +127,8 @@ extension RequestBody {
     ///
     /// ```swift
     /// struct GetPrice: Requestable {
-    ///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "stock.example.com") } }
-    ///     var path: URLPath { get throws(CourierError) { try URLPath("/StockService") } }
+    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
+    ///     func path() throws(CourierError) -> URLPath { try URLPath("/StockService") }
     ///     var method: HTTPMethod { .post }
     ///     var body: RequestBody? {
     ///         .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"],

@@ -17,7 +17,7 @@ enum ConnectivityGuide {
     struct GetOrders: Requestable {
         var online: Constraint? = API.online     // a test passes its own
         var constraints: [Constraint] { online.map { [$0] } ?? [] }
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     // Documentation/Connectivity.md:8

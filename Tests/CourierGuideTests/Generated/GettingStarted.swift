@@ -13,10 +13,10 @@ enum GettingStartedGuide {
     // Documentation/GettingStarted.md:34
     struct SearchRepositories: Requestable {
         let query: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/search/repositories") } }
-        var queryItems: [QueryItem] { [QueryItem(name: "q", value: query)] }
-        var headerItems: [HeaderItem] { [.accept("application/json")] }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/search/repositories") }
+        var queryItems: [QueryItem]? { [QueryItem(name: "q", value: query)] }
+        var headerItems: [HeaderItem]? { [.accept("application/json")] }
         var timeout: Duration? { .seconds(5) }
     }
 
@@ -41,8 +41,8 @@ enum GettingStartedGuide {
     struct GetUser: ResponseDeclaring {
         typealias ResponseModel = User
         let id: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
     }
 
     // Documentation/GettingStarted.md:79

@@ -24,7 +24,7 @@ enum MiddlewareGuide {
                                         satisfy: { try await store.startSession() })
 
         var constraints: [Constraint] { [Self.session] }
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     // Documentation/Middleware.md:8

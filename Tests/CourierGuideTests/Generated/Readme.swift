@@ -10,21 +10,21 @@ enum ReadmeGuide {
     // README.md:7
     struct GetUser: Requestable {
         let id: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["v1", "users", String(id)]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
     }
 
-    // README.md:162
+    // README.md:161
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct ListUsers: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
-        var queryItems: [QueryItem] { [QueryItem(name: "page", value: "1")] }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
+        var queryItems: [QueryItem]? { [QueryItem(name: "page", value: "1")] }
     }
     struct CreateUser: Requestable {
         let name: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/v1/users") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/v1/users") }
         var method: HTTPMethod { .post }
         var body: RequestBody? { .json(["name": name]) }
     }
@@ -37,8 +37,8 @@ enum ReadmeGuide {
         _ = user
     }
 
-    // README.md:162
-    static func line162() async throws {
+    // README.md:161
+    static func line161() async throws {
         let client = Client(configuration: Configuration(timeout: .seconds(10)))
         _ = client
         do {

@@ -9,15 +9,15 @@ import Testing
 enum RequestsAndResponsesGuide {
     // Documentation/RequestsAndResponses.md:14
     struct Search: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var queryItems: [QueryItem] { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var queryItems: [QueryItem]? { [QueryItem(name: "q", value: "swift & linux"), QueryItem(name: "verbose")] }
     }
     // GET /?q=swift%20%26%20linux&verbose
 
     // Documentation/RequestsAndResponses.md:26
     struct Line26Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var queryParameters: QueryParameters {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var queryParameters: QueryParameters? {
             ["filter": ["tags": ["a", "b"], "owner": "ada"], "limit": 20, "archived": false, "cursor": nil]
         }
         // ?archived=false&cursor&filter%5Bowner%5D=ada&filter%5Btags%5D%5B0%5D=a&filter%5Btags%5D%5B1%5D=b&limit=20
@@ -26,78 +26,76 @@ enum RequestsAndResponsesGuide {
     // Documentation/RequestsAndResponses.md:41
     struct Filter: Encodable { var tags: [String]; var since: Date? }
     struct Line41Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var queryParameters: QueryParameters {
-            get throws(CourierError) { try QueryParameters(encoding: Filter(tags: ["a"], since: nil)) }
-        }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var queryParameters: QueryParameters? { try? QueryParameters(encoding: Filter(tags: ["a"], since: nil)) }
         // ?tags%5B0%5D=a                       (an absent optional writes nothing)
     }
 
-    // Documentation/RequestsAndResponses.md:77
-    struct Line77Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    // Documentation/RequestsAndResponses.md:75
+    struct Line75Member1: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var queryStringOptions: QueryStringFormattingOptions? {
             QueryStringFormattingOptions(arrayFormat: .commaSeparated)
         }
     }
-    struct Line77Member2: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var queryParameters: QueryParameters { ["foo": ["foo", "bar", 1234, 1.234]] }
+    struct Line75Member2: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        var queryParameters: QueryParameters? { ["foo": ["foo", "bar", 1234, 1.234]] }
         // ?foo=foo,bar,1234,1.234
     }
 
-    // Documentation/RequestsAndResponses.md:92
-    struct Line92Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    // Documentation/RequestsAndResponses.md:90
+    struct Line90Member1: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var method: HTTPMethod { .post }
     }
-    struct Line92Member2: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line90Member2: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .json(NewUser(name: "Ada")) }                 // the client's Configuration.encoder
     }
-    struct Line92Member3: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line90Member3: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .json(NewUser(name: "Ada"), encoder: snake) } // this endpoint's own
         // Content-Type: application/json
     }
 
-    // Documentation/RequestsAndResponses.md:101
-    struct Line101Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    // Documentation/RequestsAndResponses.md:99
+    struct Line99Member1: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .form([QueryItem(name: "grant_type", value: "password"), QueryItem(name: "username", value: "ada@example.com")]) }
     }
-    struct Line101Member2: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line99Member2: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         // grant_type=password&username=ada@example.com   (@ is reserved and kept, as in a query)
         var body: RequestBody? { .form(["user": ["name": "Ada", "tags": ["x", "y"]]], options: QueryStringFormattingOptions(arrayFormat: .bracketed)) }
         // Content-Type: application/x-www-form-urlencoded; charset=utf-8
     }
 
-    // Documentation/RequestsAndResponses.md:135
-    struct Line135Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    // Documentation/RequestsAndResponses.md:133
+    struct Line133Member1: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .data(png, contentType: "image/png") }
     }
-    struct Line135Member2: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line133Member2: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .text("hello") }                                   // text/plain; charset=utf-8
     }
-    struct Line135Member3: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line133Member3: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .file(URL(fileURLWithPath: "/data/video.mp4")) }   // video/mp4, streamed, Content-Length
     }
-    struct Line135Member4: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line133Member4: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .stream(chunks, contentType: "application/x-ndjson") }     // any AsyncSequence of Data / [UInt8]
     }
-    struct Line135Member5: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    struct Line133Member5: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .stream(bytes: byteSequence, length: 4_096) }             // an AsyncSequence of UInt8
     }
 
-    // Documentation/RequestsAndResponses.md:191
-    struct Line191Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    // Documentation/RequestsAndResponses.md:189
+    struct Line189Member1: Requestable {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var responseDecoder: (any ResponseBodyDecoder)? {
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -105,14 +103,14 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:255
+    // Documentation/RequestsAndResponses.md:253
     struct Export: Requestable {
         var maximumResponseSize: Int? { 512 << 20 }      // this one may be large (Int.max: no limit)
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
-    // Documentation/RequestsAndResponses.md:113
-    static func line113() async throws {
+    // Documentation/RequestsAndResponses.md:111
+    static func line111() async throws {
         var form = MultipartForm()
         _ = form
         evaluate(form.append(text: "Quarterly report", name: "title"))
@@ -123,8 +121,8 @@ enum RequestsAndResponsesGuide {
         // Content-Type: multipart/form-data; boundary=courier-3f6c…
     }
 
-    // Documentation/RequestsAndResponses.md:207
-    static func line207() async throws {
+    // Documentation/RequestsAndResponses.md:205
+    static func line205() async throws {
         do {
             evaluate(try await client.enqueue(Transfer(amount: 100)).resume())
         } catch {
@@ -139,15 +137,15 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:255
-    static func line255() async throws {
+    // Documentation/RequestsAndResponses.md:253
+    static func line253() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.maximumResponseSize = 8 << 20          // 8 MiB for every call
     }
 }
 
-// Documentation/RequestsAndResponses.md:160
+// Documentation/RequestsAndResponses.md:158
 extension RequestBody {
     static func csv(_ rows: [[String]]) -> RequestBody {
         .custom(contentType: "text/csv; charset=utf-8") { Data(rows.map { $0.joined(separator: ",") }.joined(separator: "\r\n").utf8) }

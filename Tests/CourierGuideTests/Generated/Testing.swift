@@ -18,8 +18,8 @@ enum TestingGuide {
     }
     struct GetUser: Requestable {
         let id: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
     }
     @Test(.stubbedNetwork) static func fetchesTheUser() async throws {
         let network = try #require(NetworkStub.current)
@@ -67,8 +67,8 @@ enum TestingGuide {
         configuration.authorizedHosts = ["api.example.com"]
 
         struct Me: Requestable {
-            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-            var path: URLPath { get throws(CourierError) { try URLPath("/users/42") } }   // requires authorization by default
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+            func path() throws(CourierError) -> URLPath { try URLPath("/users/42") }   // requires authorization by default
         }
         _ = try await Client(configuration: configuration).enqueue(Me()).resume(expecting: User.self)
 
@@ -98,8 +98,8 @@ enum TestingGuide {
     }
     struct CreateUser: Requestable {
         let user: NewUser
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/users") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/users") }
         var method: HTTPMethod { .post }
         var body: RequestBody? { .json(user) }
     }

@@ -15,15 +15,15 @@ enum TransfersGuide {
     // Documentation/Transfers.md:67
     struct GetImage: Requestable {
         var name: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "releases.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["images", name]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "releases.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["images", name]) }
     }
 
     // Documentation/Transfers.md:243
     struct UploadVideo: Requestable {
         var file: URL
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "media.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/videos") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "media.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/videos") }
         var method: HTTPMethod { .post }
         var body: RequestBody? {
             var form = MultipartForm()
@@ -35,8 +35,8 @@ enum TransfersGuide {
 
     // Documentation/Transfers.md:315
     struct Notifications: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/v1/notifications") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/v1/notifications") }
     }
     struct Shipment: Decodable, Sendable {
         let order: String

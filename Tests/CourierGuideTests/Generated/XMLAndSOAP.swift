@@ -16,15 +16,15 @@ enum XMLAndSOAPGuide {
     }
     struct PlaceOrder: Requestable {
         let order: NewOrder
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "shop.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/orders") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "shop.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/orders") }
         var method: HTTPMethod { .post }
         var body: RequestBody? { .xml(order, rootKey: "order") }
     }
 
     // Documentation/XMLAndSOAP.md:58
     struct Line58Member1: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? {
             .xml(order, rootKey: "order", encoder: {
                 let encoder = XMLEncoder()
@@ -44,16 +44,16 @@ enum XMLAndSOAPGuide {
     // Documentation/XMLAndSOAP.md:104
     struct GetBook: Requestable {
         let id: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "books.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["books", String(id)]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "books.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["books", String(id)]) }
         var responseDecoder: (any ResponseBodyDecoder)? { XMLBodyDecoder() }
     }
 
     // Documentation/XMLAndSOAP.md:334
     struct GetPrice: Requestable {
         let item: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "stock.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/StockService") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/StockService") }
         var method: HTTPMethod { .post }
         var body: RequestBody? {
             .soap(SOAPEnvelope(version: .v1_1, body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"],

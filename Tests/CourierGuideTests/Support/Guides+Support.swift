@@ -23,14 +23,14 @@ extension AuthenticationGuide {
     struct Profile: Decodable, Sendable { var name: String }
 
     struct GetProfile: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/me") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/me") }
     }
 
     struct DeleteRepository: Requestable {
         let name: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["repos", name]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["repos", name]) }
         var method: HTTPMethod { .delete }
     }
 
@@ -102,7 +102,7 @@ extension RequestsAndResponsesGuide {
 
     struct Transfer: Requestable {
         let amount: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var method: HTTPMethod { .post }
     }
 
@@ -119,8 +119,8 @@ extension RequestsAndResponsesGuide {
 
 extension RetriesGuide {
     struct GetStatus: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath("/status") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath("/status") }
     }
 }
 
@@ -137,20 +137,20 @@ extension TestingGuide {
 
 extension TransfersGuide {
     struct ExportOrders: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
     struct TailLog: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
     struct Changes: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
     struct Ticker: Requestable {
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
     struct Completions: Requestable {
         let prompt: String
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
     struct UploadReceipt: Decodable, Sendable { var id: String }
 

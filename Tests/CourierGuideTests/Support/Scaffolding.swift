@@ -15,8 +15,8 @@ struct User: Codable, Sendable, Equatable {
 
 struct GetUser: Requestable {
     let id: Int
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
 }
 
 let client = Client(configuration: Configuration(transport: RecordingTransport(script: [.status(200)])))

@@ -165,8 +165,8 @@ actor BearerAPI: Transport {
 struct APIEndpoint: Requestable {
     var host = "api.example.com"
     var requiresAuthorization = true
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: host) } }
-    var path: URLPath { get throws(CourierError) { try URLPath("/me") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: host) }
+    func path() throws(CourierError) -> URLPath { try URLPath("/me") }
 }
 
 func expectAuthFailure(_ error: any Error, _ match: (AuthenticationFailure) -> Bool) -> Bool {

@@ -49,16 +49,16 @@ struct ConnectivityConstraintTests {
 
         let results = await runWaiters(Self.count, on: constraint) {
             await constraint.waitForWaiters(Self.count)
-            #expect(await constraint.isRunning)
+            #expect(constraint.isRunning)
             network.update(.satisfied)
         }
 
         #expect(results.count == Self.count)
         #expect(results.filter { if case .success = $0 { true } else { false } }.count == Self.count)
-        #expect(await constraint.waiterCount == 0)
+        #expect(constraint.waiterCount == 0)
         #expect(clock.pendingSleepCount == 0)  // every timer cancelled (synchronously, as each call returned)
         await constraint.waitUntilRunsReturned()
-        #expect(await !constraint.isRunning)
+        #expect(!constraint.isRunning)
         #expect(network.monitor.listenerCount == 0)  // the run stopped listening
     }
 
@@ -70,17 +70,17 @@ struct ConnectivityConstraintTests {
             await constraint.waitForWaiters(Self.count)
             await clock.waitForSleepers(Self.count)
             clock.advance(by: .seconds(29))
-            #expect(await constraint.waiterCount == Self.count)  // not yet
+            #expect(constraint.waiterCount == Self.count)  // not yet
             clock.advance(by: .seconds(1))
         }
 
         #expect(results.count == Self.count)
         #expect(results.allSatisfy { isNoPathFailure($0) })
-        #expect(await constraint.waiterCount == 0)
+        #expect(constraint.waiterCount == 0)
 
         // Nobody waits any more, so nobody waits for a path: the run was cancelled when the last
         // call left, and it stopped listening to the monitor (else it held the monitor forever).
-        #expect(await constraint.isRunning == false)
+        #expect(constraint.isRunning == false)
         await constraint.waitUntilRunsReturned()
         #expect(network.monitor.listenerCount == 0)
 
@@ -116,7 +116,7 @@ struct ConnectivityConstraintTests {
         clock.advance(by: .seconds(4))
 
         #expect(isNoPathFailure(await early.value, after: .seconds(10)))
-        #expect(await constraint.waiterCount == 1)
+        #expect(constraint.waiterCount == 1)
         network.update(.satisfied)
         #expect(await late.value.isSuccess)
     }
@@ -140,7 +140,7 @@ struct ConnectivityConstraintTests {
                 Issue.record("the cancelled call did not end with .cancelled")
                 return
             }
-            #expect(await constraint.waiterCount == Self.count - 1)
+            #expect(constraint.waiterCount == Self.count - 1)
             network.update(.satisfied)
         }
 
@@ -158,7 +158,7 @@ struct ConnectivityConstraintTests {
         let results = await runWaiters(Self.count, on: constraint) {}
         #expect(results.allSatisfy { $0.isSuccess })
         #expect(clock.sleeps.isEmpty)
-        #expect(await constraint.isRunning == false)
+        #expect(constraint.isRunning == false)
     }
 
     @Test("requiresConnection releases held calls: the connection attempt is what brings the path up")
@@ -180,7 +180,7 @@ struct ConnectivityConstraintTests {
         }
         #expect(results.allSatisfy { $0.isSuccess })
         await constraint.waitUntilRunsReturned()
-        #expect(await !constraint.isRunning)
+        #expect(!constraint.isRunning)
         try await constraint.waitUntilSatisfied()
         #expect(clock.pendingSleepCount == 0)
     }
@@ -249,7 +249,7 @@ struct ConnectivityConstraintTests {
 /// An endpoint whose constraints can be set.
 private struct ConstrainedEndpoint: Requestable {
     var constraints: [Constraint] = []
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 }
 
 extension Result {

@@ -29,8 +29,8 @@ struct DeclarativeGuideTests {
     struct GetUser: ResponseDeclaring {
         typealias ResponseModel = User
         let id: Int
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-        var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
     }
 
     private let api = API(string: "https://api.example.com")

@@ -19,7 +19,7 @@ struct TypedCallTests {
     /// An endpoint type of one's own that declares its response.
     private struct GetUser: ResponseDeclaring {
         typealias ResponseModel = DeclaredUser
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     private func client(_ transport: RecordingTransport) -> Client {

@@ -18,8 +18,8 @@ private struct Unencodable: Encodable, Sendable {
 private struct Upload: Requestable {
     var body: RequestBody?
     var method: HTTPMethod { .post }
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "127.0.0.1") } }
-    var path: URLPath { get throws(CourierError) { try URLPath("/upload") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "127.0.0.1") }
+    func path() throws(CourierError) -> URLPath { try URLPath("/upload") }
 }
 
 /// What `body` fails with when sent, as an ``InvalidRequest``.

@@ -25,7 +25,7 @@ struct AuthorizedOriginTests {
         var scheme: BaseURL.Scheme = .http
         var host = "127.0.0.1"
         var port: Int? = 18091
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(scheme: scheme, host: host, port: port) } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(scheme: scheme, host: host, port: port) }
     }
 
     private func client(_ transport: RecordingTransport, hosts: Set<String>, rewriteTo url: String?) -> Client {

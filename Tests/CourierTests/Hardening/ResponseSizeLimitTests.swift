@@ -11,7 +11,7 @@ struct ResponseSizeLimitTests {
     private struct Sized: Requestable {
         var maximumResponseSize: Int?
         var requiresAuthorization: Bool { false }
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     private static func isTooLarge(_ error: any Error, limit: Int) -> Bool {

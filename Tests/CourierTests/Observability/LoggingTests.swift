@@ -39,9 +39,9 @@ private struct CapturingHandler: LogHandler {
 
 private struct SecretEndpoint: Requestable {
     var requiresAuthorization: Bool { true }
-    var queryItems: [QueryItem] { [QueryItem(name: "access_token", value: "S3CR3T-query"), QueryItem(name: "page", value: "2")] }
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath("/items") } }
+    var queryItems: [QueryItem]? { [QueryItem(name: "access_token", value: "S3CR3T-query"), QueryItem(name: "page", value: "2")] }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath("/items") }
 }
 
 @Suite("Logging")

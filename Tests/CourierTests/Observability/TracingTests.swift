@@ -194,7 +194,7 @@ struct TracingTests {
             let host: String
             let port: Int?
             var requiresAuthorization: Bool { false }
-            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: host, port: port) } }
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: host, port: port) }
         }
         let tracer = InMemoryTracer()
         _ = try await client(RecordingTransport(), tracer: tracer).enqueue(Endpoint(host: host, port: port)).resume()

@@ -66,8 +66,8 @@ struct CallOptionsTests {
         var configuration = Configuration()
         configuration.authentication = .basic(BasicCredential(username: "alice", password: "secret"))
         struct Public: Requestable {
-            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-            var path: URLPath { get throws(CourierError) { try URLPath("/") } }
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+            func path() throws(CourierError) -> URLPath { try URLPath("/") }
             var requiresAuthorization: Bool { false }
         }
         let pipeline = CallPipeline(endpoint: Public(), options: CallOptions(), configuration: configuration, declaredOrigin: nil, trace: nil)
@@ -83,8 +83,8 @@ struct CallOptionsTests {
         configuration.authentication = .basic(BasicCredential(username: "alice", password: "secret"))
         configuration.authorizedHosts = ["api.example.com"]
         struct WithMiddleware: Requestable {
-            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-            var path: URLPath { get throws(CourierError) { try URLPath("/") } }
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+            func path() throws(CourierError) -> URLPath { try URLPath("/") }
             var middleware: [any Middleware] { [CallOptionsTests.PassThrough()] }
         }
         var options = CallOptions()

@@ -401,7 +401,7 @@ private struct ConstrainedEndpoint: Requestable {
     let constraint: Constraint
     var constraints: [Constraint] { [constraint] }
     var requiresAuthorization: Bool { false }
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 }
 
 @Suite("Constraints through the client")

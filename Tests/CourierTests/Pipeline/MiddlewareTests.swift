@@ -68,7 +68,7 @@ private struct AuthorizationSpy: Middleware {
 private struct MiddlewareEndpoint: Requestable {
     var middleware: [any Middleware] = []
     var requiresAuthorization: Bool { true }
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 }
 
 @Suite("Middleware")

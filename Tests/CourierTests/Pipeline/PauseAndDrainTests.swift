@@ -39,8 +39,8 @@ private actor GatedTransport: Transport {
 private struct PathEndpoint: Requestable {
     var pathString: String
     var requiresAuthorization: Bool { false }
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(pathString) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }
 
 /// Order of events seen by the test.

@@ -11,7 +11,7 @@ struct ReentrancyTests {
         var middleware: [any Middleware] = []
         var constraints: [Constraint] = []
         var requiresAuthorization: Bool { false }
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     /// A middleware that asks the client it runs in for an exclusive action.

@@ -21,7 +21,7 @@ struct SingleFlightConcurrencyTests {
 
     private struct Endpoint: Requestable {
         var requiresAuthorization: Bool { false }
-        var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     }
 
     /// Waits, without sleeping, until `condition` holds; records an issue if it never does.

@@ -340,9 +340,9 @@ struct QueryStringFormattingTests {
     @Test func nothingToWriteGivesAnEmptyQuery() throws {
         #expect(try formatted(nil) == "")
         #expect(try formatted([:]) == "")
-        #expect(try RequestBuilder.queryString(items: [], parameters: [:], options: Options()) == "")
+        #expect(try RequestBuilder.queryString(items: nil, parameters: nil, options: Options()) == "")
         #expect(try RequestBuilder.queryString(items: [], parameters: ["e": []], options: Options()) == "")
-        #expect(try RequestBuilder.queryString(items: [QueryItem(name: "a")], parameters: [:], options: Options()) == "?a")
+        #expect(try RequestBuilder.queryString(items: [QueryItem(name: "a")], parameters: nil, options: Options()) == "?a")
     }
 
     // MARK: literals

@@ -71,8 +71,8 @@ struct QueryStringRequestTests {
 
     @Test func parametersThatFailToEncodeInTheEndpointFailTheCallBeforeAnythingIsSent() async throws {
         struct Tags: Requestable {
-            var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-            var queryParameters: QueryParameters { get throws(CourierError) { try QueryParameters(encoding: ["a", "b"]) } }
+            func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+            var queryParameters: QueryParameters? { get throws(CourierError) { try QueryParameters(encoding: ["a", "b"]) } }
         }
         let transport = RecordingTransport()
         await #expect {

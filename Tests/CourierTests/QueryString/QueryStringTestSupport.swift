@@ -7,7 +7,7 @@ func formatted(
     _ parameters: QueryParameters?, items: [QueryItem] = [],
     _ options: QueryStringFormattingOptions = QueryStringFormattingOptions()
 ) throws(CourierError) -> String {
-    try QueryStringEncoder(options: options).encode(items: items, parameters: parameters ?? [:])
+    try QueryStringEncoder(options: options).encode(items: items, parameters: parameters)
 }
 
 /// The reason of the `encodingFailed` error `body` throws; `nil` when it succeeds or fails otherwise.
@@ -25,12 +25,12 @@ func encodingFailure(_ body: () throws -> Void) -> String? {
 struct QueryEndpoint: Requestable {
     var pathString = "/search"
     var method: HTTPMethod = .get
-    var headerItems: [HeaderItem] = []
-    var queryItems: [QueryItem] = []
-    var queryParameters: QueryParameters = [:]
+    var headerItems: [HeaderItem]?
+    var queryItems: [QueryItem]?
+    var queryParameters: QueryParameters?
     var queryStringOptions: QueryStringFormattingOptions?
     var body: RequestBody?
 
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath(pathString) } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }

@@ -138,8 +138,8 @@ struct DownloadTests {
 
 /// `GET https://api.example.com/file`.
 struct FileEndpoint: Requestable {
-    var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-    var path: URLPath { get throws(CourierError) { try URLPath("/file") } }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath("/file") }
     var requiresAuthorization: Bool { false }
 }
 

@@ -62,14 +62,14 @@ package enum OAuth2Exchange {
         package let base: BaseURL
         package let urlPath: URLPath
         package let method: HTTPMethod
-        package let headerItems: [HeaderItem]
+        package let headerItems: [HeaderItem]?
         package let body: RequestBody?
         package let timeout: Duration?
         package let maximumResponseSize: Int?
         package let redirectMode: RedirectMode
         package var requiresAuthorization: Bool { false }
-        package var baseURL: BaseURL { base }
-        package var path: URLPath { urlPath }
+        package func baseURL() throws(CourierError) -> BaseURL { base }
+        package func path() throws(CourierError) -> URLPath { urlPath }
     }
 
     /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic

@@ -275,15 +275,15 @@ public struct OAuth2TokenEndpoint: Sendable {
     private struct TokenRequest: Requestable {
         let base: BaseURL
         let tokenPath: URLPath
-        let headerItems: [HeaderItem]
+        let headerItems: [HeaderItem]?
         let body: RequestBody?
         let timeout: Duration?
         var method: HTTPMethod { .post }
         var requiresAuthorization: Bool { false }
         var maximumResponseSize: Int? { 1 << 20 }
         var redirectMode: RedirectMode { .never }
-        var baseURL: BaseURL { base }
-        var path: URLPath { tokenPath }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { tokenPath }
     }
 
     /// Reads the endpoint's answer: a token response for 2xx, a typed failure otherwise.

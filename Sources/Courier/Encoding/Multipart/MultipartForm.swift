@@ -14,7 +14,7 @@ public import Foundation
 ///     let form: MultipartForm
 ///     var method: HTTPMethod { .post }
 ///     var body: RequestBody? { .multipart(form) }
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 /// }
 /// ```
 ///

@@ -125,8 +125,8 @@ extension QueryValue: ExpressibleByDictionaryLiteral {
 ///
 /// ```swift
 /// struct Search: Requestable {
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-///     var queryParameters: QueryParameters { ["q": "cats", "page": ["size": 20, "after": "x1"]] }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+///     var queryParameters: QueryParameters? { ["q": "cats", "page": ["size": 20, "after": "x1"]] }
 /// }
 /// // /?page%5Bafter%5D=x1&page%5Bsize%5D=20&q=cats
 ///

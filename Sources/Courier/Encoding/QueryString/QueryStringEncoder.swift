@@ -25,14 +25,16 @@ struct QueryStringEncoder {
     /// `name=value&…` without a leading `?`; empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` naming the parameter (never its value)
     ///   when a number is NaN or infinite.
-    func encode(items: [QueryItem], parameters: QueryParameters) throws(CourierError) -> String {
+    func encode(items: [QueryItem], parameters: QueryParameters?) throws(CourierError) -> String {
         var pairs: [String] = []
         for item in items {
             let name = escape(item.name)
             pairs.append(item.value.map { name + "=" + escape($0) } ?? name)
         }
-        for (key, value) in parameters.values.sorted(by: { $0.key < $1.key }) {
-            try append(value, name: escape(key), to: &pairs)
+        if let parameters {
+            for (key, value) in parameters.values.sorted(by: { $0.key < $1.key }) {
+                try append(value, name: escape(key), to: &pairs)
+            }
         }
         return pairs.joined(separator: "&")
     }

@@ -31,8 +31,8 @@ extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, Custo
 
     private var printableURL: String {
         do throws(CourierError) {
-            let base = try baseURL
-            let path = try path
+            let base = try baseURL()
+            let path = try path()
             let query = try RequestBuilder.queryString(
                 items: queryItems, parameters: queryParameters, options: queryStringOptions ?? QueryStringFormattingOptions())
             return Redaction.default.redact(urlString: "\(base)\(path.rawValue)\(query)")

@@ -79,7 +79,7 @@ extension Endpoint {
     public func query(_ parameters: QueryParameters) -> Self {
         with { parts in
             parts.queryParameters = QueryParameters(
-                parts.queryParameters.values.merging(parameters.values) { _, new in new })
+                (parts.queryParameters?.values ?? [:]).merging(parameters.values) { _, new in new })
         }
     }
 

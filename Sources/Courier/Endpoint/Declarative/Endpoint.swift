@@ -43,31 +43,29 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     /// The API's scheme, host and port.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the ``API`` was made from a string
     ///   that is not a valid base URL (``API/init(string:headers:)``).
-    public var baseURL: BaseURL {
-        get throws(CourierError) {
-            try parts.base.get()
-        }
+    public func baseURL() throws(CourierError) -> BaseURL {
+        try parts.base.get()
     }
 
     /// The API's path followed by this endpoint's segments, each percent-encoded.
     /// - Throws: ``CourierError/invalidRequest(_:)`` for the first problem a modifier met: a
     ///   segment that is empty, `.` or `..` (``InvalidRequest/invalidPath(_:reason:)``), a query
     ///   value that does not encode (``InvalidRequest/encodingFailed(_:underlyingError:)``).
-    public var path: URLPath {
-        get throws(CourierError) {
-            if let problem = parts.problem { throw problem }
-            return parts.path
-        }
+    public func path() throws(CourierError) -> URLPath {
+        if let problem = parts.problem { throw problem }
+        return parts.path
     }
 
     /// The method: the one ``API/get(_:)``, ``API/post(_:)``… or ``API/request(method:_:)`` gave.
     public var method: HTTPMethod { parts.method }
-    /// The API's headers, then those of ``header(_:_:)`` and ``headers(_:)``.
-    public var headerItems: [HeaderItem] { parts.headerItems }
-    /// The items of ``query(_:_:)`` and `query(_ items:)`, in order.
-    public var queryItems: [QueryItem] { parts.queryItems }
+    /// The API's headers, then those of ``header(_:_:)`` and ``headers(_:)``; `nil` when there
+    /// are none.
+    public var headerItems: [HeaderItem]? { parts.headerItems.isEmpty ? nil : parts.headerItems }
+    /// The items of ``query(_:_:)`` and `query(_ items:)`, in order; `nil` when there
+    /// are none.
+    public var queryItems: [QueryItem]? { parts.queryItems.isEmpty ? nil : parts.queryItems }
     /// The nested parameters of `query(_ parameters:)` and ``query(encoding:)``.
-    public var queryParameters: QueryParameters { parts.queryParameters }
+    public var queryParameters: QueryParameters? { parts.queryParameters }
     /// Set by ``queryStringOptions(_:)``; `nil` uses ``Configuration/queryStringOptions``.
     public var queryStringOptions: QueryStringFormattingOptions? { parts.queryStringOptions }
     /// Set by the body modifiers; always `nil` for `Endpoint<BodyForbidden, _>`.
@@ -104,7 +102,7 @@ struct EndpointParts: Sendable {
     var method: HTTPMethod
     var headerItems: [HeaderItem]
     var queryItems: [QueryItem] = []
-    var queryParameters: QueryParameters = [:]
+    var queryParameters: QueryParameters?
     var queryStringOptions: QueryStringFormattingOptions?
     var body: RequestBody?
     var requiresAuthorization = true
@@ -114,7 +112,7 @@ struct EndpointParts: Sendable {
     var responseDecoder: (any ResponseBodyDecoder)?
     var middleware: [any Middleware] = []
     var constraints: [Constraint] = []
-    /// The first error a modifier met; the call fails with it (from ``Endpoint/path``).
+    /// The first error a modifier met; the call fails with it (from ``Endpoint/path()``).
     var problem: CourierError?
 
     /// Keeps `error` unless an earlier one is kept already: the call reports the first mistake

@@ -9,8 +9,8 @@
 /// struct GetUser: ResponseDeclaring {
 ///     typealias ResponseModel = User
 ///     let id: Int
-///     var baseURL: BaseURL { get throws(CourierError) { try BaseURL(host: "api.example.com") } }
-///     var path: URLPath { get throws(CourierError) { try URLPath(segments: ["users", String(id)]) } }
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+///     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
 /// }
 ///
 /// let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
