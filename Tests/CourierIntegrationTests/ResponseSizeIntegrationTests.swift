@@ -7,7 +7,7 @@ import Testing
 @Suite("Response size limit on the wire", .timeLimit(.minutes(1)))
 struct ResponseSizeIntegrationTests {
     /// A client whose transport is its own, with `limit` as the configuration's limit.
-    static func client(limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
+    static func client(limit: Int? = 32 << 20) -> Client {
         Client(configuration: Configuration(transport: TransportKind.platformDefault.make(), maximumResponseSize: limit))
     }
 

@@ -31,10 +31,10 @@ struct AuthenticationChallengeTests {
             + #"error_uri="https://example.com/e/1", scope="openid profile  email""#
         let challenge = try #require(Challenge.parse(field).first)
         #expect(challenge.hasScheme("bearer"))
-        #expect(challenge.realm == "example")
-        #expect(challenge.error == "invalid_token")
-        #expect(challenge.errorDescription == "The access token expired")
-        #expect(challenge.errorURI == "https://example.com/e/1")
+        #expect(challenge[parameter: "realm"] == "example")
+        #expect(challenge[parameter: "error"] == "invalid_token")
+        #expect(challenge[parameter: "error_description"] == "The access token expired")
+        #expect(challenge[parameter: "error_uri"] == "https://example.com/e/1")
         #expect(challenge.scopes == ["openid", "profile", "email"])
         #expect(challenge.token68 == nil)
     }
@@ -43,7 +43,7 @@ struct AuthenticationChallengeTests {
     func bareScheme() throws {
         let challenge = try #require(Challenge.parse("Bearer").first)
         #expect(challenge == Challenge(scheme: "Bearer"))
-        #expect(challenge.realm == nil && challenge.error == nil && challenge.scopes.isEmpty)
+        #expect(challenge[parameter: "realm"] == nil && challenge[parameter: "error"] == nil && challenge.scopes.isEmpty)
     }
 
     @Test(
@@ -83,7 +83,7 @@ struct AuthenticationChallengeTests {
         let challenge = try #require(Challenge.parse(#"BEARER Realm="Api", ERROR=Invalid_Token"#).first)
         #expect(challenge.parameters == [Parameter(name: "realm", value: "Api"), Parameter(name: "error", value: "Invalid_Token")])
         #expect(challenge[parameter: "REALM"] == "Api")
-        #expect(challenge.error == "Invalid_Token")
+        #expect(challenge[parameter: "error"] == "Invalid_Token")
         #expect(challenge.hasScheme("Bearer") && !challenge.hasScheme("Basic"))
         #expect(Parameter(name: "X-Mixed", value: "V").name == "x-mixed")
     }
@@ -136,7 +136,7 @@ struct AuthenticationChallengeTests {
         let prefix = "Basic realm=\""
         let fits = prefix + String(repeating: "a", count: Challenge.maximumFieldLength - prefix.utf8.count - 1) + "\""
         #expect(fits.utf8.count == Challenge.maximumFieldLength)
-        #expect(Challenge.parse(fits).first?.realm?.count == Challenge.maximumFieldLength - prefix.utf8.count - 1)
+        #expect(Challenge.parse(fits).first?[parameter: "realm"]?.count == Challenge.maximumFieldLength - prefix.utf8.count - 1)
         #expect(Challenge.parse(String(fits.dropLast()) + "a\"").isEmpty)
     }
 
@@ -201,7 +201,7 @@ struct AuthenticationChallengeTests {
         headers.append(HTTPField(name: .wwwAuthenticate, value: "DPoP algs=ES256"))
         let response = Response(status: .unauthorized, headers: headers, url: try #require(URL(string: "https://api.example.com/")))
         #expect(response.authenticationChallenges.map(\.scheme) == ["Basic", "Bearer", "Negotiate", "DPoP"])
-        #expect(response.authenticationChallenges[1].error == "invalid_token")
+        #expect(response.authenticationChallenges[1][parameter: "error"] == "invalid_token")
     }
 
     @Test("the Authentication guide's example: a 403's insufficient_scope challenge reaches the caller through the error")
@@ -216,9 +216,9 @@ struct AuthenticationChallengeTests {
             Issue.record("a 403 must fail")
         } catch {
             let bearer = error.response?.authenticationChallenges.first { $0.hasScheme("Bearer") }
-            #expect(bearer?.error == "insufficient_scope")
+            #expect(bearer?[parameter: "error"] == "insufficient_scope")
             #expect(bearer?.scopes == ["repo", "delete_repo"])
-            #expect(bearer?.realm == "api")
+            #expect(bearer?[parameter: "realm"] == "api")
         }
     }
 

@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 private struct User: Codable, Sendable, Equatable {
     let id: Int

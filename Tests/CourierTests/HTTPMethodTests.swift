@@ -1,5 +1,6 @@
-import Courier
 import Testing
+
+@testable import Courier
 
 @Suite("HTTP methods")
 struct HTTPMethodTests {

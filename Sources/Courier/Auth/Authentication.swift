@@ -55,7 +55,7 @@ public struct BasicCredential: Sendable, Equatable {
     /// `Basic <base64(username:password)>`.
     /// - Throws: ``CourierError/authentication(_:)`` with ``AuthenticationFailure/invalidCredential(_:)``
     ///   when the username contains `:` or either part contains a control character.
-    public func authorizationValue() throws(CourierError) -> String {
+    func authorizationValue() throws(CourierError) -> String {
         // Scalars, not characters: ":" followed by a combining mark is still the separator a
         // server splits the decoded pair at.
         guard !username.unicodeScalars.contains(":") else {

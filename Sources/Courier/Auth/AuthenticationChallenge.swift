@@ -8,7 +8,7 @@
 /// ```swift
 /// // WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="repo admin:org"
 /// if let bearer = response.authenticationChallenges.first(where: { $0.hasScheme("Bearer") }) {
-///     bearer.error                // "insufficient_scope"
+///     bearer[parameter: "error"]  // "insufficient_scope"
 ///     bearer.scopes               // ["repo", "admin:org"]
 ///     bearer[parameter: "REALM"]  // "api": parameter names are case-insensitive
 /// }
@@ -79,35 +79,6 @@ public struct AuthenticationChallenge: Sendable, Hashable {
         return parameters.first { $0.name == name }?.value
     }
 
-    /// The `realm` parameter: which protection space the challenge is for.
-    ///
-    /// ```swift
-    /// challenge.realm   // "api" for `Basic realm="api"`
-    /// ```
-    public var realm: String? { self[parameter: "realm"] }
-
-    /// The RFC 6750 §3.1 `error` code, e.g. `"invalid_token"` (refresh and retry),
-    /// `"insufficient_scope"` (ask for more scope) or `"invalid_request"`.
-    ///
-    /// ```swift
-    /// if challenge.error == "invalid_token" { … }
-    /// ```
-    public var error: String? { self[parameter: "error"] }
-
-    /// The RFC 6750 §3 `error_description`: a human-readable explanation for developers.
-    ///
-    /// ```swift
-    /// challenge.errorDescription   // "The access token expired"
-    /// ```
-    public var errorDescription: String? { self[parameter: "error_description"] }
-
-    /// The RFC 6750 §3 `error_uri`: a page about the error.
-    ///
-    /// ```swift
-    /// challenge.errorURI   // "https://example.com/errors/expired"
-    /// ```
-    public var errorURI: String? { self[parameter: "error_uri"] }
-
     /// The RFC 6750 §3 `scope` parameter split at spaces: the scopes the resource needs. Empty when
     /// absent.
     ///
@@ -118,24 +89,24 @@ public struct AuthenticationChallenge: Sendable, Hashable {
         (self[parameter: "scope"] ?? "").split(separator: " ").map(String.init)
     }
 
-    /// The longest field value ``parse(_:)`` reads, in UTF-8 bytes: 8 KiB, the field size most
+    /// The longest field value `parse(_:)` reads, in UTF-8 bytes: 8 KiB, the field size most
     /// servers and proxies accept. A longer value gives no challenges.
-    public static let maximumFieldLength = 8 * 1024
-    /// The most challenges ``parse(_:)`` returns for one field value (and
-    /// ``Response/authenticationChallenges`` for a whole response); later ones are ignored.
-    public static let maximumChallenges = 16
+    static let maximumFieldLength = 8 * 1024
+    /// The most challenges `parse(_:)` returns for one field value (and
+    /// `Response.authenticationChallenges` for a whole response); later ones are ignored.
+    static let maximumChallenges = 16
     /// The most parameters a challenge may have; a challenge with more is malformed.
-    public static let maximumParameters = 32
+    static let maximumParameters = 32
 
     /// Reads the challenges of one `WWW-Authenticate` or `Proxy-Authenticate` field value.
     ///
     /// Follows RFC 9110 §11.6.1: challenges and their parameters are comma-separated (empty list
     /// elements are ignored), values are tokens or quoted-strings with `\` escapes, and a
     /// `token68` stands alone after its scheme. Never traps, and never reads more than
-    /// ``maximumFieldLength`` bytes.
+    /// 8 KiB, and returns at most 16 challenges.
     ///
     /// A malformed challenge (an unterminated quoted-string, a control character, a parameter
-    /// without a value, a parameter named twice, more than ``maximumParameters``) ends the
+    /// without a value, a parameter named twice, more than 32) ends the
     /// reading: the challenges complete before it are returned, it and everything after it are
     /// not, since where the next challenge starts can no longer be told. As the grammar says, a
     /// lone `name=` right after the scheme is a `token68` (`Bearer realm=` has the token68

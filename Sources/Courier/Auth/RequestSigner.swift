@@ -62,7 +62,7 @@ public struct SigningContext: Sendable {
 /// and errors hide the key and a redirect to another origin drops the header, whatever the name.
 public struct APIKeySigner: RequestSigner, CustomStringConvertible, CustomReflectable {
     /// Where the key goes.
-    public enum Placement: Sendable, Equatable {
+    enum Placement: Sendable, Equatable {
         /// A header field with this name.
         case header(String)
         /// A query item with this name, appended to the request's query.
@@ -70,7 +70,7 @@ public struct APIKeySigner: RequestSigner, CustomStringConvertible, CustomReflec
     }
 
     /// Where the key goes.
-    public let placement: Placement
+    let placement: Placement
     private let key: String
 
     /// A key sent as the header `name`.

@@ -42,7 +42,7 @@ public struct TokenCredential: Codable, Sendable, Equatable {
 
     /// The value of the `Authorization` header: `Bearer <token>` for bearer tokens (whatever the
     /// case the server used for the type), `<type> <token>` otherwise.
-    public var authorizationValue: String {
+    var authorizationValue: String {
         // ASCII case folding on the bytes: Foundation's caseInsensitiveCompare bridges to
         // NSString on Linux and allocated about 30 times, on every signed request.
         let isBearer =
@@ -55,7 +55,7 @@ public struct TokenCredential: Codable, Sendable, Equatable {
     /// is never more than half the token's lifetime (so a token that lives 40 s is not refreshed
     /// the moment it arrives just because the leeway is 30 s). A token without expiry never needs
     /// a proactive refresh.
-    public func needsRefresh(at now: Date, leeway: Duration) -> Bool {
+    func needsRefresh(at now: Date, leeway: Duration) -> Bool {
         guard let expiresAt else { return false }
         var effectiveLeeway = max(0, leeway.timeInterval)
         if let issuedAt, expiresAt > issuedAt {

@@ -125,7 +125,7 @@ public struct Configuration: Sendable {
 
     /// The most bytes of response body a call reads, counted after decompression, unless its
     /// endpoint (``Requestable/maximumResponseSize``) says otherwise; `nil` for no limit.
-    /// Default: ``defaultMaximumResponseSize`` (32 MiB).
+    /// Default: 32 MiB.
     ///
     /// ``Call/resume()`` and ``Call/resume(expecting:)`` hold the whole body in memory, and a
     /// server decides how big it is: a 200 KB gzip body can inflate to 200 MB. Past the limit the
@@ -139,7 +139,7 @@ public struct Configuration: Sendable {
 
     /// 32 MiB: far above any JSON or XML document an API answers with, far below what would
     /// strain a phone or a server handling many calls at once.
-    public static let defaultMaximumResponseSize = 32 << 20
+    static let defaultMaximumResponseSize = 32 << 20
 
     /// Middleware every request passes through, outermost first, before the endpoint's own
     /// (see ``Middleware`` for the order). Default: none.
@@ -205,7 +205,7 @@ public struct Configuration: Sendable {
         redaction: Redaction = .default,
         retryPolicy: RetryPolicy = .none,
         clock: any Clock<Duration> = ContinuousClock(),
-        maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize
+        maximumResponseSize: Int? = 32 << 20
     ) {
         self.transport = transport
         self.decoder = decoder

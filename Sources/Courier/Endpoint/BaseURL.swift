@@ -25,7 +25,7 @@ public struct BaseURL: Hashable, Sendable {
         case https
 
         /// The port used when none is given: 80 for http, 443 for https.
-        public var defaultPort: Int { self == .http ? 80 : 443 }
+        var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
     /// The scheme.

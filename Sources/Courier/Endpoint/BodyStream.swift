@@ -15,7 +15,7 @@ public struct BodyStream: Sendable {
     public let length: Int64?
     /// Whether the body can be read again from the start, for a replay after a 401 or a retry.
     /// Files and multipart forms can; an `AsyncSequence` is single-use.
-    public let isReplayable: Bool
+    let isReplayable: Bool
     /// Tells streams apart for `Equatable`: each body made by a factory is its own stream.
     let identity: UUID
     private let open: @Sendable () throws(CourierError) -> any ChunkSource

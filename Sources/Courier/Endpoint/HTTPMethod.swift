@@ -45,7 +45,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
 
     /// Whether a request with this method may carry a body. GET and HEAD may not: RFC 9110
     /// gives such a body no meaning and many servers and proxies reject or drop it.
-    public var allowsRequestBody: Bool {
+    var allowsRequestBody: Bool {
         self != .get && self != .head
     }
 }

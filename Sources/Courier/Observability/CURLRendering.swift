@@ -14,7 +14,7 @@ extension TransportRequest {
     /// - JSON (`application/json`, `…+json`): `--data-binary` with secret keys redacted at any
     ///   depth (keys sorted);
     /// - other UTF-8 text without control characters: `--data-binary` as it is;
-    /// - anything else, anything longer than ``Redaction/bodyPreviewLimit`` after redaction (or
+    /// - anything else, anything longer than 4 KiB after redaction (or
     ///   longer than 64 KiB before, which is not parsed), and streamed bodies: `--data-binary @-  # N bytes of <content type>, not shown`, so the
     ///   command runs with the body piped in and the comment says what it was.
     ///
@@ -113,8 +113,7 @@ enum CURL {
 
 extension TransportRequest: CustomStringConvertible {
     /// Method, URL with secret query items redacted (by the request's own ``redaction``), and the
-    /// header and body sizes; never header values or body bytes (see
-    /// ``Redaction/describe(_:)-(TransportRequest)``).
+    /// header and body sizes; never header values or body bytes.
     public var description: String {
         redaction.describe(self)
     }

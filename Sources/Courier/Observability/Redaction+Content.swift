@@ -66,8 +66,8 @@ extension Redaction {
 // MARK: Bodies
 
 extension Redaction {
-    /// `formBody` with the values of secret fields (see ``isSecret(fieldName:)``) replaced by
-    /// ``placeholder``; fields are separated by `&` or `;`. `nil` when the bytes are not
+    /// `formBody` with the values of secret fields (by ``namePatterns``, ``formFields`` and
+    /// ``exposed``) replaced by ``placeholder``; fields are separated by `&` or `;`. `nil` when the bytes are not
     /// form-encoded text (not UTF-8, or with spaces, control or non-ASCII characters).
     ///
     /// ```swift
@@ -81,8 +81,8 @@ extension Redaction {
         return Self.redactParameters(text, isSecret: fieldNameTest)
     }
 
-    /// `jsonBody` with the values of secret object keys (see ``isSecret(fieldName:)``), at any
-    /// depth, replaced by ``placeholder``, keys sorted; `nil` when the bytes are not JSON.
+    /// `jsonBody` with the values of secret object keys (by ``namePatterns``, ``formFields`` and
+    /// ``exposed``), at any depth, replaced by ``placeholder``, keys sorted; `nil` when the bytes are not JSON.
     ///
     /// ```swift
     /// Redaction.default.redact(jsonBody: Data(#"{"user":"bob","auth":{"password":"x"}}"#.utf8))
@@ -127,7 +127,7 @@ extension Redaction {
     /// Redaction.default.describe(request)
     /// // "POST https://h/token?code=<redacted> (3 headers, 120-byte body)"
     /// ```
-    public func describe(_ request: TransportRequest) -> String {
+    func describe(_ request: TransportRequest) -> String {
         let count = request.head.headerFields.count
         var details = ["\(count) header\(count == 1 ? "" : "s")"]
         switch request.body {
@@ -148,7 +148,7 @@ extension Redaction {
     /// Redaction.default.describe(response)
     /// // "HTTP 200 from https://h/me?access_token=<redacted> (2 headers, 512 bytes of application/json)"
     /// ```
-    public func describe(_ response: Response) -> String {
+    func describe(_ response: Response) -> String {
         let count = response.headers.count
         var body = "\(response.body.count) byte\(response.body.count == 1 ? "" : "s")"
         if let mediaType = response.mediaType { body += " of \(mediaType)" }

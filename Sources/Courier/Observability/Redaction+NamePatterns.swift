@@ -13,7 +13,7 @@ extension Redaction {
     /// ```swift
     /// var patterns = Redaction.NamePatterns.standard
     /// patterns.fragments.insert("pin")
-    /// patterns.matches("X-User-PIN")   // true
+    /// let redaction = Redaction(namePatterns: patterns)   // hides `X-User-PIN` too
     /// ```
     public struct NamePatterns: Sendable, Equatable {
         /// A name containing one of these (after normalization) is secret.
@@ -36,10 +36,7 @@ extension Redaction {
         /// `credential`, `signature`, `session`, `sessid` (PHP's `PHPSESSID`), `cookie`,
         /// `authorization` (so `Proxy-Authorization`), `jwt`, `csrf`, `xsrf`; prefix `auth`.
         ///
-        /// ```swift
-        /// Redaction.NamePatterns.standard.matches("Private-Token")   // true
-        /// Redaction.NamePatterns.standard.matches("WWW-Authenticate") // false: a challenge, not a secret
-        /// ```
+        /// `Private-Token` matches; `WWW-Authenticate` does not (a challenge, not a secret).
         public static let standard = NamePatterns(
             fragments: [
                 "token", "secret", "key", "password", "passwd", "pwd", "passphrase", "credential",
@@ -54,7 +51,7 @@ extension Redaction {
         /// Redaction.NamePatterns.standard.matches("x_auth_user")   // true
         /// Redaction.NamePatterns.standard.matches("Accept")        // false
         /// ```
-        public func matches(_ name: some StringProtocol) -> Bool {
+        func matches(_ name: some StringProtocol) -> Bool {
             SecretNameMatcher(listed: [], exposed: [], patterns: self).matchesPatterns(name)
         }
     }

@@ -47,7 +47,7 @@
 /// Not hidden: secrets in path segments (`/reset/{token}`), in URLs nested inside query values,
 /// and in text bodies that are neither form-encoded nor JSON. Bodies never appear in
 /// `describe(_:)`; ``TransportRequest/curlCommand(redaction:)`` shows at most
-/// ``bodyPreviewLimit`` bytes of a redacted form, JSON or text body.
+/// 4 KiB of a redacted form, JSON or text body.
 ///
 /// ## Where it is used
 /// ``Configuration/redaction`` decides what the client's log lines hide, and which headers a
@@ -155,11 +155,7 @@ public struct Redaction: Sendable, Equatable {
 
     /// The most body bytes ``TransportRequest/curlCommand(redaction:)`` shows: 4 KiB. A longer
     /// body is replaced by a comment with its size.
-    ///
-    /// ```swift
-    /// if body.count > Redaction.bodyPreviewLimit { … }
-    /// ```
-    public static let bodyPreviewLimit = 4096
+    static let bodyPreviewLimit = 4096
 
     /// Creates a redaction; each part defaults to the standard one.
     ///
@@ -217,7 +213,7 @@ extension Redaction {
     /// Redaction.default.isSecret(fieldName: "authorization")   // true (pattern `auth…`)
     /// Redaction.default.isSecret(fieldName: "username")        // false
     /// ```
-    public func isSecret(fieldName name: String) -> Bool {
+    func isSecret(fieldName name: String) -> Bool {
         fieldMatcher.isSecret(parameter: Self.decodedName(Substring(name)))
     }
 }

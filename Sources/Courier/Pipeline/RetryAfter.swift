@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A server's `Retry-After` header (RFC 9110 §10.2.3): either a number of seconds to wait, or
 /// the HTTP-date after which to try again.
@@ -13,7 +13,7 @@ public import Foundation
 /// RetryAfter(parsing: "Sun, 06 Nov 1994 08:49:37 GMT", receivedAt: now)      // .date(…)
 /// RetryAfter(parsing: "soon", receivedAt: now)                               // nil
 /// ```
-public enum RetryAfter: Sendable, Equatable {
+enum RetryAfter: Sendable, Equatable {
     /// `delay-seconds`: wait this many whole seconds, e.g. `Retry-After: 120`.
     case seconds(UInt64)
     /// `HTTP-date`: wait until this moment, e.g. `Retry-After: Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -40,7 +40,7 @@ public enum RetryAfter: Sendable, Equatable {
     ///     year is the one, of the two candidates 100 years apart, that lies within 50 years of
     ///     `now` (a year that would be more than 50 years in the future is read as the most
     ///     recent past year with the same last two digits, RFC 9110 §5.6.7).
-    public init?(parsing value: String, receivedAt now: Date) {
+    init?(parsing value: String, receivedAt now: Date) {
         let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
         if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
@@ -71,7 +71,7 @@ public enum RetryAfter: Sendable, Equatable {
     /// RetryAfter.date(now.addingTimeInterval(-5)).delay(from: now)   // .zero
     /// RetryAfter.seconds(2).delay(from: now)                         // .seconds(2)
     /// ```
-    public func delay(from now: Date) -> Duration {
+    func delay(from now: Date) -> Duration {
         switch self {
         case .seconds(let seconds):
             // Duration holds 128-bit attoseconds: UInt64.max seconds (≈ 1.8e37 as) fits, but

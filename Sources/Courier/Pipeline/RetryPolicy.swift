@@ -1,8 +1,8 @@
-public import Foundation
+import Foundation
 import HTTPTypes
 
-/// When and how soon to send a request again after it failed: the decision logic, as a pure
-/// value that the client consults after each attempt.
+/// When and how soon to send a request again after it failed: a value the client consults after
+/// each attempt (set it as ``Configuration/retryPolicy``).
 ///
 /// A request is retried only when every one of these holds:
 /// 1. the attempt ended with a retryable status (``retryableStatusCodes``) or a retryable
@@ -10,22 +10,18 @@ import HTTPTypes
 /// 2. attempts remain (``maxAttempts`` counts the first one);
 /// 3. repeating it is safe: an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or
 ///    POST/PATCH carrying an ``idempotencyKeyHeader``;
-/// 4. its body can be sent again (``TransportBody/isReplayable``);
+/// 4. its body can be sent again (not a single-use stream);
 /// 5. the server's `Retry-After`, if any, is not longer than ``maxRetryAfter``.
 ///
 /// The wait is the server's `Retry-After` when it sent one, otherwise "full jitter"
-/// exponential backoff (see ``backoffCeiling(after:)``).
+/// exponential backoff: a delay drawn uniformly from zero to `min(maxDelay, baseDelay × 2^(n−1))`
+/// after attempt n.
 ///
 /// ```swift
 /// var policy = RetryPolicy.default            // 3 attempts, 250 ms base, 30 s cap
 /// policy.maxAttempts = 5
 /// policy.generatesIdempotencyKey = true       // lets POST and PATCH be retried too
-///
-/// var rng = SystemRandomNumberGenerator()
-/// switch policy.decision(after: 1, request: request, outcome: outcome, now: Date(), random: &rng) {
-/// case .retry(let delay): try await Task.sleep(for: delay)   // then send again
-/// case .doNotRetry(let reason): print("giving up: \(reason)")
-/// }
+/// let client = Client(configuration: Configuration(retryPolicy: policy))
 /// ```
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first one included: `3` means one request and up to two retries;
@@ -49,7 +45,7 @@ public struct RetryPolicy: Sendable {
     /// ```
     public var maxDelay: Duration
     /// The longest server `Retry-After` Courier waits for. A longer one ends the retries and the
-    /// response is returned to the caller (``RetryDecision/Reason/retryAfterTooLong``), which
+    /// response is returned to the caller, which
     /// can read the header itself. Default: 60 s.
     ///
     /// ```swift
@@ -154,7 +150,7 @@ public struct RetryPolicy: Sendable {
     ///   - outcome: what it produced.
     ///   - now: the current time, against which a `Retry-After` date is measured.
     ///   - random: the source of the jitter; pass a seeded generator for reproducible delays.
-    public func decision(
+    func decision(
         after attempt: Int,
         request: TransportRequest,
         outcome: Result<Response, CourierError>,
@@ -210,7 +206,7 @@ public struct RetryPolicy: Sendable {
     ///     try await Task.sleep(for: delay)
     /// }
     /// ```
-    public func decision(
+    func decision(
         after attempt: Int,
         request: TransportRequest,
         outcome: Result<Response, CourierError>,
@@ -294,7 +290,7 @@ public struct RetryPolicy: Sendable {
     ///     request.head.headerFields[name] = key   // e.g. "9F1C2D3E-…"
     /// }
     /// ```
-    public func idempotencyKey(for request: TransportRequest) -> String? {
+    func idempotencyKey(for request: TransportRequest) -> String? {
         guard generatesIdempotencyKey,
             Self.keyedMethods.contains(request.head.method.rawValue),
             let name = HTTPField.Name(idempotencyKeyHeader),
@@ -336,7 +332,7 @@ public struct RetryPolicy: Sendable {
     /// RetryPolicy.default.backoffCeiling(after: 3)     // 1 s
     /// RetryPolicy.default.backoffCeiling(after: 200)   // 30 s
     /// ```
-    public func backoffCeiling(after attempt: Int) -> Duration {
+    func backoffCeiling(after attempt: Int) -> Duration {
         .nanoseconds(Int64(ceilingNanoseconds(after: attempt)))
     }
 
@@ -381,7 +377,7 @@ public struct RetryPolicy: Sendable {
 ///     return outcome
 /// }
 /// ```
-public enum RetryDecision: Sendable, Equatable {
+enum RetryDecision: Sendable, Equatable {
     /// Send the request again after this delay (possibly `.zero`).
     case retry(after: Duration)
     /// Stop here, and hand the outcome to the caller.
@@ -392,7 +388,7 @@ public enum RetryDecision: Sendable, Equatable {
     /// ```swift
     /// if case .doNotRetry(let reason) = decision { logger.debug("not retrying: \(reason)") }
     /// ```
-    public enum Reason: String, Sendable, Equatable {
+    enum Reason: String, Sendable, Equatable {
         /// The response's status is not retryable and is a success (2xx).
         case success
         /// The response's status is neither a success nor one of ``RetryPolicy/retryableStatusCodes``.
@@ -417,7 +413,7 @@ public enum RetryDecision: Sendable, Equatable {
     /// ```swift
     /// if let delay = decision.delay { try await Task.sleep(for: delay) }
     /// ```
-    public var delay: Duration? {
+    var delay: Duration? {
         if case .retry(let delay) = self { return delay }
         return nil
     }

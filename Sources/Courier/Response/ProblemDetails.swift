@@ -31,7 +31,7 @@ public struct ProblemDetails: Sendable, Equatable {
     public var body: Data
 
     /// Creates problem details.
-    public init(
+    init(
         type: String = "about:blank", title: String? = nil, status: Int? = nil, detail: String? = nil,
         instance: String? = nil, body: Data = Data()
     ) {
@@ -45,7 +45,7 @@ public struct ProblemDetails: Sendable, Equatable {
 
     /// Reads a problem details JSON object. Members of the wrong JSON type are ignored, as RFC
     /// 9457 §3.1 asks; `nil` when the body is not a JSON object.
-    public init?(json body: Data) {
+    init?(json body: Data) {
         guard let members = try? JSONDecoder().decode(Members.self, from: body) else { return nil }
         self.init(
             type: members.type ?? "about:blank", title: members.title, status: members.status,

@@ -3,8 +3,8 @@ import HTTPTypes
 extension Response {
     /// The authentication challenges of every `WWW-Authenticate` field of this response, in
     /// order: each field is read with ``AuthenticationChallenge/parse(_:)``, so a malformed field
-    /// loses only its own challenges from the malformed one on. At most
-    /// ``AuthenticationChallenge/maximumChallenges`` in all.
+    /// loses only its own challenges from the malformed one on. At most 16 in
+    /// all.
     ///
     /// ```swift
     /// do {

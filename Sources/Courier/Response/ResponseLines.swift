@@ -14,7 +14,7 @@ extension StreamedResponse {
     /// - Parameter maximumLength: the most bytes one line may have (1 MiB by default). A server
     ///   that never sends a line break cannot make the reader buffer more: past it, reading fails
     ///   with a ``TransportFailure/Kind/responseTooLarge`` failure and the transfer is stopped.
-    public func lines(maximumLength: Int = ResponseLines.defaultMaximumLength) -> ResponseLines {
+    public func lines(maximumLength: Int = 1 << 20) -> ResponseLines {
         ResponseLines(body: body, url: url, maximumLength: maximumLength)
     }
 
@@ -34,7 +34,7 @@ extension StreamedResponse {
     ///   `T` (the failure's ``DecodingFailure/response`` holds that line as its body) and stops
     ///   the transfer, or what reading the body throws.
     public func decodedLines<T: Decodable & Sendable>(
-        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), maximumLength: Int = ResponseLines.defaultMaximumLength
+        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), maximumLength: Int = 1 << 20
     ) -> DecodedLines<T> {
         DecodedLines(
             lines: ResponseLines(body: body, url: url, maximumLength: maximumLength),
@@ -50,7 +50,7 @@ public struct ResponseLines: AsyncSequence, Sendable {
     public typealias Failure = CourierError
 
     /// 1 MiB: the default for the longest line a reader buffers.
-    public static let defaultMaximumLength = 1 << 20
+    static let defaultMaximumLength = 1 << 20
 
     let body: ResponseBody
     let url: URL

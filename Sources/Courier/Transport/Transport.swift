@@ -66,7 +66,7 @@ public struct TransportRequest: Sendable {
     /// `nil` for no limit. Past it the transport stops reading, stops the request and fails with
     /// a ``TransportFailure/Kind/responseTooLarge`` failure (the pipeline also collects bodies up
     /// to it, so a transport that does not enforce it still cannot make a call buffer more).
-    /// Default: ``Configuration/defaultMaximumResponseSize``.
+    /// Default: 32 MiB, as ``Configuration/maximumResponseSize``.
     public var maximumResponseSize: Int?
     /// Which redirects the transport follows: a body goes to another origin on a 307/308 only
     /// with ``RedirectMode/followSendingBodyToOtherOrigins``, and none is followed with
@@ -112,7 +112,7 @@ public struct TransportRequest: Sendable {
     ///   - redaction: what counts as secret when this request is printed or logged.
     public init(
         head: HTTPRequest, body: TransportBody? = nil, timeout: Duration, url: URL? = nil,
-        maximumResponseSize: Int? = Configuration.defaultMaximumResponseSize,
+        maximumResponseSize: Int? = 32 << 20,
         redaction: Redaction = .default
     ) {
         var head = head
@@ -260,7 +260,7 @@ public enum TransportBody: Sendable, Equatable {
     }
 
     /// Whether the body can be sent again (for a replay after a 401, or a retry).
-    public var isReplayable: Bool {
+    var isReplayable: Bool {
         switch self {
         case .data: true
         case .stream(let stream): stream.isReplayable

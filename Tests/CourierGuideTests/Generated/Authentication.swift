@@ -199,7 +199,7 @@ enum AuthenticationGuide {
         } catch {
             // WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="repo delete_repo"
             if let bearer = error.response?.authenticationChallenges.first(where: { $0.hasScheme("Bearer") }),
-               bearer.error == "insufficient_scope" {
+               bearer[parameter: "error"] == "insufficient_scope" {
                 await askForConsent(to: bearer.scopes)   // ["repo", "delete_repo"]
             }
         }

@@ -89,7 +89,7 @@ struct EndpointRequestTests {
             .header("X-Trace", "1").header("x-trace", "2")
             .header("ACCEPT", "text/csv")
             .headers([HeaderItem(name: "X-Many", value: "a"), HeaderItem(name: "X-Many", value: "b")])
-            .header(.userAgent("declared/1"))
+            .headers([.userAgent("declared/1")])
         let request = try #require(await sendDeclared(endpoint).request)
         #expect(request.headers("X-Trace") == ["2"])
         #expect(request.headers("Accept") == ["text/csv"])

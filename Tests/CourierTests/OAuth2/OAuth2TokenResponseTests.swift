@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("OAuth2 token responses: parsing a 2xx into a credential")
 struct OAuth2TokenResponseTests {

@@ -1,7 +1,8 @@
-import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// Builds a transport request from plain values, keeping header order.
 private func makeRequest(

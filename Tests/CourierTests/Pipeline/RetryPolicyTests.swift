@@ -1,7 +1,8 @@
-import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// SplitMix64 (Steele, Lea & Flood, 2014): a tiny, well-mixed generator, seeded for
 /// reproducible jitter.

@@ -1,7 +1,8 @@
-import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 /// A combining mark (U+0301, U+06E4, …) after an ASCII delimiter makes one grapheme cluster with
 /// it, and Swift's character-level `contains`, `firstIndex(of:)` and `replacingOccurrences(of:with:)`

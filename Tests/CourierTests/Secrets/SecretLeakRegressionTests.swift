@@ -1,7 +1,8 @@
-import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 // The leaks of issue 9, defect 6, each as it was reproduced. These tests use only API that
 // existed before the fix, so they can be run against it (they all failed there).

@@ -1,7 +1,8 @@
-import Courier
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Courier
 
 @Suite("Secret names by pattern")
 struct SecretNamePatternTests {

@@ -13,9 +13,8 @@
     /// The key is either a raw 256-bit key you supply (keep it in the Keychain, a secret manager or
     /// similar; ``makeRandomKey()`` creates one) or is derived from a passphrase with
     /// **PBKDF2-HMAC-SHA256** over the passphrase's UTF-8 bytes (used as given, with no Unicode
-    /// normalization), a random 16-byte salt per file, and ``defaultRounds`` (600,000, the OWASP
-    /// 2023 figure for PBKDF2-HMAC-SHA256) iterations unless you choose between ``minimumRounds``
-    /// and ``maximumRounds``. The derived key is cached for the file's salt, so only the first
+    /// normalization), a random 16-byte salt per file, and 600,000 iterations (the OWASP 2023 figure
+    /// for PBKDF2-HMAC-SHA256) unless you choose from 210,000 to 10,000,000. The derived key is cached for the file's salt, so only the first
     /// load or save of a store pays for the derivation (it runs on the actor; expect a fraction of
     /// a second at the default).
     ///
@@ -77,16 +76,16 @@
     /// ``debugDescription`` and `dump` show only the path.
     public actor FileTokenStore: TokenStore {
         /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
-        public static let defaultRounds = 600_000
-        /// The fewest PBKDF2 iterations ``init(url:passphrase:rounds:)`` accepts: 210,000, the
+        static let defaultRounds = 600_000
+        /// The fewest PBKDF2 iterations `init(url:passphrase:rounds:)` accepts: 210,000, the
         /// same floor swift-crypto's checked API enforces. Such a store also refuses, as
         /// ``TokenStoreError/corrupted(_:)``, a file that claims fewer.
-        public static let minimumRounds = 210_000
+        static let minimumRounds = 210_000
         /// The most PBKDF2 iterations accepted, when writing or reading: 10,000,000. A file that
         /// claims more is ``TokenStoreError/corrupted(_:)`` (it would stall the store for minutes).
-        public static let maximumRounds = 10_000_000
+        static let maximumRounds = 10_000_000
         /// The size of a raw key: 32 bytes (AES-256).
-        public static let keyByteCount = 32
+        static let keyByteCount = 32
 
         /// The file the credential is kept in.
         public nonisolated let url: URL
@@ -124,7 +123,7 @@
         /// ```
         /// - Parameters:
         ///   - url: a file URL; the file need not exist, nor its directory.
-        ///   - key: exactly ``keyByteCount`` (32) bytes.
+        ///   - key: exactly 32 bytes (AES-256).
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` if the key is not 32 bytes;
         ///   ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
         public init(url: URL, key: Data) throws(TokenStoreError) {
@@ -144,19 +143,19 @@
         /// - Parameters:
         ///   - url: a file URL; the file need not exist, nor its directory.
         ///   - passphrase: a non-empty passphrase; its UTF-8 bytes are the PBKDF2 password.
-        ///   - rounds: iterations for files this store writes, from ``minimumRounds`` to
-        ///     ``maximumRounds``; default ``defaultRounds``. Files written with another count in
+        ///   - rounds: iterations for files this store writes, from 210,000 to
+        ///     10,000,000; default 600,000 (OWASP, 2023). Files written with another count in
         ///     that range are still read.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
         ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
-        public init(url: URL, passphrase: String, rounds: Int = FileTokenStore.defaultRounds) throws(TokenStoreError) {
+        public init(url: URL, passphrase: String, rounds: Int = 600_000) throws(TokenStoreError) {
             guard rounds >= Self.minimumRounds, rounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from \(Self.minimumRounds) to \(Self.maximumRounds), not \(rounds)")
             }
             try self.init(url: url, passphrase: passphrase, unsafeUncheckedRounds: rounds)
         }
 
-        /// Creates a passphrase store with any iteration count from 1 to ``maximumRounds``.
+        /// Creates a passphrase store with any iteration count from 1 to 10,000,000.
         ///
         /// **For tests only**: a low count makes the passphrase cheap to guess from the file. Such a
         /// store also reads files written with as few rounds as it uses.

@@ -53,7 +53,7 @@ public struct MultipartForm: Sendable {
     /// ```swift
     /// #expect(form.parts.map(\.name) == ["author", "report"])
     /// ```
-    public private(set) var parts: [Part] = []
+    private(set) var parts: [Part] = []
 
     /// Creates an empty form.
     ///
@@ -183,7 +183,7 @@ public struct MultipartForm: Sendable {
     /// ```swift
     /// #expect(form.isReplayable)
     /// ```
-    public var isReplayable: Bool {
+    var isReplayable: Bool {
         parts.allSatisfy { $0.stream == nil }
     }
 
@@ -203,20 +203,19 @@ public struct MultipartForm: Sendable {
 }
 
 extension MultipartForm {
-    /// One part of a ``MultipartForm``, as it will be sent: a read-only description for tests
-    /// and logs.
+    /// One part of a ``MultipartForm``, as it will be sent.
     ///
     /// ```swift
     /// let part = form.parts[0]
     /// #expect(part.name == "avatar" && part.filename == "me.png" && part.contentType == "image/png")
     /// ```
-    public struct Part: Sendable {
+    struct Part: Sendable {
         /// Where a part's bytes come from.
         ///
         /// ```swift
         /// if case .file(let url) = form.parts[1].content { print(url.path) }
         /// ```
-        public enum Content: Sendable, Equatable {
+        enum Content: Sendable, Equatable {
             /// A text field, sent as UTF-8.
             case text(String)
             /// Bytes in memory.
@@ -232,32 +231,32 @@ extension MultipartForm {
         /// ```swift
         /// #expect(form.parts.map(\.name) == ["author", "report"])
         /// ```
-        public let name: String
+        let name: String
         /// The `filename` parameter, as given (a file's last path component by default).
         ///
         /// ```swift
         /// #expect(form.parts[1].filename == "report.pdf")
         /// ```
-        public let filename: String?
+        let filename: String?
         /// The media type Courier writes as the part's `Content-Type` (`nil` for text fields),
         /// unless ``headers`` carries its own.
         ///
         /// ```swift
         /// #expect(form.parts[1].contentType == "application/pdf")
         /// ```
-        public let contentType: String?
+        let contentType: String?
         /// The extra headers written after `Content-Disposition` and `Content-Type`.
         ///
         /// ```swift
         /// #expect(form.parts[0].headers.isEmpty)
         /// ```
-        public let headers: [HeaderItem]
+        let headers: [HeaderItem]
         /// Where the bytes come from.
         ///
         /// ```swift
         /// #expect(form.parts[0].content == .text("Ada"))
         /// ```
-        public let content: Content
+        let content: Content
         /// The single-use body of a stream part.
         let stream: BodyStream?
 

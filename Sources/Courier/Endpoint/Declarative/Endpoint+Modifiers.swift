@@ -14,15 +14,6 @@ extension Endpoint {
         headers([HeaderItem(name: name, value: value)])
     }
 
-    /// This endpoint with `item`, as ``header(_:_:)``.
-    ///
-    /// ```swift
-    /// api.get("report").header(.accept("text/csv"))
-    /// ```
-    public func header(_ item: HeaderItem) -> Self {
-        headers([item])
-    }
-
     /// This endpoint with `items`, each in place of the headers it has of that name; a name
     /// repeated within `items` is sent as many times.
     ///

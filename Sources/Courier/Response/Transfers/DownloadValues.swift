@@ -84,7 +84,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable, CustomStringConv
     public var temporaryFile: URL
 
     /// Creates resume data, e.g. decoded from your own storage.
-    public init(url: URL, validator: String?, receivedBytes: Int64, expectedBytes: Int64?, temporaryFile: URL) {
+    init(url: URL, validator: String?, receivedBytes: Int64, expectedBytes: Int64?, temporaryFile: URL) {
         self.url = url
         self.validator = validator
         self.receivedBytes = receivedBytes
@@ -93,7 +93,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable, CustomStringConv
     }
 
     /// Whether the transfer can continue with a `Range` request.
-    public var canResume: Bool { validator != nil && receivedBytes > 0 }
+    var canResume: Bool { validator != nil && receivedBytes > 0 }
 
     /// E.g. `1048576 of 4194304 bytes of https://example.com/image.iso`, with the URL redacted.
     public var description: String {

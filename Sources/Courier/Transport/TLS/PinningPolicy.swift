@@ -62,7 +62,7 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
 
     /// The pins of each pinned host, keyed by normalized host name (lowercase, no trailing dot,
     /// IPv6 addresses without brackets).
-    public let pinsByHost: [String: Set<Pin>]
+    let pinsByHost: [String: Set<Pin>]
 
     /// A policy pinning each named host to its keys.
     ///
