@@ -81,6 +81,14 @@ struct CacheLRUList<Key: Hashable & Sendable>: Sendable {
 
     mutating func removeAll() { self = CacheLRUList() }
 
+    /// Makes room for `capacity` keys without regrowing (opening a large index).
+    mutating func reserveCapacity(_ capacity: Int) {
+        slots.reserveCapacity(capacity)
+        previous.reserveCapacity(capacity)
+        next.reserveCapacity(capacity)
+        slotOfKey.reserveCapacity(capacity)
+    }
+
     private mutating func unlink(_ slot: Int) {
         let before = previous[slot]
         let after = next[slot]

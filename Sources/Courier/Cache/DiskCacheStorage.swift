@@ -109,6 +109,11 @@ final class DiskCacheStorage: CacheStorage {
                 present.insert(name)
             }
         }
+        let count = decoded?.count ?? 0
+        state.records.reserveCapacity(count)
+        state.keyOfFile.reserveCapacity(count)
+        state.keysOfURL.reserveCapacity(count)
+        state.order.reserveCapacity(count)
         for (key, record) in decoded ?? [] {
             if present.contains(record.fileName), state.keyOfFile[record.fileName] == nil,
                 state.records[key] == nil
