@@ -169,6 +169,19 @@ struct DiskCacheStorageTests {
         #expect(files(in: directory).filter { $0.hasSuffix(DiskCacheStorage.entrySuffix) }.count == 2)
     }
 
+    @Test("storing a key again replaces its file: one file, counted once, the new body served")
+    func replace() {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = DiskCacheStorage(directory: directory, capacity: 100_000)
+        storage.store(cacheEntry(body: "first version"))
+        let second = cacheEntry(body: "second")
+        storage.store(second)
+        #expect(storage.entries(for: second.key) == [second])
+        #expect(storage.totalSize == CacheEntryCoding.encode(second).count)
+        #expect(files(in: directory).filter { $0.hasSuffix(DiskCacheStorage.entrySuffix) }.count == 1)
+    }
+
     @Test("removing a URI deletes its files in every partition, and stays removed after a restart")
     func removal() {
         let directory = cacheTemporaryDirectory()
