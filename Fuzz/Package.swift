@@ -19,6 +19,7 @@ let targets = [
     "FuzzNetlink",
     "FuzzFixtureFormat",
     "FuzzContentRange", "FuzzDownloadState",
+    "FuzzCacheControl", "FuzzCacheEntry", "FuzzCacheIndex",
 ]
 
 // Targets that read more than Courier and CourierXML.

@@ -568,4 +568,81 @@ write(S, "not-a-file-url", '{"url":"https://h/f","receivedBytes":1,"temporaryFil
 write(S, "truncated", '{"url":"https://h/f","validator":"\\"v1\\"","receivedBy')
 write(S, "wrong-types", '{"url":7,"validator":["a"],"receivedBytes":"5","temporaryFile":null}')
 
+# FuzzCacheControl: two bytes choose the elapsed time (their product, in seconds); then the
+# response's Cache-Control lines and, after the last line feed, the request's.
+C = "FuzzCacheControl"
+write(C, "max-age", b"\x03\x04" + b"max-age=60, public\n")
+write(C, "two-lines-and-request", b"\x10\x10" + b"no-cache\nmax-age=5, must-revalidate\nmax-stale=100, min-fresh=3")
+write(C, "invalid-max-age", b"\x00\x01" + b"max-age=ten\nmax-stale")
+write(C, "duplicates", b"\x01\x01" + b"max-age=10, max-age=20, MAX-AGE=30\nonly-if-cached")
+write(C, "quoted", b"\x02\x02" + b'no-cache="Set-Cookie, X-A", private="a\\"b", max-age="7"\n')
+write(C, "saturating", b"\xff\xff" + b"max-age=999999999999999999999999, stale-while-revalidate=99999999999\nstale-if-error=4294967296")
+write(C, "unterminated", b"\x05\x05" + b'max-age=1, foo="abc, no-store\nno-store "x"')
+write(C, "too-many", b"\x01\x01" + ", ".join(f"x{i}" for i in range(80)).encode() + b"\n")
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def cstring(text):
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    return struct.pack(">I", len(text)) + text
+
+
+def cvariant(values, nothing=False):
+    out = bytes([1 if nothing else 0]) + struct.pack(">I", len(values))
+    for name, value in values:
+        out += cstring(name) + bytes([0 if value is None else 1]) + cstring(value or "")
+    return out
+
+
+def cache_entry(url, partition, status, reason, fields, body, variant=(), request_time=100.0, response_time=101.0):
+    """CacheEntryCoding's layout (Sources/Courier/Cache/CacheEntryCoding.swift)."""
+    out = b"CCE\x01" + struct.pack(">dd", request_time, response_time) + cstring(url) + cstring(partition)
+    out += cvariant(list(variant)) + struct.pack(">H", status) + cstring(reason) + struct.pack(">I", len(fields))
+    for name, value in fields:
+        out += cstring(name) + cstring(value)
+    out += struct.pack(">Q", len(body)) + body
+    return out + struct.pack(">Q", fnv1a64(out))
+
+
+# FuzzCacheEntry: an entry file's bytes.
+E = "FuzzCacheEntry"
+write(E, "ok", cache_entry("https://example.com/a", "", 200, "", [("Cache-Control", "max-age=60"), ("ETag", '"v1"')], b"hello"))
+write(E, "variant-and-partition", cache_entry("https://example.com/a?q=1", "user-7", 404, "Not Found",
+      [("Vary", "Accept"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")], b"", variant=[("accept", "text/html"), ("x-absent", None)]))
+write(E, "bad-checksum", cache_entry("https://example.com/a", "", 200, "", [], b"body")[:-1] + b"\x00")
+write(E, "truncated", cache_entry("https://example.com/a", "", 200, "", [("A", "b")], b"body")[:-9])
+write(E, "huge-length", b"CCE\x01" + struct.pack(">dd", 1.0, 2.0) + struct.pack(">I", 0xFFFFFFFF))
+write(E, "other-version", b"CCE\x02" + cache_entry("https://example.com/a", "", 200, "", [], b"x")[4:])
+
+
+def cache_file_name(url, partition, variant=()):
+    key = cstring(url) + cstring(partition) + cvariant(list(variant))
+    return "%016x.entry" % fnv1a64(key)
+
+
+def cache_index(records):
+    """CacheIndexCoding's layout: (url, partition, variant, size) per record, file names derived."""
+    out = b"CCI\x01" + struct.pack(">I", len(records))
+    for url, partition, variant, size in records:
+        out += cstring(cache_file_name(url, partition, variant)) + cstring(url) + cstring(partition)
+        out += cvariant(list(variant)) + struct.pack(">Q", size)
+    return out + struct.pack(">Q", fnv1a64(out))
+
+
+# FuzzCacheIndex: an index file's bytes.
+I = "FuzzCacheIndex"
+write(I, "empty", cache_index([]))
+write(I, "three", cache_index([("https://example.com/1", "", (), 120), ("https://example.com/2", "p", (), 4096),
+      ("https://example.com/3", "", (("accept", "a/b"),), 77)]))
+write(I, "escaping-name", b"CCI\x01" + struct.pack(">I", 1) + cstring("../../etc/passwd") + cstring("u") + cstring("")
+      + cvariant([]) + struct.pack(">Q", 1) + b"\x00" * 8)
+write(I, "huge-count", b"CCI\x01" + struct.pack(">I", 0xFFFFFFFF) + b"\x00" * 8)
+
 print("seeds written under", ROOT)

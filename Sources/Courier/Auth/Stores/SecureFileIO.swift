@@ -73,10 +73,14 @@ enum SecureFileIO {
     /// it), written, `fsync`ed and renamed over the target; then the directory is `fsync`ed. A
     /// reader sees the old file or the new one, never a part. The parent directory is created
     /// `0700` if missing.
+    ///
+    /// With `synchronizing: false` (a cache's entries, which a checksum protects and which may be
+    /// lost) neither `fsync` is done: the rename is still atomic against concurrent readers and a
+    /// crash of the process, not against a power loss.
     /// - Throws: `.io` naming the step that failed, or saying that the target exists and is not a
     ///   regular file (a symbolic link, a directory, a FIFO…: it is left alone); the temporary
     ///   file is removed.
-    static func writeAtomically(_ data: Data, to url: URL) throws(TokenStoreError) {
+    static func writeAtomically(_ data: Data, to url: URL, synchronizing: Bool = true) throws(TokenStoreError) {
         let directory = url.deletingLastPathComponent()
         let directoryFD = try openDirectory(directory, creating: true)
         defer { _ = close(directoryFD) }
@@ -96,7 +100,7 @@ enum SecureFileIO {
                 throw Self.ioFailure(errno, "cannot set permissions of \(temporaryPath)")
             }
             try writeAll(data, to: fd, path: temporaryPath)
-            if durableSync(fd) != 0 {
+            if synchronizing, durableSync(fd) != 0 {
                 throw Self.ioFailure(errno, "cannot sync \(temporaryPath)")
             }
             isOpen = false
@@ -111,7 +115,9 @@ enum SecureFileIO {
             _ = unlinkat(directoryFD, temporaryName, 0)
             throw error
         }
-        _ = durableSync(directoryFD)  // best effort: some file systems refuse it on a directory
+        if synchronizing {
+            _ = durableSync(directoryFD)  // best effort: some file systems refuse it on a directory
+        }
     }
 
     /// Opens (creating it `0600` if missing) the file `name` in `directory`, for an advisory

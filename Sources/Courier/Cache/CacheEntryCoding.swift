@@ -1,0 +1,181 @@
+import Foundation
+import HTTPTypes
+
+/// The binary form of a ``CacheEntry`` in a disk cache's entry file, and of small values shared
+/// with the index file. Big-endian throughout.
+///
+///     "CCE" 0x01                    magic and version
+///     u64 requestTime, u64 responseTime   bit patterns of seconds since 2001 (Date's own)
+///     string url, string partition
+///     u8 variantMatchesNothing, u32 count, count × (string name, u8 hasValue, string value)
+///     u16 status, string reasonPhrase
+///     u32 count, count × (string name, string value)
+///     u64 bodyLength, body
+///     u64 FNV-1a of everything before it
+///
+/// `string` is `u32 length` then UTF-8. Decoding checks every length against what is left, every
+/// field against HTTP's grammar, and the checksum, and refuses trailing bytes: a truncated, bit-
+/// flipped or foreign file is `nil`, never a wrong entry.
+enum CacheEntryCoding {
+    static let magic: [UInt8] = [0x43, 0x43, 0x45, 0x01]  // "CCE", version 1
+
+    static func encode(_ entry: CacheEntry) -> Data {
+        var writer = CacheBinaryWriter()
+        writer.bytes(magic)
+        writer.u64(entry.requestTime.timeIntervalSinceReferenceDate.bitPattern)
+        writer.u64(entry.responseTime.timeIntervalSinceReferenceDate.bitPattern)
+        writer.string(entry.key.url)
+        writer.string(entry.key.partition)
+        writer.variant(entry.variant)
+        writer.u16(UInt16(clamping: entry.response.status.code))
+        writer.string(entry.response.status.reasonPhrase)
+        writer.u32(UInt32(entry.response.headerFields.count))
+        for field in entry.response.headerFields {
+            writer.string(field.name.rawName)
+            writer.string(field.value)
+        }
+        writer.u64(UInt64(entry.body.count))
+        writer.data.append(entry.body)
+        writer.u64(CacheBinaryWriter.checksum(writer.data))
+        return writer.data
+    }
+
+    /// The entry in `data`, or `nil` if it is not exactly one well-formed entry.
+    static func decode(_ data: Data) -> CacheEntry? {
+        guard data.count >= magic.count + 8 else { return nil }
+        let checked = data.prefix(data.count - 8)
+        var reader = CacheBinaryReader(data)
+        guard reader.bytes(magic.count) == magic else { return nil }
+        guard let requestBits = reader.u64(), let responseBits = reader.u64(),
+            let url = reader.string(), let partition = reader.string(),
+            let variant = reader.variant(),
+            let code = reader.u16(), (200...599).contains(Int(code)),
+            let reason = reader.string(), reason.utf8.allSatisfy({ $0 == 0x09 || $0 >= 0x20 && $0 != 0x7F }),
+            let fieldCount = reader.u32()
+        else { return nil }
+        let requestTime = Double(bitPattern: requestBits)
+        let responseTime = Double(bitPattern: responseBits)
+        guard requestTime.isFinite, responseTime.isFinite else { return nil }
+        var fields = HTTPFields()
+        for _ in 0..<fieldCount {
+            guard let rawName = reader.string(), let name = HTTPField.Name(rawName),
+                let value = reader.string(), HTTPField.isValidValue(value)
+            else { return nil }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        guard let bodyLength = reader.u64(), let body = reader.data(bodyLength),
+            reader.offset == checked.count, let sum = reader.u64(), reader.isAtEnd,
+            sum == CacheBinaryWriter.checksum(checked)
+        else { return nil }
+        return CacheEntry(
+            key: CacheKey(url: url, partition: partition), variant: variant,
+            response: HTTPResponse(status: .init(code: Int(code), reasonPhrase: reason), headerFields: fields),
+            body: body, requestTime: Date(timeIntervalSinceReferenceDate: requestTime),
+            responseTime: Date(timeIntervalSinceReferenceDate: responseTime))
+    }
+}
+
+/// Appends big-endian integers and length-prefixed strings.
+struct CacheBinaryWriter {
+    var data = Data()
+
+    mutating func bytes(_ bytes: [UInt8]) { data.append(contentsOf: bytes) }
+    mutating func u8(_ value: UInt8) { data.append(value) }
+    mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
+    mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
+    mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) } }
+
+    mutating func string(_ value: String) {
+        u32(UInt32(value.utf8.count))
+        data.append(contentsOf: value.utf8)
+    }
+
+    mutating func variant(_ variant: CacheVariant) {
+        u8(variant.matchesNothing ? 1 : 0)
+        u32(UInt32(variant.values.count))
+        for value in variant.values {
+            string(value.name)
+            u8(value.value == nil ? 0 : 1)
+            string(value.value ?? "")
+        }
+    }
+
+    /// 64-bit FNV-1a: not a defence against anyone, a check against torn and flipped bytes.
+    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// Reads what ``CacheBinaryWriter`` writes; every read is `nil` past the end.
+struct CacheBinaryReader {
+    /// The longest string read: longer claims are refused before anything is allocated.
+    static let maximumStringLength = 1 << 20
+    /// The most variant values read.
+    static let maximumVariantValues = 256
+
+    private let bytes: [UInt8]
+    private(set) var offset = 0
+
+    init(_ data: Data) { bytes = Array(data) }
+
+    var isAtEnd: Bool { offset == bytes.count }
+    var remaining: Int { bytes.count - offset }
+
+    mutating func bytes(_ count: Int) -> [UInt8]? {
+        guard count >= 0, count <= remaining else { return nil }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    mutating func data(_ count: UInt64) -> Data? {
+        guard count <= UInt64(remaining) else { return nil }
+        let count = Int(count)
+        defer { offset += count }
+        return Data(bytes[offset..<offset + count])
+    }
+
+    mutating func u8() -> UInt8? {
+        guard remaining >= 1 else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+    mutating func u16() -> UInt16? { integer(2).map { UInt16($0) } }
+    mutating func u32() -> UInt32? { integer(4).map { UInt32($0) } }
+    mutating func u64() -> UInt64? { integer(8) }
+
+    private mutating func integer(_ width: Int) -> UInt64? {
+        guard width <= remaining else { return nil }
+        var value: UInt64 = 0
+        for index in offset..<offset + width { value = value << 8 | UInt64(bytes[index]) }
+        offset += width
+        return value
+    }
+
+    mutating func string() -> String? {
+        guard let length = u32().map(Int.init), length <= Self.maximumStringLength, length <= remaining else {
+            return nil
+        }
+        defer { offset += length }
+        return String(validating: bytes[offset..<offset + length], as: UTF8.self)
+    }
+
+    mutating func variant() -> CacheVariant? {
+        guard let nothing = u8(), nothing <= 1, let count = u32(), count <= Self.maximumVariantValues else {
+            return nil
+        }
+        var values: [CacheVariant.Value] = []
+        for _ in 0..<count {
+            guard let name = string(), HTTPField.Name(name) != nil, let hasValue = u8(), hasValue <= 1,
+                let value = string()
+            else { return nil }
+            guard hasValue == 1 || value.isEmpty else { return nil }
+            values.append(CacheVariant.Value(name: name, value: hasValue == 1 ? value : nil))
+        }
+        return CacheVariant(values: values, matchesNothing: nothing == 1)
+    }
+}

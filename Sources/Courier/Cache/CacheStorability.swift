@@ -1,0 +1,64 @@
+import HTTPTypes
+
+/// Whether a response may be stored by a private cache (RFC 9111 §3), and which of its fields.
+enum CacheStorability {
+    /// Final statuses whose semantics this cache understands (RFC 9110 §15), apart from `206`
+    /// (ranges bypass the cache) and `304` (which updates a stored response, §4.3.4).
+    static let understoodStatuses: Set<Int> = [
+        200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 307, 308,
+        400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426,
+        500, 501, 502, 503, 504, 505,
+    ]
+
+    /// Whether `response` to `request` may be stored (§3):
+    /// - the method is `GET`, and the request has no `Range` (nor is the response a `206`);
+    /// - the status is final and understood;
+    /// - neither side says `no-store` (unless the response also says `must-understand`, which
+    ///   overrides it for an understood status, §5.2.2.3), and the response's `Cache-Control` was
+    ///   readable;
+    /// - the response's `Vary` is not `*` (such a response could never be used, §4.1);
+    /// - the response says `public` or `private`, has `max-age` or `Expires`, has a heuristically
+    ///   cacheable status, or has a validator (`ETag`, `Last-Modified`): a response that is stale
+    ///   at once can still be revalidated cheaply;
+    /// - with credentials (`Authorization` on the request, or `hasCredentials` when the caller
+    ///   adds them elsewhere, like a signer), only with an explicit `public`, `private`,
+    ///   `max-age` or `must-revalidate` (§3.5, widened to what a private cache may rely on):
+    ///   never by heuristic or validators alone.
+    static func isStorable(request: HTTPRequest, response: HTTPResponse, hasCredentials: Bool = false) -> Bool {
+        guard request.method == .get, request.headerFields[.range] == nil else { return false }
+        let code = response.status.code
+        guard understoodStatuses.contains(code) else { return false }
+        let requestControl = CacheControl(request.headerFields)
+        let responseControl = CacheControl(response.headerFields)
+        if requestControl.noStore || responseControl.isOverLimit { return false }
+        if responseControl.noStore && !responseControl.mustUnderstand { return false }
+        if CacheVariant(request: request.headerFields, response: response.headerFields).matchesNothing { return false }
+        if hasCredentials || request.headerFields[.authorization] != nil {
+            return responseControl.isPublic || responseControl.isPrivate || responseControl.maxAge != nil
+                || responseControl.mustRevalidate
+        }
+        return responseControl.isPublic || responseControl.isPrivate
+            || CacheFreshness.hasExplicitExpiration(response, cacheControl: responseControl)
+            || CacheFreshness.heuristicallyCacheableStatuses.contains(code)
+            || response.headerFields[.eTag] != nil || response.headerFields[.lastModified] != nil
+    }
+
+    /// Fields a cache never stores nor updates from a `304` (§3.1, §3.2): the connection's
+    /// own, and the proxy's.
+    static let unstoredFields: Set<HTTPField.Name> = [
+        .connection, .proxyAuthenticate, .proxyAuthenticationInfo, .proxyAuthorization, .te,
+        .transferEncoding, .upgrade, HTTPField.Name("Keep-Alive")!, HTTPField.Name("Proxy-Connection")!,
+    ]
+
+    /// `fields` without the ones never stored (§3.1), nor those that `Connection` names.
+    static func storableFields(_ fields: HTTPFields) -> HTTPFields {
+        let named = Set(
+            fields[values: .connection].flatMap { $0.split(separator: ",") }
+                .compactMap { HTTPField.Name($0.trimmingSpaceAndTab()) })
+        var result = HTTPFields()
+        for field in fields where !unstoredFields.contains(field.name) && !named.contains(field.name) {
+            result.append(field)
+        }
+        return result
+    }
+}
