@@ -63,3 +63,13 @@ struct ImportCourierIsEnoughTests {
         #expect(fields[.authorization] == "HMAC attempt-1")
     }
 }
+
+@Suite("Values a user's tests build with import Courier alone")
+struct PublicInitializerTests {
+    @Test("ProblemDetails has a public initializer, so code that handles one can be tested")
+    func problemDetailsCanBeBuilt() {
+        let problem = ProblemDetails(title: "Out of credit", status: 403, detail: "Your balance is 30.")
+        #expect(problem.type == "about:blank")
+        #expect(problem.status == 403)
+    }
+}

@@ -30,8 +30,12 @@ public struct ProblemDetails: Sendable, Equatable {
     /// The whole body, for extension members (see ``extensions(as:decoder:)``).
     public var body: Data
 
-    /// Creates problem details.
-    init(
+    /// Creates problem details, to test code that handles them.
+    ///
+    /// ```swift
+    /// let problem = ProblemDetails(title: "Out of credit", status: 403, detail: "Your balance is 30.")
+    /// ```
+    public init(
         type: String = "about:blank", title: String? = nil, status: Int? = nil, detail: String? = nil,
         instance: String? = nil, body: Data = Data()
     ) {
