@@ -346,7 +346,10 @@ extension TokenRotationIntegrationTests {
                     path: try URLPath("/oauth/token"),
                     clientAuthentication: .basic(clientID: RotatingAuthServer.clientID, clientSecret: RotatingAuthServer.clientSecret),
                     transport: TransportKind.platformDefault.make(),
-                    timeout: .seconds(30),
+                    // Longer than the three 30 s bounds of burstWhileTokenEndpointHeld together: a
+                    // held token request must be released by the test, never time out first (on a
+                    // starved machine it did, and the refresh failed as transient).
+                    timeout: .seconds(120),
                     now: clock.closure
                 )
                 let issued = await auth.signIn()
