@@ -160,11 +160,12 @@ final class DiskCacheStorage: CacheStorage {
     static func fileNames(in directory: URL) -> [String] {
         guard let stream = opendir(directory.path) else { return [] }
         defer { closedir(stream) }
+        // The name is read in place, up to its NUL. Copying `entry.pointee.d_name` would read
+        // the whole 256-byte array, past the end of a short record (AddressSanitizer reports it).
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return [] }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name != ".", name != ".." { names.append(name) }
         }
         return names
