@@ -83,7 +83,8 @@ struct NetlinkSession: Sendable {
                 if message.flags & NetlinkMessage.flagDumpInterrupted != 0 { current.interrupted = true }
                 switch message.payload {
                 case .done(let code) where code < 0, .error(let code) where code < 0:
-                    return fail("the kernel refused the \(current.kind) dump (errno \(-code))")
+                    // Widened before negating: `-Int32.min` overflows, and the bytes are the peer's.
+                    return fail("the kernel refused the \(current.kind) dump (errno \(-Int64(code)))")
                 case .done:
                     if current.interrupted {
                         pending.insert(current.kind, at: 0)

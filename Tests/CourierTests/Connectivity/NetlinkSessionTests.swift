@@ -106,6 +106,15 @@ struct NetlinkSessionTests {
         #expect(error.receive([F.error(sequence: 1, portID: Self.port, code: -1)]) == [.fail("the kernel refused the links dump (errno 1)")])
     }
 
+    @Test("an error code of Int32.min fails the session by its number instead of trapping (found by FuzzNetlink)", arguments: [true, false])
+    func mostNegativeErrorCode(asDone: Bool) {
+        var session = NetlinkSession()
+        _ = session.start(portID: Self.port)
+        let message =
+            asDone ? F.done(sequence: 1, portID: Self.port, code: .min) : F.error(sequence: 1, portID: Self.port, code: .min)
+        #expect(session.receive([message]) == [.fail("the kernel refused the links dump (errno 2147483648)")])
+    }
+
     @Test("an acknowledgement (ERROR with code 0) for the dump changes nothing")
     func acknowledgement() {
         var session = NetlinkSession()
