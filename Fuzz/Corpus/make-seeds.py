@@ -602,7 +602,7 @@ def cvariant(values, nothing=False):
 
 
 def cache_entry(url, partition, status, reason, fields, body, variant=(), request_time=100.0, response_time=101.0):
-    """CacheEntryCoding's layout (Sources/Courier/Cache/CacheEntryCoding.swift)."""
+    """CacheEntryCoding's layout (Sources/Courier/Pipeline/Cache/CacheEntryCoding.swift)."""
     out = b"CCE\x01" + struct.pack(">dd", request_time, response_time) + cstring(url) + cstring(partition)
     out += cvariant(list(variant)) + struct.pack(">H", status) + cstring(reason) + struct.pack(">I", len(fields))
     for name, value in fields:

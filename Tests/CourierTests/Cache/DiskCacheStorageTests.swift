@@ -200,6 +200,25 @@ struct DiskCacheStorageTests {
         #expect(files(in: directory) == [DiskCacheStorage.indexName])
     }
 
+    @Test("removing a partition deletes only its files; credentialed entries of an earlier process are removed on open")
+    func partitionRemoval() {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let storage = DiskCacheStorage(directory: directory, capacity: 100_000)
+            storage.store(entry("/a", partition: "alice"))
+            storage.store(entry("/b", partition: "alice"))
+            storage.store(entry("/a", partition: "bob"))
+            storage.store(entry("/a"))
+            storage.removeAll(partition: "alice")
+            #expect(Set(storage.keysByRecency) == [entry("/a", partition: "bob").storageKey, entry("/a").storageKey])
+            #expect(files(in: directory).filter { $0.hasSuffix(DiskCacheStorage.entrySuffix) }.count == 2)
+        }
+        let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
+        #expect(reopened.keysByRecency == [entry("/a").storageKey])
+        #expect(files(in: directory).filter { $0.hasSuffix(DiskCacheStorage.entrySuffix) }.count == 1)
+    }
+
     @Test("a folder that cannot be written (here: under a regular file) stores nothing and does not crash")
     func unwritable() throws {
         let file = cacheTemporaryDirectory()

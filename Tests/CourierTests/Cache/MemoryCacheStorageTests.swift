@@ -58,6 +58,18 @@ struct MemoryCacheStorageTests {
         #expect(storage.totalCost == found.map(\.cost).reduce(0, +))
     }
 
+    @Test("removing a partition removes its entries and no other")
+    func partitionRemoval() {
+        let storage = MemoryCacheStorage(capacity: 100_000)
+        storage.store(entry("/a", partition: "alice"))
+        storage.store(entry("/b", partition: "alice"))
+        storage.store(entry("/a", partition: "bob"))
+        storage.store(entry("/a"))
+        storage.removeAll(partition: "alice")
+        #expect(Set(storage.keysByRecency) == [entry("/a", partition: "bob").storageKey, entry("/a").storageKey])
+        #expect(storage.totalCost == entry("/a").cost + entry("/a", partition: "bob").cost)
+    }
+
     @Test("removing a URI removes it in every partition and variant; removeAll empties the storage")
     func removal() {
         let storage = MemoryCacheStorage(capacity: 100_000)

@@ -88,7 +88,7 @@ final class DiskCacheStorage: CacheStorage {
 
     /// Opens the cache in `directory` (created `0700` when first written), cleaning what a crash
     /// left: temporary files, entry files the index does not name, index records whose file is
-    /// missing. An index that cannot be read (corrupt, truncated, of another version) empties
+    /// missing. Entries of a credential partition (stored by an earlier process) are removed. An index that cannot be read (corrupt, truncated, of another version) empties
     /// the cache. Entries beyond `capacity` (a smaller bound than before) are evicted.
     init(directory: URL, capacity: Int, indexWriteInterval: Int = 64) {
         self.directory = directory
@@ -115,7 +115,9 @@ final class DiskCacheStorage: CacheStorage {
         state.keysOfURL.reserveCapacity(count)
         state.order.reserveCapacity(count)
         for (key, record) in decoded ?? [] {
-            if present.contains(record.fileName), state.keyOfFile[record.fileName] == nil,
+            // A credential partition lives as long as its session in one process (see
+            // `HTTPCache`): a previous process's credentialed entries can never be served again.
+            if key.key.partition.isEmpty, present.contains(record.fileName), state.keyOfFile[record.fileName] == nil,
                 state.records[key] == nil
             {
                 state.insert(key, record)
@@ -256,6 +258,19 @@ final class DiskCacheStorage: CacheStorage {
                 }
             }
             noteChange(&state)
+        }
+    }
+
+    func removeAll(partition: String) {
+        state.withLock { state in
+            let keys = state.records.keys.filter { $0.key.partition == partition }
+            guard !keys.isEmpty else { return }
+            for key in keys {
+                if let record = state.forget(key) {
+                    try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
+                }
+            }
+            writeIndex(&state)
         }
     }
 

@@ -15,6 +15,9 @@ protocol CacheStorage: Sendable {
     func remove(_ key: CacheStorageKey)
     /// Removes every entry of the normalised URI `url` (``CacheKey/url``), in every partition.
     func removeAll(url: String)
+    /// Removes every entry stored under the credential partition `partition` (a signed-out
+    /// session's responses).
+    func removeAll(partition: String)
     /// Removes everything.
     func removeAll()
 }

@@ -69,6 +69,12 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    func removeAll(partition: String) {
+        state.withLock { state in
+            for key in state.entries.keys where key.key.partition == partition { state.remove(key) }
+        }
+    }
+
     func removeAll() {
         state.withLock { $0 = State() }
     }
