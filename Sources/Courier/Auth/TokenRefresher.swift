@@ -97,6 +97,9 @@ public actor TokenRefresher {
     /// Counts refreshes by outcome (`courier_token_refreshes_total`), when the process had a
     /// metrics backend as the refresher was created.
     let refreshMetrics = RefreshMetrics()
+    /// The ``HTTPCache`` partition of the current session, and the caches to purge when it ends
+    /// (see `TokenRefresher+Cache.swift`). Under a lock: calls read it without a turn on the actor.
+    nonisolated let cacheSession = LockedState(CacheSession())
 
     /// A refresher that renews the credential with your own code, for schemes that are not OAuth2.
     ///
@@ -232,6 +235,7 @@ public actor TokenRefresher {
         phase = .ready
         schedule = RefreshSchedule(policy: policy)
         resumeWaiters(with: .success(newCredential))
+        endCacheSession()
         emit(.credentialReset)
         if let failure = await submitWrite({ try await $0.save(newCredential) }).value {
             throw .authentication(.storeFailed(failure))
@@ -261,6 +265,7 @@ public actor TokenRefresher {
         load.markLoaded()
         phase = .signedOut
         resumeWaiters(with: .failure(.authentication(.missingCredential)))
+        endCacheSession()
         emit(.signedOut)
         return submitWrite({ try await $0.remove() })
     }

@@ -17,6 +17,9 @@ public actor Client {
     /// Spans and metrics, or `nil` when there is no backend for either (then a call does none of
     /// that work).
     private nonisolated let observation: CallObservation?
+    /// The ``HTTPCache`` partition of calls with a credential, when it is the same for every call
+    /// (`nil`: a ``TokenRefresher``'s session, read per call).
+    private nonisolated let fixedCachePartition: String?
 
     /// Creates a client.
     ///
@@ -26,6 +29,10 @@ public actor Client {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.observation = CallObservation(configuration: configuration)
+        self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
+        if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
+            refresher.purgesEntries(in: cache)
+        }
     }
 
     /// Prepares a call to `endpoint`. Nothing is sent until the call is resumed.
@@ -149,7 +156,8 @@ public actor Client {
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
         let pipeline = CallPipeline(
-            endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: declaredOrigin, trace: trace)
+            endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: declaredOrigin, trace: trace,
+            cachePartition: fixedCachePartition ?? configuration.authentication.cachePartition, metrics: observation?.metrics)
         return PreparedCall(request: request, limit: limit, pipeline: pipeline)
     }
 

@@ -145,6 +145,15 @@ public struct Configuration: Sendable {
     /// (see ``Middleware`` for the order). Default: none.
     public var middleware: [any Middleware]
 
+    /// The HTTP cache that `GET` calls use, shared by every client configured with it; `nil`
+    /// (the default) stores nothing. See ``HTTPCache`` and ``Requestable/cachePolicy``.
+    ///
+    /// ```swift
+    /// var configuration = Configuration()
+    /// configuration.cache = HTTPCache(capacity: 20 << 20)
+    /// ```
+    public var cache: HTTPCache?
+
     /// `Courier/<version> (<operating system> <version>)`.
     public static let defaultUserAgent: String = {
         let version = ProcessInfo.processInfo.operatingSystemVersion
@@ -205,7 +214,8 @@ public struct Configuration: Sendable {
         redaction: Redaction = .default,
         retryPolicy: RetryPolicy = .none,
         clock: any Clock<Duration> = ContinuousClock(),
-        maximumResponseSize: Int? = 32 << 20
+        maximumResponseSize: Int? = 32 << 20,
+        cache: HTTPCache? = nil
     ) {
         self.transport = transport
         self.decoder = decoder
@@ -225,6 +235,7 @@ public struct Configuration: Sendable {
         self.retryPolicy = retryPolicy
         self.clock = clock
         self.maximumResponseSize = maximumResponseSize
+        self.cache = cache
     }
 
     /// Whether credentials may be sent to `url`, for an endpoint that declared `declaredOrigin`

@@ -83,6 +83,13 @@ public protocol Requestable: Sendable {
     /// var constraints: [Constraint] { [Self.session] }
     /// ```
     var constraints: [Constraint] { get }
+    /// How this endpoint's calls use ``Configuration/cache``. Default:
+    /// ``CachePolicy/useProtocolRules``.
+    ///
+    /// ```swift
+    /// var cachePolicy: CachePolicy { .returnCachedElseLoad }
+    /// ```
+    var cachePolicy: CachePolicy { get }
 }
 
 extension Requestable {
@@ -116,4 +123,6 @@ extension Requestable {
     public var middleware: [any Middleware] { [] }
     /// None.
     public var constraints: [Constraint] { [] }
+    /// ``CachePolicy/useProtocolRules``.
+    public var cachePolicy: CachePolicy { .useProtocolRules }
 }

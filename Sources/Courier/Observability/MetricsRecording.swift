@@ -11,6 +11,8 @@ enum MetricNames {
     static let inFlight = "courier_requests_in_flight"
     /// Counter: token refreshes a ``TokenRefresher`` ran, by `outcome`.
     static let tokenRefreshes = "courier_token_refreshes_total"
+    /// Counter: calls the ``HTTPCache`` looked up, by `result` (``CacheResult``).
+    static let cacheLookups = "courier_cache_lookups_total"
 }
 
 /// A client's call metrics: a counter and a timer per method and status class, and one gauge
@@ -22,6 +24,8 @@ enum MetricNames {
 final class ClientMetrics: Sendable {
     private let factory: any MetricsFactory
     private let inFlight: Meter
+    /// One counter per ``CacheResult``, made when the first lookup is counted.
+    private let cacheLookups: LockedState<[CacheResult: Counter]> = LockedState([:])
     /// One slot per reported method (``methods``) and status class (``statusClasses``).
     private let series: LockedState<[Series?]>
 
@@ -44,6 +48,17 @@ final class ClientMetrics: Sendable {
         self.factory = factory
         inFlight = Meter(label: MetricNames.inFlight, factory: factory)
         series = LockedState(Array(repeating: nil, count: Self.methods.count * Self.statusClasses.count))
+    }
+
+    /// A call's ``HTTPCache`` lookup came to `result`.
+    func recordCacheLookup(_ result: CacheResult) {
+        let counter = cacheLookups.withLock { counters in
+            if let existing = counters[result] { return existing }
+            let made = Counter(label: MetricNames.cacheLookups, dimensions: [("result", result.rawValue)], factory: factory)
+            counters[result] = made
+            return made
+        }
+        counter.increment()
     }
 
     /// A call started.

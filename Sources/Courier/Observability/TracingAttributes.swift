@@ -20,6 +20,9 @@ enum HTTPSemantics {
     static let scheme = "url.scheme"
     static let serverAddress = "server.address"
     static let serverPort = "server.port"
+    /// What the ``HTTPCache`` made of the call (``CacheResult``); Courier's own attribute, as
+    /// OpenTelemetry names none for a client cache.
+    static let cacheResult = "courier.cache.result"
 
     /// The methods HTTP defines (RFC 9110, RFC 5789, and QUERY), which are reported by name.
     static let standardMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]

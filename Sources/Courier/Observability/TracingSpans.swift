@@ -96,6 +96,11 @@ final class CallTrace: Sendable {
         return attributes
     }
 
+    /// Records what the ``HTTPCache`` made of the call (`courier.cache.result`).
+    func recordCacheResult(_ result: CacheResult) {
+        span.updateAttributes { $0[HTTPSemantics.cacheResult] = result.rawValue }
+    }
+
     /// Ends the span with the call's outcome: the final status code, or the failure.
     func end(statusCode: Int?, error: CourierError?) {
         HTTPSemantics.setOutcome(on: span, statusCode: statusCode, error: error)

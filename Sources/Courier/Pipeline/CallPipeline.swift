@@ -9,6 +9,7 @@ import Foundation
 ///   pause-and-drain admission → constraints → RequestBuilder (endpoint + options → TransportRequest)
 ///   ┌ 1. Configuration.middleware   users' stages, outermost first
 ///   │ 2. Requestable.middleware     the endpoint's own stages (then a progress observer's counter)
+///   │ 2½. CacheStage                stored responses, validation, storing (Pipeline/Cache/CacheStage.swift)
 ///   │ 3. RetryStage                 attempts and delays (Pipeline/RetryStage.swift)
 ///   │ 4. AuthenticationStage        host check, signing, the one 401 replay (Auth/AuthenticationStage.swift)
 ///   │ 5. AttemptObservation         log line, metrics and client span per attempt (Observability/AttemptObservation.swift)
@@ -21,7 +22,8 @@ import Foundation
 /// stages above it left it, and only stages below authentication see a credential.
 ///
 /// Stages 1–4 are one list, built once per call with only the stages that do something (no
-/// retry stage without retries, no authentication stage without a credential), and run by
+/// cache stage without ``Configuration/cache``, no retry stage without retries, no
+/// authentication stage without a credential), and run by
 /// recursing through it by index. Every stage is an async function whose frame each call's task
 /// allocates anew, so the common call (no middleware, no retries, no credential) goes straight to
 /// stages 5–6. Courier's own stages are called through their non-escaping `run`, so that a call
@@ -30,6 +32,7 @@ struct CallPipeline: Sendable {
     /// One of stages 1–4.
     enum Stage: Sendable {
         case middleware(any Middleware)
+        case cache(CacheStage)
         case retry(RetryStage)
         case authentication(AuthenticationStage)
     }
@@ -48,21 +51,33 @@ struct CallPipeline: Sendable {
     /// - Parameters:
     ///   - declaredOrigin: the origin the endpoint declared, when a credential may be attached.
     ///   - trace: the call's span, when it is traced: stage 5 starts a span per request under it.
+    ///   - cachePartition: the credential partition of the call's cache entries (see ``CacheStage``).
+    ///   - metrics: the client's metrics, when it has a backend (for the cache's counters).
     init(
         endpoint: any Requestable, options: CallOptions, configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?,
-        trace: CallTrace?
+        trace: CallTrace?, cachePartition: @autoclosure () -> String = "", metrics: ClientMetrics? = nil
     ) {
         let endpointMiddleware = endpoint.middleware
         let users = configuration.middleware.count + endpointMiddleware.count
         let retries = !RetryStage.passesThrough(configuration.retryPolicy)
         let authenticates = endpoint.requiresAuthorization && !configuration.authentication.isNone
         var stages: [Stage] = []
-        let count = users + (options.downloadMeter == nil ? 0 : 1) + (retries ? 1 : 0) + (authenticates ? 1 : 0)
+        let caches = configuration.cache != nil
+        let count =
+            users + (options.downloadMeter == nil ? 0 : 1) + (caches ? 1 : 0) + (retries ? 1 : 0) + (authenticates ? 1 : 0)
         if count > 0 {
             stages.reserveCapacity(count)
             for middleware in configuration.middleware { stages.append(.middleware(middleware)) }
             for middleware in endpointMiddleware { stages.append(.middleware(middleware)) }
             if let meter = options.downloadMeter { stages.append(.middleware(DownloadCountingStage(meter: meter))) }
+            if let cache = configuration.cache {
+                stages.append(
+                    .cache(
+                        CacheStage(
+                            cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? cachePartition() : "",
+                            hasCredentials: authenticates, collectsBody: options.collectsBody, logger: configuration.logger,
+                            redaction: configuration.redaction, trace: trace, metrics: metrics)))
+            }
             if retries { stages.append(.retry(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock))) }
             if authenticates {
                 stages.append(
@@ -101,6 +116,12 @@ struct CallPipeline: Sendable {
         switch stages[index] {
         case .middleware(let middleware):
             return try await middleware.intercept(request, context: context) { [self] request throws(CourierError) in
+                try await below(index, request)
+            }
+        case .cache(let cache):
+            return try await cache.run(request) { request throws(CourierError) in
+                try await below(index, request)
+            } detached: { [self] request throws(CourierError) in
                 try await below(index, request)
             }
         case .retry(let retry):

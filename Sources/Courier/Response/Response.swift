@@ -21,6 +21,8 @@ public struct Response: Sendable, Equatable {
     public var body: Data
     /// The URL that was requested (before any redirect).
     public var url: URL
+    /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
+    public var source: ResponseSource = .network
 
     /// Creates a response from swift-http-types values.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data(), url: URL) {

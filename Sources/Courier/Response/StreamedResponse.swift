@@ -30,6 +30,8 @@ public struct StreamedResponse: Sendable {
     public var body: ResponseBody
     /// The URL that was requested (before any redirect).
     public var url: URL
+    /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
+    public var source: ResponseSource = .network
 
     /// Creates a response from a head and a body.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ResponseBody = ResponseBody(), url: URL) {
@@ -42,6 +44,7 @@ public struct StreamedResponse: Sendable {
     /// A response with a whole body: `response`'s head and bytes.
     public init(_ response: Response) {
         self.init(status: response.status, headers: response.headers, body: ResponseBody(response.body), url: response.url)
+        source = response.source
     }
 
     /// Creates a response with a whole body from plain values, for tests, custom transports and
@@ -68,7 +71,9 @@ public struct StreamedResponse: Sendable {
     ///   failure past `limit`, or whatever reading the body throws.
     public func collect(upTo limit: Int?) async throws(CourierError) -> Response {
         let data = try await body.collect(upTo: limit, url: url)
-        return Response(status: status, headers: headers, body: data, url: url)
+        var response = Response(status: status, headers: headers, body: data, url: url)
+        response.source = source
+        return response
     }
 
     /// This response with its body whole and no longer than `limit`: where a call enforces
@@ -85,7 +90,9 @@ public struct StreamedResponse: Sendable {
 
     /// The response, whose body is whole (``whole(upTo:)``).
     var collected: Response {
-        Response(status: status, headers: headers, body: body.wholeData ?? Data(), url: url)
+        var response = Response(status: status, headers: headers, body: body.wholeData ?? Data(), url: url)
+        response.source = source
+        return response
     }
 }
 

@@ -55,6 +55,7 @@ struct CallOptionsTests {
         pipeline.stages.map { stage in
             switch stage {
             case .middleware(let middleware): String(describing: type(of: middleware))
+            case .cache: "cache"
             case .retry: "retry"
             case .authentication: "authentication"
             }

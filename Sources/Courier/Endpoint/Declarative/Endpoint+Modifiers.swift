@@ -28,6 +28,15 @@ extension Endpoint {
         }
     }
 
+    /// This endpoint with its own use of ``Configuration/cache``.
+    ///
+    /// ```swift
+    /// api.get("avatars", id).cachePolicy(.returnCachedElseLoad)
+    /// ```
+    public func cachePolicy(_ policy: CachePolicy) -> Self {
+        with { $0.cachePolicy = policy }
+    }
+
     /// This endpoint with a time limit of its own for the whole request, in place of the client's
     /// ``Configuration/timeout``.
     ///

@@ -84,6 +84,8 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     public var middleware: [any Middleware] { parts.middleware }
     /// The preconditions of ``constraints(_:)``, in order.
     public var constraints: [Constraint] { parts.constraints }
+    /// Set by ``cachePolicy(_:)``; ``CachePolicy/useProtocolRules`` by default.
+    public var cachePolicy: CachePolicy { parts.cachePolicy }
 
     /// A copy with `change` applied.
     func with(_ change: (inout EndpointParts) -> Void) -> Self {
@@ -112,6 +114,7 @@ struct EndpointParts: Sendable {
     var responseDecoder: (any ResponseBodyDecoder)?
     var middleware: [any Middleware] = []
     var constraints: [Constraint] = []
+    var cachePolicy = CachePolicy.useProtocolRules
     /// The first error a modifier met; the call fails with it (from ``Endpoint/path()``).
     var problem: CourierError?
 

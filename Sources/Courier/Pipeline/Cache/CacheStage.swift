@@ -1,0 +1,226 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// What the ``HTTPCache`` made of a call, as logs, the `courier.cache.result` span attribute and
+/// the `courier_cache_lookups_total` counter report it.
+enum CacheResult: String, Sendable, CaseIterable {
+    /// A fresh stored response answered; nothing was sent.
+    case hit
+    /// A stale stored response answered (`stale-while-revalidate`, `stale-if-error`, or a
+    /// policy that accepts any age); nothing was sent, or the request failed.
+    case stale
+    /// The server confirmed a stored response with `304`.
+    case revalidated
+    /// The server answered; what it sent may have been stored.
+    case miss
+}
+
+/// The cache stage, between users' stages and retries: answers `GET` and `HEAD` calls from the
+/// ``HTTPCache`` when it may (RFC 9111 §4), makes stale responses conditional (§4.3), stores what
+/// may be stored (§3), and invalidates after unsafe methods (§4.4).
+///
+/// It sits above the authentication stage, so it never sees a credential; the credential's
+/// session reaches it as ``partition``. Calls that do not collect their body (streams,
+/// downloads, event streams) only invalidate.
+struct CacheStage: Sendable {
+    let cache: HTTPCache
+    let policy: CachePolicy
+    /// The credential partition of the call's entries: `""` without a credential.
+    let partition: String
+    /// Whether a credential is added below this stage (storability is stricter then, §3.5).
+    let hasCredentials: Bool
+    /// Whether the call collects its body: only those use stored responses.
+    let collectsBody: Bool
+    let logger: Logger
+    /// What log lines hide of a URL.
+    let redaction: Redaction
+    let trace: CallTrace?
+    let metrics: ClientMetrics?
+
+    /// Runs the stage. `detached` sends a request through the stages below after the call has
+    /// returned (a `stale-while-revalidate` background revalidation).
+    func run(
+        _ request: TransportRequest,
+        next: (TransportRequest) async throws(CourierError) -> StreamedResponse,
+        detached: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) async throws(CourierError) -> StreamedResponse {
+        let head = request.head
+        guard collectsBody, CacheKey.mayBeAnsweredFromCache(head),
+            head.headerFields[.ifNoneMatch] == nil, head.headerFields[.ifModifiedSince] == nil,
+            let url = request.resolvedURL, let key = CacheKey(head, partition: partition)
+        else {
+            // Not the cache's to answer (a caller's own conditional request is answered by the
+            // server, as asked); an unsafe method may still invalidate.
+            let response = try await next(request)
+            invalidate(after: response, to: head)
+            return response
+        }
+        let storage = cache.storage
+        let requestControl = CacheControl(head.headerFields)
+        let now = cache.now()
+        let stored =
+            policy == .reload ? [] : CacheVariant.selected(for: head.headerFields, among: storage.entries(for: key))
+        if let entry = stored.first {
+            switch policy {
+            case .returnCachedElseLoad, .onlyCached:
+                return served(entry, request: head, url: url, now: now, result: isFresh(entry, now: now) ? .hit : .stale)
+            case .useProtocolRules, .reload:
+                break
+            }
+            switch CacheFreshness.decide(
+                entry: entry, requestControl: requestControl, now: now, allowStaleWhileRevalidate: cache.usesStaleWhileRevalidate)
+            {
+            case .useStored:
+                return served(entry, request: head, url: url, now: now, result: isFresh(entry, now: now) ? .hit : .stale)
+            case .useStoredAndRevalidate:
+                if head.method == .get { revalidateInBackground(request, key: key, entries: stored, send: detached) }
+                return served(entry, request: head, url: url, now: now, result: .stale)
+            case .unsatisfiable:
+                return gatewayTimeout(url: url)
+            case .revalidate:
+                break
+            }
+        } else if policy == .onlyCached || requestControl.onlyIfCached {
+            return gatewayTimeout(url: url)
+        }
+        // To the server: conditional on what is stored (a `GET` only; a `HEAD` goes as it is).
+        var sent = request
+        if head.method == .get, !stored.isEmpty,
+            let conditional = CacheValidation.conditionalRequest(for: head, entries: stored, now: now)
+        {
+            sent.head = conditional
+        }
+        let response: StreamedResponse
+        do {
+            response = try await next(sent)
+        } catch {
+            if case .transport = error, let entry = stored.first, servesStaleOnError(entry, requestControl: requestControl) {
+                return served(entry, request: head, url: url, now: cache.now(), result: .stale)
+            }
+            throw error
+        }
+        let responseTime = cache.now()
+        if sent.head != head, response.statusCode == 304 {
+            if let revalidated = update(stored, with: response, requestTime: now, responseTime: responseTime) {
+                return served(revalidated, request: head, url: url, now: responseTime, result: .revalidated)
+            }
+            // The 304 matches nothing stored (§4.3.4): ask again, unconditionally.
+            let fresh = try await next(request)
+            report(.miss, request: head, url: url)
+            return store(fresh, for: head, key: key, requestTime: now, responseTime: cache.now())
+        }
+        if [500, 502, 503, 504].contains(response.statusCode), let entry = stored.first,
+            servesStaleOnError(entry, requestControl: requestControl)
+        {
+            response.body.cancel()
+            return served(entry, request: head, url: url, now: responseTime, result: .stale)
+        }
+        report(.miss, request: head, url: url)
+        return store(response, for: head, key: key, requestTime: now, responseTime: responseTime)
+    }
+
+    /// Whether `entry` is fresh for a request without directives of its own.
+    private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
+        CacheFreshness.decide(entry: entry, requestControl: CacheControl(HTTPFields()), now: now) == .useStored
+    }
+
+    private func servesStaleOnError(_ entry: CacheEntry, requestControl: CacheControl) -> Bool {
+        cache.usesStaleIfError && CacheFreshness.mayServeStaleOnError(entry: entry, requestControl: requestControl, now: cache.now())
+    }
+
+    /// `entry` as the answer to `request`, with its current `Age` (RFC 9111 §5.1). A `HEAD` gets
+    /// the head alone.
+    private func served(_ entry: CacheEntry, request: HTTPRequest, url: URL, now: Date, result: CacheResult) -> StreamedResponse {
+        var fields = entry.response.headerFields
+        let age = CacheFreshness.currentAge(
+            of: entry.response, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+        fields[.age] = String(Int(min(age, TimeInterval(Int32.max))))
+        var response = StreamedResponse(
+            status: entry.response.status, headers: fields, body: ResponseBody(request.method == .head ? Data() : entry.body),
+            url: url)
+        response.source = result == .revalidated ? .revalidated : .cache
+        report(result, request: request, url: url)
+        return response
+    }
+
+    /// The answer to a request that may not go to the network and has nothing stored to use
+    /// (§5.2.1.7).
+    private func gatewayTimeout(url: URL) -> StreamedResponse {
+        var response = StreamedResponse(status: .gatewayTimeout, url: url)
+        response.source = .cache
+        logger.debug("cache: no stored response for \(redaction.redact(url: url)), and the network may not be used")
+        trace?.recordCacheResult(.miss)
+        metrics?.recordCacheLookup(.miss)
+        return response
+    }
+
+    /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them.
+    private func update(_ entries: [CacheEntry], with notModified: StreamedResponse, requestTime: Date, responseTime: Date) -> CacheEntry? {
+        notModified.body.cancel()
+        let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
+        let updated = CacheValidation.entriesUpdated(by: head, among: entries).map { index in
+            CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
+        }
+        for entry in updated { cache.storage.store(entry) }
+        return updated.first
+    }
+
+    /// Stores `response` when it may be (§3) and its body is whole, and passes it on.
+    private func store(
+        _ response: StreamedResponse, for request: HTTPRequest, key: CacheKey, requestTime: Date, responseTime: Date
+    ) -> StreamedResponse {
+        let head = HTTPResponse(status: response.status, headerFields: response.headers)
+        guard let body = response.body.wholeData,
+            CacheStorability.isStorable(request: request, response: head, hasCredentials: hasCredentials)
+        else { return response }
+        let entry = CacheEntry(
+            key: key, variant: CacheVariant(request: request.headerFields, response: response.headers),
+            response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
+            body: body, requestTime: requestTime, responseTime: responseTime)
+        cache.storage.store(entry)
+        return response
+    }
+
+    /// Sends the conditional request for `entries` after the call has returned, once per key at a
+    /// time, and stores what comes back (a `304`'s update or a new response).
+    private func revalidateInBackground(
+        _ request: TransportRequest, key: CacheKey, entries: [CacheEntry],
+        send: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
+    ) {
+        guard cache.beginRevalidation(of: key) else { return }
+        let stage = self
+        Task {
+            defer { stage.cache.endRevalidation(of: key) }
+            let requestTime = stage.cache.now()
+            var sent = request
+            if let conditional = CacheValidation.conditionalRequest(for: request.head, entries: entries, now: requestTime) {
+                sent.head = conditional
+            }
+            guard let response = try? await send(sent) else { return }
+            let responseTime = stage.cache.now()
+            if sent.head != request.head, response.statusCode == 304 {
+                _ = stage.update(entries, with: response, requestTime: requestTime, responseTime: responseTime)
+            } else {
+                _ = stage.store(response, for: request.head, key: key, requestTime: requestTime, responseTime: responseTime)
+            }
+        }
+    }
+
+    /// Invalidates what an unsafe method changed (§4.4), in every partition.
+    private func invalidate(after response: StreamedResponse, to request: HTTPRequest) {
+        guard request.method != .get, request.method != .head else { return }
+        let head = HTTPResponse(status: response.status, headerFields: response.headers)
+        for url in CacheValidation.invalidatedURLs(request: request, response: head) {
+            cache.storage.removeAll(url: url)
+        }
+    }
+
+    private func report(_ result: CacheResult, request: HTTPRequest, url: URL) {
+        if logger.logLevel <= .debug {
+            logger.debug("cache \(result.rawValue): \(request.method.rawValue) \(redaction.redact(url: url))")
+        }
+        trace?.recordCacheResult(result)
+        metrics?.recordCacheLookup(result)
+    }
+}

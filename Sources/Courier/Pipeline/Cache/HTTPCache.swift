@@ -1,0 +1,105 @@
+public import Foundation
+
+/// A private HTTP cache (RFC 9111) for one or more clients: set ``Configuration/cache`` to use it.
+///
+/// It sits in the pipeline above the transport, so it behaves the same over every transport.
+/// Fresh stored responses answer `GET` (and `HEAD`) calls without a request; stale ones are
+/// revalidated with `If-None-Match`/`If-Modified-Since`, and a `304` refreshes them. What is
+/// stored follows the response's `Cache-Control`, `Expires` and `Vary`. Each call's
+/// ``Requestable/cachePolicy`` can reload, prefer stored responses or forbid the network, and
+/// ``Response/source`` tells where a response came from.
+///
+/// Responses to calls that carry a credential are stored under that credential's session: they
+/// are never served to another credential, and they are removed when a ``TokenRefresher`` is
+/// reset or signed out. A disk cache keeps them only for the life of the process.
+///
+/// Calls that collect their body (``Call/resume()``, ``Call/resume(expecting:)``) use the
+/// cache; streams, downloads, event streams and range requests bypass it.
+///
+/// ```swift
+/// let cache = try HTTPCache(directory: cachesFolder.appendingPathComponent("api"), capacity: 50 << 20)
+/// let client = Client(configuration: Configuration(cache: cache))
+/// ```
+public final class HTTPCache: Sendable {
+    let storage: any CacheStorage
+    /// Whether a stale response within its `stale-while-revalidate` window answers while a
+    /// background request revalidates it (RFC 5861 §3).
+    let usesStaleWhileRevalidate: Bool
+    /// Whether a stale response within its `stale-if-error` window answers when revalidating it
+    /// fails (RFC 5861 §4).
+    let usesStaleIfError: Bool
+    /// The time that freshness is judged by.
+    let now: @Sendable () -> Date
+    /// Background revalidations in flight, so that one stored response is revalidated once.
+    let revalidations = LockedState(Revalidations())
+
+    struct Revalidations: Sendable {
+        var keys: Set<CacheKey> = []
+        var watchers = CountWatchers()
+    }
+
+    /// A cache in memory of at most `capacity` bytes, least recently used responses evicted first.
+    /// - Parameters:
+    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861): answer with a
+    ///     slightly stale response while revalidating it in the background.
+    ///   - staleIfError: honour `stale-if-error` (RFC 5861): answer with a stale response when
+    ///     the server cannot be reached or answers `500`, `502`, `503` or `504`.
+    public convenience init(capacity: Int = 10 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false) {
+        self.init(
+            storage: MemoryCacheStorage(capacity: capacity), staleWhileRevalidate: staleWhileRevalidate,
+            staleIfError: staleIfError)
+    }
+
+    /// A cache in `directory` (created with owner-only permissions) of at most `capacity` bytes of
+    /// files, least recently used responses evicted first. What an earlier run stored is used
+    /// again; a file that is corrupt or cut short is a miss, and is removed.
+    /// - Parameters:
+    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
+    ///   - staleIfError: honour `stale-if-error` (RFC 5861).
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL.
+    public convenience init(
+        directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false
+    ) throws(CourierError) {
+        guard directory.isFileURL else {
+            throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
+        }
+        self.init(
+            storage: DiskCacheStorage(directory: directory, capacity: capacity), staleWhileRevalidate: staleWhileRevalidate,
+            staleIfError: staleIfError)
+    }
+
+    init(
+        storage: any CacheStorage, staleWhileRevalidate: Bool = false, staleIfError: Bool = false,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        usesStaleWhileRevalidate = staleWhileRevalidate
+        usesStaleIfError = staleIfError
+        self.now = now
+    }
+
+    /// Removes every stored response.
+    public func removeAll() {
+        storage.removeAll()
+    }
+
+    /// Marks `key` as being revalidated in the background; `false` if it is already.
+    func beginRevalidation(of key: CacheKey) -> Bool {
+        revalidations.withLock { $0.keys.insert(key).inserted }
+    }
+
+    func endRevalidation(of key: CacheKey) {
+        let due = revalidations.withLock { state in
+            state.keys.remove(key)
+            return state.watchers.take(at: state.keys.count)
+        }
+        for watcher in due { watcher.resume() }
+    }
+
+    /// Returns once no background revalidation runs (for tests).
+    func waitForBackgroundRevalidations() async {
+        await withCheckedContinuation { continuation in
+            revalidations.withLock { $0.watchers.add(continuation, until: 0, now: $0.keys.count) }?.resume()
+        }
+    }
+}
