@@ -24,6 +24,11 @@ import MetricsTestKit
 ///   the configuration: a span per call and per request, trace context written, the counter, the
 ///   timer and the gauge. The tracer's spans are dropped after every measurement.
 ///
+/// - **cache-hit-10** / **cache-hit-10k**: `courier` with a memory ``HTTPCache`` holding 10 or
+///   10,000 fresh responses (`max-age`), the call's among them: a fresh hit, nothing sent;
+/// - **cache-304**: `courier` with a cache whose stored response is `no-cache`: every call sends
+///   a conditional request, which the transport answers with `304` (no body).
+///
 /// No variant but `courier-observed` has a backend: nothing is bootstrapped, so `courier` is what
 /// tracing and metrics cost without one (compare it with a build before they existed).
 ///
@@ -78,6 +83,11 @@ enum Overhead {
         let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
         let metrics = TestMetrics()
         let observed = Client(configuration: Configuration(transport: transport, tracer: tracer, metricsFactory: metrics))
+        let fresh = CachingStubTransport(cacheControl: "max-age=31536000")
+        let hits10 = try await filledCache(entries: 10, transport: fresh, base: base, endpoint: endpoint)
+        let hits10k = try await filledCache(entries: 10_000, transport: fresh, base: base, endpoint: endpoint)
+        let revalidated = try await filledCache(
+            entries: 1, transport: CachingStubTransport(cacheControl: "no-cache"), base: base, endpoint: endpoint)
 
         let variants = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
@@ -91,6 +101,9 @@ enum Overhead {
             Variant(
                 label: "courier-observed", call: { try await observed.enqueue(endpoint).resume(expecting: Item.self) },
                 reset: { tracer.clearAll() }),
+            Variant(label: "cache-hit-10") { try await hits10.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "cache-hit-10k") { try await hits10k.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "cache-304") { try await revalidated.enqueue(endpoint).resume(expecting: Item.self) },
         ]
         let counting = allocationCounting
         CourierBench.say(
@@ -125,6 +138,18 @@ enum Overhead {
                         counting ? CourierBench.format(t.mallocs / n - floor.mallocs / base, 1) : "–"))
             }
         }
+    }
+
+    /// A client with a memory cache holding `entries` responses from `transport`, the one for
+    /// `endpoint` among them (stored last).
+    static func filledCache(entries: Int, transport: CachingStubTransport, base: BaseURL, endpoint: GetItem) async throws -> Client {
+        let client = Client(configuration: Configuration(transport: transport, cache: HTTPCache(capacity: 256 << 20)))
+        let api = API(base: base)
+        for index in 1..<entries {
+            _ = try await client.enqueue(api.get("other", String(index)).authorized(false)).resume()
+        }
+        _ = try await client.enqueue(endpoint).resume(expecting: Item.self)
+        return client
     }
 
     /// One variant, `calls` times, `inFlight` at a time (each of `inFlight` tasks makes its share
@@ -211,5 +236,28 @@ enum Overhead {
 struct PassThrough: Middleware {
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         try await next(request)
+    }
+}
+
+/// `StubTransport`'s response with a `Cache-Control` and no `Date` (so its age is what the cache
+/// measures); a conditional request with its `ETag` gets `304 Not Modified` without a body.
+struct CachingStubTransport: Transport {
+    let headers: HTTPFields
+    let notModified: HTTPFields
+    let body = Payload.data
+
+    init(cacheControl: String) {
+        headers = [
+            .server: "nginx/1.22.1", .contentType: "application/json", .contentLength: String(Payload.data.count),
+            .lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", .eTag: "\"65920080-d4\"", .cacheControl: cacheControl,
+        ]
+        notModified = [.server: "nginx/1.22.1", .eTag: "\"65920080-d4\"", .cacheControl: cacheControl]
+    }
+
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        if request.head.headerFields[.ifNoneMatch] == "\"65920080-d4\"" {
+            return StreamedResponse(status: .notModified, headers: notModified, url: request.url)
+        }
+        return StreamedResponse(status: .ok, headers: headers, body: ResponseBody(body), url: request.url)
     }
 }
