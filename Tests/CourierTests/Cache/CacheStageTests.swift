@@ -320,6 +320,30 @@ struct CacheStageTests {
         }
     }
 
+    @Test("secret headers an endpoint sets itself partition the cache, and a Vary on them stores no secret")
+    func secretHeadersPartition() async throws {
+        let origin = CacheOrigin(headers: ["Cache-Control": "private, max-age=60", "Vary": "Authorization, Cookie"])
+        let cache = makeCache()
+        let client = client(origin, cache: cache)
+        func call(_ token: String) async throws -> Response {
+            var endpoint = Resource()
+            endpoint.headerItems = [HeaderItem(name: "Authorization", value: "Bearer \(token)"), HeaderItem(name: "Cookie", value: "s=\(token)")]
+            return try await client.enqueue(endpoint).resume()
+        }
+        _ = try await call("alice-token")
+        #expect(try await call("alice-token").source == .cache)
+        let bobs = try await call("bob-token")
+        #expect(bobs.source == .network && text(bobs) == "body 2")
+        #expect(origin.count == 2)
+        guard let memory = cache.storage as? MemoryCacheStorage else { return }
+        for key in memory.keysByRecency {
+            #expect(key.key.partition.contains("fields:"))
+            let values = key.variant.values.compactMap(\.value)
+            #expect(values == ["<partitioned>", "<partitioned>"])
+            #expect(!values.contains { $0.contains("token") })
+        }
+    }
+
     @Test("resetting or signing out of a refresher purges its session's entries; public entries stay")
     func refresherSessionsArePurged() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "private, max-age=600"])

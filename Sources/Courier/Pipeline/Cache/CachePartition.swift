@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The credential partitions of ``HTTPCache`` entries: a response to a call that carries a
 /// credential is stored, and found, only under that credential's partition, so that it is never
@@ -9,6 +10,9 @@ import Foundation
 ///   (a refresh keeps it: the new token belongs to the same user). Ending a session purges its
 ///   entries from the caches that stored them.
 /// - A ``RequestSigner``: a random value per client.
+/// - Secret header fields the request has above the authentication stage (an `Authorization` in
+///   the endpoint's ``Requestable/headerItems``, a cookie or API key a middleware adds): a keyed
+///   SHA-256 of them, within the partition above.
 ///
 /// Every partition is made with a key or a value drawn in this process, so it means nothing to
 /// another process: a disk cache drops credentialed entries when it opens (a later process cannot
@@ -36,6 +40,20 @@ enum CachePartition {
         hasher.update([0])
         hasher.update(Array(credential.password.utf8))
         return "basic:" + hex(hasher.finalize())
+    }
+
+    /// The partition of a request carrying the secret header `fields` (an `Authorization`, a
+    /// cookie or an API key that the endpoint or a middleware set), within `base`.
+    static func secretFields(_ fields: [HTTPField], within base: String) -> String {
+        var hasher = SHA256.Hasher()
+        hasher.update(processKey)
+        for field in fields {
+            hasher.update(Array(field.name.canonicalName.utf8))
+            hasher.update([0])
+            hasher.update(Array(field.value.utf8))
+            hasher.update([0])
+        }
+        return base + "|fields:" + hex(hasher.finalize())
     }
 
     /// The partition for a client's calls with `authentication`, fixed for the client's life;

@@ -46,6 +46,13 @@ struct CacheStage: Sendable {
         detached: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         let head = request.head
+        let secrets = head.headerFields.filter { request.redaction.isSecret(headerName: $0.name.canonicalName) }
+        let partition = secrets.isEmpty ? partition : CachePartition.secretFields(Array(secrets), within: partition)
+        let hasCredentials = hasCredentials || !secrets.isEmpty
+        // What the storage sees of the request: its secret values are in the partition already,
+        // so a `Vary` on one of them stores a placeholder, never the secret.
+        var keyed = head
+        for field in secrets { keyed.headerFields[field.name] = "<partitioned>" }
         guard collectsBody, CacheKey.mayBeAnsweredFromCache(head),
             head.headerFields[.ifNoneMatch] == nil, head.headerFields[.ifModifiedSince] == nil,
             let url = request.resolvedURL, let key = CacheKey(head, partition: partition)
@@ -60,7 +67,7 @@ struct CacheStage: Sendable {
         let requestControl = CacheControl(head.headerFields)
         let now = cache.now()
         let stored =
-            policy == .reload ? [] : CacheVariant.selected(for: head.headerFields, among: storage.entries(for: key))
+            policy == .reload ? [] : CacheVariant.selected(for: keyed.headerFields, among: storage.entries(for: key))
         if let entry = stored.first {
             switch policy {
             case .returnCachedElseLoad, .onlyCached:
@@ -74,7 +81,7 @@ struct CacheStage: Sendable {
             case .useStored:
                 return served(entry, request: head, url: url, now: now, result: isFresh(entry, now: now) ? .hit : .stale)
             case .useStoredAndRevalidate:
-                if head.method == .get { revalidateInBackground(request, key: key, entries: stored, send: detached) }
+                if head.method == .get { revalidateInBackground(request, keyed: keyed, key: key, entries: stored, hasCredentials: hasCredentials, send: detached) }
                 return served(entry, request: head, url: url, now: now, result: .stale)
             case .unsatisfiable:
                 return gatewayTimeout(url: url)
@@ -108,7 +115,7 @@ struct CacheStage: Sendable {
             // The 304 matches nothing stored (§4.3.4): ask again, unconditionally.
             let fresh = try await next(request)
             report(.miss, request: head, url: url)
-            return store(fresh, for: head, key: key, requestTime: now, responseTime: cache.now())
+            return store(fresh, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: now, responseTime: cache.now())
         }
         if [500, 502, 503, 504].contains(response.statusCode), let entry = stored.first,
             servesStaleOnError(entry, requestControl: requestControl)
@@ -117,7 +124,7 @@ struct CacheStage: Sendable {
             return served(entry, request: head, url: url, now: responseTime, result: .stale)
         }
         report(.miss, request: head, url: url)
-        return store(response, for: head, key: key, requestTime: now, responseTime: responseTime)
+        return store(response, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: now, responseTime: responseTime)
     }
 
     /// Whether `entry` is fresh for a request without directives of its own.
@@ -166,9 +173,11 @@ struct CacheStage: Sendable {
         return updated.first
     }
 
-    /// Stores `response` when it may be (§3) and its body is whole, and passes it on.
+    /// Stores `response` to `request` (as the storage sees it: secret values replaced) when it may
+    /// be (§3) and its body is whole, and passes it on.
     private func store(
-        _ response: StreamedResponse, for request: HTTPRequest, key: CacheKey, requestTime: Date, responseTime: Date
+        _ response: StreamedResponse, for request: HTTPRequest, key: CacheKey, hasCredentials: Bool, requestTime: Date,
+        responseTime: Date
     ) -> StreamedResponse {
         let head = HTTPResponse(status: response.status, headerFields: response.headers)
         guard let body = response.body.wholeData,
@@ -185,7 +194,7 @@ struct CacheStage: Sendable {
     /// Sends the conditional request for `entries` after the call has returned, once per key at a
     /// time, and stores what comes back (a `304`'s update or a new response).
     private func revalidateInBackground(
-        _ request: TransportRequest, key: CacheKey, entries: [CacheEntry],
+        _ request: TransportRequest, keyed: HTTPRequest, key: CacheKey, entries: [CacheEntry], hasCredentials: Bool,
         send: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) {
         guard cache.beginRevalidation(of: key) else { return }
@@ -202,7 +211,9 @@ struct CacheStage: Sendable {
             if sent.head != request.head, response.statusCode == 304 {
                 _ = stage.update(entries, with: response, requestTime: requestTime, responseTime: responseTime)
             } else {
-                _ = stage.store(response, for: request.head, key: key, requestTime: requestTime, responseTime: responseTime)
+                _ = stage.store(
+                    response, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: requestTime,
+                    responseTime: responseTime)
             }
         }
     }
