@@ -81,7 +81,10 @@ struct CacheStage: Sendable {
             case .useStored:
                 return served(entry, request: head, url: url, now: now, result: isFresh(entry, now: now) ? .hit : .stale)
             case .useStoredAndRevalidate:
-                if head.method == .get { revalidateInBackground(request, keyed: keyed, key: key, entries: stored, hasCredentials: hasCredentials, send: detached) }
+                if head.method == .get {
+                    revalidateInBackground(
+                        request, keyed: keyed, key: key, entries: stored, hasCredentials: hasCredentials, send: detached)
+                }
                 return served(entry, request: head, url: url, now: now, result: .stale)
             case .unsatisfiable:
                 return gatewayTimeout(url: url)
