@@ -201,6 +201,21 @@ struct CacheStageTests {
         #expect(origin.count == 3 && after.source == .network)
     }
 
+    @Test("a stored body larger than this call's size limit is not served: the call goes to the network, and its limit holds")
+    func sizeLimit() async throws {
+        let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
+        let client = client(origin, cache: makeCache())
+        _ = try await client.enqueue(Resource()).resume()
+        let limited = Client(configuration: Configuration(transport: origin, maximumResponseSize: 3, cache: client.configuration.cache))
+        let result = await limited.enqueue(Resource()).result()
+        guard case .failure(.transport(let failure)) = result else {
+            Issue.record("expected responseTooLarge, got \(result)")
+            return
+        }
+        #expect(failure.kind == .responseTooLarge)
+        #expect(origin.count == 2)
+    }
+
     @Test("HEAD is answered from a stored GET, without a body")
     func headFromGet() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])

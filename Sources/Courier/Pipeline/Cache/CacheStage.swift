@@ -66,8 +66,12 @@ struct CacheStage: Sendable {
         let storage = cache.storage
         let requestControl = CacheControl(head.headerFields)
         let now = cache.now()
-        let stored =
+        var stored =
             policy == .reload ? [] : CacheVariant.selected(for: keyed.headerFields, among: storage.entries(for: key))
+        if let limit = request.maximumResponseSize {
+            // Stored for a call that allowed more: this call's limit holds for it too.
+            stored.removeAll { $0.body.count > limit }
+        }
         if let entry = stored.first {
             switch policy {
             case .returnCachedElseLoad, .onlyCached:
