@@ -61,7 +61,6 @@ func describe(_ event: AuthEvent) -> String {
     case .refreshFailed(let failure): return "refresh failed: \(failure)"
     case .credentialReset, .signedOut: return "signed out"
     case .storeFailed(let error): return "store failed: \(type(of: error))"
-    case .revocation(let outcome): return "revocation: \(outcome)"
     @unknown default: return "another event"
     }
 }

@@ -1,4 +1,5 @@
 import Courier
+import CourierOAuth
 import FlyingFox
 import Foundation
 import Testing

@@ -112,10 +112,6 @@ public enum AuthEvent: Sendable, Equatable {
     /// A new credential could not be written to the store; it is used from memory. The value is
     /// the error the store threw.
     case storeFailed(any Error)
-    /// ``TokenRefresher/signOut(revokingAt:timeout:)`` tried to revoke the signed-out credential's
-    /// tokens at the authorization server (RFC 7009); this is how it went. Sent after
-    /// ``signedOut``.
-    case revocation(RevocationOutcome)
 
     /// Events are equal when their cases and values are; two store errors are equal when they
     /// print the same.
@@ -125,7 +121,6 @@ public enum AuthEvent: Sendable, Equatable {
         case (.refreshFailed(let a), .refreshFailed(let b)): a == b
         case (.credentialReset, .credentialReset), (.signedOut, .signedOut): true
         case (.storeFailed(let a), .storeFailed(let b)): String(describing: a) == String(describing: b)
-        case (.revocation(let a), .revocation(let b)): a == b
         default: false
         }
     }

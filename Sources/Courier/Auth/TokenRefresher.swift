@@ -274,6 +274,23 @@ public actor TokenRefresher {
     /// ``credential`` is the one to use.
     var isCredentialLoaded: Bool { load.isLoaded }
 
+    /// ``signOutLocally()`` for a sign-out that revokes the credential (CourierOAuth's
+    /// `signOut(revokingAt:timeout:)`): also returns the credential being signed out, read from
+    /// the store first, in store order, when it was never loaded.
+    package func signOutLocallyKeepingCredential() -> (
+        credential: Task<TokenCredential?, Never>, removal: Task<(any Error)?, Never>
+    ) {
+        let held: Task<TokenCredential?, Never>
+        if isCredentialLoaded {
+            let current = credential
+            held = Task { current }
+        } else {
+            let store = self.store
+            held = storeQueue.submit { try? await store.load() }
+        }
+        return (held, signOutLocally())
+    }
+
     /// A new stream of what happens to the credential from now on. Each call returns its own
     /// stream; it ends when the refresher is deallocated or the consumer stops iterating. The
     /// newest 100 events are buffered for a slow consumer.

@@ -10,7 +10,7 @@ extension Duration {
     /// The longest wait Courier hands to Dispatch, SwiftNIO or URLSession: about 95 years. A
     /// longer one is this one (nobody waits longer), and converting it can then never overflow:
     /// `idleTimeout: .seconds(10_000_000_000)` trapped converting to NIO's `TimeAmount`.
-    static let longestWait: Duration = .seconds(3_000_000_000)
+    package static let longestWait: Duration = .seconds(3_000_000_000)
 
     /// Whole nanoseconds, clamped to `0...longestWait`: negative durations are zero.
     var boundedNanoseconds: Int64 {

@@ -29,10 +29,11 @@ public enum AuthenticationFailure: Error, Sendable, Equatable {
     case storeFailed(any Error)
     /// The credential cannot be sent as it is (e.g. a Basic username containing `:`).
     case invalidCredential(String)
-    /// A token could not be revoked (RFC 7009) by ``OAuth2RevocationEndpoint/revoke(_:hint:)``:
-    /// the revocation endpoint refused (permanent) or did not answer usefully (transient; the
-    /// token may still be valid). The ``RefreshFailure`` carries the reason, the status and the
-    /// OAuth2 error body, as for a token request.
+    /// A token could not be revoked (RFC 7009) by CourierOAuth's
+    /// `OAuth2RevocationEndpoint.revoke(_:hint:)`: the revocation endpoint refused (permanent)
+    /// or did not answer usefully (transient; the token may still be valid). The
+    /// ``RefreshFailure`` carries the reason, the status and the OAuth2 error body, as for a
+    /// token request.
     case revocationFailed(RefreshFailure)
     /// An interactive OAuth2 flow (authorization code, device authorization, discovery) ended
     /// without a credential: the user denied access, the `state` or issuer did not match, the
@@ -167,7 +168,7 @@ extension RefreshFailure: CustomStringConvertible {
 
 extension RefreshFailure {
     /// The failure's description, worded for a revocation endpoint.
-    var revocationDescription: String {
+    package var revocationDescription: String {
         var text: String
         switch reason {
         case .rejected: text = "the revocation endpoint rejected the request"

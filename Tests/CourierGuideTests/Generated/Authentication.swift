@@ -3,13 +3,11 @@
 // swift-format-ignore-file
 
 import Courier
+import CourierOAuth
 import CourierTesting
 import Crypto
 import Foundation
 import Testing
-#if EncryptedTokenStore
-import CourierOAuth
-#endif
 
 enum AuthenticationGuide {
     // Documentation/Authentication.md:86
@@ -154,19 +152,23 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:355
-    static func line355() async throws {
+    // Documentation/Authentication.md:358
+    static func line358() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
             clientAuthentication: .publicClient(clientID: "my-cli")
         )
         _ = revocation
-        evaluate(try await refresher.signOut(revokingAt: revocation, timeout: .seconds(5)))
+        let outcome = try await refresher.signOut(revokingAt: revocation, timeout: .seconds(5))
+        _ = outcome
+        if !outcome.isComplete {
+            evaluate(logger.warning("sign-out: the server may still honour the old tokens (\(outcome))"))
+        }
     }
 
-    // Documentation/Authentication.md:373
-    static func line373() async throws {
+    // Documentation/Authentication.md:381
+    static func line381() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -182,8 +184,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:400
-    static func line400() async throws {
+    // Documentation/Authentication.md:408
+    static func line408() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -192,8 +194,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:418
-    static func line418() async throws {
+    // Documentation/Authentication.md:426
+    static func line426() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -205,14 +207,14 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:438
-    static func line438() async throws {
+    // Documentation/Authentication.md:446
+    static func line446() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
                 case .refreshed: break
                 case .refreshFailed(let failure) where failure.isPermanent: await showSignIn()
-                case .refreshFailed, .credentialReset, .signedOut, .revocation: break
+                case .refreshFailed, .credentialReset, .signedOut: break
                 case .storeFailed(let error): logger.error("token store: \(error)")
                 @unknown default: break  // events added in later versions
                 }
@@ -221,8 +223,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:480
-    static func line480() async throws {
+    // Documentation/Authentication.md:488
+    static func line488() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

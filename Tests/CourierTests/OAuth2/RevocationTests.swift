@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierOAuth
 
 enum RevocationFixtures {
     static func endpoint(
@@ -114,16 +115,15 @@ struct RevocationTests {
 
 @Suite("Signing out with revocation")
 struct SignOutRevocationTests {
-    @Test("signOut(revokingAt:) signs out, then revokes the refresh token and the access token, and reports it")
+    @Test("signOut(revokingAt:) signs out, then revokes the refresh token and the access token, and returns the outcome")
     func revokesBoth() async throws {
         let transport = RecordingTransport(status: 200)
         let refresher = TokenRefresher(store: InMemoryTokenStore(RevocationFixtures.credential), tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
         _ = try await refresher.currentCredential()
         var events = await refresher.events().makeAsyncIterator()
-        try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        let outcome = try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
         #expect(await events.next() == .signedOut)
-        let outcome = RevocationOutcome(refreshToken: .revoked, accessToken: .revoked)
-        #expect(await events.next() == .revocation(outcome))
+        #expect(outcome == RevocationOutcome(refreshToken: .revoked, accessToken: .revoked))
         #expect(outcome.isComplete)
         let bodies = await transport.requests.map(\.bodyText)
         #expect(
@@ -136,23 +136,23 @@ struct SignOutRevocationTests {
         let transport = RecordingTransport(status: 200)
         let store = InMemoryTokenStore(RevocationFixtures.credential)
         let refresher = TokenRefresher(store: store, tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
-        try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        let outcome = try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        #expect(outcome == RevocationOutcome(refreshToken: .revoked, accessToken: .revoked))
         #expect(await transport.count == 2)
         #expect(await store.load() == nil)
     }
 
-    @Test("a failed revocation is reported, never thrown, and its text holds no token")
-    func failureReported() async throws {
+    @Test("a failed revocation is returned, never thrown, the local sign-out happens all the same, and its text holds no token")
+    func failureReturned() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(400, body: Data(#"{"error":"unsupported_token_type"}"#.utf8))])
-        let refresher = TokenRefresher(store: InMemoryTokenStore(RevocationFixtures.credential), tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
+        let store = InMemoryTokenStore(RevocationFixtures.credential)
+        let refresher = TokenRefresher(store: store, tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
         _ = try await refresher.currentCredential()
         var events = await refresher.events().makeAsyncIterator()
-        try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        let outcome = try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
         #expect(await events.next() == .signedOut)
-        guard case .revocation(let outcome)? = await events.next() else {
-            Issue.record("no revocation event")
-            return
-        }
+        #expect(await courierError(from: refresher.validCredential)?.isMissingCredential == true)
+        #expect(await store.load() == nil)
         #expect(!outcome.isComplete)
         guard case .failed(let refreshWhy, let refreshError)? = outcome.refreshToken, case .failed(let accessWhy, _)? = outcome.accessToken else {
             Issue.record("unexpected \(outcome)")
@@ -165,8 +165,25 @@ struct SignOutRevocationTests {
             return
         }
         var dumped = ""
-        dump(AuthEvent.revocation(outcome), to: &dumped)
+        dump(outcome, to: &dumped)
         #expect(!"\(outcome) \(dumped)".contains("SECRET"))
+    }
+
+    @Test("a store that cannot remove the credential fails signOut(revokingAt:) with storeFailed after revoking all the same")
+    func storeFailureThrownAfterRevoking() async throws {
+        let transport = RecordingTransport(status: 200)
+        let store = RevocationFailingRemovalStore(RevocationFixtures.credential)
+        let refresher = TokenRefresher(store: store, tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
+        _ = try await refresher.currentCredential()
+        let error = await RevocationFixtures.error { () async throws(CourierError) in
+            try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        }
+        guard case .authentication(.storeFailed)? = error else {
+            Issue.record("expected storeFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(await transport.count == 2)
+        #expect(await courierError(from: refresher.validCredential)?.isMissingCredential == true)
     }
 
     @Test("a hanging revocation endpoint cannot hold signOut beyond its bound; the local sign-out is immediate")
@@ -181,8 +198,7 @@ struct SignOutRevocationTests {
         #expect(await events.next() == .signedOut)
         // Signed out while the revocation request is still hanging.
         #expect(await courierError(from: refresher.validCredential)?.isMissingCredential == true)
-        try await signOut.value
-        #expect(await events.next() == .revocation(RevocationOutcome(refreshToken: .timedOut, accessToken: .timedOut)))
+        #expect(try await signOut.value == RevocationOutcome(refreshToken: .timedOut, accessToken: .timedOut))
         #expect(await hanging.started == 1)
     }
 
@@ -191,11 +207,22 @@ struct SignOutRevocationTests {
         let transport = RecordingTransport(status: 200)
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: try OAuth2Fixtures.endpoint(transport))
         var events = await refresher.events().makeAsyncIterator()
-        try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
+        let outcome = try await refresher.signOut(revokingAt: try RevocationFixtures.endpoint(transport))
         #expect(await events.next() == .signedOut)
-        let outcome = RevocationOutcome(refreshToken: nil, accessToken: nil)
-        #expect(await events.next() == .revocation(outcome))
+        #expect(outcome == RevocationOutcome(refreshToken: nil, accessToken: nil))
         #expect(outcome.description == "nothing to revoke")
         #expect(await transport.count == 0)
     }
+}
+
+/// A token store whose `remove()` always fails.
+actor RevocationFailingRemovalStore: TokenStore {
+    struct Failure: Error {}
+    private var stored: TokenCredential?
+
+    init(_ credential: TokenCredential?) { stored = credential }
+
+    func load() async throws -> TokenCredential? { stored }
+    func save(_ credential: TokenCredential) async throws { stored = credential }
+    func remove() async throws { throw Failure() }
 }

@@ -1,45 +1,42 @@
-import Foundation
+public import Courier
 
 extension TokenRefresher {
-    /// Signs out like ``signOut()`` and then asks the authorization server to revoke the
+    /// Signs out like `signOut()` and then asks the authorization server to revoke the
     /// credential's tokens (RFC 7009): the refresh token first (servers then usually drop the
-    /// access tokens issued with it), then the access token.
+    /// access tokens issued with it), then the access token. Returns how revocation went.
     ///
     /// ```swift
     /// let revocation = try OAuth2RevocationEndpoint(url: metadata.revocationEndpoint!, clientAuthentication: client)
-    /// try await refresher.signOut(revokingAt: revocation)
+    /// let outcome = try await refresher.signOut(revokingAt: revocation)
+    /// if !outcome.isComplete { log.warning("sign-out: \(outcome)") }
     /// ```
     ///
     /// The local sign-out comes **first** and does not wait for the server: when this method
     /// begins, the credential is already forgotten, every waiting and later call fails with
-    /// ``AuthenticationFailure/missingCredential``, ``AuthEvent/signedOut`` is sent and the
-    /// removal from the store is submitted. Revocation is best effort, bounded by `timeout`: its
-    /// outcome is sent as ``AuthEvent/revocation(_:)`` and never thrown. A revocation request
-    /// still running when the time is up is cancelled (a transport that ignores cancellation can
-    /// make this method wait for it). Before the credential was ever loaded, the stored one is
-    /// read first, in store order, so that it can be revoked.
+    /// `AuthenticationFailure.missingCredential`, `AuthEvent.signedOut` is sent and the removal
+    /// from the store is submitted. Revocation is best effort, bounded by `timeout`: its outcome
+    /// is returned, never thrown. A revocation request still running when the time is up is
+    /// cancelled (a transport that ignores cancellation can make this method wait for it).
+    /// Before the credential was ever loaded, the stored one is read first, in store order, so
+    /// that it can be revoked.
     ///
     /// - Parameters:
     ///   - endpoint: the revocation endpoint.
     ///   - timeout: how long revocation may take in all, measured on `ContinuousClock`; at least
     ///     the endpoint's own request timeout should fit in it.
-    /// - Throws: ``AuthenticationFailure/storeFailed(_:)`` if the store cannot remove the
+    /// - Returns: what happened to each token; ``RevocationOutcome/isComplete`` when all were revoked.
+    /// - Throws: `AuthenticationFailure.storeFailed(_:)` if the store cannot remove the
     ///   credential (revocation is attempted all the same). Never a revocation failure.
-    public func signOut(revokingAt endpoint: OAuth2RevocationEndpoint, timeout: Duration = .seconds(5)) async throws(CourierError) {
-        let held: Task<TokenCredential?, Never>
-        if isCredentialLoaded {
-            let current = credential
-            held = Task { current }
-        } else {
-            let store = self.store
-            held = storeQueue.submit { try? await store.load() }
-        }
-        let removal = signOutLocally()
+    @discardableResult
+    public func signOut(
+        revokingAt endpoint: OAuth2RevocationEndpoint, timeout: Duration = .seconds(5)
+    ) async throws(CourierError) -> RevocationOutcome {
+        let (held, removal) = signOutLocallyKeepingCredential()
         let outcome = await Self.revoke(await held.value, at: endpoint, within: timeout)
-        emit(.revocation(outcome))
         if let failure = await removal.value {
             throw .authentication(.storeFailed(failure))
         }
+        return outcome
     }
 
     /// Revokes the refresh token, then the access token, within `timeout` in all.

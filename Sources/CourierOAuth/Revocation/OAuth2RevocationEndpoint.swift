@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 /// A client for an OAuth2 token revocation endpoint (RFC 7009): tells the authorization server
@@ -10,22 +11,23 @@ public import Foundation
 ///     clientAuthentication: .publicClient(clientID: "my-app"))
 /// try await revocation.revoke(refreshToken, hint: .refreshToken)
 /// // or, signing out of a refresher at the same time:
-/// try await refresher.signOut(revokingAt: revocation)
+/// let outcome = try await refresher.signOut(revokingAt: revocation)
 /// ```
 ///
 /// Each request is a form `POST` of `token`, `token_type_hint` (when given) and the client
 /// authentication, sent like a token request (same headers, client authentication and form
-/// encoding as ``OAuth2TokenEndpoint``) straight to the transport, never through a ``Client``.
+/// encoding as `OAuth2TokenEndpoint`) straight to the transport, never through a `Client`, and
+/// never following a redirect.
 ///
-/// Failures are ``AuthenticationFailure/revocationFailed(_:)``, carrying a ``RefreshFailure`` built
-/// as ``OAuth2TokenEndpoint`` builds its own:
-/// - 400 or 401 (`unsupported_token_type`, `invalid_client`…): reason
-///   ``RefreshFailure/Reason/rejected`` with the parsed ``OAuth2Error`` and the status; permanent;
-/// - any other non-2xx status (503 with or without `Retry-After`, 429, 500…):
-///   ``RefreshFailure/Reason/unexpectedStatus``; transient, the token may be revoked later;
-/// - no response: ``RefreshFailure/Reason/transport(_:)``; transient;
-/// - cancellation: ``CourierError/cancelled``; a request that cannot be built:
-///   ``CourierError/invalidRequest(_:)``.
+/// Failures are `AuthenticationFailure.revocationFailed(_:)`, carrying a `RefreshFailure` built
+/// as `OAuth2TokenEndpoint` builds its own:
+/// - 400 or 401 (`unsupported_token_type`, `invalid_client`…): reason `.rejected` with the
+///   parsed `OAuth2Error` and the status; permanent;
+/// - any other non-2xx status (503 with or without `Retry-After`, 429, 500…): reason
+///   `.unexpectedStatus`; transient, the token may be revoked later;
+/// - no response: reason `.transport(_:)`; transient;
+/// - cancellation: `CourierError.cancelled`; a request that cannot be built:
+///   `CourierError.invalidRequest(_:)`.
 ///
 /// Its `description` never shows a secret.
 public struct OAuth2RevocationEndpoint: Sendable {
@@ -65,7 +67,7 @@ public struct OAuth2RevocationEndpoint: Sendable {
     ///   - baseURL: the endpoint's scheme, host and port.
     ///   - path: the endpoint's path.
     ///   - clientAuthentication: how the client authenticates.
-    ///   - transport: where requests go; ``Configuration/defaultTransport`` by default.
+    ///   - transport: where requests go; `Configuration.defaultTransport` by default.
     ///   - timeout: how long one request may take; must be positive.
     public init(
         baseURL: BaseURL,
@@ -82,7 +84,7 @@ public struct OAuth2RevocationEndpoint: Sendable {
     }
 
     /// Creates a revocation endpoint client from an absolute URL, e.g. the `revocation_endpoint`
-    /// of `AuthorizationServerMetadata`.
+    /// of ``AuthorizationServerMetadata``.
     ///
     /// ```swift
     /// let revocation = try OAuth2RevocationEndpoint(
@@ -90,7 +92,7 @@ public struct OAuth2RevocationEndpoint: Sendable {
     ///     clientAuthentication: .publicClient(clientID: "my-app"))
     /// ```
     ///
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for a URL that is not `http`/`https` with a
+    /// - Throws: `CourierError.invalidRequest(_:)` for a URL that is not `http`/`https` with a
     ///   host, or that has user-info, a query or a fragment.
     public init(
         url: URL,
@@ -119,7 +121,7 @@ public struct OAuth2RevocationEndpoint: Sendable {
     /// - Parameters:
     ///   - token: the refresh or access token to revoke. Must not be empty.
     ///   - hint: what kind of token it is, sent as `token_type_hint`; `nil` sends none.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty token, without sending
+    /// - Throws: `CourierError.invalidRequest(_:)` for an empty token, without sending
     ///   anything; otherwise the errors listed on ``OAuth2RevocationEndpoint``.
     public func revoke(_ token: String, hint: TokenTypeHint? = nil) async throws(CourierError) {
         guard !token.isEmpty else {

@@ -1,13 +1,12 @@
-import Foundation
+public import Courier
 
-/// How revoking a signed-out credential went (RFC 7009), reported as
-/// ``AuthEvent/revocation(_:)`` by ``TokenRefresher/signOut(revokingAt:timeout:)``.
+/// How revoking a signed-out credential went (RFC 7009): what
+/// `TokenRefresher.signOut(revokingAt:timeout:)` returns.
 ///
 /// ```swift
-/// for await event in await refresher.events() {
-///     if case .revocation(let outcome) = event, !outcome.isComplete {
-///         log.warning("sign-out: the server may still honour the old tokens (\(outcome))")
-///     }
+/// let outcome = try await refresher.signOut(revokingAt: revocation)
+/// if !outcome.isComplete {
+///     log.warning("sign-out: the server may still honour the old tokens (\(outcome))")
 /// }
 /// ```
 ///
