@@ -622,27 +622,34 @@ write(E, "huge-length", b"CCE\x01" + struct.pack(">dd", 1.0, 2.0) + struct.pack(
 write(E, "other-version", b"CCE\x02" + cache_entry("https://example.com/a", "", 200, "", [], b"x")[4:])
 
 
-def cache_file_name(url, partition, variant=()):
-    key = cstring(url) + cstring(partition) + cvariant(list(variant))
-    return "%016x.entry" % fnv1a64(key)
+def cache_file_id(url, partition, variant=()):
+    return fnv1a64(cstring(url) + cstring(partition) + cvariant(list(variant)))
 
 
-def cache_index(records):
-    """CacheIndexCoding's layout: (url, partition, variant, size) per record, file names derived."""
-    out = b"CCI\x01" + struct.pack(">I", len(records))
+def cache_index(records, clean=1, bad_offset=None):
+    """CacheIndexCoding's layout, version 2: fixed rows (file id, size, key offset, key length),
+    then the key table; the checksum leaves out the clean byte (offset 4)."""
+    rows, table = b"", b""
     for url, partition, variant, size in records:
-        out += cstring(cache_file_name(url, partition, variant)) + cstring(url) + cstring(partition)
-        out += cvariant(list(variant)) + struct.pack(">Q", size)
-    return out + struct.pack(">Q", fnv1a64(out))
+        key = cstring(url) + cstring(partition) + cvariant(list(variant))
+        offset = len(table) if bad_offset is None else bad_offset
+        rows += struct.pack(">QQII", cache_file_id(url, partition, variant), size, offset, len(key))
+        table += key
+    out = b"CCI\x02" + bytes([clean]) + struct.pack(">I", len(records)) + rows + struct.pack(">I", len(table)) + table
+    return out + struct.pack(">Q", fnv1a64(out[:4] + out[5:]))
 
 
 # FuzzCacheIndex: an index file's bytes.
 I = "FuzzCacheIndex"
+THREE = [("https://example.com/1", "", (), 120), ("https://example.com/2", "p", (), 4096),
+         ("https://example.com/3", "", (("accept", "a/b"), ("x-absent", None)), 77)]
 write(I, "empty", cache_index([]))
-write(I, "three", cache_index([("https://example.com/1", "", (), 120), ("https://example.com/2", "p", (), 4096),
-      ("https://example.com/3", "", (("accept", "a/b"),), 77)]))
-write(I, "escaping-name", b"CCI\x01" + struct.pack(">I", 1) + cstring("../../etc/passwd") + cstring("u") + cstring("")
+write(I, "three", cache_index(THREE))
+write(I, "three-not-clean", cache_index(THREE, clean=0))
+write(I, "key-out-of-table", cache_index(THREE[:1], bad_offset=1000))
+write(I, "huge-size", cache_index([("https://example.com/1", "", (), 1 << 63)]))
+write(I, "huge-count", b"CCI\x02\x01" + struct.pack(">I", 0xFFFFFFFF) + b"\x00" * 12)
+write(I, "version-1", b"CCI\x01" + struct.pack(">I", 1) + cstring("0000000000000001.entry") + cstring("u") + cstring("")
       + cvariant([]) + struct.pack(">Q", 1) + b"\x00" * 8)
-write(I, "huge-count", b"CCI\x01" + struct.pack(">I", 0xFFFFFFFF) + b"\x00" * 8)
 
 print("seeds written under", ROOT)

@@ -22,6 +22,7 @@ struct CourierBench {
         var downloadsGiB: Double?
         var transfersTransports = TransfersBench.transportNames
         var overhead = 0
+        var diskCache = 0
         var mallocs = false
 
         static let allClients = [
@@ -78,6 +79,9 @@ struct CourierBench {
               --overhead N     instead of the modes: N sequential calls per variant and round to a
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
+              --disk-cache N   instead of the modes: open a disk HTTP cache of 10,000 entries N times
+                               (median and min wall and CPU ms per open), and look entries up in
+                               caches of 10 and 10,000 entries (see DiskCacheBench.swift)
               --mallocs        also count allocations per request in the GET modes (every thread
                                of this process: the client's, async-http-client's, URLSession's)
             """
@@ -149,6 +153,8 @@ struct CourierBench {
                     options.multipartRounds = try positive(for: argument)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
+                case "--disk-cache":
+                    options.diskCache = try positive(for: argument)
                 case "--mallocs":
                     options.mallocs = true
                 case "--sink":  // internal: the child process of --multipart-gib and --transfers-gib
@@ -185,6 +191,15 @@ struct CourierBench {
         }
         if let gibibytes = options.downloadsGiB {
             await runDownloads(gibibytes: gibibytes)
+        }
+        if options.diskCache > 0 {
+            do {
+                try DiskCacheBench.run(opens: options.diskCache)
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+                exit(1)
+            }
         }
         if options.overhead > 0 {
             Overhead.reexecWithInterposer()

@@ -4,9 +4,10 @@ import FuzzSupport
 // A disk cache's index file (`CacheIndexCoding.decode`): the bytes are the file, which a crash
 // or anyone who can write to the cache's folder may have damaged.
 //
-// Invariants: never traps; every accepted record's file name has the entry form (16 hex digits
-// and `.entry`, so an index can never name a file outside the folder); accepted records encode
-// and decode back to themselves.
+// Invariants: never traps; every accepted record has a size of at most `Int.max / 2` and a
+// file name of the entry form (16 hex digits and `.entry`, made from its id, so an index can
+// never name a file outside the folder); accepted indexes encode and decode back to themselves,
+// clean flag included.
 @testable import Courier
 
 /// The process's entry point: SwiftPM names it `FuzzCacheIndex_main` (see `runLibFuzzer`).
@@ -19,14 +20,13 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let data = Data(fuzzBytes(start, count))
-    guard let records = CacheIndexCoding.decode(data) else { return 0 }
-    for (key, record) in records {
-        check(DiskCacheStorage.isEntryFileName(record.fileName), "a file name not of the entry form")
-        check(!record.fileName.contains("/") && !record.fileName.hasPrefix("."), "a file name that could leave the folder")
-        _ = key
-        check(record.size >= 0, "a negative size")
+    guard let (records, isClean) = CacheIndexCoding.decode(data) else { return 0 }
+    for (_, record) in records {
+        check(DiskCacheStorage.entryFileID(record.fileName) == record.id, "a file name not of the entry form")
+        check(record.size >= 0 && record.size <= Int.max / 2, "a size out of bounds")
     }
-    let again = CacheIndexCoding.decode(CacheIndexCoding.encode(records))
-    check(again?.map(\.0) == records.map(\.0) && again?.map(\.1) == records.map(\.1), "the index does not survive encoding")
+    let again = CacheIndexCoding.decode(CacheIndexCoding.encode(records, isClean: isClean))
+    check(again?.records.map(\.0) == records.map(\.0) && again?.records.map(\.1) == records.map(\.1), "the index does not survive encoding")
+    check(again?.isClean == isClean, "the clean flag does not survive encoding")
     return 0
 }

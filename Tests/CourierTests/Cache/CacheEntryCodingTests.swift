@@ -75,23 +75,48 @@ struct CacheEntryCodingTests {
         #expect(CacheEntryCoding.decode(badName.data) == nil)
     }
 
-    @Test("an index decodes to itself, and refuses truncation, corruption and a file name not made from its key")
+    @Test("an index decodes to itself with its clean flag, and refuses truncation, corruption and trailing bytes")
     func index() {
         let keys = (0..<3).map { index in
-            CacheStorageKey(key: CacheKey(url: "https://example.com/\(index)", partition: "p"), variant: .none)
+            CacheStorageKey(
+                key: CacheKey(url: "https://example.com/\(index)", partition: "p"),
+                variant: index == 1 ? CacheVariant(values: [.init(name: "accept", value: nil)], matchesNothing: false) : .none)
         }
-        let records = keys.map { ($0, DiskCacheStorage.Record(fileName: DiskCacheStorage.fileName(for: $0), size: 100)) }
-        let data = CacheIndexCoding.encode(records)
+        let records = keys.map { ($0, DiskCacheStorage.Record(id: DiskCacheStorage.fileID(for: $0), size: 100)) }
+        let data = CacheIndexCoding.encode(records, isClean: true)
         let decoded = CacheIndexCoding.decode(data)
-        #expect(decoded?.map(\.0) == keys)
-        #expect(decoded?.map(\.1) == records.map(\.1))
+        #expect(decoded?.records.map(\.0) == keys)
+        #expect(decoded?.records.map(\.1) == records.map(\.1))
+        #expect(decoded?.isClean == true)
+        #expect(CacheIndexCoding.decode(CacheIndexCoding.encode(records, isClean: false))?.isClean == false)
         for length in 0..<data.count {
             #expect(CacheIndexCoding.decode(data.prefix(length)) == nil)
         }
-        var flipped = data
-        flipped[10] ^= 1
-        #expect(CacheIndexCoding.decode(flipped) == nil)
-        let escaping = [(keys[0], DiskCacheStorage.Record(fileName: "../../etc/passwd", size: 1))]
-        #expect(CacheIndexCoding.decode(CacheIndexCoding.encode(escaping)) == nil)
+        for offset in [0, 6, 10, 40, data.count - 20, data.count - 1] {
+            var flipped = data
+            flipped[offset] ^= 1
+            #expect(CacheIndexCoding.decode(flipped) == nil, "offset \(offset)")
+        }
+        #expect(CacheIndexCoding.decode(data + [0]) == nil)
+    }
+
+    @Test("the index's clean flag is outside its checksum: cleared in place, the index still reads, as not clean")
+    func indexCleanFlag() {
+        let key = CacheStorageKey(key: CacheKey(url: "https://example.com/", partition: ""), variant: .none)
+        var data = CacheIndexCoding.encode([(key, DiskCacheStorage.Record(id: 7, size: 1))], isClean: true)
+        data[CacheIndexCoding.cleanFlagOffset] = CacheIndexCoding.notClean[0]
+        #expect(CacheIndexCoding.decode(data)?.isClean == false)
+        #expect(CacheIndexCoding.decode(data)?.records.map(\.1) == [DiskCacheStorage.Record(id: 7, size: 1)])
+        data[CacheIndexCoding.cleanFlagOffset] = 0x7F
+        #expect(CacheIndexCoding.decode(data)?.isClean == false)
+    }
+
+    @Test("entry file names: 16 lowercase hex digits of the key's id and .entry, and only those read back as ids")
+    func entryFileNames() {
+        #expect(DiskCacheStorage.fileName(id: 0xab) == "00000000000000ab.entry")
+        #expect(DiskCacheStorage.entryFileID("00000000000000ab.entry") == 0xab)
+        for name in ["00000000000000AB.entry", "0000000000000ab.entry", "00000000000000ab.entr", "index", "lock", "../x.entry"] {
+            #expect(DiskCacheStorage.entryFileID(name) == nil, "\(name)")
+        }
     }
 }

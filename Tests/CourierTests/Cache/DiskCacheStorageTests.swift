@@ -43,7 +43,7 @@ struct DiskCacheStorageTests {
         #expect(DiskCacheStorage(directory: directory, capacity: 100_000).entries(for: stored.key) == [stored])
     }
 
-    @Test("entry files and the index are 0600, the folder 0700")
+    @Test("entry files, the index and the lock file are 0600, the folder 0700")
     func permissions() throws {
         let directory = cacheTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -51,7 +51,7 @@ struct DiskCacheStorageTests {
         storage.store(entry("/a"))
         storage.flush()
         let names = files(in: directory)
-        #expect(names.count == 2)
+        #expect(names == [DiskCacheStorage.indexName, DiskCacheStorage.lockName, DiskCacheStorage.fileName(for: entry("/a").storageKey)])
         for name in names {
             let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(name)")
@@ -60,28 +60,82 @@ struct DiskCacheStorageTests {
         #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
 
-    @Test("a crash mid-write: temporary files and entry files the index does not name are deleted on open")
+    /// The folder as a crash of `storage`'s process would leave it now: its files copied to a
+    /// new folder (the storage keeps the lock of its own).
+    private func crashImage(of directory: URL) throws -> URL {
+        let image = cacheTemporaryDirectory()
+        try FileManager.default.createDirectory(at: image, withIntermediateDirectories: true)
+        for name in files(in: directory) where name != DiskCacheStorage.lockName {
+            try FileManager.default.copyItem(at: directory.appendingPathComponent(name), to: image.appendingPathComponent(name))
+        }
+        return image
+    }
+
+    @Test("a crash after storing: entry files the index does not name, temporary files and missing files are cleaned on open")
     func crashLeftovers() throws {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let kept = entry("/kept")
+        let lost = entry("/lost")
+        let orphan = entry("/orphan")
+        let storage = DiskCacheStorage(directory: directory, capacity: 100_000, indexWriteInterval: 100)
+        storage.store(kept)
+        storage.store(lost)
+        storage.flush()
+        storage.store(orphan)
+        let image = try crashImage(of: directory)
+        defer { try? FileManager.default.removeItem(at: image) }
+        let orphanName = DiskCacheStorage.fileName(for: orphan.storageKey)
+        try Data("half".utf8).write(to: image.appendingPathComponent(".\(orphanName).0123456789abcdef.tmp"))
+        try FileManager.default.removeItem(at: image.appendingPathComponent(DiskCacheStorage.fileName(for: lost.storageKey)))
+
+        let reopened = DiskCacheStorage(directory: image, capacity: 100_000)
+        #expect(reopened.keysByRecency == [kept.storageKey])
+        #expect(reopened.totalSize == CacheEntryCoding.encode(kept).count)
+        #expect(
+            files(in: image) == [DiskCacheStorage.indexName, DiskCacheStorage.lockName, DiskCacheStorage.fileName(for: kept.storageKey)])
+        #expect(reopened.entries(for: orphan.key).isEmpty)
+        #expect(reopened.entries(for: kept.key) == [kept])
+    }
+
+    @Test("a cleanly written index opens without listing the folder: a file it does not name is left alone")
+    func cleanIndexSkipsListing() throws {
         let directory = cacheTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let kept = entry("/kept")
         do {
             let storage = DiskCacheStorage(directory: directory, capacity: 100_000)
             storage.store(kept)
-            storage.flush()
         }
-        let orphan = entry("/orphan")
-        let orphanName = DiskCacheStorage.fileName(for: orphan.storageKey)
-        try CacheEntryCoding.encode(orphan).write(to: directory.appendingPathComponent(orphanName))
-        try Data("half".utf8).write(to: directory.appendingPathComponent(".\(orphanName).0123456789abcdef.tmp"))
-
+        let strayName = DiskCacheStorage.fileName(for: entry("/stray").storageKey)
+        try CacheEntryCoding.encode(entry("/stray")).write(to: directory.appendingPathComponent(strayName))
         let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
-        #expect(files(in: directory) == [DiskCacheStorage.indexName, DiskCacheStorage.fileName(for: kept.storageKey)])
-        #expect(reopened.entries(for: orphan.key).isEmpty)
-        #expect(reopened.entries(for: kept.key) == [kept])
+        #expect(files(in: directory).contains(strayName))
+        #expect(reopened.keysByRecency == [kept.storageKey])
+        #expect(reopened.entries(for: entry("/stray").key).isEmpty)
     }
 
-    @Test("an index naming a missing file drops that record on open")
+    @Test("storing after the index was written clears its clean flag in place before the entry file exists")
+    func storingClearsCleanFlag() throws {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let indexURL = directory.appendingPathComponent(DiskCacheStorage.indexName)
+        let storage = DiskCacheStorage(directory: directory, capacity: 100_000, indexWriteInterval: 100)
+        storage.store(entry("/a"))
+        storage.flush()
+        let clean = try Data(contentsOf: indexURL)
+        #expect(clean[CacheIndexCoding.cleanFlagOffset] == 1)
+        #expect(CacheIndexCoding.decode(clean)?.isClean == true)
+        storage.store(entry("/b"))
+        let marked = try Data(contentsOf: indexURL)
+        #expect(marked[CacheIndexCoding.cleanFlagOffset] == 0)
+        #expect(CacheIndexCoding.decode(marked)?.isClean == false)
+        #expect(CacheIndexCoding.decode(marked)?.records.map(\.0) == [entry("/a").storageKey])
+        storage.flush()
+        #expect(CacheIndexCoding.decode(try Data(contentsOf: indexURL))?.isClean == true)
+    }
+
+    @Test("an index naming a missing file: after a clean shutdown, the record is dropped on its first read")
     func missingFile() throws {
         let directory = cacheTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -95,9 +149,71 @@ struct DiskCacheStorageTests {
         }
         try FileManager.default.removeItem(at: directory.appendingPathComponent(DiskCacheStorage.fileName(for: lost.storageKey)))
         let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
+        #expect(reopened.entries(for: lost.key).isEmpty)
         #expect(reopened.keysByRecency == [kept.storageKey])
         #expect(reopened.totalSize == CacheEntryCoding.encode(kept).count)
-        #expect(reopened.entries(for: lost.key).isEmpty)
+    }
+
+    @Test("an index of the previous format reads as corrupt: the cache opens empty and deletes the old files")
+    func previousFormat() throws {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let old = entry("/old")
+        do {
+            let storage = DiskCacheStorage(directory: directory, capacity: 100_000)
+            storage.store(old)
+        }
+        // Version 1: "CCI" 0x01, u32 count, (string fileName, string url, string partition, variant, u64 size).
+        var writer = CacheBinaryWriter()
+        writer.bytes([0x43, 0x43, 0x49, 0x01])
+        writer.u32(1)
+        writer.string(DiskCacheStorage.fileName(for: old.storageKey))
+        writer.string(old.key.url)
+        writer.string("")
+        writer.variant(.none)
+        writer.u64(UInt64(CacheEntryCoding.encode(old).count))
+        writer.u64(CacheBinaryWriter.checksum(writer.data))
+        try writer.data.write(to: directory.appendingPathComponent(DiskCacheStorage.indexName))
+        let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
+        #expect(reopened.count == 0)
+        #expect(reopened.entries(for: old.key).isEmpty)
+        #expect(files(in: directory) == [DiskCacheStorage.indexName, DiskCacheStorage.lockName])
+    }
+
+    @Test("a second storage on a folder in use stores and finds nothing, and leaves the first's index intact")
+    func oneStoragePerFolder() throws {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = DiskCacheStorage(directory: directory, capacity: 100_000)
+        #expect(first.isActive)
+        #expect(first.store(entry("/a")))
+        first.flush()
+        let index = try Data(contentsOf: directory.appendingPathComponent(DiskCacheStorage.indexName))
+        do {
+            let second = DiskCacheStorage(directory: directory, capacity: 100_000)
+            #expect(!second.isActive)
+            #expect(second.entries(for: entry("/a").key).isEmpty)
+            #expect(!second.store(entry("/b")))
+            second.remove(entry("/a").storageKey)
+            second.removeAll()
+            second.flush()
+        }
+        #expect(try Data(contentsOf: directory.appendingPathComponent(DiskCacheStorage.indexName)) == index)
+        #expect(first.entries(for: entry("/a").key) == [entry("/a")])
+        #expect(!files(in: directory).contains(DiskCacheStorage.fileName(for: entry("/b").storageKey)))
+    }
+
+    @Test("the folder's lock is released with the storage: the next storage opens it normally")
+    func lockReleased() {
+        let directory = cacheTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let storage = DiskCacheStorage(directory: directory, capacity: 100_000)
+            storage.store(entry("/a"))
+        }
+        let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
+        #expect(reopened.isActive)
+        #expect(reopened.entries(for: entry("/a").key) == [entry("/a")])
     }
 
     @Test("a truncated, corrupt or swapped entry file is a miss, and is deleted")
@@ -144,7 +260,7 @@ struct DiskCacheStorageTests {
         try index.write(to: indexURL)
         let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
         #expect(reopened.entries(for: stored.key).isEmpty)
-        #expect(files(in: directory) == [DiskCacheStorage.indexName])
+        #expect(files(in: directory) == [DiskCacheStorage.indexName, DiskCacheStorage.lockName])
         #expect(reopened.store(stored))
         #expect(reopened.entries(for: stored.key) == [stored])
     }
@@ -197,7 +313,7 @@ struct DiskCacheStorageTests {
         let reopened = DiskCacheStorage(directory: directory, capacity: 100_000)
         #expect(reopened.keysByRecency == [entry("/b").storageKey])
         reopened.removeAll()
-        #expect(files(in: directory) == [DiskCacheStorage.indexName])
+        #expect(files(in: directory) == [DiskCacheStorage.indexName, DiskCacheStorage.lockName])
     }
 
     @Test("removing a partition deletes only its files; credentialed entries of an earlier process are removed on open")

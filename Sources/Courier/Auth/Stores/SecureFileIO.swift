@@ -77,10 +77,17 @@ enum SecureFileIO {
     /// With `synchronizing: false` (a cache's entries, which a checksum protects and which may be
     /// lost) neither `fsync` is done: the rename is still atomic against concurrent readers and a
     /// crash of the process, not against a power loss.
+    ///
+    /// With `protectedUntilFirstUserAuthentication` (an HTTP cache's files: the app's own data),
+    /// on iOS, tvOS, watchOS and visionOS the file gets that data protection class
+    /// (`FileProtectionType.completeUntilFirstUserAuthentication`) before it is renamed into
+    /// place; elsewhere it changes nothing.
     /// - Throws: `.io` naming the step that failed, or saying that the target exists and is not a
     ///   regular file (a symbolic link, a directory, a FIFO…: it is left alone); the temporary
     ///   file is removed.
-    static func writeAtomically(_ data: Data, to url: URL, synchronizing: Bool = true) throws(TokenStoreError) {
+    static func writeAtomically(
+        _ data: Data, to url: URL, synchronizing: Bool = true, protectedUntilFirstUserAuthentication: Bool = false
+    ) throws(TokenStoreError) {
         let directory = url.deletingLastPathComponent()
         let directoryFD = try openDirectory(directory, creating: true)
         defer { _ = close(directoryFD) }
@@ -99,6 +106,11 @@ enum SecureFileIO {
             if fchmod(fd, fileMode) != 0 {
                 throw Self.ioFailure(errno, "cannot set permissions of \(temporaryPath)")
             }
+            #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+                if protectedUntilFirstUserAuthentication {
+                    try protectUntilFirstUserAuthentication(temporaryPath)
+                }
+            #endif
             try writeAll(data, to: fd, path: temporaryPath)
             if synchronizing, durableSync(fd) != 0 {
                 throw Self.ioFailure(errno, "cannot sync \(temporaryPath)")
@@ -117,6 +129,43 @@ enum SecureFileIO {
         }
         if synchronizing {
             _ = durableSync(directoryFD)  // best effort: some file systems refuse it on a directory
+        }
+    }
+
+    #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        /// Gives the file at `path` the data protection class "complete until first user
+        /// authentication".
+        /// - Throws: `.io` if it cannot be set.
+        private static func protectUntilFirstUserAuthentication(_ path: String) throws(TokenStoreError) {
+            do {
+                try FileManager.default.setAttributes(
+                    [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)
+            } catch {
+                throw .io("cannot set the data protection of \(path): \(error.localizedDescription)", underlyingError: error)
+            }
+        }
+    #endif
+
+    /// Overwrites `bytes` at `offset` in the existing file at `url` in place, and `fsync`s it; a
+    /// file that does not exist is left so (nothing to overwrite).
+    /// - Throws: `.io` if it cannot be opened (a symbolic link, not a regular file), written or
+    ///   synchronised.
+    static func overwrite(_ bytes: [UInt8], at offset: Int, in url: URL) throws(TokenStoreError) {
+        let path = url.path
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return }
+            throw openError(code, path: path)
+        }
+        defer { _ = close(fd) }
+        _ = try regularFileSize(fd, path: path)
+        let written = bytes.withUnsafeBytes { raw in pwrite(fd, raw.baseAddress, raw.count, off_t(offset)) }
+        if written != bytes.count {
+            throw Self.ioFailure(written < 0 ? errno : EIO, "cannot write \(path)")
+        }
+        if durableSync(fd) != 0 {
+            throw Self.ioFailure(errno, "cannot sync \(path)")
         }
     }
 

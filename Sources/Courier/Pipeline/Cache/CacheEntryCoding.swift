@@ -101,13 +101,78 @@ struct CacheBinaryWriter {
     }
 
     /// 64-bit FNV-1a: not a defence against anyone, a check against torn and flipped bytes.
-    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// `continuing` is the checksum of the bytes before these.
+    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes, continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var hash = hash
         for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return hash
+    }
+
+    /// ``checksum(_:continuing:)`` of bytes in memory (the index's, read at every open).
+    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var hash = hash
+        for index in bytes.indices {
+            hash ^= UInt64(bytes[index])
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// ``checksum(_:continuing:)`` of `data`'s bytes, read in place.
+    static func checksum(_ data: Data, continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        data.withUnsafeBytes { checksum($0, continuing: hash) }
+    }
+}
+
+/// Reads ``CacheBinaryWriter``'s strings and variants in place from bytes in memory (an index's
+/// key table): nothing is copied but the strings made; every read is `nil` past the end.
+struct CacheRawReader {
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func u8() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func u32() -> UInt32? {
+        guard bytes.count - offset >= 4 else { return nil }
+        defer { offset += 4 }
+        return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    mutating func string() -> String? {
+        guard let length = u32().map(Int.init), length <= CacheBinaryReader.maximumStringLength,
+            length <= bytes.count - offset
+        else { return nil }
+        defer { offset += length }
+        if length == 0 { return "" }
+        return String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
+    }
+
+    mutating func variant() -> CacheVariant? {
+        guard let nothing = u8(), nothing <= 1, let count = u32(), count <= CacheBinaryReader.maximumVariantValues else {
+            return nil
+        }
+        if count == 0 { return nothing == 1 ? CacheVariant(values: [], matchesNothing: true) : CacheVariant.none }
+        var values: [CacheVariant.Value] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let name = string(), HTTPField.Name(name) != nil, let hasValue = u8(), hasValue <= 1,
+                let value = string()
+            else { return nil }
+            guard hasValue == 1 || value.isEmpty else { return nil }
+            values.append(CacheVariant.Value(name: name, value: hasValue == 1 ? value : nil))
+        }
+        return CacheVariant(values: values, matchesNothing: nothing == 1)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc
@@ -14,53 +15,70 @@ import Foundation
 /// index file (``CacheIndexCoding``) listing them in LRU order, bounded by the bytes of the entry
 /// files, least recently used evicted first.
 ///
-/// Every file is written with ``SecureFileIO/writeAtomically(_:to:synchronizing:)``: `0600`,
-/// through a temporary file renamed over the target, so a reader sees a whole file or none.
-/// Entry files are not `fsync`ed (a checksum catches a torn one; losing a cache entry is
-/// harmless); the index is, when written.
+/// Every file is written with ``SecureFileIO/writeAtomically(_:to:synchronizing:protectedUntilFirstUserAuthentication:)``:
+/// `0600`, through a temporary file renamed over the target, so a reader sees a whole file or
+/// none; on iOS, tvOS, watchOS and visionOS with the data protection of the app's own data
+/// (complete until first user authentication). Entry files are not `fsync`ed (a checksum catches
+/// a torn one; losing a cache entry is harmless); the index is, when written.
+///
+/// One storage at a time uses a folder: each holds an exclusive `flock` on the folder's `lock`
+/// file for its lifetime. A storage that cannot take it (another process, or another storage of
+/// this process, has the folder) stores nothing and finds nothing, rather than corrupting the
+/// index.
 ///
 /// Crash safety comes from the order of writes and from checking on open and on read:
+/// - an index says whether it was "clean" when written: every entry file then in the folder is
+///   one it names. Before the first entry file is written after that, the flag is cleared in
+///   place (and `fsync`ed);
 /// - an entry file is written before the index names it: a crash between them leaves a file the
-///   index does not name, deleted on the next open;
-/// - a removal deletes the file before the index forgets it: an index naming a missing file is
-///   cleaned on open (the folder's listing is read anyway);
-/// - a temporary file left by a crash mid-write is deleted on open;
-/// - an entry file that is truncated, corrupt or holds another key is a miss and is deleted when
-///   read; an unreadable index empties the cache.
+///   index does not name, and an index that is not clean. Opening such an index lists the folder
+///   and deletes those files, the temporary files left by a crash mid-write, and the records
+///   whose file is missing. Opening a clean index does not list the folder;
+/// - a removal deletes the file before the index forgets it;
+/// - an entry file that is missing, truncated, corrupt or holds another key is a miss and is
+///   forgotten (and deleted) when read; an unreadable index empties the cache.
 ///
 /// The index is rewritten after every ``indexWriteInterval`` changes and on ``flush()``, not on
 /// every change: entries stored since the last write are lost by a crash (their files are
 /// deleted as unknown on the next open), never served wrongly. Recency changes by lookups are
 /// kept in memory and written with the next index write.
 ///
-/// Opening reads the index and lists the folder; it never reads the entry files. Lookups read
-/// the files of one URI only.
+/// Opening reads the index (and lists the folder after a crash); it never reads the entry files.
+/// Lookups read the files of one URI only.
 final class DiskCacheStorage: CacheStorage {
     /// The index file's name.
     static let indexName = "index"
+    /// The lock file's name.
+    static let lockName = "lock"
     /// The suffix of entry files.
     static let entrySuffix = ".entry"
     /// The largest index file read.
     static let maximumIndexSize = 256 * 1024 * 1024
 
+    /// Where an entry is: its file (named by ``id``, a hash of its key) and the file's bytes.
     struct Record: Equatable, Sendable {
-        var fileName: String
+        var id: UInt64
         var size: Int
+
+        /// The entry file's name: ``id`` in 16 lowercase hex digits, then `.entry`.
+        var fileName: String { DiskCacheStorage.fileName(id: id) }
     }
 
     private struct State: Sendable {
         var records: [CacheStorageKey: Record] = [:]
-        var keyOfFile: [String: CacheStorageKey] = [:]
+        var keyOfFile: [UInt64: CacheStorageKey] = [:]
         var keysOfURL: [String: [CacheStorageKey]] = [:]
         var order = CacheLRUList<CacheStorageKey>()
         var totalSize = 0
         var unsavedChanges = 0
         /// Lookups changed the LRU order since the index was written.
         var recencyChanged = false
+        /// The index on disk may say "clean": cleared before an entry file is written.
+        var indexMayBeClean = true
 
         mutating func insert(_ key: CacheStorageKey, _ record: Record) {
             records[key] = record
-            keyOfFile[record.fileName] = key
+            keyOfFile[record.id] = key
             keysOfURL[key.key.url, default: []].append(key)
             order.touch(key)
             totalSize += record.size
@@ -69,7 +87,7 @@ final class DiskCacheStorage: CacheStorage {
         @discardableResult
         mutating func forget(_ key: CacheStorageKey) -> Record? {
             guard let record = records.removeValue(forKey: key) else { return nil }
-            keyOfFile[record.fileName] = nil
+            keyOfFile[record.id] = nil
             keysOfURL[key.key.url]?.removeAll { $0 == key }
             if keysOfURL[key.key.url]?.isEmpty == true { keysOfURL[key.key.url] = nil }
             order.remove(key)
@@ -84,60 +102,95 @@ final class DiskCacheStorage: CacheStorage {
     let capacity: Int
     /// Changes after which the index is rewritten.
     let indexWriteInterval: Int
+    /// Whether this storage has the folder's lock: without it, it stores and finds nothing.
+    let isActive: Bool
+    /// The descriptor holding the `flock`, closed (releasing it) on deinit.
+    private let lockDescriptor: Int32?
     private let state: LockedState<State>
 
-    /// Opens the cache in `directory` (created `0700` when first written), cleaning what a crash
-    /// left: temporary files, entry files the index does not name, index records whose file is
-    /// missing. Entries of a credential partition (stored by an earlier process) are removed. An index that cannot be read (corrupt, truncated, of another version) empties
-    /// the cache. Entries beyond `capacity` (a smaller bound than before) are evicted.
+    /// Opens the cache in `directory` (created `0700` if missing) and locks it for this storage's
+    /// lifetime; if another storage has it locked, this one is inactive: it stores nothing and
+    /// finds nothing. After a crash (an index that is not clean), cleans what the crash left:
+    /// temporary files, entry files the index does not name, index records whose file is missing.
+    /// Entries of a credential partition (stored by an earlier process) are removed. An index that
+    /// cannot be read (corrupt, truncated, of another version) empties the cache. Entries beyond
+    /// `capacity` (a smaller bound than before) are evicted.
     init(directory: URL, capacity: Int, indexWriteInterval: Int = 64) {
         self.directory = directory
         self.capacity = max(0, capacity)
         self.indexWriteInterval = max(1, indexWriteInterval)
+        let lockDescriptor = try? SecureFileIO.openLockFile(named: Self.lockName, in: directory)
+        let locked = lockDescriptor.map { fd in
+            (try? SecureFileIO.tryLock(fd, path: directory.appendingPathComponent(Self.lockName).path)) == true
+        }
+        if let lockDescriptor, locked != true { _ = close(lockDescriptor) }
+        self.lockDescriptor = locked == true ? lockDescriptor : nil
+        isActive = locked == true
+        guard isActive else {
+            state = LockedState(State())
+            return
+        }
+        state = LockedState(Self.openState(directory: directory, capacity: self.capacity))
+        flush()
+    }
+
+    /// The state read from the index in `directory`, cleaned and bounded.
+    private static func openState(directory: URL, capacity: Int) -> State {
         var state = State()
         var needsWrite = false
         let indexURL = directory.appendingPathComponent(Self.indexName)
         let indexData = try? SecureFileIO.contents(of: indexURL, maximumSize: Self.maximumIndexSize)
         let decoded = indexData.flatMap(CacheIndexCoding.decode)
         if indexData != nil, decoded == nil { needsWrite = true }
-        let names = Self.fileNames(in: directory)
-        var present = Set<String>()
-        for name in names {
-            if name.hasPrefix("."), name.hasSuffix(".tmp") {
-                try? SecureFileIO.removeFile(at: directory.appendingPathComponent(name))
-            } else if name.hasSuffix(Self.entrySuffix) {
-                present.insert(name)
+        // After a crash, the folder is listed: what a clean index names is all there is.
+        var present: Set<UInt64>?
+        if decoded?.isClean != true {
+            var names = Set<UInt64>()
+            for name in Self.fileNames(in: directory) {
+                if name.hasPrefix("."), name.hasSuffix(".tmp") {
+                    try? SecureFileIO.removeFile(at: directory.appendingPathComponent(name))
+                } else if let id = Self.entryFileID(name) {
+                    names.insert(id)
+                }
             }
+            present = names
+            needsWrite = true
         }
-        let count = decoded?.count ?? 0
-        state.records.reserveCapacity(count)
-        state.keyOfFile.reserveCapacity(count)
-        state.keysOfURL.reserveCapacity(count)
-        state.order.reserveCapacity(count)
-        for (key, record) in decoded ?? [] {
+        let records = decoded?.records ?? []
+        state.records.reserveCapacity(records.count)
+        state.keyOfFile.reserveCapacity(records.count)
+        state.keysOfURL.reserveCapacity(records.count)
+        state.order.reserveCapacity(records.count)
+        for (key, record) in records {
             // A credential partition lives as long as its session in one process (see
             // `HTTPCache`): a previous process's credentialed entries can never be served again.
-            if key.key.partition.isEmpty, present.contains(record.fileName), state.keyOfFile[record.fileName] == nil,
+            if key.key.partition.isEmpty, present?.contains(record.id) ?? true, state.keyOfFile[record.id] == nil,
                 state.records[key] == nil
             {
                 state.insert(key, record)
             } else {
+                if present == nil, state.keyOfFile[record.id] == nil {
+                    try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
+                }
                 needsWrite = true
             }
         }
-        for name in present where state.keyOfFile[name] == nil {
-            try? SecureFileIO.removeFile(at: directory.appendingPathComponent(name))
+        for id in present ?? [] where state.keyOfFile[id] == nil {
+            try? SecureFileIO.removeFile(at: directory.appendingPathComponent(Self.fileName(id: id)))
         }
-        while state.totalSize > self.capacity, let oldest = state.order.leastRecentlyUsed {
+        while state.totalSize > capacity, let oldest = state.order.leastRecentlyUsed {
             if let record = state.forget(oldest) {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
             needsWrite = true
         }
         if needsWrite { state.unsavedChanges += 1 }
-        self.state = LockedState(state)
-        flush()
+        state.indexMayBeClean = decoded?.isClean ?? false
+        return state
     }
+
+    /// The number of entries.
+    var count: Int { state.withLock { $0.records.count } }
 
     /// The bytes of the entry files.
     var totalSize: Int { state.withLock { $0.totalSize } }
@@ -148,12 +201,21 @@ final class DiskCacheStorage: CacheStorage {
     /// The file name for `key`: a hash of it. Two keys with the same hash share the name; the
     /// second stored evicts the first, and the key inside the file tells them apart on read.
     static func fileName(for key: CacheStorageKey) -> String {
+        fileName(id: fileID(for: key))
+    }
+
+    /// The hash of `key` that names its file.
+    static func fileID(for key: CacheStorageKey) -> UInt64 {
         var writer = CacheBinaryWriter()
         writer.string(key.key.url)
         writer.string(key.key.partition)
         writer.variant(key.variant)
-        let hash = CacheBinaryWriter.checksum(writer.data)
-        let hex = String(hash, radix: 16)
+        return CacheBinaryWriter.checksum(writer.data)
+    }
+
+    /// `id` in 16 lowercase hex digits, then `.entry`.
+    static func fileName(id: UInt64) -> String {
+        let hex = String(id, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex + entrySuffix
     }
 
@@ -173,16 +235,20 @@ final class DiskCacheStorage: CacheStorage {
         return names
     }
 
-    /// Whether `name` has the form of an entry file's name: 16 lowercase hex digits, `.entry`.
-    static func isEntryFileName(_ name: String) -> Bool {
+    /// The id of an entry file's name (16 lowercase hex digits, `.entry`), or `nil` for any other
+    /// name.
+    static func entryFileID(_ name: String) -> UInt64? {
         let bytes = Array(name.utf8)
         let suffix = Array(entrySuffix.utf8)
-        guard bytes.count == 16 + suffix.count, bytes[16...].elementsEqual(suffix) else { return false }
-        return bytes[..<16].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        guard bytes.count == 16 + suffix.count, bytes[16...].elementsEqual(suffix),
+            bytes[..<16].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
+        return UInt64(String(decoding: bytes[..<16], as: UTF8.self), radix: 16)
     }
 
     func entries(for key: CacheKey) -> [CacheEntry] {
-        state.withLock { state in
+        guard isActive else { return [] }
+        return state.withLock { state in
             let keys = (state.keysOfURL[key.url] ?? []).filter { $0.key == key }
             var result: [CacheEntry] = []
             for storageKey in keys.reversed() {
@@ -209,14 +275,16 @@ final class DiskCacheStorage: CacheStorage {
 
     @discardableResult
     func store(_ entry: CacheEntry) -> Bool {
+        guard isActive else { return false }
         let key = entry.storageKey
         let data = CacheEntryCoding.encode(entry)
-        let fileName = Self.fileName(for: key)
+        let id = Self.fileID(for: key)
+        let url = directory.appendingPathComponent(Self.fileName(id: id))
         return state.withLock { state in
             if let record = state.forget(key) {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
-            if let other = state.keyOfFile[fileName] { state.forget(other) }
+            if let other = state.keyOfFile[id] { state.forget(other) }
             guard data.count <= capacity else {
                 noteChange(&state)
                 return false
@@ -227,22 +295,30 @@ final class DiskCacheStorage: CacheStorage {
                 }
             }
             do {
-                try SecureFileIO.writeAtomically(
-                    data, to: directory.appendingPathComponent(fileName), synchronizing: false)
+                if state.indexMayBeClean {
+                    // A crash from here on may leave a file the index does not name: the next
+                    // open must list the folder.
+                    try SecureFileIO.overwrite(
+                        CacheIndexCoding.notClean, at: CacheIndexCoding.cleanFlagOffset,
+                        in: directory.appendingPathComponent(Self.indexName))
+                    state.indexMayBeClean = false
+                }
+                try SecureFileIO.writeAtomically(data, to: url, synchronizing: false, protectedUntilFirstUserAuthentication: true)
             } catch {
                 // A full disk, a folder that is not writable: not stored. The old file of this
                 // name, if any, belongs to no record now and is removed.
-                try? SecureFileIO.removeFile(at: directory.appendingPathComponent(fileName))
+                try? SecureFileIO.removeFile(at: url)
                 noteChange(&state)
                 return false
             }
-            state.insert(key, Record(fileName: fileName, size: data.count))
+            state.insert(key, Record(id: id, size: data.count))
             noteChange(&state)
             return true
         }
     }
 
     func remove(_ key: CacheStorageKey) {
+        guard isActive else { return }
         state.withLock { state in
             guard let record = state.forget(key) else { return }
             try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
@@ -251,6 +327,7 @@ final class DiskCacheStorage: CacheStorage {
     }
 
     func removeAll(url: String) {
+        guard isActive else { return }
         state.withLock { state in
             for key in state.keysOfURL[url] ?? [] {
                 if let record = state.forget(key) {
@@ -262,6 +339,7 @@ final class DiskCacheStorage: CacheStorage {
     }
 
     func removeAll(partition: String) {
+        guard isActive else { return }
         state.withLock { state in
             let keys = state.records.keys.filter { $0.key.partition == partition }
             guard !keys.isEmpty else { return }
@@ -275,6 +353,7 @@ final class DiskCacheStorage: CacheStorage {
     }
 
     func removeAll() {
+        guard isActive else { return }
         state.withLock { state in
             for record in state.records.values {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
@@ -286,6 +365,7 @@ final class DiskCacheStorage: CacheStorage {
 
     /// Writes the index now if anything, recency included, changed since it was last written.
     func flush() {
+        guard isActive else { return }
         state.withLock { state in
             if state.unsavedChanges > 0 || state.recencyChanged { writeIndex(&state) }
         }
@@ -296,15 +376,18 @@ final class DiskCacheStorage: CacheStorage {
         if state.unsavedChanges >= indexWriteInterval { writeIndex(&state) }
     }
 
-    /// Writes the index. If that fails (a full disk), the entries stay usable in this process,
-    /// and the next open sees the previous index, cleaned against the folder.
+    /// Writes the index, clean: it names every entry file in the folder. If that fails (a full
+    /// disk), the entries stay usable in this process, and the next open sees the previous
+    /// index (not clean, if an entry file was written since), cleaned against the folder.
     private func writeIndex(_ state: inout State) {
         let records = state.order.keysInOrder.compactMap { key in state.records[key].map { (key, $0) } }
-        let data = CacheIndexCoding.encode(records)
+        let data = CacheIndexCoding.encode(records, isClean: true)
         do {
-            try SecureFileIO.writeAtomically(data, to: directory.appendingPathComponent(Self.indexName))
+            try SecureFileIO.writeAtomically(
+                data, to: directory.appendingPathComponent(Self.indexName), protectedUntilFirstUserAuthentication: true)
             state.unsavedChanges = 0
             state.recencyChanged = false
+            state.indexMayBeClean = true
         } catch {
             // Kept as unsaved: tried again at the next change or flush.
         }
@@ -312,54 +395,157 @@ final class DiskCacheStorage: CacheStorage {
 
     deinit {
         flush()
+        if let lockDescriptor { _ = close(lockDescriptor) }
     }
 }
 
-/// The binary form of a disk cache's index: its records, least recently used first.
+/// The binary form of a disk cache's index: its records, least recently used first, in
+/// fixed-width rows, then one table of their keys. Big-endian.
 ///
-///     "CCI" 0x01, u32 count,
-///     count × (string fileName, string url, string partition, variant, u64 size),
-///     u64 FNV-1a of everything before it
+///     "CCI" 0x02, u8 clean, u32 count,
+///     count × (u64 file id, u64 size, u32 key offset, u32 key length),
+///     u32 table length, table: per record (string url, string partition, variant),
+///     u64 FNV-1a of everything before it but the clean byte
+///
+/// `clean` is 1 when every entry file in the folder is one the index names; it is left out of
+/// the checksum so that it can be cleared in place (any other value is "not clean"). A file of
+/// another version is not an index (`nil`): the cache opens empty.
 enum CacheIndexCoding {
-    static let magic: [UInt8] = [0x43, 0x43, 0x49, 0x01]  // "CCI", version 1
+    static let magic: [UInt8] = [0x43, 0x43, 0x49, 0x02]  // "CCI", version 2
+    /// Where the clean flag is.
+    static let cleanFlagOffset = 4
+    /// The clean flag's "not clean".
+    static let notClean: [UInt8] = [0]
+    /// The bytes of a row.
+    static let rowSize = 24
+    private static let headerSize = 9
 
-    static func encode(_ records: [(CacheStorageKey, DiskCacheStorage.Record)]) -> Data {
+    static func encode(_ records: [(CacheStorageKey, DiskCacheStorage.Record)], isClean: Bool) -> Data {
+        var table = CacheBinaryWriter()
         var writer = CacheBinaryWriter()
+        writer.data.reserveCapacity(headerSize + records.count * (rowSize + 80) + 12)
         writer.bytes(magic)
+        writer.u8(isClean ? 1 : 0)
         writer.u32(UInt32(records.count))
         for (key, record) in records {
-            writer.string(record.fileName)
-            writer.string(key.key.url)
-            writer.string(key.key.partition)
-            writer.variant(key.variant)
+            let offset = table.data.count
+            table.string(key.key.url)
+            table.string(key.key.partition)
+            table.variant(key.variant)
+            writer.u64(record.id)
             writer.u64(UInt64(record.size))
+            writer.u32(UInt32(offset))
+            writer.u32(UInt32(table.data.count - offset))
         }
-        writer.u64(CacheBinaryWriter.checksum(writer.data))
+        writer.u32(UInt32(table.data.count))
+        writer.data.append(table.data)
+        var sum = CacheBinaryWriter.checksum(writer.data.prefix(cleanFlagOffset))
+        sum = CacheBinaryWriter.checksum(writer.data.dropFirst(cleanFlagOffset + 1), continuing: sum)
+        writer.u64(sum)
         return writer.data
     }
 
-    /// The records in `data`, or `nil` if it is not exactly one well-formed index. File names
-    /// must have the form ``DiskCacheStorage/fileName(for:)`` gives (16 lowercase hex digits and
-    /// `.entry`): an index cannot send a read or a deletion outside the folder. (That the name
-    /// is the one of its key is not checked here, to keep opening cheap: a file holding another
-    /// key is a miss when read.)
-    static func decode(_ data: Data) -> [(CacheStorageKey, DiskCacheStorage.Record)]? {
-        guard data.count >= magic.count + 12 else { return nil }
-        let checked = data.prefix(data.count - 8)
-        var reader = CacheBinaryReader(data)
-        guard reader.bytes(magic.count) == magic, let count = reader.u32() else { return nil }
+    /// The records in `data` and its clean flag, or `nil` if it is not exactly one well-formed
+    /// index of this version. Every key must be well-formed; sizes must be at most `Int.max / 2`.
+    static func decode(_ data: Data) -> (records: [(CacheStorageKey, DiskCacheStorage.Record)], isClean: Bool)? {
+        data.withUnsafeBytes { bytes in decode(bytes) }
+    }
+
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer
+    ) -> (records: [(CacheStorageKey, DiskCacheStorage.Record)], isClean: Bool)? {
+        guard bytes.count >= headerSize + 12, bytes.prefix(magic.count).elementsEqual(magic) else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 8)])
+        var sum = CacheBinaryWriter.checksum(UnsafeRawBufferPointer(rebasing: body[..<cleanFlagOffset]))
+        sum = CacheBinaryWriter.checksum(UnsafeRawBufferPointer(rebasing: body[(cleanFlagOffset + 1)...]), continuing: sum)
+        guard sum == bigEndian(bytes, at: bytes.count - 8, as: UInt64.self) else { return nil }
+        let count = Int(bigEndian(body, at: 5, as: UInt32.self))
+        let tableStart = headerSize + count * rowSize + 4
+        guard tableStart <= body.count,
+            Int(bigEndian(body, at: tableStart - 4, as: UInt32.self)) == body.count - tableStart
+        else { return nil }
+        let table = UnsafeRawBufferPointer(rebasing: body[tableStart...])
         var records: [(CacheStorageKey, DiskCacheStorage.Record)] = []
-        for _ in 0..<count {
-            guard let fileName = reader.string(), let url = reader.string(), let partition = reader.string(),
-                let variant = reader.variant(), let size = reader.u64(), size <= UInt64(Int.max / 2)
+        records.reserveCapacity(count)
+        for index in 0..<count {
+            let row = headerSize + index * rowSize
+            let id = bigEndian(body, at: row, as: UInt64.self)
+            let size = bigEndian(body, at: row + 8, as: UInt64.self)
+            let offset = Int(bigEndian(body, at: row + 16, as: UInt32.self))
+            let length = Int(bigEndian(body, at: row + 20, as: UInt32.self))
+            guard size <= UInt64(Int.max / 2), offset <= table.count, length <= table.count - offset else { return nil }
+            var reader = CacheRawReader(UnsafeRawBufferPointer(rebasing: table[offset..<(offset + length)]))
+            guard let url = reader.string(), let partition = reader.string(), let variant = reader.variant(),
+                reader.isAtEnd
             else { return nil }
             let key = CacheStorageKey(key: CacheKey(url: url, partition: partition), variant: variant)
-            guard DiskCacheStorage.isEntryFileName(fileName) else { return nil }
-            records.append((key, DiskCacheStorage.Record(fileName: fileName, size: Int(size))))
+            records.append((key, DiskCacheStorage.Record(id: id, size: Int(size))))
         }
-        guard reader.offset == checked.count, let sum = reader.u64(), reader.isAtEnd,
-            sum == CacheBinaryWriter.checksum(checked)
-        else { return nil }
-        return records
+        return (records, body[cleanFlagOffset] == 1)
+    }
+
+    private static func bigEndian<Integer: FixedWidthInteger>(
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, as type: Integer.Type
+    ) -> Integer {
+        Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+    }
+}
+
+/// What `courier-bench --disk-cache` measures of ``DiskCacheStorage`` (an internal type), for
+/// the benchmark package only: not API.
+@_spi(Benchmarks)
+public enum DiskCacheBenchmarkProbe {
+    /// Stores `count` entries (a 1 KiB body, six header fields, every other one with a `Vary`
+    /// value) in a disk cache in the folder at `path`, then closes it.
+    public static func fill(_ path: String, count: Int) {
+        let storage = DiskCacheStorage(directory: URL(fileURLWithPath: path), capacity: Int.max / 4, indexWriteInterval: Int.max)
+        for index in 0..<count { storage.store(entry(index)) }
+        storage.flush()
+    }
+
+    /// Opens the disk cache in the folder at `path`: how many entries it holds, and the cache,
+    /// closed when released (so that an open can be timed without the close).
+    public static func open(_ path: String) -> (count: Int, cache: AnyObject) {
+        let storage = DiskCacheStorage(directory: URL(fileURLWithPath: path), capacity: Int.max / 4)
+        return (storage.count, storage)
+    }
+
+    /// Opens the disk cache in the folder at `path`, filled by ``fill(_:count:)`` with `count`
+    /// entries, and returns the seconds of each of `lookups` lookups of stored entries (read from
+    /// their files).
+    public static func lookups(_ path: String, count: Int, lookups: Int) -> [Double] {
+        let storage = DiskCacheStorage(directory: URL(fileURLWithPath: path), capacity: Int.max / 4)
+        let clock = ContinuousClock()
+        var generator = SystemRandomNumberGenerator()
+        return (0..<lookups).map { _ in
+            let key = entry(Int.random(in: 0..<count, using: &generator)).key
+            let start = clock.now
+            let found = storage.entries(for: key)
+            let elapsed = start.duration(to: clock.now)
+            precondition(found.count == 1, "a stored entry was not found")
+            let (seconds, attoseconds) = elapsed.components
+            return Double(seconds) + Double(attoseconds) / 1e18
+        }
+    }
+
+    private static func entry(_ index: Int) -> CacheEntry {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.cacheControl] = "max-age=3600"
+        fields[.eTag] = "\"\(String(index, radix: 16))-5f1c\""
+        fields[.lastModified] = "Tue, 24 Nov 2026 10:00:00 GMT"
+        fields[.date] = "Thu, 26 Nov 2026 10:00:00 GMT"
+        let variant: CacheVariant
+        if index.isMultiple(of: 2) {
+            fields[.vary] = "Accept-Encoding"
+            variant = CacheVariant(values: [.init(name: "accept-encoding", value: "gzip, br")], matchesNothing: false)
+        } else {
+            variant = .none
+        }
+        let time = Date(timeIntervalSinceReferenceDate: 816_000_000)
+        return CacheEntry(
+            key: CacheKey(url: "https://api.example.com/v2/items/\(index)?fields=summary", partition: ""),
+            variant: variant, response: HTTPResponse(status: .ok, headerFields: fields),
+            body: Data(repeating: UInt8(truncatingIfNeeded: index), count: 1024), requestTime: time, responseTime: time)
     }
 }
