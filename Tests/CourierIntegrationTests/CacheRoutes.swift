@@ -129,6 +129,15 @@ enum CacheRoutes {
                     ]))
             }
         }
+        // Answers with the query's `to` as Location (another origin's URL).
+        await server.route("POST /cross") { request in
+            let received = try await ReceivedRequest(request)
+            _ = await origin.record(received)
+            var components = URLComponents()
+            components.percentEncodedQuery = received.rawQuery
+            let to = components.queryItems?.first { $0.name == "to" }?.value ?? ""
+            return FlyingFox.HTTPResponse(statusCode: .ok, headers: HTTPHeaders([HTTPHeader("Location"): to]))
+        }
         // Echoes who asked (the Authorization header); `private, max-age=60`, or the query as headers.
         await server.route("GET /private") { request in
             let received = try await ReceivedRequest(request)

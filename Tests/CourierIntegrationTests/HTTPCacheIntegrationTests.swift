@@ -273,6 +273,24 @@ struct HTTPCacheIntegrationTests {
         }
     }
 
+    @Test("a Location on another origin is not invalidated", arguments: TransportKind.allCases)
+    func anotherOriginsLocationStays(kind: TransportKind) async throws {
+        try await Self.run(kind) { f in
+            try await TestServer.run { other in
+                let otherOrigin = CacheOrigin()
+                await CacheRoutes.install(on: other, origin: otherOrigin)
+                let client = f.client()
+                let elsewhere = CachedEndpoint(base: other.baseURL, urlPath: try URLPath("/res/elsewhere"))
+                _ = try await client.enqueue(elsewhere).resume()
+                let post = try f.endpoint("/cross", query: ["to": "http://127.0.0.1:\(other.port)/res/elsewhere"])
+                    .with { $0.method = .post }
+                _ = try await client.enqueue(post).resume()
+                #expect(try await client.enqueue(elsewhere).resume().source == .cache)
+                #expect(await otherOrigin.hits("/res/elsewhere") == 1)
+            }
+        }
+    }
+
     @Test("a HEAD is answered from the stored GET", arguments: TransportKind.allCases)
     func headIsAnsweredFromTheStoredGet(kind: TransportKind) async throws {
         try await Self.run(kind) { f in
