@@ -40,6 +40,7 @@ public final class HTTPCache: Sendable {
 
     /// A cache in memory of at most `capacity` bytes, least recently used responses evicted first.
     /// - Parameters:
+    ///   - capacity: the bound, in bytes of stored responses.
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861): answer with a
     ///     slightly stale response while revalidating it in the background.
     ///   - staleIfError: honour `stale-if-error` (RFC 5861): answer with a stale response when
@@ -54,6 +55,8 @@ public final class HTTPCache: Sendable {
     /// files, least recently used responses evicted first. What an earlier run stored is used
     /// again; a file that is corrupt or cut short is a miss, and is removed.
     /// - Parameters:
+    ///   - directory: the folder, a file URL; one cache at a time should use it.
+    ///   - capacity: the bound, in bytes of entry files.
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
     ///   - staleIfError: honour `stale-if-error` (RFC 5861).
     /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL.
