@@ -98,7 +98,7 @@ public actor TokenRefresher {
     /// metrics backend as the refresher was created.
     let refreshMetrics = RefreshMetrics()
     /// The ``HTTPCache`` partition of the current session, and the caches to purge when it ends
-    /// (see `TokenRefresher+Cache.swift`). Under a lock: calls read it without a turn on the actor.
+    /// (see `Pipeline/Cache/CachePartition.swift`). Under a lock: calls read it without a turn on the actor.
     nonisolated let cacheSession = LockedState(CacheSession())
 
     /// A refresher that renews the credential with your own code, for schemes that are not OAuth2.
