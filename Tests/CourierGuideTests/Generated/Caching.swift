@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:69
+    // Documentation/Caching.md:71
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -32,8 +32,8 @@ enum CachingGuide {
         configuration.cache = try HTTPCache(directory: folder, capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:86
-    static func line86() async throws {
+    // Documentation/Caching.md:88
+    static func line88() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:117
-    static func line117() async throws {
+    // Documentation/Caching.md:119
+    static func line119() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }

@@ -55,7 +55,8 @@ public final class HTTPCache: Sendable {
     /// files, least recently used responses evicted first. What an earlier run stored is used
     /// again; a file that is corrupt or cut short is a miss, and is removed.
     /// - Parameters:
-    ///   - directory: the folder, a file URL; one cache at a time should use it.
+    ///   - directory: the folder, a file URL. It is locked while this cache is open: a second
+    ///     cache on it stores and finds nothing, so share one cache between clients.
     ///   - capacity: the bound, in bytes of entry files.
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
     ///   - staleIfError: honour `stale-if-error` (RFC 5861).
