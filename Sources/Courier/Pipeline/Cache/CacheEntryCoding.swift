@@ -129,7 +129,7 @@ struct CacheBinaryWriter {
 
 /// Reads ``CacheBinaryWriter``'s strings and variants in place from bytes in memory (an index's
 /// key table): nothing is copied but the strings made; every read is `nil` past the end.
-struct CacheRawReader {
+struct CacheRawReader: CacheFieldReading {
     private let bytes: UnsafeRawBufferPointer
     private var offset = 0
 
@@ -157,27 +157,10 @@ struct CacheRawReader {
         if length == 0 { return "" }
         return String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
     }
-
-    mutating func variant() -> CacheVariant? {
-        guard let nothing = u8(), nothing <= 1, let count = u32(), count <= CacheBinaryReader.maximumVariantValues else {
-            return nil
-        }
-        if count == 0 { return nothing == 1 ? CacheVariant(values: [], matchesNothing: true) : CacheVariant.none }
-        var values: [CacheVariant.Value] = []
-        values.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let name = string(), HTTPField.Name(name) != nil, let hasValue = u8(), hasValue <= 1,
-                let value = string()
-            else { return nil }
-            guard hasValue == 1 || value.isEmpty else { return nil }
-            values.append(CacheVariant.Value(name: name, value: hasValue == 1 ? value : nil))
-        }
-        return CacheVariant(values: values, matchesNothing: nothing == 1)
-    }
 }
 
 /// Reads what ``CacheBinaryWriter`` writes; every read is `nil` past the end.
-struct CacheBinaryReader {
+struct CacheBinaryReader: CacheFieldReading {
     /// The longest string read: longer claims are refused before anything is allocated.
     static let maximumStringLength = 1 << 20
     /// The most variant values read.
@@ -228,12 +211,24 @@ struct CacheBinaryReader {
         defer { offset += length }
         return String(validating: bytes[offset..<offset + length], as: UTF8.self)
     }
+}
 
+/// What both readers read alike: integers and strings, and from them a variant.
+protocol CacheFieldReading {
+    mutating func u8() -> UInt8?
+    mutating func u32() -> UInt32?
+    mutating func string() -> String?
+}
+
+extension CacheFieldReading {
+    /// A ``CacheVariant`` as ``CacheBinaryWriter`` writes it; `nil` if malformed.
     mutating func variant() -> CacheVariant? {
-        guard let nothing = u8(), nothing <= 1, let count = u32(), count <= Self.maximumVariantValues else {
+        guard let nothing = u8(), nothing <= 1, let count = u32(), count <= CacheBinaryReader.maximumVariantValues else {
             return nil
         }
+        if count == 0 { return nothing == 1 ? CacheVariant(values: [], matchesNothing: true) : CacheVariant.none }
         var values: [CacheVariant.Value] = []
+        values.reserveCapacity(Int(count))
         for _ in 0..<count {
             guard let name = string(), HTTPField.Name(name) != nil, let hasValue = u8(), hasValue <= 1,
                 let value = string()
