@@ -20,6 +20,8 @@ public actor Client {
     /// The ``HTTPCache`` partition of calls with a credential, when it is the same for every call
     /// (`nil`: a ``TokenRefresher``'s session, read per call).
     private nonisolated let fixedCachePartition: String?
+    /// The header names that partition ``Configuration/cache``, when there is one.
+    private nonisolated let cacheSecretNames: SecretFieldNames?
 
     /// Creates a client.
     ///
@@ -30,6 +32,7 @@ public actor Client {
         self.configuration = configuration
         self.observation = CallObservation(configuration: configuration)
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
+        self.cacheSecretNames = configuration.cache == nil ? nil : SecretFieldNames(configuration.redaction)
         if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
             refresher.purgesEntries(in: cache)
         }
@@ -157,7 +160,8 @@ public actor Client {
         }
         let pipeline = CallPipeline(
             endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: declaredOrigin, trace: trace,
-            cachePartition: fixedCachePartition ?? configuration.authentication.cachePartition, metrics: observation?.metrics)
+            cachePartition: fixedCachePartition ?? configuration.authentication.cachePartition, secretNames: cacheSecretNames,
+            metrics: observation?.metrics)
         return PreparedCall(request: request, limit: limit, pipeline: pipeline)
     }
 

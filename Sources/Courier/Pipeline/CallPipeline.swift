@@ -52,10 +52,12 @@ struct CallPipeline: Sendable {
     ///   - declaredOrigin: the origin the endpoint declared, when a credential may be attached.
     ///   - trace: the call's span, when it is traced: stage 5 starts a span per request under it.
     ///   - cachePartition: the credential partition of the call's cache entries (see ``CacheStage``).
+    ///   - secretNames: the client's secret header names (made here when not given).
     ///   - metrics: the client's metrics, when it has a backend (for the cache's counters).
     init(
         endpoint: any Requestable, options: CallOptions, configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?,
-        trace: CallTrace?, cachePartition: @autoclosure () -> String = "", metrics: ClientMetrics? = nil
+        trace: CallTrace?, cachePartition: @autoclosure () -> String = "", secretNames: SecretFieldNames? = nil,
+        metrics: ClientMetrics? = nil
     ) {
         let endpointMiddleware = endpoint.middleware
         let users = configuration.middleware.count + endpointMiddleware.count
@@ -76,7 +78,9 @@ struct CallPipeline: Sendable {
                         CacheStage(
                             cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? cachePartition() : "",
                             hasCredentials: authenticates, collectsBody: options.collectsBody, logger: configuration.logger,
-                            redaction: configuration.redaction, trace: trace, metrics: metrics)))
+                            redaction: configuration.redaction,
+                            secretNames: secretNames ?? SecretFieldNames(configuration.redaction), trace: trace,
+                            metrics: metrics)))
             }
             if retries { stages.append(.retry(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock))) }
             if authenticates {

@@ -80,6 +80,38 @@ enum CachePartition {
     }
 }
 
+/// Which header fields the redaction treats as secret, remembered by name: the cache stage asks
+/// for every field of every call, and most calls send the same few names.
+final class SecretFieldNames: Sendable {
+    private let matcher: SecretNameMatcher
+    private let known = LockedState<[HTTPField.Name: Bool]>([:])
+    /// Names remembered at most (a hostile caller cannot grow the table without bound).
+    private static let capacity = 512
+
+    init(_ redaction: Redaction) {
+        matcher = redaction.headerMatcher
+    }
+
+    /// The fields of `fields` whose names are secret, in order.
+    func secretFields(of fields: HTTPFields) -> [HTTPField] {
+        guard !fields.isEmpty else { return [] }
+        return known.withLock { known in
+            var secret: [HTTPField] = []
+            for field in fields {
+                let isSecret: Bool
+                if let remembered = known[field.name] {
+                    isSecret = remembered
+                } else {
+                    isSecret = matcher.isSecret(headerName: field.name.canonicalName)
+                    if known.count < Self.capacity { known[field.name] = isSecret }
+                }
+                if isSecret { secret.append(field) }
+            }
+            return secret
+        }
+    }
+}
+
 /// A ``TokenRefresher``'s cache session: its partition, and how to purge it from each cache
 /// that a client of this refresher stores into.
 struct CacheSession: Sendable {

@@ -35,6 +35,8 @@ struct CacheStage: Sendable {
     let logger: Logger
     /// What log lines hide of a URL.
     let redaction: Redaction
+    /// The header names that partition the cache (those ``redaction`` treats as secret).
+    let secretNames: SecretFieldNames
     let trace: CallTrace?
     let metrics: ClientMetrics?
 
@@ -46,8 +48,8 @@ struct CacheStage: Sendable {
         detached: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         let head = request.head
-        let secrets = head.headerFields.filter { request.redaction.isSecret(headerName: $0.name.canonicalName) }
-        let partition = secrets.isEmpty ? partition : CachePartition.secretFields(Array(secrets), within: partition)
+        let secrets = secretNames.secretFields(of: head.headerFields)
+        let partition = secrets.isEmpty ? partition : CachePartition.secretFields(secrets, within: partition)
         let hasCredentials = hasCredentials || !secrets.isEmpty
         // What the storage sees of the request: its secret values are in the partition already,
         // so a `Vary` on one of them stores a placeholder, never the secret.
@@ -83,7 +85,9 @@ struct CacheStage: Sendable {
                 entry: entry, requestControl: requestControl, now: now, allowStaleWhileRevalidate: cache.usesStaleWhileRevalidate)
             {
             case .useStored:
-                return served(entry, request: head, url: url, now: now, result: isFresh(entry, now: now) ? .hit : .stale)
+                // Without `max-stale` only a fresh response is used as it is.
+                let fresh = requestControl.maxStale == nil || isFresh(entry, now: now)
+                return served(entry, request: head, url: url, now: now, result: fresh ? .hit : .stale)
             case .useStoredAndRevalidate:
                 if head.method == .get {
                     revalidateInBackground(
