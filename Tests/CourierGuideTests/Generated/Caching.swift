@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:119
-    static func line119() async throws {
+    // Documentation/Caching.md:124
+    static func line124() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }
