@@ -47,3 +47,20 @@ struct CourierAsyncHTTPClient: BenchClient {
         try await client.enqueue(endpoint).resume(expecting: Item.self)
     }
 }
+
+/// `courier-ahc` with an ``HTTPCache`` holding the response, stored `no-cache`: every call sends
+/// a conditional request and gets `304` (FlyingFox server only), then decodes the stored body.
+struct CourierRevalidatingClient: BenchClient {
+    let label = "courier-ahc-304"
+    let client: Client
+    let endpoint: GetItem
+
+    init(port: Int) throws {
+        client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport(), cache: HTTPCache()))
+        endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), pathString: Payload.revalidatedPath)
+    }
+
+    func fetch() async throws -> Item {
+        try await client.enqueue(endpoint).resume(expecting: Item.self)
+    }
+}

@@ -27,7 +27,7 @@ struct CourierBench {
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
-            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc",
+            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304",
         ]
 
         static let usage = """
@@ -249,6 +249,7 @@ struct CourierBench {
             case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
+            case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
             default: throw BenchError("unknown client \(name)")
             }
         }

@@ -5,6 +5,10 @@ import Foundation
 /// document's URLSession figures were measured with.
 enum Payload {
     static let path = "/item.json"
+    /// The same body with `ETag` and `Cache-Control: no-cache`; a request with that `ETag` in
+    /// `If-None-Match` gets `304` without a body (FlyingFox server only).
+    static let revalidatedPath = "/item-304.json"
+    static let revalidatedTag = "\"item-v1\""
 
     static let json = #"""
         {"id":42,"name":"Courier benchmark item","email":"bench@example.com","active":true,\#
@@ -41,7 +45,9 @@ struct Item: Decodable, Sendable {
 struct GetItem: Requestable {
     let base: BaseURL
     var requiresAuthorization = false
+    /// The path: ``Payload/path``, or ``Payload/revalidatedPath`` for the cache's `304` client.
+    var pathString = Payload.path
 
     func baseURL() throws(CourierError) -> BaseURL { base }
-    func path() throws(CourierError) -> URLPath { try URLPath(Payload.path) }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }

@@ -303,6 +303,19 @@ final class FlyingFoxServer: BenchServer {
         await server.appendRoute(HTTPRoute("GET \(Payload.path)")) { _ in
             HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: body)
         }
+        await server.appendRoute(HTTPRoute("GET \(Payload.revalidatedPath)")) { request in
+            if request.headers[HTTPHeader("If-None-Match")] == Payload.revalidatedTag {
+                return HTTPResponse(
+                    statusCode: .notModified, headers: [HTTPHeader("ETag"): Payload.revalidatedTag, HTTPHeader("Cache-Control"): "no-cache"])
+            }
+            return HTTPResponse(
+                statusCode: .ok,
+                headers: [
+                    .contentType: "application/json", HTTPHeader("ETag"): Payload.revalidatedTag,
+                    HTTPHeader("Cache-Control"): "no-cache",
+                ],
+                body: body)
+        }
         let task = Task { try await server.run() }
         try await server.waitUntilListening()
         guard case .ip4(_, let port)? = await server.listeningAddress else {
