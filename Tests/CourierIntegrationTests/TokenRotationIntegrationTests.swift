@@ -317,6 +317,15 @@ struct TokenRotationIntegrationTests {
 
 extension TokenRotationIntegrationTests {
     /// One server (API + token endpoint), one injected clock, one refresher, one client.
+    /// How long the test and the server wait for each other. Only a regression reaches them, and
+    /// then the counts fail instead of the suite hanging; on a loaded CI machine 1,000 calls took
+    /// over 30 s to reach the refresher while the 10,000-call suites ran beside them, so the bounds
+    /// are generous. The server holds longer than the test waits after the token request arrived.
+    enum Bounds {
+        static let testWait: Duration = .seconds(80)
+        static let serverHold: Duration = .seconds(200)
+    }
+
     struct Fixture: Sendable {
         let server: TestServer
         let auth: RotatingAuthServer
@@ -346,10 +355,10 @@ extension TokenRotationIntegrationTests {
                     path: try URLPath("/oauth/token"),
                     clientAuthentication: .basic(clientID: RotatingAuthServer.clientID, clientSecret: RotatingAuthServer.clientSecret),
                     transport: TransportKind.platformDefault.make(),
-                    // Longer than the three 30 s bounds of burstWhileTokenEndpointHeld together: a
-                    // held token request must be released by the test, never time out first (on a
-                    // starved machine it did, and the refresh failed as transient).
-                    timeout: .seconds(120),
+                    // Longer than the server's hold (`Bounds.serverHold`): a held token request
+                    // must be released by the test, never time out first (on a starved machine it
+                    // did, and the refresh failed as transient).
+                    timeout: Bounds.serverHold + .seconds(40),
                     now: clock.closure
                 )
                 let issued = await auth.signIn()
@@ -362,7 +371,8 @@ extension TokenRotationIntegrationTests {
                 let client = Client(
                     configuration: Configuration(
                         transport: try TransportKind.platformDefault.make(connectionsPerHost: connectionsPerHost),
-                        timeout: .seconds(60),
+                        // Covers a call that waits for a held refresh through all three bounds.
+                        timeout: Bounds.testWait * 3 + .seconds(30),
                         authentication: .bearer(refresher),
                         authorizedHosts: ["127.0.0.1"]
                     ))
@@ -412,12 +422,12 @@ extension TokenRotationIntegrationTests {
                     }
                 }
                 // Bounded: a regression fails the counts below instead of hanging the suite.
-                let allStarted = await started.wait(forAtLeast: count, upTo: .seconds(30))
-                let arrived = await auth.tokenRequestArrival.wait(forAtLeast: 1, upTo: .seconds(30))
+                let allStarted = await started.wait(forAtLeast: count, upTo: Bounds.testWait)
+                let arrived = await auth.tokenRequestArrival.wait(forAtLeast: 1, upTo: Bounds.testWait)
                 // A task that has started may not have reached the refresher yet (under
                 // ThreadSanitizer, 9 of 100 had not): the held refresh is released only once every
                 // call waits for it, so none of them can arrive after it failed and see a backoff.
-                let allWaiting = await waitUntil(upTo: .seconds(30)) { await refresher.waitingCallerCount >= count }
+                let allWaiting = await waitUntil(upTo: Bounds.testWait) { await refresher.waitingCallerCount >= count }
                 #expect(
                     allStarted && arrived && allWaiting,
                     "calls started: \(allStarted), token request arrived: \(arrived), all waiting: \(allWaiting)")
@@ -676,7 +686,7 @@ extension TokenRotationIntegrationTests {
             await tokenRequestArrival.increment()
             if let hold = tokenHold {
                 tokenHold = nil
-                if await !hold.wait(forAtLeast: 1, upTo: .seconds(30)) {
+                if await !hold.wait(forAtLeast: 1, upTo: Bounds.serverHold) {
                     stats.protocolViolations.append("the test never released the held token request")
                 }
             }
@@ -777,7 +787,7 @@ extension TokenRotationIntegrationTests {
                 } else {
                     rejectionHold = hold
                     // Bounded: if the calls never all arrive, the 401s go out and the test's counts fail.
-                    if await !hold.release.wait(forAtLeast: 1, upTo: .seconds(30)) {
+                    if await !hold.release.wait(forAtLeast: 1, upTo: Bounds.serverHold) {
                         stats.protocolViolations.append("only \(rejectionHold?.arrived ?? hold.arrived) of \(hold.expected) held 401s arrived")
                     }
                 }
