@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite("HTTPDate: the three RFC 9110 forms, read in place")
+struct HTTPDateTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
+
+    @Test(
+        "each form parses to the same instant; extra spaces between parts are accepted",
+        arguments: [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+            "Sun,  06 Nov 1994 08:49:37 GMT ", "Sun Nov 6 08:49:37 1994",
+        ])
+    func everyFormParses(_ text: String) {
+        #expect(HTTPDate.parse(text, now: Self.now) == Date(timeIntervalSince1970: 784_111_777))
+    }
+
+    @Test(
+        "anything else is nil",
+        arguments: [
+            "", "Sun, 06 Nov 1994 08:49:37 UTC", "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun,\t06 Nov 1994 08:49:37 GMT", "Sünday, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT x",
+            "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 006 08:49:37 1994", "Sun, 06 Nov 1994 08-49-37 GMT",
+        ])
+    func otherTextIsNil(_ text: String) {
+        #expect(HTTPDate.parse(text, now: Self.now) == nil)
+    }
+
+    /// 50,000 inputs made by mutating valid dates byte by byte (a digit, a name, a separator, a
+    /// space more or less, a non-ASCII byte): the byte parser answers exactly as the reference.
+    @Test("agrees with the string-splitting reference parser on 50,000 mutated dates")
+    func agreesWithTheReference() {
+        var random = SplitMix(seed: 0xDA7E)
+        let seeds = ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"]
+        let alphabet = Array("0123456789 ,:-GMTSunNovDecFebWedsdayé\t".utf8)
+        var accepted = 0
+        for round in 0..<50_000 {
+            var bytes = Array(seeds[round % seeds.count].utf8)
+            for _ in 0..<Int(random.next() % 3) {
+                let position = Int(random.next() % UInt64(bytes.count + 1))
+                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 3 {
+                case 0 where position < bytes.count: bytes[position] = byte
+                case 1 where position < bytes.count: bytes.remove(at: position)
+                default: bytes.insert(byte, at: position)
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let now = Date(timeIntervalSince1970: TimeInterval(random.next() % 4_000_000_000))
+            let expected = ReferenceHTTPDate.parse(text, now: now)
+            #expect(HTTPDate.parse(text, now: now) == expected, "\(text.debugDescription)")
+            if expected != nil { accepted += 1 }
+        }
+        #expect(accepted > 5_000, "the mutations must keep enough dates valid to compare accepted ones too")
+    }
+}
+
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The string-splitting parser Courier used before the byte parser (kept as the reference the
+/// new one must agree with).
+enum ReferenceHTTPDate {
+    private static let shortWeekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The date `text` names, or `nil` if it is not one of the three forms.
+    static func parse(_ text: String, now: Date) -> Date? {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        switch parts.count {
+        case 6:
+            // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
+            guard parts[0].hasSuffix(","), shortWeekdays.contains(String(parts[0].dropLast())),
+                parts[1].count == 2, let day = number(parts[1]),
+                let month = month(parts[2]),
+                parts[3].count == 4, let year = number(parts[3]),
+                parts[5] == "GMT"
+            else { return nil }
+            return date(year: year, month: month, day: day, time: parts[4])
+        case 4:
+            // RFC 850: "Sunday," "06-Nov-94" "08:49:37" "GMT"
+            let dayMonthYear = parts[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts[0].hasSuffix(","), longWeekdays.contains(String(parts[0].dropLast())),
+                dayMonthYear.count == 3,
+                dayMonthYear[0].count == 2, let day = number(dayMonthYear[0]),
+                let month = month(dayMonthYear[1]),
+                dayMonthYear[2].count == 2, let twoDigitYear = number(dayMonthYear[2]),
+                parts[3] == "GMT"
+            else { return nil }
+            return date(year: HTTPDate.fullYear(twoDigitYear, near: now), month: month, day: day, time: parts[2])
+        case 5:
+            // asctime: "Sun" "Nov" "6" "08:49:37" "1994" (the day is space-padded, so the split
+            // above has already dropped the extra space)
+            guard shortWeekdays.contains(parts[0]),
+                let month = month(parts[1]),
+                (1...2).contains(parts[2].count), let day = number(parts[2]),
+                parts[4].count == 4, let year = number(parts[4])
+            else { return nil }
+            return date(year: year, month: month, day: day, time: parts[3])
+        default:
+            return nil
+        }
+    }
+
+    /// A non-negative decimal number of ASCII digits only.
+    private static func number(_ text: String) -> Int? {
+        guard !text.isEmpty, text.count <= 9,
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(text)
+    }
+
+    /// 1–12 for "Jan"–"Dec".
+    private static func month(_ text: String) -> Int? {
+        months.firstIndex(of: text).map { $0 + 1 }
+    }
+
+    /// Builds the date from its fields and an "HH:MM:SS" time, checking every range.
+    private static func date(year: Int, month: Int, day: Int, time: String) -> Date? {
+        let hms = time.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }),
+            let hour = number(hms[0]), let minute = number(hms[1]), let second = number(hms[2]),
+            hour < 24, minute < 60, second <= 60,  // 60: a leap second, which the RFC allows
+            day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
+        let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2:
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            return leap ? 29 : 28
+        case 4, 6, 9, 11:
+            return 30
+        default:
+            return 31
+        }
+    }
+
+}
