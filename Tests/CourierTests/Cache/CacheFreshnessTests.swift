@@ -189,4 +189,35 @@ struct CacheFreshnessTests {
             entry: entry, requestControl: CacheControl(lines: testCase.request), now: cacheEpoch.addingTimeInterval(testCase.elapsed))
         #expect(allowed == testCase.expected)
     }
+
+    @Test(
+        "an entry's parsed facts follow its response and response time: changing either is seen by the next decision",
+        arguments: [
+            [("Cache-Control", "max-age=60"), ("Date", "Sun, 06 Nov 1994 08:49:30 GMT"), ("Age", "5")],
+            [("Expires", "Sun, 06 Nov 1994 08:50:37 GMT"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")],
+            [("Last-Modified", "Sat, 05 Nov 1994 08:49:37 GMT"), ("ETag", " W/\"a\" "), ("ETag", "\"b\"")],
+            [("Age", "x"), ("Date", "yesterday"), ("Last-Modified", "0"), ("ETag", "unquoted")],
+        ])
+    func factsFollowTheResponse(_ pairs: [(String, String)]) {
+        var entry = cacheEntry(pairs)
+        func expectFactsMatchTheResponse() {
+            let response = entry.response
+            #expect(entry.facts == CacheResponseFacts(response, responseTime: entry.responseTime))
+            #expect(entry.facts.control == CacheControl(response.headerFields))
+            #expect(
+                entry.facts.lifetime
+                    == CacheFreshness.lifetime(of: response, cacheControl: CacheControl(response.headerFields), responseTime: entry.responseTime))
+            let now = cacheEpoch.addingTimeInterval(30)
+            #expect(
+                entry.currentAge(at: now)
+                    == CacheFreshness.currentAge(of: response, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now))
+        }
+        expectFactsMatchTheResponse()
+        entry.response.headerFields[.cacheControl] = "no-cache"
+        #expect(entry.facts.control.noCache)
+        #expect(CacheFreshness.decide(entry: entry, requestControl: CacheControl(), now: cacheEpoch) == .revalidate)
+        expectFactsMatchTheResponse()
+        entry.responseTime = cacheEpoch.addingTimeInterval(-86_400)
+        expectFactsMatchTheResponse()
+    }
 }

@@ -13,7 +13,7 @@ struct CacheValidationTests {
             cacheEntry([("ETag", "W/\"v1\"")]),
             cacheEntry([("ETag", "\"v2\"")]),
         ]
-        let request = try #require(CacheValidation.conditionalRequest(for: cacheRequest(), entries: entries, now: cacheEpoch))
+        let request = try #require(CacheValidation.conditionalRequest(for: cacheRequest(), entries: entries))
         #expect(request.headerFields[.ifNoneMatch] == "\"v2\", W/\"v1\"")
         #expect(request.headerFields[.ifModifiedSince] == cacheDate(-10))
         #expect(request.path == "/a")
@@ -22,14 +22,14 @@ struct CacheValidationTests {
     @Test("§4.3.1 an invalid ETag or Last-Modified is not sent; no validator at all gives nil")
     func invalidValidators() {
         let entries = [cacheEntry([("ETag", "v1"), ("Last-Modified", "yesterday")])]
-        #expect(CacheValidation.conditionalRequest(for: cacheRequest(), entries: entries, now: cacheEpoch) == nil)
-        #expect(CacheValidation.conditionalRequest(for: cacheRequest(), entries: [], now: cacheEpoch) == nil)
+        #expect(CacheValidation.conditionalRequest(for: cacheRequest(), entries: entries) == nil)
+        #expect(CacheValidation.conditionalRequest(for: cacheRequest(), entries: []) == nil)
     }
 
     @Test("§4.3.2 a request the caller made conditional is left as it is")
     func callersConditional() {
         let request = cacheRequest(.get, [("If-None-Match", "\"mine\"")])
-        let result = CacheValidation.conditionalRequest(for: request, entries: [cacheEntry([("ETag", "\"v\"")])], now: cacheEpoch)
+        let result = CacheValidation.conditionalRequest(for: request, entries: [cacheEntry([("ETag", "\"v\"")])])
         #expect(result == request)
     }
 
@@ -73,7 +73,9 @@ struct CacheValidationTests {
         #expect(CacheValidation.entriesUpdated(by: notModified, among: [cacheEntry([]), cacheEntry([])]) == [])
     }
 
-    @Test("§3.2 a 304's fields replace the stored ones, except Content-Length and hop-by-hop fields; times are renewed")
+    @Test(
+        "§3.2 a 304's fields replace the stored ones (after those it left alone), except Content-Length and hop-by-hop fields; times are renewed"
+    )
     func merge() {
         let entry = cacheEntry([
             ("Content-Type", "text/plain"), ("Content-Length", "4"), ("Cache-Control", "max-age=1"), ("ETag", "\"a\""),
@@ -92,11 +94,34 @@ struct CacheValidationTests {
         #expect(
             updated.response.headerFields
                 == cacheFields([
-                    ("Content-Type", "text/plain"), ("Content-Length", "4"), ("Cache-Control", "max-age=60"), ("ETag", "\"a\""),
+                    ("Content-Type", "text/plain"), ("Content-Length", "4"), ("ETag", "\"a\""), ("Cache-Control", "max-age=60"),
                     ("X-Multi", "3"), ("Date", cacheDate(100)),
                 ]))
         #expect(updated.requestTime == cacheEpoch.addingTimeInterval(99))
         #expect(updated.responseTime == cacheEpoch.addingTimeInterval(100))
+    }
+
+    @Test(
+        "§4.3.4 after a 304's update the entry's parsed facts are those of its new fields, whether the 304 changed its directives and validators or not",
+        arguments: [
+            [("Date", "Sun, 06 Nov 1994 08:50:37 GMT"), ("ETag", "\"a\""), ("Cache-Control", "max-age=1")],
+            [("Date", "Sun, 06 Nov 1994 08:50:37 GMT"), ("Cache-Control", "max-age=600, must-revalidate")],
+            [("ETag", "W/\"b\""), ("Last-Modified", "Sat, 05 Nov 1994 08:49:37 GMT")],
+            [("Age", "30"), ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT")],
+            [],
+        ])
+    func updateKeepsFactsTrue(_ fields: [(String, String)]) {
+        let entry = cacheEntry([
+            ("Cache-Control", "max-age=1"), ("ETag", "\"a\""), ("Last-Modified", "Fri, 04 Nov 1994 08:49:37 GMT"),
+            ("Date", cacheDate(-5)),
+        ])
+        let updated = CacheValidation.updated(
+            entry, with: cacheResponse(304, fields), requestTime: cacheEpoch.addingTimeInterval(59),
+            responseTime: cacheEpoch.addingTimeInterval(60))
+        #expect(updated.facts == CacheResponseFacts(updated.response, responseTime: updated.responseTime))
+        for (name, value) in fields {
+            #expect(updated.response.headerFields[values: HTTPField.Name(name)!] == [value])
+        }
     }
 
     struct InvalidationCase: CustomTestStringConvertible, Sendable {

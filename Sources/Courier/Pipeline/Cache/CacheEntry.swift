@@ -11,13 +11,41 @@ struct CacheEntry: Equatable, Sendable {
     var variant: CacheVariant
     /// The stored response, its header fields already stripped of what must not be stored
     /// (RFC 9111 §3.1).
-    var response: HTTPResponse
+    var response: HTTPResponse {
+        didSet { facts = CacheResponseFacts(response, responseTime: responseTime) }
+    }
     /// The content.
     var body: Data
     /// When the request that produced (or last revalidated) this response was sent.
     var requestTime: Date
     /// When that response was received.
-    var responseTime: Date
+    var responseTime: Date {
+        didSet { facts = CacheResponseFacts(response, responseTime: responseTime) }
+    }
+    /// What every lookup reads of ``response``, parsed when it is stored or updated.
+    private(set) var facts: CacheResponseFacts
+
+    /// An entry. `reusing` gives the facts of a response whose `Cache-Control`, `ETag` and
+    /// `Last-Modified` are the same as this one's (a `304`'s update that left them alone): only
+    /// what depends on the other fields and on the times is read again.
+    init(
+        key: CacheKey, variant: CacheVariant, response: HTTPResponse, body: Data, requestTime: Date, responseTime: Date,
+        reusing previous: CacheResponseFacts? = nil
+    ) {
+        self.key = key
+        self.variant = variant
+        self.response = response
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.facts = CacheResponseFacts(response, responseTime: responseTime, reusing: previous)
+    }
+
+    /// The current age in seconds (RFC 9111 §4.2.3) at `now`.
+    func currentAge(at now: Date) -> TimeInterval {
+        CacheFreshness.currentAge(
+            date: facts.date, ageValue: facts.ageValue, requestTime: requestTime, responseTime: responseTime, now: now)
+    }
 
     /// The bytes this entry is counted as in a storage's bound: body, fields, key and variant.
     var cost: Int {
@@ -41,4 +69,50 @@ struct CacheEntry: Equatable, Sendable {
 struct CacheStorageKey: Hashable, Sendable {
     var key: CacheKey
     var variant: CacheVariant
+}
+
+/// The parts of a stored response that freshness, validation and variant selection read (RFC
+/// 9111 §4), parsed once: a revalidation or a hit then parses no header.
+struct CacheResponseFacts: Equatable, Sendable {
+    /// The response's `Cache-Control`.
+    var control: CacheControl
+    /// `Date`, or the response time without a valid one (§4.2.3's `date_value`).
+    var date: Date
+    /// `Age` in seconds; `0` without a valid one.
+    var ageValue: Int
+    /// The freshness lifetime (§4.2.1).
+    var lifetime: TimeInterval
+    /// The first `ETag` value, trimmed (valid or not).
+    var entityTag: String?
+    /// Every valid entity tag of `ETag`, trimmed, without duplicates.
+    var validEntityTags: [String]
+    /// The first `Last-Modified` value, trimmed (valid or not).
+    var lastModified: String?
+    /// Whether ``lastModified`` is a valid HTTP-date.
+    var lastModifiedIsValid: Bool
+
+    /// The facts of `response`, received at `responseTime`. `previous`, when given, holds what
+    /// `Cache-Control`, `ETag` and `Last-Modified` say, which the caller knows to be unchanged.
+    init(_ response: HTTPResponse, responseTime: Date, reusing previous: CacheResponseFacts? = nil) {
+        let fields = response.headerFields
+        if let previous {
+            control = previous.control
+            entityTag = previous.entityTag
+            validEntityTags = previous.validEntityTags
+            lastModified = previous.lastModified
+        } else {
+            control = CacheControl(fields)
+            let tags = fields[values: .eTag].map { $0.trimmingSpaceAndTab() }
+            entityTag = tags.first
+            var valid: [String] = []
+            for tag in tags where CacheValidation.isEntityTag(tag) && !valid.contains(tag) { valid.append(tag) }
+            validEntityTags = valid
+            lastModified = fields[values: .lastModified].first?.trimmingSpaceAndTab()
+        }
+        date = CacheFreshness.dateValue(of: response, responseTime: responseTime)
+        ageValue = fields[values: .age].first.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        lifetime = CacheFreshness.lifetime(of: response, cacheControl: control, responseTime: responseTime)
+        // Read again: whether a date is valid can depend on the century `responseTime` gives it.
+        lastModifiedIsValid = lastModified.flatMap { HTTPDate.parse($0, now: responseTime) } != nil
+    }
 }

@@ -63,11 +63,17 @@ enum CacheFreshness {
     ///
     /// An `Age` that is not `delta-seconds` is ignored (read as `0`); a huge one saturates at 2^31.
     static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
-        let date = dateValue(of: response, responseTime: responseTime)
-        let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let ageValue =
             response.headerFields[values: .age].first
             .flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        return currentAge(
+            date: dateValue(of: response, responseTime: responseTime), ageValue: ageValue, requestTime: requestTime,
+            responseTime: responseTime, now: now)
+    }
+
+    /// The current age from the parts of §4.2.3 already read: `date_value` and `age_value`.
+    static func currentAge(date: Date, ageValue: Int, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         let correctedInitialAge = max(apparentAge, TimeInterval(ageValue) + responseDelay)
         let residentTime = max(0, now.timeIntervalSince(responseTime))
@@ -95,13 +101,12 @@ enum CacheFreshness {
         entry: CacheEntry, requestControl: CacheControl, now: Date,
         allowStaleWhileRevalidate: Bool = false
     ) -> Decision {
-        let responseControl = CacheControl(entry.response.headerFields)
+        let responseControl = entry.facts.control
         let mustAsk: Decision = requestControl.onlyIfCached ? .unsatisfiable : .revalidate
         // §5.2.2.4 / §5.2.1.4: no-cache on either side: never reuse without validation.
         if responseControl.noCache || requestControl.noCache { return mustAsk }
-        let lifetime = lifetime(of: entry.response, cacheControl: responseControl, responseTime: entry.responseTime)
-        let age = currentAge(
-            of: entry.response, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+        let lifetime = entry.facts.lifetime
+        let age = entry.currentAge(at: now)
         if let maxAge = requestControl.maxAge, age > TimeInterval(maxAge) { return mustAsk }
         if lifetime > age {
             if let minFresh = requestControl.minFresh, lifetime - age < TimeInterval(minFresh) { return mustAsk }
@@ -123,12 +128,9 @@ enum CacheFreshness {
     /// `500`, `502`, `503` or `504`), per `stale-if-error` of the response or the request
     /// (RFC 5861 §4); never under `must-revalidate` or `no-cache` (§4.2.4).
     static func mayServeStaleOnError(entry: CacheEntry, requestControl: CacheControl, now: Date) -> Bool {
-        let responseControl = CacheControl(entry.response.headerFields)
+        let responseControl = entry.facts.control
         if responseControl.mustRevalidate || responseControl.noCache || requestControl.noCache { return false }
-        let lifetime = lifetime(of: entry.response, cacheControl: responseControl, responseTime: entry.responseTime)
-        let age = currentAge(
-            of: entry.response, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
-        let staleness = max(0, age - lifetime)
+        let staleness = max(0, entry.currentAge(at: now) - entry.facts.lifetime)
         let window = max(responseControl.staleIfError ?? -1, requestControl.staleIfError ?? -1)
         return window >= 0 && staleness <= TimeInterval(window)
     }

@@ -23,18 +23,22 @@ struct CacheKey: Hashable, Sendable {
 
     /// The key of an absolute URI given in parts.
     init?(scheme: String, authority: String, path: String, partition: String) {
-        let scheme = scheme.lowercased()
-        guard !scheme.isEmpty, !authority.isEmpty, !authority.contains("@") else { return nil }
-        var authority = authority.lowercased()
+        let scheme = scheme.lowercasedIfNeeded()
+        guard !scheme.isEmpty, !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
+        var authority = authority.lowercasedIfNeeded()
         if scheme == "http", authority.hasSuffix(":80") {
             authority.removeLast(3)
         } else if scheme == "https", authority.hasSuffix(":443") {
             authority.removeLast(4)
         }
-        var path = path
-        if let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
-        if path.isEmpty { path = "/" }
-        url = "\(scheme)://\(authority)\(path)"
+        var path = Substring(path)
+        if let hash = path.utf8.firstIndex(of: UInt8(ascii: "#")) { path = path[..<hash] }
+        var url = scheme
+        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + max(1, path.utf8.count))
+        url += "://"
+        url += authority
+        url += path.isEmpty ? "/" : path
+        self.url = url
         self.partition = partition
     }
 
@@ -121,9 +125,7 @@ struct CacheVariant: Hashable, Sendable {
     static func selected(for request: HTTPFields, among entries: [CacheEntry]) -> [CacheEntry] {
         let matching = entries.filter { $0.variant.matches(request) }
         return matching.sorted { first, second in
-            let firstDate = CacheFreshness.dateValue(of: first.response, responseTime: first.responseTime)
-            let secondDate = CacheFreshness.dateValue(of: second.response, responseTime: second.responseTime)
-            if firstDate != secondDate { return firstDate > secondDate }
+            if first.facts.date != second.facts.date { return first.facts.date > second.facts.date }
             return first.responseTime > second.responseTime
         }
     }
@@ -140,11 +142,22 @@ struct CacheVariant: Hashable, Sendable {
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs (RFC 9110 `OWS`).
     func trimmingSpaceAndTab() -> String {
-        let bytes = Array(utf8)
-        var start = 0
-        var end = bytes.count
-        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        let text = String(self)
+        let bytes = text.utf8
+        func isSpaceOrTab(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpaceOrTab(bytes[start]) { bytes.formIndex(after: &start) }
+        while end > start, isSpaceOrTab(bytes[bytes.index(before: end)]) { bytes.formIndex(before: &end) }
+        if start == bytes.startIndex, end == bytes.endIndex { return text }
+        return String(text[start..<end])
+    }
+
+    /// The text lowercased; the same string, without a copy, when it is ASCII without an
+    /// uppercase letter (the usual case for a scheme or a host).
+    func lowercasedIfNeeded() -> String {
+        let text = String(self)
+        let isLowercaseASCII = text.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
+        return isLowercaseASCII ? text : text.lowercased()
     }
 }

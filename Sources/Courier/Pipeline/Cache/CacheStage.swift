@@ -104,10 +104,12 @@ struct CacheStage: Sendable {
         }
         // To the server: conditional on what is stored (a `GET` only; a `HEAD` goes as it is).
         var sent = request
+        var isConditional = false
         if head.method == .get, !stored.isEmpty,
-            let conditional = CacheValidation.conditionalRequest(for: head, entries: stored, now: now)
+            let conditional = CacheValidation.conditionalRequest(for: head, entries: stored)
         {
             sent.head = conditional
+            isConditional = true
         }
         let response: StreamedResponse
         do {
@@ -119,7 +121,8 @@ struct CacheStage: Sendable {
             throw error
         }
         let responseTime = cache.now()
-        if sent.head != head, response.statusCode == 304 {
+        if isConditional, response.statusCode == 304 {
+            await Self.finish(notModified: response)
             if let revalidated = update(stored, with: response, requestTime: now, responseTime: responseTime) {
                 return served(revalidated, request: head, url: url, now: responseTime, result: .revalidated)
             }
@@ -151,8 +154,7 @@ struct CacheStage: Sendable {
     /// the head alone.
     private func served(_ entry: CacheEntry, request: HTTPRequest, url: URL, now: Date, result: CacheResult) -> StreamedResponse {
         var fields = entry.response.headerFields
-        let age = CacheFreshness.currentAge(
-            of: entry.response, requestTime: entry.requestTime, responseTime: entry.responseTime, now: now)
+        let age = entry.currentAge(at: now)
         fields[.age] = String(Int(min(age, TimeInterval(Int32.max))))
         var response = StreamedResponse(
             status: entry.response.status, headers: fields, body: ResponseBody(request.method == .head ? Data() : entry.body),
@@ -173,9 +175,14 @@ struct CacheStage: Sendable {
         return response
     }
 
+    /// Reads the `304`'s body, which is empty: the exchange ends as any other, and the transport
+    /// keeps the connection (cancelling the body could close it). Anything more is cancelled.
+    private static func finish(notModified: StreamedResponse) async {
+        _ = try? await notModified.body.collect(upTo: 0)
+    }
+
     /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them.
     private func update(_ entries: [CacheEntry], with notModified: StreamedResponse, requestTime: Date, responseTime: Date) -> CacheEntry? {
-        notModified.body.cancel()
         let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
         let updated = CacheValidation.entriesUpdated(by: head, among: entries).map { index in
             CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
@@ -214,12 +221,12 @@ struct CacheStage: Sendable {
             defer { stage.cache.endRevalidation(of: key) }
             let requestTime = stage.cache.now()
             var sent = request
-            if let conditional = CacheValidation.conditionalRequest(for: request.head, entries: entries, now: requestTime) {
-                sent.head = conditional
-            }
+            let conditional = CacheValidation.conditionalRequest(for: request.head, entries: entries)
+            if let conditional { sent.head = conditional }
             guard let response = try? await send(sent) else { return }
             let responseTime = stage.cache.now()
-            if sent.head != request.head, response.statusCode == 304 {
+            if conditional != nil, response.statusCode == 304 {
+                await Self.finish(notModified: response)
                 _ = stage.update(entries, with: response, requestTime: requestTime, responseTime: responseTime)
             } else {
                 _ = stage.store(

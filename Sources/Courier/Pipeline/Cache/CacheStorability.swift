@@ -52,6 +52,8 @@ enum CacheStorability {
 
     /// `fields` without the ones never stored (§3.1), nor those that `Connection` names.
     static func storableFields(_ fields: HTTPFields) -> HTTPFields {
+        // Usually there is nothing to remove (`Connection` is among the unstored fields itself).
+        guard fields.contains(where: { unstoredFields.contains($0.name) }) else { return fields }
         let named = Set(
             fields[values: .connection].flatMap { $0.split(separator: ",") }
                 .compactMap { HTTPField.Name($0.trimmingSpaceAndTab()) })

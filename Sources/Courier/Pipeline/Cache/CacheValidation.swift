@@ -7,23 +7,15 @@ enum CacheValidation {
     /// entity tag they have, `If-Modified-Since` with the `Last-Modified` of the first that has a
     /// valid one. A request that is already conditional is the caller's own and is returned as
     /// it is; `nil` when the entries give no validator (the request is then sent unconditionally).
-    static func conditionalRequest(for request: HTTPRequest, entries: [CacheEntry], now: Date) -> HTTPRequest? {
+    static func conditionalRequest(for request: HTTPRequest, entries: [CacheEntry]) -> HTTPRequest? {
         if request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil {
             return request
         }
-        var tags: [String] = []
-        for entry in entries {
-            for tag in entry.response.headerFields[values: .eTag] {
-                let trimmed = tag.trimmingSpaceAndTab()
-                if isEntityTag(trimmed), !tags.contains(trimmed) { tags.append(trimmed) }
-            }
+        var tags = entries.first?.facts.validEntityTags ?? []
+        for entry in entries.dropFirst() {
+            for tag in entry.facts.validEntityTags where !tags.contains(tag) { tags.append(tag) }
         }
-        let lastModified = entries.lazy.compactMap { entry -> String? in
-            guard let text = entry.response.headerFields[values: .lastModified].first?.trimmingSpaceAndTab(),
-                HTTPDate.parse(text, now: now) != nil
-            else { return nil }
-            return text
-        }.first
+        let lastModified = entries.first { $0.facts.lastModifiedIsValid }?.facts.lastModified
         guard !tags.isEmpty || lastModified != nil else { return nil }
         var conditional = request
         if !tags.isEmpty { conditional.headerFields[.ifNoneMatch] = tags.joined(separator: ", ") }
@@ -48,9 +40,7 @@ enum CacheValidation {
     static func entriesUpdated(by notModified: HTTPResponse, among entries: [CacheEntry]) -> [Int] {
         let tag = notModified.headerFields[values: .eTag].first?.trimmingSpaceAndTab()
         let lastModified = notModified.headerFields[values: .lastModified].first?.trimmingSpaceAndTab()
-        func storedTag(_ entry: CacheEntry) -> String? {
-            entry.response.headerFields[values: .eTag].first?.trimmingSpaceAndTab()
-        }
+        func storedTag(_ entry: CacheEntry) -> String? { entry.facts.entityTag }
         if let tag, isEntityTag(tag), !tag.hasPrefix("W/") {
             return entries.indices.filter { storedTag(entries[$0]) == tag }
         }
@@ -59,9 +49,7 @@ enum CacheValidation {
             let matching = entries.indices.filter { index in
                 let entry = entries[index]
                 if let opaque, let stored = storedTag(entry), opaqueTag(stored) == opaque { return true }
-                if tag == nil, let lastModified,
-                    entry.response.headerFields[values: .lastModified].first?.trimmingSpaceAndTab() == lastModified
-                {
+                if tag == nil, let lastModified, entry.facts.lastModified == lastModified {
                     return true
                 }
                 return false
@@ -71,7 +59,7 @@ enum CacheValidation {
             }
             return [newest]
         }
-        if entries.count == 1, storedTag(entries[0]) == nil, entries[0].response.headerFields[.lastModified] == nil {
+        if entries.count == 1, storedTag(entries[0]) == nil, entries[0].facts.lastModified == nil {
             return [0]
         }
         return []
@@ -84,24 +72,42 @@ enum CacheValidation {
 
     /// `entry` updated by a `304` (§3.2, §4.3.4): every field of the `304` replaces the stored
     /// field of that name, except `Content-Length` and the fields never stored (§3.1); the
-    /// request and response times become those of the validation.
+    /// request and response times become those of the validation. A field whose value changed
+    /// moves after the fields the `304` left alone.
     static func updated(_ entry: CacheEntry, with notModified: HTTPResponse, requestTime: Date, responseTime: Date)
         -> CacheEntry
     {
         let incoming = CacheStorability.storableFields(notModified.headerFields)
-        var names: [HTTPField.Name] = []
-        for field in incoming where field.name != .contentLength && !names.contains(field.name) {
-            names.append(field.name)
+        let stored = entry.response.headerFields
+        // Usually only `Date` changes: the fields with the same values stay as they are.
+        var compared: [HTTPField.Name] = []
+        var changed: [HTTPField.Name] = []
+        for field in incoming where field.name != .contentLength && !compared.contains(field.name) {
+            compared.append(field.name)
+            if stored[values: field.name] != incoming[values: field.name] { changed.append(field.name) }
         }
-        var fields = entry.response.headerFields
-        for name in names {
-            fields[values: name] = incoming[values: name]
+        var response = entry.response
+        if !changed.isEmpty {
+            response.headerFields = merged(stored, replacing: changed, with: incoming)
         }
-        var updated = entry
-        updated.response.headerFields = fields
-        updated.requestTime = requestTime
-        updated.responseTime = responseTime
-        return updated
+        // What `Cache-Control`, `ETag` and `Last-Modified` said is still true when they did not change.
+        let keepsDirectivesAndValidators = !changed.contains { [.cacheControl, .eTag, .lastModified].contains($0) }
+        return CacheEntry(
+            key: entry.key, variant: entry.variant, response: response, body: entry.body, requestTime: requestTime,
+            responseTime: responseTime, reusing: keepsDirectivesAndValidators ? entry.facts : nil)
+    }
+
+    /// `stored` without the fields named in `names`, then the fields of `incoming` with those names.
+    private static func merged(_ stored: HTTPFields, replacing names: [HTTPField.Name], with incoming: HTTPFields) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(stored.count + incoming.count)
+        for field in stored where !names.contains(field.name) {
+            fields.append(field)
+        }
+        for field in incoming where names.contains(field.name) {
+            fields.append(field)
+        }
+        return fields
     }
 
     /// Methods that do not invalidate (RFC 9110 §9.2.1: the safe ones).

@@ -9,12 +9,15 @@ final class MemoryCacheStorage: CacheStorage {
         var order = CacheLRUList<CacheStorageKey>()
         var totalCost = 0
 
-        mutating func remove(_ key: CacheStorageKey) {
-            guard let entry = entries.removeValue(forKey: key) else { return }
+        /// Removes the entry of `key` and returns it.
+        @discardableResult
+        mutating func remove(_ key: CacheStorageKey) -> CacheEntry? {
+            guard let entry = entries.removeValue(forKey: key) else { return nil }
             totalCost -= entry.cost
             order.remove(key)
             keysOfURL[key.key.url]?.removeAll { $0 == key }
             if keysOfURL[key.key.url]?.isEmpty == true { keysOfURL[key.key.url] = nil }
+            return entry
         }
     }
 
@@ -45,22 +48,36 @@ final class MemoryCacheStorage: CacheStorage {
     func store(_ entry: CacheEntry) -> Bool {
         let cost = entry.cost
         let key = entry.storageKey
-        return state.withLock { state in
-            state.remove(key)
-            guard cost <= capacity else { return false }
-            while state.totalCost + cost > capacity, let oldest = state.order.leastRecentlyUsed {
+        // What the store drops is released after the lock, not under it.
+        let (stored, dropped) = state.withLock { state -> (Bool, CacheEntry?) in
+            guard cost <= capacity else {
+                return (false, state.remove(key))
+            }
+            let replaced = state.entries.updateValue(entry, forKey: key)
+            if let replaced {
+                // The same variant again (a `304`'s update, a new response): replaced in place,
+                // and the newest of its URI.
+                state.totalCost += cost - replaced.cost
+                if state.keysOfURL[key.key.url]?.last != key {
+                    state.keysOfURL[key.key.url]?.removeAll { $0 == key }
+                    state.keysOfURL[key.key.url, default: []].append(key)
+                }
+            } else {
+                state.keysOfURL[key.key.url, default: []].append(key)
+                state.totalCost += cost
+            }
+            state.order.touch(key)
+            while state.totalCost > capacity, let oldest = state.order.leastRecentlyUsed, oldest != key {
                 state.remove(oldest)
             }
-            state.entries[key] = entry
-            state.keysOfURL[key.key.url, default: []].append(key)
-            state.order.touch(key)
-            state.totalCost += cost
-            return true
+            return (true, replaced)
         }
+        withExtendedLifetime(dropped) {}
+        return stored
     }
 
     func remove(_ key: CacheStorageKey) {
-        state.withLock { $0.remove(key) }
+        _ = state.withLock { $0.remove(key) }  // the entry is released after the lock
     }
 
     func removeAll(url: String) {
