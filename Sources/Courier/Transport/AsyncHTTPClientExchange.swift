@@ -86,9 +86,10 @@
                 }
             }
             // A HEAD response, and a 1xx, 204 or 304, has no body (RFC 9110 §6.4.1): its
-            // `Content-Length` describes another response and is no reason to fail.
+            // `Content-Length` describes another response and is no reason to fail. Its empty body
+            // is read whole, which ends the exchange and keeps the connection for the next request.
             let bodiless = isHead || StreamedResponse.carriesNoBody(status: Int(response.status.code))
-            let announced = encoded || bodiless ? nil : contentLength.flatMap { Int($0) }
+            let announced = bodiless ? 0 : encoded ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
                 upload?.end()
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
