@@ -64,3 +64,35 @@ struct CourierRevalidatingClient: BenchClient {
         try await client.enqueue(endpoint).resume(expecting: Item.self)
     }
 }
+
+/// `raw-ahc` sending the conditional request `courier-ahc-304` sends, and getting `304` (FlyingFox
+/// server only): what the exchange itself costs, to set beside `raw-ahc`'s `200`. Nothing is
+/// decoded; it returns the item decoded once, up front.
+final class RawAsyncHTTPClient304: BenchClient {
+    let label = "raw-ahc-304"
+    let client: HTTPClient
+    let url: String
+    let item: Item
+
+    init(port: Int) throws {
+        client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none)))
+        url = "http://127.0.0.1:\(port)\(Payload.revalidatedPath)"
+        item = try JSONDecoder().decode(Item.self, from: Payload.data)
+    }
+
+    deinit {
+        let client = client
+        Task { try? await client.shutdown() }
+    }
+
+    func fetch() async throws -> Item {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "If-None-Match", value: Payload.revalidatedTag)
+        let response = try await client.execute(request, timeout: .seconds(30))
+        guard response.status == .notModified else { throw BenchError("raw-ahc-304: status \(response.status)") }
+        _ = try await response.body.collect(upTo: 32 << 20)
+        return item
+    }
+}

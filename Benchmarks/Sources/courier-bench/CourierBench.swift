@@ -22,12 +22,14 @@ struct CourierBench {
         var downloadsGiB: Double?
         var transfersTransports = TransfersBench.transportNames
         var overhead = 0
+        /// `--variants`: the overhead variants to run (all when empty; `direct` always runs).
+        var variants: [String] = []
         var diskCache = 0
         var mallocs = false
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
-            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304",
+            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304", "raw-ahc-304",
         ]
 
         static let usage = """
@@ -79,6 +81,7 @@ struct CourierBench {
               --overhead N     instead of the modes: N sequential calls per variant and round to a
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
+              --variants A,B   with --overhead: only these variants (and direct, the floor)
               --disk-cache N   instead of the modes: open a disk HTTP cache of 10,000 entries N times
                                (median and min wall and CPU ms per open), and look entries up in
                                caches of 10 and 10,000 entries (see DiskCacheBench.swift)
@@ -151,6 +154,8 @@ struct CourierBench {
                     options.transfersTransports = TransfersBench.transportNames.filter(names.contains)
                 case "--multipart-rounds":
                     options.multipartRounds = try positive(for: argument)
+                case "--variants":
+                    options.variants = try value(for: argument).split(separator: ",").map(String.init)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
                 case "--disk-cache":
@@ -204,7 +209,8 @@ struct CourierBench {
         if options.overhead > 0 {
             Overhead.reexecWithInterposer()
             do {
-                try await Overhead.run(calls: options.overhead, rounds: options.rounds, concurrency: options.concurrency)
+                try await Overhead.run(
+                    calls: options.overhead, rounds: options.rounds, concurrency: options.concurrency, only: options.variants)
                 exit(0)
             } catch {
                 FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
@@ -250,6 +256,7 @@ struct CourierBench {
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
+            case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port))
             default: throw BenchError("unknown client \(name)")
             }
         }

@@ -57,7 +57,7 @@ enum Overhead {
         }
     }
 
-    static func run(calls: Int, rounds: Int, concurrency: Int) async throws {
+    static func run(calls: Int, rounds: Int, concurrency: Int, only: [String] = []) async throws {
         let transport = StubTransport()
         let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080)
         let endpoint = GetItem(base: base)
@@ -89,7 +89,7 @@ enum Overhead {
         let revalidated = try await filledCache(
             entries: 1, transport: CachingStubTransport(cacheControl: "no-cache"), base: base, endpoint: endpoint)
 
-        let variants = [
+        let all = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
@@ -105,6 +105,7 @@ enum Overhead {
             Variant(label: "cache-hit-10k") { try await hits10k.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "cache-304") { try await revalidated.enqueue(endpoint).resume(expecting: Item.self) },
         ]
+        let variants = only.isEmpty ? all : all.filter { $0.label == "direct" || only.contains($0.label) }
         let counting = allocationCounting
         CourierBench.say(
             """
