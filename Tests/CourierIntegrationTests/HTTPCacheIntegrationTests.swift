@@ -105,6 +105,22 @@ struct HTTPCacheIntegrationTests {
         }
     }
 
+    @Test("revalidations answered 304 keep the connection: ten in a row arrive on the first call's connection", arguments: TransportKind.allCases)
+    func revalidationsKeepTheConnection(kind: TransportKind) async throws {
+        try await Self.run(kind) { f in
+            let client = f.client()
+            let endpoint = try f.endpoint("/etag/kept", query: ["Cache-Control": "no-cache"])
+            for _ in 0..<11 {
+                _ = try await client.enqueue(endpoint).resume()
+            }
+            let requests = await f.origin.requests("/etag/kept")
+            #expect(requests.count == 11)
+            #expect(requests.dropFirst().allSatisfy { $0.header("If-None-Match") == "\"kept\"" })
+            let connections = Set(requests.map { $0.remoteAddress ?? "unknown" })
+            #expect(connections.count == 1, "\(connections)")
+        }
+    }
+
     @Test("a response with Last-Modified is revalidated with If-Modified-Since", arguments: TransportKind.allCases)
     func lastModifiedIsSentAsIfModifiedSince(kind: TransportKind) async throws {
         try await Self.run(kind) { f in

@@ -207,9 +207,12 @@ struct ReceivedRequest: Sendable {
     var rawQuery: String
     var headers: [String: String]
     var body: Data
+    /// The client's address and port: two requests with the same one came on one connection.
+    var remoteAddress: String?
 
     init(_ request: FlyingFox.HTTPRequest) async throws {
         method = request.method.rawValue
+        remoteAddress = request.remoteAddress.map { String(describing: $0) }
         rawPath = request.target.path(percentEncoded: true)
         rawQuery = request.target.query(percentEncoded: true)
         var headers: [String: String] = [:]

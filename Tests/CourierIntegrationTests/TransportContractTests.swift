@@ -401,5 +401,23 @@ struct TransportContractTests {
                 #expect(fast?.canonicalName == validated?.canonicalName, "\(raw)")
             }
         }
+
+        @Test(
+            "a response without a body (HEAD, 204, 304) arrives with its empty body already read, whatever its Content-Length says",
+            arguments: [("HEAD", 200), ("GET", 204), ("GET", 304)])
+        func bodilessResponsesArriveWhole(method: String, status: Int) async throws {
+            try await TestServer.run { server in
+                await server.route(HTTPRoute("\(method) /bodiless")) { _ in
+                    FlyingFox.HTTPResponse(
+                        statusCode: HTTPStatusCode(status, phrase: "status"), headers: [.contentLength: "42"], body: Data())
+                }
+                let transport = AsyncHTTPClientTransport()
+                let head = HTTPRequest(
+                    method: HTTPRequest.Method(method)!, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/bodiless")
+                let response = try await transport.send(TransportRequest(head: head, timeout: .seconds(30)))
+                #expect(response.statusCode == status)
+                #expect(response.body.wholeData == Data(), "read whole, not left to a streaming buffer")
+            }
+        }
     }
 #endif
