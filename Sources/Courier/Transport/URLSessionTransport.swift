@@ -83,7 +83,8 @@ public final class URLSessionTransport: Transport {
     ///   - configuration: the session's settings; copied.
     ///   - keepsURLCache: whether to keep the configuration's `urlCache`. Off by default: API
     ///     responses (often personal, often authenticated) then never land in a disk cache, and
-    ///     requests skip the cache lookup. Turn it on for HTTP caching.
+    ///     requests skip the cache lookup. For HTTP caching set ``Configuration/cache``, which
+    ///     works on every transport; keep `urlCache` only to share it with other URLSession code.
     ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
     ///     platforms; on Linux a pinned host is refused (see the type's documentation).
     public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {
