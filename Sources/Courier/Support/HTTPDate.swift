@@ -137,7 +137,8 @@ enum HTTPDate {
         }
     }
 
-    fileprivate static func daysIn(month: Int, year: Int) -> Int {
+    /// The days of `month` (1–12) in the proleptic Gregorian `year`.
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2:
             let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0

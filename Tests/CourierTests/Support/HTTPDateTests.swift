@@ -33,7 +33,7 @@ struct HTTPDateTests {
     /// space more or less, a non-ASCII byte): the byte parser answers exactly as the reference.
     @Test("agrees with the string-splitting reference parser on 50,000 mutated dates")
     func agreesWithTheReference() {
-        var random = SplitMix(seed: 0xDA7E)
+        var random = SplitMix64(seed: 0xDA7E)
         let seeds = ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"]
         let alphabet = Array("0123456789 ,:-GMTSunNovDecFebWedsdayé\t".utf8)
         var accepted = 0
@@ -55,18 +55,6 @@ struct HTTPDateTests {
             if expected != nil { accepted += 1 }
         }
         #expect(accepted > 5_000, "the mutations must keep enough dates valid to compare accepted ones too")
-    }
-}
-
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -134,23 +122,10 @@ enum ReferenceHTTPDate {
         guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }),
             let hour = number(hms[0]), let minute = number(hms[1]), let second = number(hms[2]),
             hour < 24, minute < 60, second <= 60,  // 60: a leap second, which the RFC allows
-            day >= 1, day <= daysIn(month: month, year: year)
+            day >= 1, day <= HTTPDate.daysIn(month: month, year: year)
         else { return nil }
         let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2:
-            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-            return leap ? 29 : 28
-        case 4, 6, 9, 11:
-            return 30
-        default:
-            return 31
-        }
-    }
-
 }
