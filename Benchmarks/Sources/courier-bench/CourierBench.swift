@@ -82,6 +82,8 @@ struct CourierBench {
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
               --variants A,B   with --overhead: only these variants (and direct, the floor)
+              --payload-bytes N  the JSON body's size (padded with a field the model ignores;
+                               default 212 bytes)
               --disk-cache N   instead of the modes: open a disk HTTP cache of 10,000 entries N times
                                (median and min wall and CPU ms per open), and look entries up in
                                caches of 10 and 10,000 entries (see DiskCacheBench.swift)
@@ -154,6 +156,8 @@ struct CourierBench {
                     options.transfersTransports = TransfersBench.transportNames.filter(names.contains)
                 case "--multipart-rounds":
                     options.multipartRounds = try positive(for: argument)
+                case "--payload-bytes":
+                    Payload.size = try positive(for: argument)
                 case "--variants":
                     options.variants = try value(for: argument).split(separator: ",").map(String.init)
                 case "--overhead":

@@ -16,7 +16,22 @@ enum Payload {
         "owner":{"id":7,"login":"octo","verified":false}}
         """#
 
-    static var data: Data { Data(json.utf8) }
+    /// `--payload-bytes`: the body's size in bytes, reached with a `padding` string the model
+    /// ignores; 0 (or anything up to 225) keeps the 212-byte body. Set once, before any server or
+    /// client starts.
+    nonisolated(unsafe) static var size = 0
+
+    static var data: Data {
+        let base = Data(json.utf8)
+        let overhead = #""padding":"","#.utf8.count
+        guard size > base.count + overhead else { return base }
+        var padded = Data("{".utf8)
+        padded.append(Data(#""padding":""#.utf8))
+        padded.append(Data(repeating: UInt8(ascii: "x"), count: size - base.count - overhead))
+        padded.append(Data(#"","#.utf8))
+        padded.append(base.dropFirst())
+        return padded
+    }
 }
 
 /// The model both clients decode the body into.
