@@ -260,7 +260,7 @@ struct CourierBench {
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
-            case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port))
+            case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port, tag: server.revalidatedTag))
             default: throw BenchError("unknown client \(name)")
             }
         }

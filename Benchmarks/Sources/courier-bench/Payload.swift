@@ -6,8 +6,9 @@ import Foundation
 enum Payload {
     static let path = "/item.json"
     /// The same body with `ETag` and `Cache-Control: no-cache`; a request with that `ETag` in
-    /// `If-None-Match` gets `304` without a body (FlyingFox server only).
+    /// `If-None-Match` gets `304` without a body.
     static let revalidatedPath = "/item-304.json"
+    /// The `ETag` FlyingFox gives it (nginx computes its own: ``BenchServer/revalidatedTag``).
     static let revalidatedTag = "\"item-v1\""
 
     static let json = #"""

@@ -13,6 +13,8 @@ protocol BenchServer: Sendable {
     /// What it is, for the report, e.g. `nginx 1.22.1`.
     var name: String { get }
     var port: Int { get }
+    /// The `ETag` of ``Payload/revalidatedPath``: a request with it in `If-None-Match` gets `304`.
+    var revalidatedTag: String { get }
     /// Stops the server; safe to call more than once.
     func stop() async
 }
@@ -67,15 +69,17 @@ enum Servers {
         // @unchecked: `stopped` is only touched under `lock`; the rest is immutable.
         let name: String
         let port: Int
+        let revalidatedTag: String
         private let watchdog: pid_t
         private let pipeWriteEnd: Int32
         private let directory: URL
         private let lock = NSLock()
         private var stopped = false
 
-        private init(name: String, port: Int, watchdog: pid_t, pipeWriteEnd: Int32, directory: URL) {
+        private init(name: String, port: Int, revalidatedTag: String, watchdog: pid_t, pipeWriteEnd: Int32, directory: URL) {
             self.name = name
             self.port = port
+            self.revalidatedTag = revalidatedTag
             self.watchdog = watchdog
             self.pipeWriteEnd = pipeWriteEnd
             self.directory = directory
@@ -129,6 +133,14 @@ enum Servers {
             let bodyFile = www.appendingPathComponent(String(Payload.path.dropFirst()))
             try Payload.data.write(to: bodyFile)
             try fileManager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bodyFile.path)
+            // The same body at the revalidated path, served `no-cache`: nginx's `ETag` is
+            // `"<mtime in hex>-<size in hex>"`, and a request with it in `If-None-Match` gets `304`.
+            let revalidatedFile = www.appendingPathComponent(String(Payload.revalidatedPath.dropFirst()))
+            try Payload.data.write(to: revalidatedFile)
+            try fileManager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: revalidatedFile.path)
+            let attributes = try fileManager.attributesOfItem(atPath: revalidatedFile.path)
+            let modified = Int((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+            let revalidatedTag = "\"\(String(modified, radix: 16))-\(String(Payload.data.count, radix: 16))\""
 
             let prefix = directory.path
             let configuration = """
@@ -153,6 +165,7 @@ enum Servers {
                         listen 127.0.0.1:\(port);
                         root \(www.path);
                         location = \(Payload.path) { }
+                        location = \(Payload.revalidatedPath) { add_header Cache-Control no-cache; }
                         location / { return 404; }
                     }
                 }
@@ -175,7 +188,7 @@ enum Servers {
             }
             close(fds[0])
             let server = NginxServer(
-                name: "nginx \(version(of: executable))", port: port,
+                name: "nginx \(version(of: executable))", port: port, revalidatedTag: revalidatedTag,
                 watchdog: watchdog, pipeWriteEnd: fds[1], directory: directory)
             do {
                 try waitUntilAccepting(port: port, timeout: 5, while: { waitpid(watchdog, nil, WNOHANG) == 0 })
@@ -285,6 +298,7 @@ enum Servers {
 /// accepted sockets inherit it on Linux).
 final class FlyingFoxServer: BenchServer {
     let name = "FlyingFox 0.27 (in-process)"
+    let revalidatedTag = Payload.revalidatedTag
     let port: Int
     private let server: HTTPServer
     private let task: Task<Void, any Error>
@@ -305,8 +319,8 @@ final class FlyingFoxServer: BenchServer {
         }
         await server.appendRoute(HTTPRoute("GET \(Payload.revalidatedPath)")) { request in
             if request.headers[HTTPHeader("If-None-Match")] == Payload.revalidatedTag {
-                return HTTPResponse(
-                    statusCode: .notModified, headers: [HTTPHeader("ETag"): Payload.revalidatedTag, HTTPHeader("Cache-Control"): "no-cache"])
+                let headers: HTTPHeaders = [HTTPHeader("ETag"): Payload.revalidatedTag, HTTPHeader("Cache-Control"): "no-cache"]
+                return HTTPResponse(statusCode: .notModified, headers: headers)
             }
             return HTTPResponse(
                 statusCode: .ok,
