@@ -179,4 +179,10 @@ extension HTTPFields {
         }
         return found
     }
+
+    /// The value of the first field `name`: how a field that holds one value is read.
+    func firstValue(for name: HTTPField.Name) -> String? {
+        for field in self where field.name == name { return field.value }
+        return nil
+    }
 }

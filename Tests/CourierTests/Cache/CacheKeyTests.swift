@@ -12,6 +12,9 @@ struct CacheKeyTests {
             ("HTTPS", "example.com:443", "/a", "https://example.com/a"),
             ("http", "example.com:80", "/", "http://example.com/"),
             ("http", "example.com:8080", "/x", "http://example.com:8080/x"),
+            ("http", "example.com:180", "/x", "http://example.com:180/x"),
+            ("https", "example.com:8443", "/x", "https://example.com:8443/x"),
+            ("http", "example.com:443", "/x", "http://example.com:443/x"),
             ("https", "example.com", "", "https://example.com/"),
             ("https", "example.com", "/p#frag", "https://example.com/p"),
             ("https", "[::1]:8443", "/p", "https://[::1]:8443/p"),
@@ -75,6 +78,16 @@ struct CacheKeyTests {
         let other = cacheEntry([("Date", cacheDate(0))], body: "json", variant: json)
         let selected = CacheVariant.selected(for: cacheFields([("Accept", "text/html")]), among: [older, other, newer])
         #expect(selected.map(\.body) == [newer.body, older.body])
+    }
+
+    @Test("§4.1 a single stored variant is selected when it matches, and not otherwise")
+    func singleSelection() {
+        let html = CacheVariant(values: [.init(name: "accept", value: "text/html")], matchesNothing: false)
+        let stored = cacheEntry([("Date", cacheDate(-10))], body: "html", variant: html)
+        #expect(CacheVariant.selected(for: cacheFields([("Accept", "text/html")]), among: [stored]) == [stored])
+        #expect(CacheVariant.selected(for: cacheFields([("Accept", "application/json")]), among: [stored]).isEmpty)
+        let nothing = cacheEntry([], body: "any", variant: CacheVariant(values: [], matchesNothing: true))
+        #expect(CacheVariant.selected(for: cacheFields([]), among: [nothing]).isEmpty)
     }
 
     @Test(

@@ -95,6 +95,20 @@ struct CacheResponseFacts: Equatable, Sendable {
     /// `Cache-Control`, `ETag` and `Last-Modified` say, which the caller knows to be unchanged.
     init(_ response: HTTPResponse, responseTime: Date, reusing previous: CacheResponseFacts? = nil) {
         let fields = response.headerFields
+        // The first value of each single-valued field read here, in one pass.
+        var dateText: String?
+        var ageText: String?
+        var expiresText: String?
+        var lastModifiedText: String?
+        for field in fields {
+            switch field.name {
+            case .date where dateText == nil: dateText = field.value
+            case .age where ageText == nil: ageText = field.value
+            case .expires where expiresText == nil: expiresText = field.value
+            case .lastModified where lastModifiedText == nil: lastModifiedText = field.value
+            default: break
+            }
+        }
         if let previous {
             control = previous.control
             entityTag = previous.entityTag
@@ -107,12 +121,17 @@ struct CacheResponseFacts: Equatable, Sendable {
             var valid: [String] = []
             for tag in tags where CacheValidation.isEntityTag(tag) && !valid.contains(tag) { valid.append(tag) }
             validEntityTags = valid
-            lastModified = fields[values: .lastModified].first?.trimmingSpaceAndTab()
+            lastModified = lastModifiedText?.trimmingSpaceAndTab()
         }
-        date = CacheFreshness.dateValue(of: response, responseTime: responseTime)
-        ageValue = fields[values: .age].first.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
-        lifetime = CacheFreshness.lifetime(of: response, cacheControl: control, responseTime: responseTime)
-        // Read again: whether a date is valid can depend on the century `responseTime` gives it.
-        lastModifiedIsValid = lastModified.flatMap { HTTPDate.parse($0, now: responseTime) } != nil
+        let date = dateText.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
+        self.date = date
+        ageValue = ageText.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        // Read again, not reused: whether a date is valid can depend on the century
+        // `responseTime` gives it.
+        let lastModifiedDate = lastModified.flatMap { HTTPDate.parse($0, now: responseTime) }
+        lastModifiedIsValid = lastModifiedDate != nil
+        lifetime = CacheFreshness.lifetime(
+            cacheControl: control, expires: expiresText, status: response.status.code, date: date, lastModified: lastModifiedDate,
+            responseTime: responseTime)
     }
 }

@@ -20,16 +20,28 @@ enum CacheFreshness {
     /// 1. `max-age` (an invalid one is `0`: stale);
     /// 2. otherwise `Expires` minus `Date` (or minus `responseTime` without a valid `Date`); an
     ///    `Expires` that is not a valid HTTP-date (such as `0`) means already expired;
-    /// 3. otherwise the heuristic of §4.2.2 when allowed (``heuristicLifetime(_:responseTime:)``);
+    /// 3. otherwise the heuristic of §4.2.2 when allowed (``heuristicLifetime(status:date:lastModified:)``);
     /// 4. otherwise `0`.
     static func lifetime(of response: HTTPResponse, cacheControl: CacheControl, responseTime: Date) -> TimeInterval {
+        let fields = response.headerFields
+        return lifetime(
+            cacheControl: cacheControl, expires: fields.firstValue(for: .expires), status: response.status.code,
+            date: dateValue(of: response, responseTime: responseTime),
+            lastModified: fields.firstValue(for: .lastModified).flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) },
+            responseTime: responseTime)
+    }
+
+    /// ``lifetime(of:cacheControl:responseTime:)`` from what was read of the response already:
+    /// its first `Expires` value, its status, its date value and its valid `Last-Modified`.
+    static func lifetime(
+        cacheControl: CacheControl, expires: String?, status: Int, date: Date, lastModified: Date?, responseTime: Date
+    ) -> TimeInterval {
         if let maxAge = cacheControl.maxAge { return TimeInterval(maxAge) }
-        if let expires = response.headerFields[values: .expires].first {
+        if let expires {
             guard let expiry = HTTPDate.parse(expires.trimmingSpaceAndTab(), now: responseTime) else { return 0 }
-            let date = dateValue(of: response, responseTime: responseTime)
             return max(0, expiry.timeIntervalSince(date))
         }
-        return heuristicLifetime(response, responseTime: responseTime)
+        return heuristicLifetime(status: status, date: date, lastModified: lastModified)
     }
 
     /// The heuristic freshness lifetime of §4.2.2: only for a heuristically cacheable status
@@ -37,12 +49,8 @@ enum CacheFreshness {
     /// between `Date` (or `responseTime`) and `Last-Modified`, as §4.2.2 suggests, capped at
     /// 24 hours: past 24 hours a client would have to show a `113 Heuristic Expiration` warning
     /// (RFC 7234 §5.5.4, obsolete now), and a day is the conventional bound browsers use too.
-    static func heuristicLifetime(_ response: HTTPResponse, responseTime: Date) -> TimeInterval {
-        guard heuristicallyCacheableStatuses.contains(response.status.code),
-            let lastModifiedText = response.headerFields[values: .lastModified].first,
-            let lastModified = HTTPDate.parse(lastModifiedText.trimmingSpaceAndTab(), now: responseTime)
-        else { return 0 }
-        let date = dateValue(of: response, responseTime: responseTime)
+    static func heuristicLifetime(status: Int, date: Date, lastModified: Date?) -> TimeInterval {
+        guard heuristicallyCacheableStatuses.contains(status), let lastModified else { return 0 }
         let age = date.timeIntervalSince(lastModified)
         guard age > 0 else { return 0 }
         return min(age / 10, maximumHeuristicLifetime)
@@ -50,7 +58,7 @@ enum CacheFreshness {
 
     /// The response's `Date`, or `responseTime` when it has none or an invalid one.
     static func dateValue(of response: HTTPResponse, responseTime: Date) -> Date {
-        response.headerFields[values: .date].first
+        response.headerFields.firstValue(for: .date)
             .flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
     }
 
@@ -64,7 +72,7 @@ enum CacheFreshness {
     /// An `Age` that is not `delta-seconds` is ignored (read as `0`); a huge one saturates at 2^31.
     static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
         let ageValue =
-            response.headerFields[values: .age].first
+            response.headerFields.firstValue(for: .age)
             .flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
         return currentAge(
             date: dateValue(of: response, responseTime: responseTime), ageValue: ageValue, requestTime: requestTime,

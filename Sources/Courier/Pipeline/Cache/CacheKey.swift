@@ -26,9 +26,10 @@ struct CacheKey: Hashable, Sendable {
         let scheme = scheme.lowercasedIfNeeded()
         guard !scheme.isEmpty, !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
         var authority = authority.lowercasedIfNeeded()
-        if scheme == "http", authority.hasSuffix(":80") {
+        // The default port is left out (compared as bytes, not as characters).
+        if scheme == "http", authority.utf8.reversed().starts(with: ":80".utf8.reversed()) {
             authority.removeLast(3)
-        } else if scheme == "https", authority.hasSuffix(":443") {
+        } else if scheme == "https", authority.utf8.reversed().starts(with: ":443".utf8.reversed()) {
             authority.removeLast(4)
         }
         var path = Substring(path)
@@ -123,6 +124,7 @@ struct CacheVariant: Hashable, Sendable {
     /// The stored `entries` that may answer a request with these fields (§4.1): those whose
     /// variant matches, the most recent first (by `Date`, then by when they were received).
     static func selected(for request: HTTPFields, among entries: [CacheEntry]) -> [CacheEntry] {
+        if entries.count == 1 { return entries[0].variant.matches(request) ? entries : [] }
         let matching = entries.filter { $0.variant.matches(request) }
         return matching.sorted { first, second in
             if first.facts.date != second.facts.date { return first.facts.date > second.facts.date }

@@ -184,11 +184,13 @@ struct CacheStage: Sendable {
     /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them.
     private func update(_ entries: [CacheEntry], with notModified: StreamedResponse, requestTime: Date, responseTime: Date) -> CacheEntry? {
         let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
-        let updated = CacheValidation.entriesUpdated(by: head, among: entries).map { index in
-            CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
+        var first: CacheEntry?
+        for index in CacheValidation.entriesUpdated(by: head, among: entries) {
+            let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
+            cache.storage.store(entry)
+            if first == nil { first = entry }
         }
-        for entry in updated { cache.storage.store(entry) }
-        return updated.first
+        return first
     }
 
     /// Stores `response` to `request` (as the storage sees it: secret values replaced) when it may

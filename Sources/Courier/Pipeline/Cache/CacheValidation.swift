@@ -18,7 +18,7 @@ enum CacheValidation {
         let lastModified = entries.first { $0.facts.lastModifiedIsValid }?.facts.lastModified
         guard !tags.isEmpty || lastModified != nil else { return nil }
         var conditional = request
-        if !tags.isEmpty { conditional.headerFields[.ifNoneMatch] = tags.joined(separator: ", ") }
+        if !tags.isEmpty { conditional.headerFields[.ifNoneMatch] = tags.count == 1 ? tags[0] : tags.joined(separator: ", ") }
         if let lastModified { conditional.headerFields[.ifModifiedSince] = lastModified }
         return conditional
     }
@@ -38,8 +38,8 @@ enum CacheValidation {
     /// - otherwise, with no validator at all: the only entry, if there is one and it has no
     ///   validator either.
     static func entriesUpdated(by notModified: HTTPResponse, among entries: [CacheEntry]) -> [Int] {
-        let tag = notModified.headerFields[values: .eTag].first?.trimmingSpaceAndTab()
-        let lastModified = notModified.headerFields[values: .lastModified].first?.trimmingSpaceAndTab()
+        let tag = notModified.headerFields.firstValue(for: .eTag)?.trimmingSpaceAndTab()
+        let lastModified = notModified.headerFields.firstValue(for: .lastModified)?.trimmingSpaceAndTab()
         func storedTag(_ entry: CacheEntry) -> String? { entry.facts.entityTag }
         if let tag, isEntityTag(tag), !tag.hasPrefix("W/") {
             return entries.indices.filter { storedTag(entries[$0]) == tag }
@@ -80,11 +80,11 @@ enum CacheValidation {
         let incoming = CacheStorability.storableFields(notModified.headerFields)
         let stored = entry.response.headerFields
         // Usually only `Date` changes: the fields with the same values stay as they are.
-        var compared: [HTTPField.Name] = []
         var changed: [HTTPField.Name] = []
-        for field in incoming where field.name != .contentLength && !compared.contains(field.name) {
-            compared.append(field.name)
-            if stored[values: field.name] != incoming[values: field.name] { changed.append(field.name) }
+        for (index, field) in incoming.enumerated() where field.name != .contentLength {
+            // Each name once: at its first field.
+            guard !incoming.prefix(index).contains(where: { $0.name == field.name }) else { continue }
+            if !haveSameValues(field.name, stored, incoming) { changed.append(field.name) }
         }
         var response = entry.response
         if !changed.isEmpty {
@@ -95,6 +95,11 @@ enum CacheValidation {
         return CacheEntry(
             key: entry.key, variant: entry.variant, response: response, body: entry.body, requestTime: requestTime,
             responseTime: responseTime, reusing: keepsDirectivesAndValidators ? entry.facts : nil)
+    }
+
+    /// Whether `first` and `second` hold the same values, in the same order, for `name`.
+    private static func haveSameValues(_ name: HTTPField.Name, _ first: HTTPFields, _ second: HTTPFields) -> Bool {
+        first.lazy.filter { $0.name == name }.map(\.value).elementsEqual(second.lazy.filter { $0.name == name }.map(\.value))
     }
 
     /// `stored` without the fields named in `names`, then the fields of `incoming` with those names.
@@ -124,7 +129,7 @@ enum CacheValidation {
         var urls = [target.url]
         guard let base = URL(string: target.url) else { return urls }
         for name in [HTTPField.Name.location, .contentLocation] {
-            guard let value = response.headerFields[values: name].first?.trimmingSpaceAndTab(),
+            guard let value = response.headerFields.firstValue(for: name)?.trimmingSpaceAndTab(),
                 let resolved = URL(string: value, relativeTo: base)?.absoluteURL,
                 let components = URLComponents(url: resolved, resolvingAgainstBaseURL: true),
                 let scheme = components.scheme, let host = components.percentEncodedHost

@@ -38,7 +38,14 @@ final class MemoryCacheStorage: CacheStorage {
 
     func entries(for key: CacheKey) -> [CacheEntry] {
         state.withLock { state in
-            let keys = (state.keysOfURL[key.url] ?? []).filter { $0.key == key }
+            let stored = state.keysOfURL[key.url] ?? []
+            if stored.count == 1 {
+                // The usual case, one response for the URI: no arrays built but the answer.
+                guard stored[0].key == key, let entry = state.entries[stored[0]] else { return [] }
+                state.order.touch(stored[0])
+                return [entry]
+            }
+            let keys = stored.filter { $0.key == key }
             for storageKey in keys { state.order.touch(storageKey) }
             return keys.reversed().compactMap { state.entries[$0] }
         }
