@@ -98,3 +98,34 @@ final class RawAsyncHTTPClient304: BenchClient {
         return item
     }
 }
+
+/// Courier without a cache sending `raw-ahc-304`'s conditional request itself and taking the `304`
+/// as it is (`resume()`, nothing decoded; it returns the item decoded once, up front): what
+/// Courier's call costs around a `304` exchange, to set beside `raw-ahc-304`, apart from the cache.
+struct CourierConditionalClient: BenchClient {
+    struct Conditional: Requestable {
+        let base: BaseURL
+        let tag: String
+        var requiresAuthorization: Bool { false }
+        var headerItems: [HeaderItem]? { [HeaderItem(name: "If-None-Match", value: tag)] }
+        var acceptableStatusCodes: Set<Int> { [304] }
+        func baseURL() throws(CourierError) -> BaseURL { base }
+        func path() throws(CourierError) -> URLPath { try URLPath(Payload.revalidatedPath) }
+    }
+
+    let label = "courier-ahc-304-nocache"
+    let client: Client
+    let endpoint: Conditional
+    let item: Item
+
+    init(port: Int, tag: String) throws {
+        client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
+        endpoint = Conditional(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), tag: tag)
+        item = try JSONDecoder().decode(Item.self, from: Payload.data)
+    }
+
+    func fetch() async throws -> Item {
+        _ = try await client.enqueue(endpoint).resume()
+        return item
+    }
+}

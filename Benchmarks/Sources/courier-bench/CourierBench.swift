@@ -29,7 +29,7 @@ struct CourierBench {
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
-            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304", "raw-ahc-304",
+            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache",
         ]
 
         static let usage = """
@@ -261,6 +261,8 @@ struct CourierBench {
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
             case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port, tag: server.revalidatedTag))
+            case "courier-ahc-304-nocache":
+                clients.append(try CourierConditionalClient(port: server.port, tag: server.revalidatedTag))
             default: throw BenchError("unknown client \(name)")
             }
         }
