@@ -221,3 +221,28 @@ struct CacheFreshnessTests {
         expectFactsMatchTheResponse()
     }
 }
+
+/// The lifetime and age of a stored response read straight from its fields (`HTTPFields[values:]`),
+/// not through ``CacheResponseFacts``: the reference the facts must agree with.
+extension CacheFreshness {
+    static func lifetime(of response: HTTPResponse, cacheControl: CacheControl, responseTime: Date) -> TimeInterval {
+        let fields = response.headerFields
+        return lifetime(
+            cacheControl: cacheControl, expires: fields[values: .expires].first, status: response.status.code,
+            date: dateValue(of: response, responseTime: responseTime),
+            lastModified: fields[values: .lastModified].first.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) },
+            responseTime: responseTime)
+    }
+
+    static func dateValue(of response: HTTPResponse, responseTime: Date) -> Date {
+        response.headerFields[values: .date].first
+            .flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
+    }
+
+    static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
+        let ageValue = response.headerFields[values: .age].first.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        return currentAge(
+            date: dateValue(of: response, responseTime: responseTime), ageValue: ageValue, requestTime: requestTime,
+            responseTime: responseTime, now: now)
+    }
+}

@@ -16,23 +16,14 @@ enum CacheFreshness {
         cacheControl.maxAge != nil || response.headerFields[.expires] != nil
     }
 
-    /// The freshness lifetime in seconds (§4.2.1), never negative:
+    /// The freshness lifetime in seconds (§4.2.1), never negative, from what was read of the
+    /// response: its first `Expires` value, its status, its date value (``CacheResponseFacts/date``)
+    /// and its valid `Last-Modified`:
     /// 1. `max-age` (an invalid one is `0`: stale);
     /// 2. otherwise `Expires` minus `Date` (or minus `responseTime` without a valid `Date`); an
     ///    `Expires` that is not a valid HTTP-date (such as `0`) means already expired;
     /// 3. otherwise the heuristic of §4.2.2 when allowed (``heuristicLifetime(status:date:lastModified:)``);
     /// 4. otherwise `0`.
-    static func lifetime(of response: HTTPResponse, cacheControl: CacheControl, responseTime: Date) -> TimeInterval {
-        let fields = response.headerFields
-        return lifetime(
-            cacheControl: cacheControl, expires: fields.firstValue(for: .expires), status: response.status.code,
-            date: dateValue(of: response, responseTime: responseTime),
-            lastModified: fields.firstValue(for: .lastModified).flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) },
-            responseTime: responseTime)
-    }
-
-    /// ``lifetime(of:cacheControl:responseTime:)`` from what was read of the response already:
-    /// its first `Expires` value, its status, its date value and its valid `Last-Modified`.
     static func lifetime(
         cacheControl: CacheControl, expires: String?, status: Int, date: Date, lastModified: Date?, responseTime: Date
     ) -> TimeInterval {
@@ -56,30 +47,13 @@ enum CacheFreshness {
         return min(age / 10, maximumHeuristicLifetime)
     }
 
-    /// The response's `Date`, or `responseTime` when it has none or an invalid one.
-    static func dateValue(of response: HTTPResponse, responseTime: Date) -> Date {
-        response.headerFields.firstValue(for: .date)
-            .flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
-    }
-
-    /// The current age in seconds (§4.2.3):
+    /// The current age in seconds (§4.2.3), from its parts already read: `date_value` and
+    /// `age_value` (an `Age` that is not `delta-seconds` is `0`; a huge one saturates at 2^31):
     ///
     ///     apparent_age = max(0, response_time - date_value)
     ///     corrected_age_value = age_value + (response_time - request_time)
     ///     corrected_initial_age = max(apparent_age, corrected_age_value)
     ///     current_age = corrected_initial_age + (now - response_time)
-    ///
-    /// An `Age` that is not `delta-seconds` is ignored (read as `0`); a huge one saturates at 2^31.
-    static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
-        let ageValue =
-            response.headerFields.firstValue(for: .age)
-            .flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
-        return currentAge(
-            date: dateValue(of: response, responseTime: responseTime), ageValue: ageValue, requestTime: requestTime,
-            responseTime: responseTime, now: now)
-    }
-
-    /// The current age from the parts of §4.2.3 already read: `date_value` and `age_value`.
     static func currentAge(date: Date, ageValue: Int, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
