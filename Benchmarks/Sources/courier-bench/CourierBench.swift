@@ -203,7 +203,7 @@ struct CourierBench {
         }
         if options.diskCache > 0 {
             do {
-                try DiskCacheBench.run(opens: options.diskCache)
+                try await DiskCacheBench.run(opens: options.diskCache)
                 exit(0)
             } catch {
                 FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
