@@ -6,17 +6,25 @@ import NIOCore
 /// What a server-side application writes without Courier: async-http-client's
 /// `HTTPClient.execute`, the body collected, a status check and `JSONDecoder`, on a client of its
 /// own configured like Courier's (no redirects followed, gzip decoded).
+///
+/// `raw-ahc-headers` (a diagnostic) also sends the three header fields Courier adds to every
+/// request: `Accept: application/json`, `User-Agent` and `Accept-Encoding: gzip`.
 final class RawAsyncHTTPClient: BenchClient {
-    let label = "raw-ahc"
+    let label: String
     let client: HTTPClient
     let url: String
+    let headers: [(String, String)]
     let decoder = JSONDecoder()
 
-    init(port: Int) {
+    init(port: Int, sendsCourierHeaders: Bool = false) {
         client = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none)))
         url = "http://127.0.0.1:\(port)\(Payload.path)"
+        label = sendsCourierHeaders ? "raw-ahc-headers" : "raw-ahc"
+        headers =
+            sendsCourierHeaders
+            ? [("Accept", "application/json"), ("User-Agent", Configuration.defaultUserAgent), ("Accept-Encoding", "gzip")] : []
     }
 
     deinit {
@@ -25,8 +33,10 @@ final class RawAsyncHTTPClient: BenchClient {
     }
 
     func fetch() async throws -> Item {
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
-        guard response.status == .ok else { throw BenchError("raw-ahc: status \(response.status)") }
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        guard response.status == .ok else { throw BenchError("\(label): status \(response.status)") }
         let body = try await response.body.collect(upTo: 32 << 20)
         return try decoder.decode(Item.self, from: Data(body.readableBytesView))
     }
@@ -127,5 +137,30 @@ struct CourierConditionalClient: BenchClient {
     func fetch() async throws -> Item {
         _ = try await client.enqueue(endpoint).resume()
         return item
+    }
+}
+
+/// `ahc-transport` (a diagnostic): ``AsyncHTTPClientTransport/send(_:)`` called by hand with the
+/// request `courier-ahc` sends (its three extra header fields included), the body collected, the
+/// status checked and the body decoded with a `JSONDecoder`, as `raw-ahc` does: the transport's
+/// cost without `Client`. Between `raw-ahc` and it is the adapter; between it and `courier-ahc`,
+/// Courier's pipeline.
+struct TransportAsyncHTTPClient: BenchClient {
+    let label = "ahc-transport"
+    let transport = AsyncHTTPClientTransport()
+    let request: TransportRequest
+    let decoder = JSONDecoder()
+
+    init(port: Int) {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: Payload.path)
+        head.headerFields = [.accept: "application/json", .userAgent: Configuration.defaultUserAgent, .acceptEncoding: "gzip"]
+        request = TransportRequest(head: head, timeout: .seconds(30))
+    }
+
+    func fetch() async throws -> Item {
+        let response = try await transport.send(request)
+        guard response.status == .ok else { throw BenchError("ahc-transport: status \(response.status)") }
+        let body = try await response.body.collect(upTo: 32 << 20)
+        return try decoder.decode(Item.self, from: body)
     }
 }

@@ -29,7 +29,8 @@ struct CourierBench {
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
-            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "courier-ahc", "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache",
+            "raw-delegate-nocache", "courier-bearer", "raw-ahc", "raw-ahc-headers", "ahc-transport", "courier-ahc",
+            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache",
         ]
 
         static let usage = """
@@ -82,6 +83,9 @@ struct CourierBench {
                                transport that answers at once: Courier's own µs, context switches
                                and allocations per call (see Overhead.swift)
               --variants A,B   with --overhead: only these variants (and direct, the floor)
+              --cold-mib N     with --overhead: before each call one at a time, write N MiB so the
+                               call starts with cold caches, as a call does between network events
+                               (only the calls are timed; the 16-in-flight table is skipped)
               --payload-bytes N  the JSON body's size (padded with a field the model ignores;
                                default 212 bytes)
               --disk-cache N   instead of the modes: open a disk HTTP cache of 10,000 entries N times
@@ -162,6 +166,8 @@ struct CourierBench {
                     options.variants = try value(for: argument).split(separator: ",").map(String.init)
                 case "--overhead":
                     options.overhead = try positive(for: argument)
+                case "--cold-mib":
+                    Overhead.coldBytes = try positive(for: argument) << 20
                 case "--disk-cache":
                     options.diskCache = try positive(for: argument)
                 case "--mallocs":
@@ -258,7 +264,9 @@ struct CourierBench {
             case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
             case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
+            case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
+            case "ahc-transport": clients.append(TransportAsyncHTTPClient(port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
             case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port, tag: server.revalidatedTag))
             case "courier-ahc-304-nocache":

@@ -37,7 +37,14 @@ import MetricsTestKit
 /// call that never suspends has none) and, when the malloc interposer is loaded (the benchmark
 /// re-executes itself with `LD_PRELOAD` for that), the allocations. The overhead is each
 /// variant minus `direct`.
+///
+/// With `--cold-mib M` every call one at a time follows a write of M MiB, as a call over a network
+/// follows the event loop's, the kernel's and the server's work: it starts with cold caches, and
+/// pays for every cache line its code and data touch. Only the calls are timed.
 enum Overhead {
+    /// `--cold-mib`: the bytes written before each call one at a time (0: none, calls back to back).
+    nonisolated(unsafe) static var coldBytes = 0
+
     struct Variant: Sendable {
         let label: String
         let call: @Sendable () async throws -> Item
@@ -115,7 +122,7 @@ enum Overhead {
         for variant in variants { _ = try await measure(variant, calls: min(calls, 1000), inFlight: 1) }  // warm-up
         // One task after another, then 16 tasks at once on the same client: contention is where
         // an actor hop per call (the gate, metrics, the refresher) would show.
-        for inFlight in [1, concurrency] {
+        for inFlight in coldBytes > 0 ? [1] : [1, concurrency] {
             var totals: [String: Figures] = [:]
             for round in 0..<rounds {
                 let order = round.isMultiple(of: 2) ? variants : variants.reversed()
@@ -124,7 +131,11 @@ enum Overhead {
                 }
             }
             CourierBench.say("")
-            CourierBench.say(inFlight == 1 ? "one call at a time:" : "\(inFlight) calls in flight (CPU and context switches are per call, over all threads):")
+            let cold = coldBytes > 0 ? ", each after \(coldBytes >> 20) MiB written (cold caches; CPU is the calls' wall time)" : ""
+            CourierBench.say(
+                inFlight == 1
+                    ? "one call at a time\(cold):"
+                    : "\(inFlight) calls in flight (CPU and context switches are per call, over all threads):")
             CourierBench.say(row("variant", "µs/call", "CPU µs/call", "ctx sw/call", "mallocs/call", "overhead µs", "overhead mallocs"))
             let floor = totals["direct"] ?? Figures()
             for variant in variants {
@@ -159,7 +170,23 @@ enum Overhead {
         let before = processUsage()
         startCounting()
         let start = ContinuousClock.now
-        if inFlight == 1 {
+        if inFlight == 1, coldBytes > 0 {
+            // Only the calls are timed: the sweep between them is not.
+            var timed = Duration.zero
+            let clock = ContinuousClock()
+            for _ in 0..<calls {
+                sweep()
+                let callStart = clock.now
+                _ = try await variant.call()
+                timed += callStart.duration(to: clock.now)
+            }
+            let mallocs = stopCounting()
+            let after = processUsage()
+            variant.reset()
+            return Figures(
+                wall: timed.seconds, cpu: timed.seconds, switches: Double(after.contextSwitches - before.contextSwitches),
+                mallocs: Double(mallocs), calls: calls)
+        } else if inFlight == 1 {
             for _ in 0..<calls {
                 _ = try await variant.call()
             }
@@ -182,6 +209,21 @@ enum Overhead {
         return Figures(
             wall: seconds, cpu: after.cpu - before.cpu,
             switches: Double(after.contextSwitches - before.contextSwitches), mallocs: Double(mallocs), calls: calls)
+    }
+
+    /// The buffer ``sweep()`` writes: ``coldBytes`` long.
+    nonisolated(unsafe) static var sweepBuffer: UnsafeMutableRawBufferPointer?
+
+    /// Writes one byte per cache line of a ``coldBytes`` buffer, evicting what the last call left
+    /// in the caches.
+    static func sweep() {
+        let buffer = sweepBuffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: coldBytes, alignment: 64)
+        sweepBuffer = buffer
+        var offset = 0
+        while offset < buffer.count {
+            buffer[offset] &+= 1
+            offset += 64
+        }
     }
 
     static func row(_ columns: String...) -> String {
