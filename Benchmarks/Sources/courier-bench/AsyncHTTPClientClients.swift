@@ -22,10 +22,11 @@ final class RawAsyncHTTPClient: BenchClient {
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none)))
         url = "http://127.0.0.1:\(port)\(Payload.path)"
         label = sendsCourierHeaders ? "raw-ahc-headers" : "raw-ahc"
-        headers =
-            sendsCourierHeaders
-            ? [("Accept", "application/json"), ("User-Agent", Configuration.defaultUserAgent), ("Accept-Encoding", "gzip")] : []
+        headers = sendsCourierHeaders ? Self.courierHeaders : []
     }
+
+    /// The header fields Courier adds to `courier-ahc`'s request (`raw-ahc-headers`, `ahc-transport`).
+    static let courierHeaders = [("Accept", "application/json"), ("User-Agent", Configuration.defaultUserAgent), ("Accept-Encoding", "gzip")]
 
     deinit {
         let client = client
@@ -153,7 +154,9 @@ struct TransportAsyncHTTPClient: BenchClient {
 
     init(port: Int) {
         var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: Payload.path)
-        head.headerFields = [.accept: "application/json", .userAgent: Configuration.defaultUserAgent, .acceptEncoding: "gzip"]
+        for (name, value) in RawAsyncHTTPClient.courierHeaders {
+            if let name = HTTPField.Name(name) { head.headerFields.append(HTTPField(name: name, value: value)) }
+        }
         request = TransportRequest(head: head, timeout: .seconds(30))
     }
 

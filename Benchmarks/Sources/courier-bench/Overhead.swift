@@ -170,8 +170,9 @@ enum Overhead {
         let before = processUsage()
         startCounting()
         let start = ContinuousClock.now
+        // With cold caches only the calls are timed, not the sweeps between them.
+        var coldCalls: Duration?
         if inFlight == 1, coldBytes > 0 {
-            // Only the calls are timed: the sweep between them is not.
             var timed = Duration.zero
             let clock = ContinuousClock()
             for _ in 0..<calls {
@@ -180,12 +181,7 @@ enum Overhead {
                 _ = try await variant.call()
                 timed += callStart.duration(to: clock.now)
             }
-            let mallocs = stopCounting()
-            let after = processUsage()
-            variant.reset()
-            return Figures(
-                wall: timed.seconds, cpu: timed.seconds, switches: Double(after.contextSwitches - before.contextSwitches),
-                mallocs: Double(mallocs), calls: calls)
+            coldCalls = timed
         } else if inFlight == 1 {
             for _ in 0..<calls {
                 _ = try await variant.call()
@@ -205,9 +201,8 @@ enum Overhead {
         let mallocs = stopCounting()
         let after = processUsage()
         variant.reset()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Figures(
-            wall: seconds, cpu: after.cpu - before.cpu,
+            wall: (coldCalls ?? elapsed).seconds, cpu: coldCalls?.seconds ?? after.cpu - before.cpu,
             switches: Double(after.contextSwitches - before.contextSwitches), mallocs: Double(mallocs), calls: calls)
     }
 
