@@ -16,12 +16,16 @@ public actor Client {
     private nonisolated let gate = LockedState(CallGate())
     /// Spans and metrics, or `nil` when there is no backend for either (then a call does none of
     /// that work).
-    private nonisolated let observation: CallObservation?
+    nonisolated let observation: CallObservation?
     /// The ``HTTPCache`` partition of calls with a credential, when it is the same for every call
     /// (`nil`: a ``TokenRefresher``'s session, read per call).
     private nonisolated let fixedCachePartition: String?
     /// The header names that partition ``Configuration/cache``, when there is one.
-    private nonisolated let cacheSecretNames: SecretFieldNames?
+    nonisolated let cacheSecretNames: SecretFieldNames?
+    /// Whether ``Configuration/authentication`` attaches a credential, and whether
+    /// ``Configuration/retryPolicy`` retries: worked out once, as a call reads them (asking the
+    /// configuration each time copies the parts it asks).
+    nonisolated let hasCredential: Bool, retries: Bool
 
     /// Creates a client.
     ///
@@ -33,6 +37,8 @@ public actor Client {
         self.observation = CallObservation(configuration: configuration)
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
         self.cacheSecretNames = configuration.cache == nil ? nil : SecretFieldNames(configuration.redaction)
+        self.hasCredential = !configuration.authentication.isNone
+        self.retries = !RetryStage.passesThrough(configuration.retryPolicy)
         if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
             refresher.purgesEntries(in: cache)
         }
@@ -151,18 +157,20 @@ public actor Client {
         if !options.collectsBody { request.maximumResponseSize = nil }
         // The origin the endpoint declared: a host listed in `authorizedHosts` is authorized
         // there. Only worked out when a credential may be attached.
-        let authenticated = endpoint.requiresAuthorization && !configuration.authentication.isNone
+        let authenticated = endpoint.requiresAuthorization && hasCredential
         let declaredOrigin = authenticated ? request.resolvedURL.flatMap(RedirectPolicy.Origin.init) : nil
         if authenticated, !(declaredOrigin.map { configuration.authorizes($0, declaredOrigin: $0) } ?? false) {
             // An endpoint whose own origin may not receive the credential fails before any
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let pipeline = CallPipeline(
-            endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: declaredOrigin, trace: trace,
-            cachePartition: fixedCachePartition ?? configuration.authentication.cachePartition, secretNames: cacheSecretNames,
-            metrics: observation?.metrics)
+        let pipeline = CallPipeline(endpoint: endpoint, options: options, client: self, declaredOrigin: declaredOrigin, trace: trace)
         return PreparedCall(request: request, limit: limit, pipeline: pipeline)
+    }
+
+    /// The ``HTTPCache`` partition of this client's calls that carry a credential.
+    nonisolated var cachePartition: String {
+        fixedCachePartition ?? configuration.authentication.cachePartition
     }
 
     // MARK: - Pause and drain

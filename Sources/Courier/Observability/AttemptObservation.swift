@@ -10,17 +10,14 @@ import Tracing
 /// URL as ``TransportRequest/redaction`` prints it, the status and the timing, never a header.
 /// Being below authentication, it also writes `traceparent` into the final headers of every
 /// attempt, and never into a request above it (a retry or replay gets a fresh one).
-struct AttemptObservation: Sendable {
-    let logger: Logger
-    /// The call's span, when the call is traced.
-    var trace: CallTrace? = nil
+enum AttemptObservation {
 
     /// Runs `next` inside the attempt's client span, which is the current `ServiceContext` (and
     /// ``AttemptTrace/current``, for redirects) while the transport sends. `next` observes the
     /// attempt itself (``observe(_:response:started:metrics:)``), inside the span. Out of line:
     /// what an async function holds is allocated in its task's frame on every call.
     @inline(never)
-    func traced(
+    static func traced(
         _ request: TransportRequest, trace: CallTrace, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
         var request = request
@@ -42,16 +39,20 @@ struct AttemptObservation: Sendable {
     /// The recording and the log lines are in functions of their own, not inlined in the caller:
     /// the log messages' string building would make its async frame several times larger.
     @inline(__always)
-    func observe(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
+    static func observe(
+        _ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics, logger: Logger
+    ) {
         // Nothing to record and nothing to log: the usual call, with no users' middleware to
         // read metrics and the log level above debug.
         if !metrics.discards || logger.logLevel <= .debug {
-            record(request, response: response, started: started, metrics: metrics)
+            record(request, response: response, started: started, metrics: metrics, logger: logger)
         }
     }
 
     @inline(never)
-    private func record(_ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics) {
+    private static func record(
+        _ request: TransportRequest, response: StreamedResponse, started: ContinuousClock.Instant, metrics: CallMetrics, logger: Logger
+    ) {
         let duration = ContinuousClock.now - started
         metrics.record(
             CallMetrics.Attempt(
@@ -64,7 +65,7 @@ struct AttemptObservation: Sendable {
 
     /// The log line and the ``CallMetrics`` of an attempt that failed with `error`.
     @inline(never)
-    func observe(_ request: TransportRequest, error: CourierError, started: ContinuousClock.Instant, metrics: CallMetrics) {
+    static func observe(_ request: TransportRequest, error: CourierError, started: ContinuousClock.Instant, metrics: CallMetrics, logger: Logger) {
         let duration = ContinuousClock.now - started
         metrics.record(
             CallMetrics.Attempt(

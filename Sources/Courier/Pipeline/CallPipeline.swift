@@ -41,53 +41,48 @@ struct CallPipeline: Sendable {
     let stages: [Stage]
     /// What the stages see: the caller's own endpoint and the call's metrics.
     let context: MiddlewareContext
-    let observation: AttemptObservation
-    let transport: any Transport
+    /// The client the call goes through: its configuration's transport and logger are used
+    /// where they are kept, not copied into each call.
+    let client: Client
+    /// The call's span, when it is traced: stage 5 starts a span per request under it.
+    let trace: CallTrace?
     /// Whether the caller wants the body whole (``CallOptions/collectsBody``): it is then read
     /// in stage 6, inside the retry loop.
     let collectsBody: Bool
 
-    /// The stages of a call to `endpoint`.
+    /// The stages of a call to `endpoint` through `client`.
     /// - Parameters:
     ///   - declaredOrigin: the origin the endpoint declared, when a credential may be attached.
-    ///   - trace: the call's span, when it is traced: stage 5 starts a span per request under it.
-    ///   - cachePartition: the credential partition of the call's cache entries (see ``CacheStage``).
-    ///   - secretNames: the client's secret header names (made here when not given).
-    ///   - metrics: the client's metrics, when it has a backend (for the cache's counters).
-    init(
-        endpoint: any Requestable, options: CallOptions, configuration: Configuration, declaredOrigin: RedirectPolicy.Origin?,
-        trace: CallTrace?, cachePartition: @autoclosure () -> String = "", secretNames: SecretFieldNames? = nil,
-        metrics: ClientMetrics? = nil
-    ) {
+    ///   - trace: the call's span, when it is traced.
+    init(endpoint: any Requestable, options: __shared CallOptions, client: Client, declaredOrigin: RedirectPolicy.Origin?, trace: CallTrace?) {
         let endpointMiddleware = endpoint.middleware
-        let users = configuration.middleware.count + endpointMiddleware.count
-        let retries = !RetryStage.passesThrough(configuration.retryPolicy)
-        let authenticates = endpoint.requiresAuthorization && !configuration.authentication.isNone
+        let users = client.configuration.middleware.count + endpointMiddleware.count
+        let authenticates = endpoint.requiresAuthorization && client.hasCredential
         var stages: [Stage] = []
-        let caches = configuration.cache != nil
+        let caches = client.configuration.cache != nil
         let count =
-            users + (options.downloadMeter == nil ? 0 : 1) + (caches ? 1 : 0) + (retries ? 1 : 0) + (authenticates ? 1 : 0)
+            users + (options.downloadMeter == nil ? 0 : 1) + (caches ? 1 : 0) + (client.retries ? 1 : 0) + (authenticates ? 1 : 0)
         if count > 0 {
             stages.reserveCapacity(count)
-            for middleware in configuration.middleware { stages.append(.middleware(middleware)) }
+            for middleware in client.configuration.middleware { stages.append(.middleware(middleware)) }
             for middleware in endpointMiddleware { stages.append(.middleware(middleware)) }
             if let meter = options.downloadMeter { stages.append(.middleware(DownloadCountingStage(meter: meter))) }
-            if let cache = configuration.cache {
+            if let cache = client.configuration.cache {
                 stages.append(
                     .cache(
                         CacheStage(
-                            cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? cachePartition() : "",
-                            hasCredentials: authenticates, collectsBody: options.collectsBody, logger: configuration.logger,
-                            redaction: configuration.redaction,
-                            secretNames: secretNames ?? SecretFieldNames(configuration.redaction), trace: trace,
-                            metrics: metrics)))
+                            cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? client.cachePartition : "",
+                            hasCredentials: authenticates, collectsBody: options.collectsBody, logger: client.configuration.logger,
+                            redaction: client.configuration.redaction,
+                            secretNames: client.cacheSecretNames ?? SecretFieldNames(client.configuration.redaction), trace: trace,
+                            metrics: client.observation?.metrics)))
             }
-            if retries { stages.append(.retry(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock))) }
+            if client.retries { stages.append(.retry(RetryStage(policy: client.configuration.retryPolicy, clock: client.configuration.clock))) }
             if authenticates {
                 stages.append(
                     .authentication(
                         AuthenticationStage(
-                            authentication: configuration.authentication, authorizedHosts: configuration.authorizedHosts,
+                            authentication: client.configuration.authentication, authorizedHosts: client.configuration.authorizedHosts,
                             declaredOrigin: declaredOrigin)))
             }
         }
@@ -96,8 +91,8 @@ struct CallPipeline: Sendable {
         self.context = MiddlewareContext(
             endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization,
             metrics: users == 0 ? .discarding : CallMetrics())
-        self.observation = AttemptObservation(logger: configuration.logger, trace: trace)
-        self.transport = configuration.transport
+        self.client = client
+        self.trace = trace
         self.collectsBody = options.collectsBody
     }
 
@@ -157,9 +152,9 @@ struct CallPipeline: Sendable {
     ///     stage could have changed it since it was built).
     ///   - spanned: whether the attempt's span is open already (see ``AttemptObservation``).
     private func attempt(_ request: TransportRequest, checked: Bool, spanned: Bool = false) async throws(CourierError) -> StreamedResponse {
-        if !spanned, let trace = observation.trace {
+        if !spanned, let trace {
             if Task.isCancelled { throw .cancelled }
-            return try await observation.traced(request, trace: trace) { request throws(CourierError) in
+            return try await AttemptObservation.traced(request, trace: trace) { request throws(CourierError) in
                 try await attempt(request, checked: checked, spanned: true)
             }
         }
@@ -169,12 +164,12 @@ struct CallPipeline: Sendable {
             // The endpoint was checked when the request was built; what the stages made of it is
             // checked here, the last moment before the wire.
             if !checked { try RequestBuilder.checkSendable(request) }
-            var response = try await transport.send(request)
+            var response = try await client.configuration.transport.send(request)
             if collectsBody { response = try await response.whole(upTo: request.maximumResponseSize) }
-            observation.observe(request, response: response, started: started, metrics: context.metrics)
+            AttemptObservation.observe(request, response: response, started: started, metrics: context.metrics, logger: client.configuration.logger)
             return response
         } catch {
-            observation.observe(request, error: error, started: started, metrics: context.metrics)
+            AttemptObservation.observe(request, error: error, started: started, metrics: context.metrics, logger: client.configuration.logger)
             throw error
         }
     }

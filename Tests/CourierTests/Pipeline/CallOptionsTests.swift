@@ -71,7 +71,7 @@ struct CallOptionsTests {
             func path() throws(CourierError) -> URLPath { try URLPath("/") }
             var requiresAuthorization: Bool { false }
         }
-        let pipeline = CallPipeline(endpoint: Public(), options: CallOptions(), configuration: configuration, declaredOrigin: nil, trace: nil)
+        let pipeline = CallPipeline(endpoint: Public(), options: CallOptions(), client: Client(configuration: configuration), declaredOrigin: nil, trace: nil)
         #expect(pipeline.stages.isEmpty)
         #expect(pipeline.context.metrics.discards, "nothing reads the metrics of a call without middleware")
     }
@@ -90,7 +90,7 @@ struct CallOptionsTests {
         }
         var options = CallOptions()
         options.downloadMeter = ProgressMeter.makeUpdates(.download).1
-        let pipeline = CallPipeline(endpoint: WithMiddleware(), options: options, configuration: configuration, declaredOrigin: nil, trace: nil)
+        let pipeline = CallPipeline(endpoint: WithMiddleware(), options: options, client: Client(configuration: configuration), declaredOrigin: nil, trace: nil)
         #expect(Self.kinds(pipeline) == ["PassThrough", "PassThrough", "DownloadCountingStage", "retry", "authentication"])
         #expect(String(describing: type(of: pipeline.context.endpoint)) == "WithMiddleware")
         #expect(!pipeline.context.metrics.discards)

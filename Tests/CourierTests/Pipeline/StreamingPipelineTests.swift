@@ -54,7 +54,7 @@ struct StreamingPipelineTests {
         options.collectsBody = false
         let request = try RequestBuilder.build(endpoint, configuration: configuration, options: options)
         let origin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
-        let pipeline = CallPipeline(endpoint: endpoint, options: options, configuration: configuration, declaredOrigin: origin, trace: nil)
+        let pipeline = CallPipeline(endpoint: endpoint, options: options, client: Client(configuration: configuration), declaredOrigin: origin, trace: nil)
         return try await pipeline.run(request)
     }
 
