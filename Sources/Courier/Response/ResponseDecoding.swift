@@ -46,7 +46,7 @@ extension Response {
     /// and ``EmptyResponse`` are handled as in ``decode(_:using:)-(_,JSONDecoder)``.
     /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder) throws(CourierError) -> T {
-        if let value = try builtIn(type) { return value }
+        if Self.isBuiltIn(type) { return try builtIn(type) }
         return try decoded(type, using: decoder)
     }
 
@@ -73,7 +73,7 @@ extension Response {
         _ type: T.Type, preferred: (any ResponseBodyDecoder)?, json: JSONDecoder,
         decoders: [any ResponseBodyDecoder]
     ) throws(CourierError) -> T {
-        if let value = try builtIn(type) { return value }
+        if Self.isBuiltIn(type) { return try builtIn(type) }
         if let preferred { return try decoded(type, using: preferred) }
         guard !isJSONOrUntyped, let mediaType else {
             return try decoded(type, using: JSONBodyDecoder(json))
@@ -84,13 +84,19 @@ extension Response {
         return try decoded(type, using: decoder)
     }
 
-    /// `EmptyResponse`, `Data` and `String`, which need no decoder; `nil` for anything else.
-    private func builtIn<T: Decodable>(_ type: T.Type) throws(CourierError) -> T? {
-        // Metadata compared first: a cast that fails costs more than the whole check.
-        if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return empty }
-        if T.self == Data.self, let data = body as? T { return data }
-        if T.self == String.self, let text = try text() as? T { return text }
-        return nil
+    /// Whether `type` is `EmptyResponse`, `Data` or `String`, which need no decoder. Asked before
+    /// anything of type `T?` is made: in generic code that looks up `Optional<T>`'s metadata.
+    private static func isBuiltIn<T>(_ type: T.Type) -> Bool {
+        T.self == EmptyResponse.self || T.self == Data.self || T.self == String.self
+    }
+
+    /// The value of a built-in type (see ``isBuiltIn(_:)``): ``EmptyResponse``, the body, or
+    /// its ``text()``.
+    private func builtIn<T: Decodable>(_ type: T.Type) throws(CourierError) -> T {
+        if let empty = EmptyResponse() as? T { return empty }
+        if let data = body as? T { return data }
+        guard let text = try text() as? T else { preconditionFailure("\(T.self) is not a built-in type") }
+        return text
     }
 
     /// The `String.Encoding` for an IANA charset name (lower-cased), for the charsets Courier
