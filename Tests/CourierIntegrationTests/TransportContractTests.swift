@@ -111,6 +111,42 @@ struct TransportContractTests {
         }
     }
 
+    /// A transport handed a head that makes no URL (the client never hands one over; a caller of
+    /// the transport might) refuses it, rather than send to a URL it made up.
+    @Test(arguments: TransportKind.allCases)
+    func aHeadThatMakesNoURLIsRefusedByTheTransport(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            let sent = ConcurrencyIntegrationTests.Counter()
+            await server.route(HTTPRoute(methods: FlyingFox.HTTPMethod.allMethods, path: "*")) { _ in
+                await sent.increment()
+                return FlyingFox.HTTPResponse(statusCode: .ok)
+            }
+            let head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "item with spaces")
+            let result: Result<StreamedResponse, CourierError>
+            do throws(CourierError) {
+                result = .success(try await kind.make().send(TransportRequest(head: head, timeout: .seconds(5))))
+            } catch {
+                result = .failure(error)
+            }
+            guard case .failure(.invalidRequest(.invalidURL)) = result else {
+                Issue.record("expected invalidURL, got \(result)")
+                return
+            }
+            #expect(await sent.count == 0)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aResponseReportsTheURLThatWasRequested(_ kind: TransportKind) async throws {
+        try await TestServer.run { server in
+            await server.route("GET /item") { _ in FlyingFox.HTTPResponse(statusCode: .ok, body: Data("ok".utf8)) }
+            let response = try await Self.client(kind).enqueue(server.endpoint("/item").with { $0.queryItems = [QueryItem(name: "q", value: "1")] }).resume()
+            let expected = try #require(URL(string: "http://127.0.0.1:\(server.port)/item?q=1"))
+            #expect(response.url == expected)
+            #expect(response == Response(status: .ok, headers: response.headers, body: Data("ok".utf8), url: expected))
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func requestBodiesArriveWholeInMemoryAndStreamed(_ kind: TransportKind) async throws {
         try await TestServer.run { server in

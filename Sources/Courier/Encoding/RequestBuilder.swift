@@ -58,9 +58,12 @@ enum RequestBuilder {
             maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
             redaction: configuration.redaction)
         request.redirectMode = endpoint.redirectMode
-        guard request.resolvedURL != nil else {
+        // The byte checks, not Foundation's parser: a validated `BaseURL`, a validated `URLPath`
+        // and an encoded query make a URL Foundation reads, so it is parsed only if asked for.
+        guard request.absoluteString != nil else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
+        assert(request.resolvedURL != nil, "a request that passes the byte checks makes a URL")
         return request
     }
 
@@ -135,11 +138,7 @@ enum RequestBuilder {
         for field in request.head.headerFields where isReserved(field.name) {
             throw .invalidRequest(.reservedHeader(field.name.rawName))
         }
-        guard let url = request.resolvedURL else {
-            let head = request.head
-            let described = "\(head.scheme ?? "")://\(head.authority ?? "")\(head.path ?? "")"
-            throw .invalidRequest(.invalidURL(Redaction.default.redact(urlString: described)))
-        }
+        guard let url = request.resolvedURL else { throw invalidURL(request) }
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", url.host(percentEncoded: true)?.isEmpty == false else {
             throw .invalidRequest(
@@ -153,6 +152,14 @@ enum RequestBuilder {
                     Redaction.default.redact(urlString: url.absoluteString),
                     reason: "the request's URL must not carry user-info (the transport would send it as credentials)"))
         }
+    }
+
+    /// The failure of a request whose head makes no URL: ``InvalidRequest/invalidURL(_:)`` with
+    /// its scheme, authority and path as written, redacted.
+    static func invalidURL(_ request: TransportRequest) -> CourierError {
+        let head = request.head
+        let described = "\(head.scheme ?? "")://\(head.authority ?? "")\(head.path ?? "")"
+        return .invalidRequest(.invalidURL(Redaction.default.redact(urlString: described)))
     }
 
     private static func validValue(_ item: HeaderItem) throws(CourierError) -> String {

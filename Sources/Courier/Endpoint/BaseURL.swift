@@ -34,6 +34,8 @@ public struct BaseURL: Hashable, Sendable {
     public let host: String
     /// The port, or `nil` for the scheme's default.
     public let port: Int?
+    /// `host` or `host:port`, as it appears in a URL's authority.
+    public let authority: String
 
     /// Creates a base URL from its parts.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidHost(_:reason:)``
@@ -52,9 +54,11 @@ public struct BaseURL: Hashable, Sendable {
         if let port, !(1...65535).contains(port) {
             throw .invalidRequest(.invalidPort(port))
         }
+        let host = host.lowercased()
         self.scheme = scheme
-        self.host = host.lowercased()
+        self.host = host
         self.port = port
+        self.authority = port.map { "\(host):\($0)" } ?? host
     }
 
     /// Reads a base URL from a string such as `"https://api.example.com"` or
@@ -98,11 +102,6 @@ public struct BaseURL: Hashable, Sendable {
             port = value
         }
         try self.init(scheme: scheme, host: String(host), port: port)
-    }
-
-    /// `host` or `host:port`, as it appears in a URL's authority.
-    public var authority: String {
-        port.map { "\(host):\($0)" } ?? host
     }
 
     /// The base URL as a `URL` with an empty path, e.g. `https://api.example.com`.

@@ -39,7 +39,7 @@ struct RetryStage: Middleware {
                 }
             }
             // The policy decides on the head alone.
-            let head = outcome.map { Response(status: $0.status, headers: $0.headers, url: $0.url) }
+            let head = outcome.map { Response(status: $0.status, headers: $0.headers, body: Data(), location: $0.location) }
             guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: head, now: Date()) else {
                 return try outcome.get()
             }

@@ -20,16 +20,27 @@ public struct Response: Sendable, Equatable {
     /// The body, whole. Empty for 204 and HEAD.
     public var body: Data
     /// The URL that was requested (before any redirect).
-    public var url: URL
+    public var url: URL {
+        get { location.url }
+        set { location = ResponseLocation(newValue) }
+    }
+    /// Where ``url`` comes from: a response from Courier's transports parses its request's URL
+    /// only when it is read.
+    var location: ResponseLocation
     /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
     public var source: ResponseSource = .network
 
     /// Creates a response from swift-http-types values.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data(), url: URL) {
+        self.init(status: status, headers: headers, body: body, location: ResponseLocation(url))
+    }
+
+    /// A response from `location`.
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: Data, location: ResponseLocation) {
         self.status = status
         self.headers = headers
         self.body = body
-        self.url = url
+        self.location = location
     }
 
     /// Creates a response from plain values, for tests and custom transports. Header names that

@@ -92,19 +92,19 @@ public struct ResponseBody: AsyncSequence, Sendable {
         try await collect(upTo: limit, url: nil)
     }
 
-    /// ``collect(upTo:)``, reporting `url` in the too-large failure.
-    func collect(upTo limit: Int?, url: URL?) async throws(CourierError) -> Data {
+    /// ``collect(upTo:)``, reporting `url` in the too-large failure (asked for only then).
+    func collect(upTo limit: Int?, url: @autoclosure () -> URL?) async throws(CourierError) -> Data {
         let source: any ResponseChunkSource
         switch storage {
         case .whole:
-            return try wholeData(upTo: limit, url: url)!
+            return try wholeData(upTo: limit, url: url())!
         case .streamed(let streamed):
             source = streamed
         }
-        guard source.claim() else { throw Self.alreadyRead(url: url) }
+        guard source.claim() else { throw Self.alreadyRead(url: url()) }
         if let limit, let expectedLength, expectedLength > limit {
             source.cancel()
-            throw .transport(.responseTooLarge(limit: limit, url: url))
+            throw .transport(.responseTooLarge(limit: limit, url: url()))
         }
         var data = Data()
         if let expectedLength, expectedLength > 0 {
@@ -114,7 +114,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         while let chunk = try await source.next() {
             if let limit, chunk.count > limit - data.count {
                 source.cancel()
-                throw .transport(.responseTooLarge(limit: limit, url: url))
+                throw .transport(.responseTooLarge(limit: limit, url: url()))
             }
             if data.isEmpty {
                 // The first chunk may be the whole body: keep it rather than copy it.
@@ -129,9 +129,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The bytes of a whole body, checked against `limit` without reading anything; `nil` for a
     /// streamed body, which ``collect(upTo:url:)`` reads under the same limit.
     /// - Throws: ``TransportFailure/Kind/responseTooLarge`` for a whole body past `limit`.
-    func wholeData(upTo limit: Int?, url: URL?) throws(CourierError) -> Data? {
+    func wholeData(upTo limit: Int?, url: @autoclosure () -> URL?) throws(CourierError) -> Data? {
         guard case .whole(let data) = storage else { return nil }
-        if let limit, data.count > limit { throw .transport(.responseTooLarge(limit: limit, url: url)) }
+        if let limit, data.count > limit { throw .transport(.responseTooLarge(limit: limit, url: url())) }
         return data
     }
 

@@ -29,21 +29,32 @@ public struct StreamedResponse: Sendable {
     /// The body, as it arrives.
     public var body: ResponseBody
     /// The URL that was requested (before any redirect).
-    public var url: URL
+    public var url: URL {
+        get { location.url }
+        set { location = ResponseLocation(newValue) }
+    }
+    /// Where ``url`` comes from: a response from Courier's transports parses its request's URL
+    /// only when it is read.
+    var location: ResponseLocation
     /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
     public var source: ResponseSource = .network
 
     /// Creates a response from a head and a body.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ResponseBody = ResponseBody(), url: URL) {
+        self.init(status: status, headers: headers, body: body, location: ResponseLocation(url))
+    }
+
+    /// A response from `location`: from a transport, its request's ``TransportRequest/location``.
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ResponseBody, location: ResponseLocation) {
         self.status = status
         self.headers = headers
         self.body = body
-        self.url = url
+        self.location = location
     }
 
     /// A response with a whole body: `response`'s head and bytes.
     public init(_ response: Response) {
-        self.init(status: response.status, headers: response.headers, body: ResponseBody(response.body), url: response.url)
+        self.init(status: response.status, headers: response.headers, body: ResponseBody(response.body), location: response.location)
         source = response.source
     }
 
@@ -71,7 +82,7 @@ public struct StreamedResponse: Sendable {
     ///   failure past `limit`, or whatever reading the body throws.
     public func collect(upTo limit: Int?) async throws(CourierError) -> Response {
         let data = try await body.collect(upTo: limit, url: url)
-        var response = Response(status: status, headers: headers, body: data, url: url)
+        var response = Response(status: status, headers: headers, body: data, location: location)
         response.source = source
         return response
     }
@@ -90,7 +101,7 @@ public struct StreamedResponse: Sendable {
 
     /// The response, whose body is whole (``whole(upTo:)``).
     var collected: Response {
-        var response = Response(status: status, headers: headers, body: body.wholeData ?? Data(), url: url)
+        var response = Response(status: status, headers: headers, body: body.wholeData ?? Data(), location: location)
         response.source = source
         return response
     }

@@ -26,6 +26,11 @@ package struct LockedState<Value: Sendable>: @unchecked Sendable {
         storage = Storage.make(value)
     }
 
+    /// Whether `other` is this lock itself (a copy of the same one), not another one.
+    package func isSame(as other: LockedState) -> Bool {
+        storage === other.storage
+    }
+
     /// Runs `body` with the value, under the lock.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, lock in

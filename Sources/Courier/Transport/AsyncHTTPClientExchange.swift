@@ -41,7 +41,9 @@
         /// returns, as in ``URLSessionExchange/wholeBodyLimit``.
         static let wholeBodyLimit = 256 << 10
 
-        private let url: URL
+        /// Where the response comes from, reported in its failures (its URL parsed only then).
+        private let location: ResponseLocation
+        private var url: URL { location.url }
         private let maximumResponseSize: Int?
         private let state = LockedState(State())
         /// Written once in ``start(_:deadline:)``, before the pull starts; read by the pull and by
@@ -59,9 +61,12 @@
         /// `Content-Length` says.
         private let isHead: Bool
 
-        init(transport: AsyncHTTPClientTransport, url: URL, maximumResponseSize: Int?, upload: RequestBodyLifetime?, isHead: Bool = false) {
+        init(
+            transport: AsyncHTTPClientTransport, location: ResponseLocation, maximumResponseSize: Int?, upload: RequestBodyLifetime?,
+            isHead: Bool = false
+        ) {
             self.transport = transport
-            self.url = url
+            self.location = location
             self.maximumResponseSize = maximumResponseSize
             self.upload = upload
             self.isHead = isHead
@@ -97,7 +102,7 @@
             let status = HTTPResponse.Status(code: Int(response.status.code))
             if let announced, announced <= Self.wholeBodyLimit {
                 let body = try await readWhole(response.body, announced: announced, deadline: deadline)
-                return StreamedResponse(status: status, headers: headers, body: ResponseBody(body), url: url)
+                return StreamedResponse(status: status, headers: headers, body: ResponseBody(body), location: location)
             }
             let buffer = ChunkBuffer(producer: self, canPause: true)
             self.buffer = buffer
@@ -122,7 +127,7 @@
                 return state.stop != nil
             }
             if stoppedEarly { task.cancel() }
-            return StreamedResponse(status: status, headers: headers, body: ResponseBody(source: buffer, expectedLength: announced), url: url)
+            return StreamedResponse(status: status, headers: headers, body: ResponseBody(source: buffer, expectedLength: announced), location: location)
         }
 
         /// Reads a short body whole, under the deadline and the calling task's cancellation.

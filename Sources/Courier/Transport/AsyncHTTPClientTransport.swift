@@ -168,15 +168,17 @@
             return pinnedClients[key] ?? client
         }
 
-        /// The client for a request to `url` whose body may be `maximumResponseSize` bytes once
-        /// decoded: ``client(for:)`` when its decompression limit is the default one (or the
-        /// client is yours), else one with the limit ``decompressionLimit(for:)``, made once.
-        func client(for url: URL, maximumResponseSize: Int?) -> HTTPClient {
+        /// The client for `request`, whose body may be ``TransportRequest/maximumResponseSize``
+        /// bytes once decoded: ``client(for:)-(URL)`` when its decompression limit is the default
+        /// one (or the client is yours), else one with the limit ``decompressionLimit(for:)``,
+        /// made once. The request's URL is parsed only when some host is pinned.
+        func client(for request: TransportRequest) -> HTTPClient {
+            let maximumResponseSize = request.maximumResponseSize
             let limit = Self.decompressionBytes(for: maximumResponseSize)
             guard let baseConfiguration, limit != Self.decompressionBytes(for: Courier.Configuration.defaultMaximumResponseSize) else {
-                return client(for: url)
+                return pinnedClients.isEmpty ? client : client(for: request.url)
             }
-            let pinKey = pinnedClients.isEmpty ? nil : url.host.flatMap { pinning.pinKey(for: $0) }
+            let pinKey = pinnedClients.isEmpty ? nil : request.url.host.flatMap { pinning.pinKey(for: $0) }
             let key = ClientKey(pinKey: pinKey.flatMap { pinnedClients[$0] == nil ? nil : $0 }, limit: limit)
             return clientsByLimit.withLock { clients in
                 if let client = clients[key] { return client }
@@ -250,19 +252,17 @@
             var current = request
             var redirects = 0
             while true {
-                let url = current.url
-                let (outgoing, upload) = Self.request(for: current)
+                let (outgoing, upload) = try Self.request(for: current)
                 let response: HTTPClientResponse
                 do {
-                    response = try await client(for: current.url, maximumResponseSize: current.maximumResponseSize).execute(
-                        outgoing, deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
+                    response = try await client(for: current).execute(outgoing, deadline: NIODeadline.uptimeNanoseconds(deadline.uptimeNanoseconds))
                 } catch {
                     upload?.end()
-                    throw AsyncHTTPClientExchange.failure(error, url: url)
+                    throw AsyncHTTPClientExchange.failure(error, url: current.url)
                 }
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(
-                        transport: self, url: url, maximumResponseSize: request.maximumResponseSize, upload: upload,
+                        transport: self, location: current.location, maximumResponseSize: request.maximumResponseSize, upload: upload,
                         isHead: current.head.method == .head)
                     return try await exchange.start(response, deadline: deadline)
                 }
@@ -270,7 +270,7 @@
                 upload?.end()
                 redirects += 1
                 if redirects > RedirectPolicy.maximumRedirects {
-                    throw .transport(TransportFailure(URLError(.httpTooManyRedirects), url: url))
+                    throw .transport(TransportFailure(URLError(.httpTooManyRedirects), url: current.url))
                 }
                 current = next
                 if let attempt = AttemptTrace.current {
@@ -325,9 +325,12 @@
         /// The async-http-client request for `request`, and the lifetime of its streamed body (if
         /// it has one), which the caller ends with the exchange. Not inlined into `send`, whose
         /// async frame every call allocates.
+        /// - Throws: ``InvalidRequest/invalidURL(_:)`` when the head makes no URL (the client never
+        ///   sends such a request; another caller of the transport might).
         @inline(never)
-        static func request(for request: TransportRequest) -> (HTTPClientRequest, RequestBodyLifetime?) {
-            var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        static func request(for request: TransportRequest) throws(CourierError) -> (HTTPClientRequest, RequestBodyLifetime?) {
+            guard let url = request.absoluteString else { throw RequestBuilder.invalidURL(request) }
+            var outgoing = HTTPClientRequest(url: url)
             outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
             outgoing.headers.reserveCapacity(request.head.headerFields.count)
             // One Cookie field, its pairs joined with "; " (RFC 6265 §5.4: a client sends at most

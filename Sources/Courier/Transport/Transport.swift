@@ -78,28 +78,15 @@ public struct TransportRequest: Sendable {
     /// ``Configuration/redaction``.
     public var redaction: Redaction {
         get { shared.redaction }
-        set { shared = Shared(target: shared.target, redaction: newValue) }
+        set { shared = RequestTarget(head, redaction: newValue) }
     }
 
-    /// The URL ``head`` describes (with the scheme, authority and path it was made from: kept
-    /// so that editing a header does not parse a URL again) and the redaction, in one box that
-    /// copies of the request share.
+    /// Where the request goes, with its URL parsed when first asked for, and the redaction, in
+    /// one box that copies of the request share (see ``RequestTarget``).
     ///
     /// A box because every stage of the pipeline is an async function that keeps the request in
     /// its task frame, allocated anew by each call.
-    private var shared: Shared
-
-    private var target: Target { shared.target }
-
-    private final class Shared: Sendable {
-        let target: Target
-        let redaction: Redaction
-
-        init(target: Target, redaction: Redaction) {
-            self.target = target
-            self.redaction = redaction
-        }
-    }
+    private var shared: RequestTarget
 
     /// Creates a transport request.
     /// - Parameters:
@@ -116,9 +103,9 @@ public struct TransportRequest: Sendable {
         redaction: Redaction = .default
     ) {
         var head = head
-        if let url { Target.apply(url, to: &head) }
+        if let url { RequestTarget.apply(url, to: &head) }
         self.head = head
-        self.shared = Shared(target: Target(head), redaction: redaction)
+        self.shared = RequestTarget(head, redaction: redaction)
         self.body = body
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
@@ -132,110 +119,37 @@ public struct TransportRequest: Sendable {
     /// `about:blank`, and the client fails the call with ``InvalidRequest/invalidURL(_:)``
     /// before it reaches a transport.
     public var url: URL {
-        get { target.url ?? Target.unusable }
+        get { shared.url ?? RequestTarget.unusable }
         set {
             var head = self.head
-            Target.apply(newValue, to: &head)
+            RequestTarget.apply(newValue, to: &head)
             self.head = head
         }
     }
 
     /// The URL of ``head``, or `nil` when its parts make none.
-    var resolvedURL: URL? { target.url }
+    var resolvedURL: URL? { shared.url }
+
+    /// `scheme://authority` and the path of ``head``, or `nil` when they fail the byte checks
+    /// that come before Foundation parses a URL (see ``RequestTarget``). The request the client
+    /// builds from an endpoint always has one.
+    var absoluteString: String? { shared.absoluteString }
+
+    /// Where a response to this request comes from, its URL parsed only when read.
+    var location: ResponseLocation { ResponseLocation(shared) }
 
     /// Whether `other` goes to the same URL with the same redaction as this request, known
     /// without comparing them: both are copies of one request whose URL and redaction were not
     /// changed since (changing either gives a request a box of its own). `false` does not mean
     /// they differ.
     func sharesTargetAndRedaction(with other: TransportRequest) -> Bool {
-        shared === other.shared
+        shared.isSame(as: other.shared)
     }
 
     private mutating func refreshTarget() {
-        // Only the three parts of a URL matter: a header edit keeps the parsed URL.
-        if head.scheme != target.scheme || head.authority != target.authority || head.path != target.path {
-            shared = Shared(target: Target(head), redaction: shared.redaction)
-        }
-    }
-
-    /// Where a request goes, parsed once.
-    private struct Target: Sendable {
-        var scheme: String?
-        var authority: String?
-        var path: String?
-        var url: URL?
-
-        static let unusable = URL(string: "about:blank") ?? URL(fileURLWithPath: "/")
-
-        init(_ head: HTTPRequest) {
-            scheme = head.scheme
-            authority = head.authority
-            path = head.path
-            // Checked byte by byte first: Foundation's URL(string:) quietly percent-encodes a space
-            // and would read a path without its leading "/" as more of the host.
-            if let scheme, let authority, let path, Self.isValid(authority: authority), Self.isValid(pathAndQuery: path) {
-                // One string, built in place: `+` would allocate each intermediate one.
-                var string = ""
-                string.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
-                string += scheme
-                string += "://"
-                string += authority
-                string += path
-                url = URL(string: string)
-            }
-        }
-
-        /// RFC 3986 `path-absolute [ "?" query ]`: a leading `/`, then `pchar`, `/` and `?`, with
-        /// every `%` starting a valid escape. No fragment, space, control or non-ASCII byte.
-        static func isValid(pathAndQuery: String) -> Bool {
-            pathAndQuery.utf8.first == UInt8(ascii: "/") && hasOnlyURLBytes(pathAndQuery, extra: "/?")
-        }
-
-        /// RFC 3986 `[ userinfo "@" ] host [ ":" port ]`, as bytes: not empty, and only what those
-        /// may hold (user-info is refused later, with its own error).
-        static func isValid(authority: String) -> Bool {
-            !authority.isEmpty && hasOnlyURLBytes(authority, extra: "[]")
-        }
-
-        /// Unreserved, sub-delims, `:`, `@`, valid `%XX` escapes and the `extra` bytes.
-        private static func hasOnlyURLBytes(_ text: String, extra: StaticString) -> Bool {
-            let extras = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
-            var bytes = text.utf8.makeIterator()
-            while let byte = bytes.next() {
-                switch byte {
-                case UInt8(ascii: "%"):
-                    guard bytes.next().flatMap(PercentEncoding.hexValue) != nil,
-                        bytes.next().flatMap(PercentEncoding.hexValue) != nil
-                    else { return false }
-                case _ where PercentEncoding.isUnreserved(byte):
-                    continue
-                case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-                    UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-                    UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
-                    continue
-                default:
-                    guard extras.contains(byte) else { return false }
-                }
-            }
-            return true
-        }
-
-        /// Sets `head`'s scheme, authority (`user:password@host:port`, as written) and path with
-        /// query (`/` when the URL has no path) from `url`.
-        static func apply(_ url: URL, to head: inout HTTPRequest) {
-            let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-            head.scheme = components?.scheme ?? url.scheme
-            var authority = components?.percentEncodedHost ?? ""
-            if authority.utf8.contains(UInt8(ascii: ":")), authority.utf8.first != UInt8(ascii: "[") { authority = "[" + authority + "]" }
-            if let port = components?.port { authority += ":\(port)" }
-            if let user = components?.percentEncodedUser {
-                let password = components?.percentEncodedPassword.map { ":" + $0 } ?? ""
-                authority = user + password + "@" + authority
-            }
-            head.authority = authority
-            let path = components?.percentEncodedPath ?? ""
-            let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
-            head.path = (path.isEmpty ? "/" : path) + query
+        // Only the three parts of a URL matter: a header edit keeps the box.
+        if !shared.matches(head) {
+            shared = RequestTarget(head, redaction: shared.redaction)
         }
     }
 }

@@ -118,13 +118,15 @@ public final class URLSessionTransport: Transport {
     ///   cannot be expressed as a `URLRequest`.
     public func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
+        // A head that makes no URL: the client never sends one; another caller might.
+        guard let url = request.resolvedURL else { throw RequestBuilder.invalidURL(request) }
         if isBackgroundConfiguration {
-            throw .transport(TransportFailure(kind: .other, url: request.url, message: SessionSettings.backgroundRefusal))
+            throw .transport(TransportFailure(kind: .other, url: url, message: SessionSettings.backgroundRefusal))
         }
-        if let failure = SessionDelegate.uncheckablePins(pinning, for: request.url) {
-            throw .transport(failure.transportFailure(url: request.url))
+        if let failure = SessionDelegate.uncheckablePins(pinning, for: url) {
+            throw .transport(failure.transportFailure(url: url))
         }
-        var urlRequest = URLRequest(url: request.url)
+        var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.head.method.rawValue
         for field in request.head.headerFields where field.name != .cookie {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
@@ -133,7 +135,7 @@ public final class URLSessionTransport: Transport {
         // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
         var cookies = request.head.headerFields[values: .cookie]
         #if canImport(FoundationNetworking)
-            if let storage = cookieStorage, let stored = SessionSettings.cookieHeader(from: storage, for: request.url) {
+            if let storage = cookieStorage, let stored = SessionSettings.cookieHeader(from: storage, for: url) {
                 cookies.append(stored)
             }
         #endif
@@ -173,7 +175,7 @@ public final class URLSessionTransport: Transport {
         }
 
         let exchange = Exchange(
-            url: request.url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
+            url: url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
             redirectMode: request.redirectMode, attempt: AttemptTrace.current, isHead: request.head.method == .head)
         exchangeBox.exchange = exchange
         let session = self.session
@@ -191,7 +193,7 @@ public final class URLSessionTransport: Transport {
         }
         // Built here, not on the delegate queue every request of the session funnels through.
         exchange.synchronizeWithDelegate()
-        return try completion.outcome(for: request.url).get()
+        return try completion.outcome(for: url).get()
     }
 }
 

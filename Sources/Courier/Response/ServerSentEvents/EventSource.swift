@@ -146,7 +146,7 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             switch response.statusCode {
             case 200:
-                let head = Response(status: response.status, headers: response.headers, url: response.url)
+                let head = Response(status: response.status, headers: response.headers, body: Data(), location: response.location)
                 guard head.mediaType == "text/event-stream" else {
                     response.body.cancel()
                     throw finish(
