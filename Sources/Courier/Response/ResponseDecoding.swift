@@ -92,11 +92,12 @@ extension Response {
 
     /// The value of a built-in type (see ``isBuiltIn(_:)``): ``EmptyResponse``, the body, or
     /// its ``text()``.
+    /// - Throws: the error of ``text()``; ``CourierError/decoding(_:)`` for any other type.
     private func builtIn<T: Decodable>(_ type: T.Type) throws(CourierError) -> T {
         if let empty = EmptyResponse() as? T { return empty }
         if let data = body as? T { return data }
-        guard let text = try text() as? T else { preconditionFailure("\(T.self) is not a built-in type") }
-        return text
+        if let text = try text() as? T { return text }
+        throw .decoding(DecodingFailure(reason: .other("not Data, String or EmptyResponse"), response: self, expectedType: "\(T.self)"))
     }
 
     /// The `String.Encoding` for an IANA charset name (lower-cased), for the charsets Courier
