@@ -60,9 +60,7 @@ enum RequestBuilder {
         request.redirectMode = endpoint.redirectMode
         // The byte checks, not Foundation's parser: a validated `BaseURL`, a validated `URLPath`
         // and an encoded query make a URL Foundation reads, so it is parsed only if asked for.
-        guard request.absoluteString != nil else {
-            throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
-        }
+        guard request.absoluteString != nil else { throw invalidURL(request) }
         assert(request.resolvedURL != nil, "a request that passes the byte checks makes a URL")
         return request
     }
