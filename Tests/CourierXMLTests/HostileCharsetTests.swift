@@ -133,6 +133,13 @@ struct HostileCharsetTests {
         #expect(parsingError { _ = try XMLTreeDocument(string: "<a>x\u{0}y</a>") }?.reason == .nullCharacter)
     }
 
+    @Test("every declaration the parser reads, the writer writes back", arguments: ["1.0", "1.1", "1.10"])
+    func readableVersionRoundTrips(version: String) throws {
+        let document = try XMLTreeDocument(string: "<?xml version=\"\(version)\" standalone=\"yes\"?><a/>")
+        #expect(document.declaration?.version == version)
+        #expect(try document.xmlString() == "<?xml version=\"\(version)\" standalone=\"yes\"?><a/>")
+    }
+
     @Test(
         "a declaration Courier cannot read is refused before XMLParser could take an encoding from it",
         arguments: [
@@ -140,6 +147,9 @@ struct HostileCharsetTests {
             "<?xml version=\"1.0\" encoding=\"UTF-8\" encoding=\"IBM037\"?><a/>",
             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"><a/>",
             "<?xml version=\"1.0\" version=\"1.0\"?><a/>",
+            // Found by FuzzXMLTree: libxml2 takes `1.`, which the writer then refused.
+            "<?xml version=\"1.\" standalone=\"yes\"?><a x=\"&#10;&#9;\"/>",
+            "<?xml version=\"2.0\"?><a/>", "<?xml version=\"1.x\"?><a/>", "<?xml version=\"\"?><a/>",
         ])
     func unreadableDeclaration(xml: String) {
         let expected = XMLParsingError(reason: .notWellFormed(code: 57), line: 1, column: 1)

@@ -213,7 +213,10 @@ struct RawDeclaration {
             // A name twice is malformed: libxml2 would act on the first `encoding` and Courier on
             // the last.
             switch name {
-            case "version" where declaration.version == nil: declaration.version = value
+            case "version" where declaration.version == nil:
+                // XML 1.0's `VersionNum`; libxml2 also takes `1.`, which no writer may produce.
+                guard isVersionNumber(value) else { return nil }
+                declaration.version = value
             case "encoding" where declaration.encoding == nil:
                 declaration.encoding = value
                 declaration.encodingRange = valueStart..<valueEnd
@@ -223,6 +226,13 @@ struct RawDeclaration {
             index = valueEnd + 1
         }
         return nil
+    }
+
+    /// Whether `version` is XML 1.0's `VersionNum`: `1.` and one or more ASCII digits.
+    static func isVersionNumber(_ version: String) -> Bool {
+        let minor = version.utf8.dropFirst(2)
+        return version.utf8.starts(with: "1.".utf8) && !minor.isEmpty
+            && minor.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// libxml2's `XML_ERR_XMLDECL_NOT_FINISHED`, reported for a declaration Courier cannot read.

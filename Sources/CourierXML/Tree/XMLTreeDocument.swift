@@ -167,8 +167,7 @@ public struct XMLTreeDocument: Sendable, Hashable {
 extension XMLTreeDocument.Declaration {
     /// `<?xml version="1.0" encoding="UTF-8"?>`, with `standalone` when set.
     func xmlString() throws(XMLSerializationError) -> String {
-        let minor = version.hasPrefix("1.") ? version.dropFirst(2) : ""
-        guard !minor.isEmpty, minor.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard RawDeclaration.isVersionNumber(version) else {
             throw .invalidDeclaration("version \(version.debugDescription)")
         }
         var text = "<?xml version=\"\(version)\""
