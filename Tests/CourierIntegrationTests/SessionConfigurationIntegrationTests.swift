@@ -50,6 +50,22 @@ struct SessionConfigurationIntegrationTests {
         }
     }
 
+    @Test func aRepeatedHeaderArrivesAsOneFieldInOrderWithTheOthersUntouched() async throws {
+        try await TestServer.run { server in
+            await addRoutes(to: server)
+            let sent = [
+                HeaderItem(name: "X-Trace", value: "a"), HeaderItem(name: "X-Other", value: "kept"),
+                HeaderItem(name: "x-trace", value: "b"), HeaderItem(name: "X-Empty", value: ""),
+            ]
+
+            let headers = try await echoedHeaders(client(.ephemeral), server, headers: sent)
+
+            #expect(headers["x-trace"] == "a,b")
+            #expect(headers["x-other"] == "kept")
+            #expect(headers["accept"] == "application/json")
+        }
+    }
+
     @Test func theCallersConfigurationIsNeverChanged() throws {
         let cache = URLCache(memoryCapacity: 1024, diskCapacity: 0, diskPath: nil)
         let configuration = URLSessionConfiguration.default

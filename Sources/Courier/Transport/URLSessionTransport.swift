@@ -127,11 +127,9 @@ public final class URLSessionTransport: Transport {
             throw .transport(failure.transportFailure(url: url))
         }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.head.method.rawValue
-        for field in request.head.headerFields where field.name != .cookie {
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
-        }
-        // URLRequest folds repeated fields with ", ", which splits or corrupts cookie values;
+        if request.head.method != .get { urlRequest.httpMethod = request.head.method.rawValue }
+        var headers = Self.headerDictionary(request.head.headerFields)
+        // URLRequest folds repeated fields with ",", which splits or corrupts cookie values;
         // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
         var cookies = request.head.headerFields[values: .cookie]
         #if canImport(FoundationNetworking)
@@ -140,7 +138,7 @@ public final class URLSessionTransport: Transport {
             }
         #endif
         if !cookies.isEmpty {
-            urlRequest.setValue(cookies.joined(separator: "; "), forHTTPHeaderField: "Cookie")
+            headers["Cookie"] = cookies.joined(separator: "; ")
         }
         // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
         // seconds; round up so it never fires before Courier's own deadline does.
@@ -155,14 +153,14 @@ public final class URLSessionTransport: Transport {
         case .stream(let stream)?:
             // A known length is sent as Content-Length, whatever the endpoint's headers say.
             if let length = stream.length {
-                urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
+                Self.replace("Content-Length", with: String(length), in: &headers)
                 #if canImport(FoundationNetworking)
                     // corelibs gives libcurl an unknown size for every body stream, so libcurl adds
                     // `Transfer-Encoding: chunked` next to our Content-Length (both headers, chunked
                     // framing: RFC 9112 §6.2 forbids it and strict servers drop the connection). A
                     // blank custom header is libcurl's way to remove its own one, and it then sends the
                     // bytes as they are (measured with curl 7.88.1).
-                    urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+                    Self.replace("Transfer-Encoding", with: " ", in: &headers)
                 #endif
             }
             let bodyPump = BodyPump(stream: stream) { [weak exchangeBox] error in
@@ -173,6 +171,7 @@ public final class URLSessionTransport: Transport {
         case nil:
             break
         }
+        urlRequest.allHTTPHeaderFields = headers
 
         let exchange = Exchange(
             url: url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
@@ -198,6 +197,29 @@ public final class URLSessionTransport: Transport {
 }
 
 extension URLSessionTransport {
+    /// The request's fields as `URLRequest.allHTTPHeaderFields`, without `Cookie`: each name as
+    /// written the first time, repeated names folded into one value joined with `,` (as
+    /// `URLRequest.addValue(_:forHTTPHeaderField:)` folds them). Set in one go: corelibs'
+    /// `addValue` capitalizes the name and copies the whole dictionary for every field.
+    static func headerDictionary(_ fields: HTTPFields) -> [String: String] {
+        var headers = [String: String](minimumCapacity: fields.count)
+        for index in fields.indices where fields[index].name != .cookie {
+            let name = fields[index].name
+            guard !fields[..<index].contains(where: { $0.name == name }) else { continue }  // folded already
+            let repeated = fields[fields.index(after: index)...].contains { $0.name == name }
+            headers[name.rawName] = repeated ? fields[values: name].joined(separator: ",") : fields[index].value
+        }
+        return headers
+    }
+
+    /// Sets `name` to `value` in `headers`, replacing a field of that name in any case.
+    static func replace(_ name: String, with value: String, in headers: inout [String: String]) {
+        for key in headers.keys where key.lowercased() == name.lowercased() {
+            headers[key] = nil
+        }
+        headers[name] = value
+    }
+
     /// A transport over `URLSessionConfiguration.default`, shared by every ``Configuration``
     /// that does not name its own.
     public static let shared = URLSessionTransport()
