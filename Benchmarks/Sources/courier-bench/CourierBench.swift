@@ -28,9 +28,9 @@ struct CourierBench {
         var mallocs = false
 
         static let allClients = [
-            "raw", "courier", "courier-stub", "courier-datafor", "courier-nocache", "raw-delegate", "raw-nocache",
+            "raw", "courier", "courier-stub", "courier-datafor", "courier-urlcache", "raw-delegate", "raw-nocache",
             "raw-delegate-nocache", "courier-bearer", "raw-ahc", "raw-ahc-headers", "ahc-transport", "courier-ahc",
-            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache",
+            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport",
         ]
 
         static let usage = """
@@ -50,10 +50,12 @@ struct CourierBench {
               --clients LIST   comma-separated clients (default raw,courier); diagnostics:
                                courier-stub     Courier with a canned-response transport (no network)
                                courier-datafor  Courier over a URLSession.data(for:) transport
-                               courier-nocache  Courier over URLSessionTransport with urlCache = nil
+                               courier-urlcache  Courier over URLSessionTransport keeping urlCache
                                raw-delegate     URLSession through a session delegate, no Courier
                                raw-nocache      raw with urlCache = nil
                                raw-delegate-nocache  raw-delegate with urlCache = nil
+                               urlsession-transport  URLSessionTransport.send called by hand,
+                                                no Client (compare with raw-delegate, courier)
                                courier-bearer   Courier signing with a bearer token (compare with
                                                 --baseline courier for the cost of authorization)
                                raw-ahc          async-http-client's HTTPClient.execute, no Courier
@@ -258,10 +260,11 @@ struct CourierBench {
             case "courier": clients.append(try CourierClient(port: server.port))
             case "courier-stub": clients.append(try CourierStubClient(port: server.port))
             case "courier-datafor": clients.append(try CourierDataForClient(port: server.port))
-            case "courier-nocache": clients.append(try CourierNoCacheClient(port: server.port))
+            case "courier-urlcache": clients.append(try CourierURLCacheClient(port: server.port))
             case "raw-delegate": clients.append(RawDelegateClient(port: server.port))
             case "raw-nocache": clients.append(RawClient(port: server.port, cache: false))
             case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
+            case "urlsession-transport": clients.append(TransportURLSessionClient(port: server.port))
             case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))

@@ -41,19 +41,17 @@ struct StubTransport: Transport {
     }
 }
 
-/// Courier with `URLSessionTransport(configuration:)` over a `URLSessionConfiguration.default`
-/// whose `urlCache` is `nil`. On Linux, corelibs-foundation looks every request up in the
-/// (disk-backed) `URLCache.shared` and prepares to store its response, even when nothing is
-/// cacheable; this shows what that costs.
-struct CourierNoCacheClient: BenchClient {
-    let label = "courier-nocache"
+/// Courier over `URLSessionTransport(keepsURLCache: true)`: the session keeps
+/// `URLSessionConfiguration.default`'s `urlCache`, as `raw` and `raw-delegate` do, where
+/// `courier` (the transport's default) has none. Against `courier` it shows what the cache
+/// changes on this platform.
+struct CourierURLCacheClient: BenchClient {
+    let label = "courier-urlcache"
     let client: Client
     let endpoint: GetItem
 
     init(port: Int) throws {
-        let configuration = URLSessionConfiguration.default
-        configuration.urlCache = nil
-        client = Client(configuration: Configuration(transport: URLSessionTransport(configuration: configuration)))
+        client = Client(configuration: Configuration(transport: URLSessionTransport(keepsURLCache: true)))
         endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port))
     }
 
@@ -173,5 +171,32 @@ struct RawDelegateClient: BenchClient {
                 done.continuation.resume(returning: (done.body, done.status))
             }
         }
+    }
+}
+
+/// `urlsession-transport` (a diagnostic): ``URLSessionTransport/send(_:)`` called by hand with the
+/// request `courier` sends (its three extra header fields included), the body collected, the
+/// status checked and the body decoded with a `JSONDecoder`: the transport's cost without
+/// `Client`. Between `raw-delegate` and it is the adapter; between it and `courier`, Courier's
+/// pipeline.
+struct TransportURLSessionClient: BenchClient {
+    let label = "urlsession-transport"
+    let transport = URLSessionTransport()
+    let request: TransportRequest
+    let decoder = JSONDecoder()
+
+    init(port: Int) {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: Payload.path)
+        for (name, value) in RawAsyncHTTPClient.courierHeaders {
+            if let name = HTTPField.Name(name) { head.headerFields.append(HTTPField(name: name, value: value)) }
+        }
+        request = TransportRequest(head: head, timeout: .seconds(30))
+    }
+
+    func fetch() async throws -> Item {
+        let response = try await transport.send(request)
+        guard response.status == .ok else { throw BenchError("urlsession-transport: status \(response.status)") }
+        let body = try await response.body.collect(upTo: 32 << 20)
+        return try decoder.decode(Item.self, from: body)
     }
 }
