@@ -140,30 +140,3 @@ struct CourierConditionalClient: BenchClient {
         return item
     }
 }
-
-/// `ahc-transport` (a diagnostic): ``AsyncHTTPClientTransport/send(_:)`` called by hand with the
-/// request `courier-ahc` sends (its three extra header fields included), the body collected, the
-/// status checked and the body decoded with a `JSONDecoder`, as `raw-ahc` does: the transport's
-/// cost without `Client`. Between `raw-ahc` and it is the adapter; between it and `courier-ahc`,
-/// Courier's pipeline.
-struct TransportAsyncHTTPClient: BenchClient {
-    let label = "ahc-transport"
-    let transport = AsyncHTTPClientTransport()
-    let request: TransportRequest
-    let decoder = JSONDecoder()
-
-    init(port: Int) {
-        var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: Payload.path)
-        for (name, value) in RawAsyncHTTPClient.courierHeaders {
-            if let name = HTTPField.Name(name) { head.headerFields.append(HTTPField(name: name, value: value)) }
-        }
-        request = TransportRequest(head: head, timeout: .seconds(30))
-    }
-
-    func fetch() async throws -> Item {
-        let response = try await transport.send(request)
-        guard response.status == .ok else { throw BenchError("ahc-transport: status \(response.status)") }
-        let body = try await response.body.collect(upTo: 32 << 20)
-        return try decoder.decode(Item.self, from: body)
-    }
-}

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// `courier-bench`: raw URLSession + JSONDecoder against Courier, interleaved, on loopback.
@@ -264,12 +265,12 @@ struct CourierBench {
             case "raw-delegate": clients.append(RawDelegateClient(port: server.port))
             case "raw-nocache": clients.append(RawClient(port: server.port, cache: false))
             case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
-            case "urlsession-transport": clients.append(TransportURLSessionClient(port: server.port))
+            case "urlsession-transport": clients.append(TransportClient(name, URLSessionTransport(), port: server.port))
             case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
-            case "ahc-transport": clients.append(TransportAsyncHTTPClient(port: server.port))
+            case "ahc-transport": clients.append(TransportClient(name, AsyncHTTPClientTransport(), port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
             case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port, tag: server.revalidatedTag))
             case "courier-ahc-304-nocache":

@@ -174,18 +174,22 @@ struct RawDelegateClient: BenchClient {
     }
 }
 
-/// `urlsession-transport` (a diagnostic): ``URLSessionTransport/send(_:)`` called by hand with the
-/// request `courier` sends (its three extra header fields included), the body collected, the
-/// status checked and the body decoded with a `JSONDecoder`: the transport's cost without
-/// `Client`. Between `raw-delegate` and it is the adapter; between it and `courier`, Courier's
-/// pipeline.
-struct TransportURLSessionClient: BenchClient {
-    let label = "urlsession-transport"
-    let transport = URLSessionTransport()
+/// A transport called by hand with the request Courier's client sends (its three extra header
+/// fields included), the body collected, the status checked and the body decoded with a
+/// `JSONDecoder`: the transport's cost without `Client`.
+/// - `ahc-transport`: ``AsyncHTTPClientTransport``. Between `raw-ahc` and it is the adapter;
+///   between it and `courier-ahc`, Courier's pipeline.
+/// - `urlsession-transport`: ``URLSessionTransport``, likewise between `raw-delegate-nocache`
+///   and `courier`.
+struct TransportClient: BenchClient {
+    let label: String
+    let transport: any Transport
     let request: TransportRequest
     let decoder = JSONDecoder()
 
-    init(port: Int) {
+    init(_ label: String, _ transport: any Transport, port: Int) {
+        self.label = label
+        self.transport = transport
         var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: Payload.path)
         for (name, value) in RawAsyncHTTPClient.courierHeaders {
             if let name = HTTPField.Name(name) { head.headerFields.append(HTTPField(name: name, value: value)) }
@@ -195,7 +199,7 @@ struct TransportURLSessionClient: BenchClient {
 
     func fetch() async throws -> Item {
         let response = try await transport.send(request)
-        guard response.status == .ok else { throw BenchError("urlsession-transport: status \(response.status)") }
+        guard response.status == .ok else { throw BenchError("\(label): status \(response.status)") }
         let body = try await response.body.collect(upTo: 32 << 20)
         return try decoder.decode(Item.self, from: body)
     }
