@@ -30,6 +30,8 @@ struct ElapsedTime: Sendable {
 /// The source behind ``ResponseBody/stoppingWhenIdle(for:clock:url:)``: reads the inner body,
 /// noting on `clock` when each chunk arrived, while a watchdog task sleeps until `timeout` after
 /// the last one and, if nothing arrived meanwhile, cancels the inner body and marks it expired.
+/// A chunk or end read when `timeout` has already passed on `clock` expires the body too, so the
+/// outcome does not depend on which of the two tasks runs first.
 /// The reader waiting on the inner body is woken by that cancellation (the transports' bodies
 /// wake a waiting reader when cancelled) and then gets the timeout failure.
 ///
@@ -102,11 +104,25 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
         let now = clock.now()
         let expired = state.withLock { state -> Bool in
             if state.expired { return true }
-            if case .success(_?) = outcome { state.lastActivity = now } else { state.ended = true }
+            guard case .success(let chunk) = outcome else {
+                state.ended = true
+                return false
+            }
+            // The idle time ran out before this arrived, and the watchdog has not run yet: its
+            // verdict stands, whichever task gets there first.
+            if now >= state.lastActivity + timeout {
+                state.expired = true
+                return true
+            }
+            if chunk != nil { state.lastActivity = now } else { state.ended = true }
             return false
         }
         // Once expired, whatever the cancelled transfer still hands over is dropped.
-        if expired { throw idleFailure }
+        if expired {
+            watchdog.cancel()
+            inner.cancel()
+            throw idleFailure
+        }
         if case .success(_?) = outcome {} else { watchdog.cancel() }
         return try outcome.get()
     }

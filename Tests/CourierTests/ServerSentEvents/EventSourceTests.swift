@@ -394,6 +394,37 @@ struct IdleTimeoutTests {
         #expect(failure.message?.contains("no byte of the response body arrived for 30.0 seconds") == true)
     }
 
+    /// Found by the address-sanitizer run of CI: the reader took a chunk handed over right after
+    /// the idle time ran out, before the watchdog task ran, and the body ended normally. Here the
+    /// watchdog never runs (its clock's sleeps do not end), so only the reader can notice.
+    @Test("a chunk handed over once the idle time has run out is dropped and the body times out, even before the watchdog runs")
+    func aChunkAfterTheIdleTimeIsDropped() async throws {
+        let clock = StoppedSleepClock()
+        let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
+        let body = ResponseBody(chunks).stoppingWhenIdle(for: .seconds(30), clock: clock, url: nil)
+        let (received, receivedFeed) = AsyncStream.makeStream(of: Data.self)
+        let reader = Task { () -> CourierError? in
+            do throws(CourierError) {
+                for try await chunk in body { receivedFeed.yield(chunk) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var receivedChunks = received.makeAsyncIterator()
+        clock.set(.seconds(29))
+        feed.yield(Data("in time".utf8))
+        #expect(await receivedChunks.next() == Data("in time".utf8))
+        clock.set(.seconds(59))  // 30 s after the last chunk
+        feed.yield(Data("late".utf8))
+        feed.finish()
+        guard case .transport(let failure)? = await reader.value else {
+            Issue.record("expected a timed-out transport failure")
+            return
+        }
+        #expect(failure.kind == .timedOut)
+    }
+
     @Test("a body that ends before the timeout ends normally, and its watchdog stops")
     func aBodyThatEndsStopsTheWatchdog() async throws {
         let clock = TestClock()
@@ -401,5 +432,29 @@ struct IdleTimeoutTests {
         #expect(try await body.collect(upTo: nil) == Data("a".utf8))
         // Cancelling the watchdog removes its sleep at once (or it never starts one: it sees the end).
         #expect(clock.pendingSleepCount == 0)
+    }
+}
+
+/// A clock whose time moves only when set, and whose sleeps end only when cancelled.
+private final class StoppedSleepClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let current = LockedState(Duration.zero)
+    var now: Instant { Instant(offset: current.withLock { $0 }) }
+    var minimumResolution: Duration { .zero }
+
+    func set(_ time: Duration) {
+        current.withLock { $0 = time }
+    }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let (never, _) = AsyncStream.makeStream(of: Void.self)
+        for await _ in never {}  // ends only when the sleeping task is cancelled
+        throw CancellationError()
     }
 }
