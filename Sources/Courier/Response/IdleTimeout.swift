@@ -43,6 +43,11 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
         var lastActivity: Duration
         var expired = false
         var ended = false
+
+        /// Whether nothing arrived for `timeout` before `now`.
+        func isIdle(at now: Duration, for timeout: Duration) -> Bool {
+            now >= lastActivity + timeout
+        }
     }
 
     private let inner: ResponseBody
@@ -70,7 +75,7 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
                     return  // cancelled: the body ended or was dropped
                 }
                 let expired = state.withLock { state -> Bool in
-                    guard !state.ended, clock.now() >= state.lastActivity + timeout else { return false }
+                    guard !state.ended, state.isIdle(at: clock.now(), for: timeout) else { return false }
                     state.expired = true
                     return true
                 }
@@ -110,7 +115,7 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
             }
             // The idle time ran out before this arrived, and the watchdog has not run yet: its
             // verdict stands, whichever task gets there first.
-            if now >= state.lastActivity + timeout {
+            if state.isIdle(at: now, for: timeout) {
                 state.expired = true
                 return true
             }

@@ -214,7 +214,8 @@ extension URLSessionTransport {
 
     /// Sets `name` to `value` in `headers`, replacing a field of that name in any case.
     static func replace(_ name: String, with value: String, in headers: inout [String: String]) {
-        for key in headers.keys where key.lowercased() == name.lowercased() {
+        let lowercased = name.lowercased()
+        for key in headers.keys where key.lowercased() == lowercased {
             headers[key] = nil
         }
         headers[name] = value

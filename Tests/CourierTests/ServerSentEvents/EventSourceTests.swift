@@ -360,11 +360,13 @@ struct EventSourceTests {
 /// The idle watchdog of ``EventSource/Options/idleTimeout``, on a test clock.
 @Suite("Server-Sent Events: the idle timeout")
 struct IdleTimeoutTests {
-    @Test("any byte, a heartbeat comment included, restarts the idle time; silence for the whole timeout ends the body as timed out")
-    func heartbeatKeepsTheBodyAlive() async throws {
-        let clock = TestClock()
+    /// A body fed through `feed`, stopped when idle for `timeout` on `clock`, read by `reader`
+    /// (which returns the error it ended with, if any) into `received`.
+    private static func read(
+        idleFor timeout: Duration, on clock: some Clock<Duration>
+    ) -> (feed: AsyncStream<Data>.Continuation, reader: Task<CourierError?, Never>, received: AsyncStream<Data>) {
         let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
-        let body = ResponseBody(chunks).stoppingWhenIdle(for: .seconds(30), clock: clock, url: nil)
+        let body = ResponseBody(chunks).stoppingWhenIdle(for: timeout, clock: clock, url: nil)
         let (received, receivedFeed) = AsyncStream.makeStream(of: Data.self)
         let reader = Task { () -> CourierError? in
             do throws(CourierError) {
@@ -374,6 +376,13 @@ struct IdleTimeoutTests {
                 return error
             }
         }
+        return (feed, reader, received)
+    }
+
+    @Test("any byte, a heartbeat comment included, restarts the idle time; silence for the whole timeout ends the body as timed out")
+    func heartbeatKeepsTheBodyAlive() async throws {
+        let clock = TestClock()
+        let (feed, reader, received) = Self.read(idleFor: .seconds(30), on: clock)
         var receivedChunks = received.makeAsyncIterator()
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(20))
@@ -400,17 +409,7 @@ struct IdleTimeoutTests {
     @Test("a chunk handed over once the idle time has run out is dropped and the body times out, even before the watchdog runs")
     func aChunkAfterTheIdleTimeIsDropped() async throws {
         let clock = StoppedSleepClock()
-        let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
-        let body = ResponseBody(chunks).stoppingWhenIdle(for: .seconds(30), clock: clock, url: nil)
-        let (received, receivedFeed) = AsyncStream.makeStream(of: Data.self)
-        let reader = Task { () -> CourierError? in
-            do throws(CourierError) {
-                for try await chunk in body { receivedFeed.yield(chunk) }
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let (feed, reader, received) = Self.read(idleFor: .seconds(30), on: clock)
         var receivedChunks = received.makeAsyncIterator()
         clock.set(.seconds(29))
         feed.yield(Data("in time".utf8))
