@@ -29,7 +29,12 @@ struct ElapsedTime: Sendable {
 
 /// The source behind ``ResponseBody/stoppingWhenIdle(for:clock:url:)``: reads the inner body,
 /// noting on `clock` when each chunk arrived, while a watchdog task sleeps until `timeout` after
-/// the last one and, if nothing arrived meanwhile, cancels the inner body and marks it expired.
+/// the last one and, if the reader has been waiting and nothing arrived meanwhile, cancels the
+/// inner body and marks it expired.
+///
+/// Only time the reader spends waiting counts: while it works on a chunk, what arrives waits
+/// in the transport's buffer, so the time it takes is not the network's. Each wait starts the
+/// idle time afresh (after a long pause, what arrived meanwhile is there at once).
 /// A chunk or end read when `timeout` has already passed on `clock` expires the body too, so the
 /// outcome does not depend on which of the two tasks runs first.
 /// The reader waiting on the inner body is woken by that cancellation (the transports' bodies
@@ -41,6 +46,8 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
     private struct State {
         var claimed = false
         var lastActivity: Duration
+        /// The reader is waiting for a chunk.
+        var waiting = false
         var expired = false
         var ended = false
 
@@ -75,7 +82,13 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
                     return  // cancelled: the body ended or was dropped
                 }
                 let expired = state.withLock { state -> Bool in
-                    guard !state.ended, state.isIdle(at: clock.now(), for: timeout) else { return false }
+                    let now = clock.now()
+                    guard !state.ended, state.isIdle(at: now, for: timeout) else { return false }
+                    guard state.waiting else {
+                        // The reader is busy with what it has: not idle; look again later.
+                        state.lastActivity = now
+                        return false
+                    }
                     state.expired = true
                     return true
                 }
@@ -100,6 +113,11 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
     }
 
     func next() async throws(CourierError) -> Data? {
+        let waitStart = clock.now()
+        state.withLock { state in
+            state.waiting = true
+            state.lastActivity = Swift.max(state.lastActivity, waitStart)
+        }
         let outcome: Result<Data?, CourierError>
         do {
             outcome = .success(try await iterator.next())
@@ -108,6 +126,7 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
         }
         let now = clock.now()
         let expired = state.withLock { state -> Bool in
+            state.waiting = false
             if state.expired { return true }
             guard case .success(let chunk) = outcome else {
                 state.ended = true

@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:509
+    // Documentation/Transfers.md:514
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -183,8 +183,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:412
-    static func line412() async throws {
+    // Documentation/Transfers.md:415
+    static func line415() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -197,16 +197,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:445
-    static func line445() async throws {
+    // Documentation/Transfers.md:450
+    static func line450() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:460
-    static func line460() async throws {
+    // Documentation/Transfers.md:465
+    static func line465() async throws {
         let once = EventSource.Options(maximumReconnectAttempts: 0)
         _ = once
         for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
@@ -215,15 +215,15 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:477
-    static func line477() async throws {
+    // Documentation/Transfers.md:482
+    static func line482() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:493
-    @Test("Documentation/Transfers.md:493") static func line493() async throws {
+    // Documentation/Transfers.md:498
+    @Test("Documentation/Transfers.md:498") static func line498() async throws {
         var parser = ServerSentEventParser()
         _ = parser
         var events: [ServerSentEvent] = []

@@ -183,6 +183,40 @@ struct EventSourceTests {
         #expect(clock.sleeps == [.zero, .seconds(2), .seconds(4)])
     }
 
+    /// Hardening III, defect 9: each event reset the failure count and skipped the floor, so a
+    /// server that sent `retry: 0`, one event and closed was reconnected to without delay, 20
+    /// times out of 20.
+    @Test("a server that sends retry: 0 and one event per connection is reconnected to at most once without the floor")
+    func zeroRetryWithOneEventPerConnection() async throws {
+        let transport = ScriptedEventTransport(Array(repeating: .stream(chunks: ["retry: 0\ndata: x\n\n"]), count: 20))
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let (events, error) = await Self.collect(Self.source(transport, clock: clock))
+        #expect(error == nil)
+        #expect(events.count == 20)
+        let sleeps = clock.sleeps
+        #expect(sleeps.count == 20)
+        #expect(sleeps.first == .zero, "the first reconnection honours the server's retry")
+        #expect(sleeps.dropFirst().allSatisfy { $0 >= .seconds(1) }, "\(sleeps)")
+    }
+
+    @Test("after a connection that stayed open at least the floor, a server's retry: 0 is honoured again")
+    func zeroRetryAfterALongConnection() async throws {
+        let clock = TestClock(sleepsReturnImmediately: true)
+        let transport = ScriptedEventTransport([
+            .stream(chunks: ["retry: 0\ndata: a\n\n"]), .stream(chunks: ["retry: 0\ndata: b\n\n"]),
+            .stream(chunks: ["retry: 0\ndata: c\n\n"]),
+        ])
+        var options = EventSource.Options(jitter: 0)
+        options.clock = clock
+        let client = Client(configuration: Configuration(transport: transport, retryPolicy: .none))
+        var events = client.enqueue(TestEndpoint(pathString: "/feed")).events(options).makeAsyncIterator()
+        #expect(try await events.next()?.data == "a")  // short connection 1: no wait after it
+        #expect(try await events.next()?.data == "b")  // short connection 2
+        clock.advance(by: .seconds(2))  // connection 2 stays open 2 s
+        #expect(try await events.next()?.data == "c")
+        #expect(clock.sleeps == [.zero, .zero])
+    }
+
     @Test("204 No Content ends the sequence at once, without reconnecting")
     func noContentEnds() async throws {
         let transport = ScriptedEventTransport([])
@@ -360,13 +394,10 @@ struct EventSourceTests {
 /// The idle watchdog of ``EventSource/Options/idleTimeout``, on a test clock.
 @Suite("Server-Sent Events: the idle timeout")
 struct IdleTimeoutTests {
-    /// A body fed through `feed`, stopped when idle for `timeout` on `clock`, read by `reader`
-    /// (which returns the error it ended with, if any) into `received`.
-    private static func read(
-        idleFor timeout: Duration, on clock: some Clock<Duration>
-    ) -> (feed: AsyncStream<Data>.Continuation, reader: Task<CourierError?, Never>, received: AsyncStream<Data>) {
-        let (chunks, feed) = AsyncStream.makeStream(of: Data.self)
-        let body = ResponseBody(chunks).stoppingWhenIdle(for: timeout, clock: clock, url: nil)
+    @Test("any byte, a heartbeat comment included, restarts the idle time; silence for the whole timeout ends the body as timed out")
+    func heartbeatKeepsTheBodyAlive() async throws {
+        let clock = TestClock()
+        let (body, feed, asked) = ObservedChunks.idleWatchedBody(timeout: .seconds(30), clock: clock)
         let (received, receivedFeed) = AsyncStream.makeStream(of: Data.self)
         let reader = Task { () -> CourierError? in
             do throws(CourierError) {
@@ -376,18 +407,14 @@ struct IdleTimeoutTests {
                 return error
             }
         }
-        return (feed, reader, received)
-    }
-
-    @Test("any byte, a heartbeat comment included, restarts the idle time; silence for the whole timeout ends the body as timed out")
-    func heartbeatKeepsTheBodyAlive() async throws {
-        let clock = TestClock()
-        let (feed, reader, received) = Self.read(idleFor: .seconds(30), on: clock)
         var receivedChunks = received.makeAsyncIterator()
+        var asks = asked.makeAsyncIterator()
+        await asks.next()
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(20))
         feed.yield(Data(": ping\n".utf8))
         #expect(await receivedChunks.next() == Data(": ping\n".utf8))
+        await asks.next()  // the reader waits on the network again (only waiting counts as idle)
         clock.advance(by: .seconds(10))  // 30 s since the start, 10 s since the ping
         await clock.waitForSleepers(1)
         #expect(clock.sleeps == [.seconds(30), .seconds(20)], "the watchdog sleeps again until 30 s after the ping")
@@ -409,11 +436,22 @@ struct IdleTimeoutTests {
     @Test("a chunk handed over once the idle time has run out is dropped and the body times out, even before the watchdog runs")
     func aChunkAfterTheIdleTimeIsDropped() async throws {
         let clock = StoppedSleepClock()
-        let (feed, reader, received) = Self.read(idleFor: .seconds(30), on: clock)
-        var receivedChunks = received.makeAsyncIterator()
+        let (body, feed, asked) = ObservedChunks.idleWatchedBody(timeout: .seconds(30), clock: clock)
+        let reader = Task { () -> CourierError? in
+            do throws(CourierError) {
+                var chunks = body.makeAsyncIterator()
+                #expect(try await chunks.next() == Data("in time".utf8))
+                while try await chunks.next() != nil {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var asks = asked.makeAsyncIterator()
+        await asks.next()
         clock.set(.seconds(29))
         feed.yield(Data("in time".utf8))
-        #expect(await receivedChunks.next() == Data("in time".utf8))
+        await asks.next()  // the reader took it and waits on the network again
         clock.set(.seconds(59))  // 30 s after the last chunk
         feed.yield(Data("late".utf8))
         feed.finish()

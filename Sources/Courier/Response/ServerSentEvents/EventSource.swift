@@ -82,12 +82,21 @@ public struct EventSource: AsyncSequence, Sendable {
         private var failures = 0
         /// Whether the connection open now (or the last one) delivered an event.
         private var deliveredEvents = false
+        /// Connections in a row that ended sooner than ``Options/minimumReconnectionDelay`` after
+        /// they opened: only the first of them may reconnect sooner than the floor, events or not,
+        /// so a server that sends one event and closes cannot make a reconnection loop.
+        private var shortConnections = 0
+        /// When the connection open now was opened, on ``elapsed``.
+        private var openedAt: Duration?
+        private let elapsed: ElapsedTime
         private var isFinished = false
         private var random = SystemRandomNumberGenerator()
 
         init(source: EventSource) {
             self.source = source
-            clock = source.options.clock ?? source.client.configuration.clock
+            let clock = source.options.clock ?? source.client.configuration.clock
+            self.clock = clock
+            elapsed = ElapsedTime(clock)
             parser = ServerSentEventParser(
                 maximumLineLength: source.options.maximumLineLength, maximumEventSize: source.options.maximumEventSize,
                 lastEventID: source.options.lastEventID)
@@ -160,6 +169,7 @@ public struct EventSource: AsyncSequence, Sendable {
                     body = body.stoppingWhenIdle(for: Swift.min(idleTimeout, Duration.longestWait), clock: clock, url: response.url)
                 }
                 connection = EventStreamConnection(body: body, url: response.url, parser: parser)
+                openedAt = elapsed.now()
             case 204:
                 response.body.cancel()
                 isFinished = true
@@ -196,8 +206,13 @@ public struct EventSource: AsyncSequence, Sendable {
                 isFinished = true
                 return
             }
+            if let opened = openedAt {
+                openedAt = nil
+                shortConnections = elapsed.now() - opened < source.options.minimumReconnectionDelay ? shortConnections + 1 : 0
+            }
             let delay = source.options.reconnectionDelay(
-                serverRetry: parser.reconnectionTime, failures: failures, afterEvents: deliveredEvents, random: &random)
+                serverRetry: parser.reconnectionTime, failures: failures, afterEvents: deliveredEvents && shortConnections <= 1,
+                random: &random)
             failures += 1
             deliveredEvents = false
             do {

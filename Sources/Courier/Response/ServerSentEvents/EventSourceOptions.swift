@@ -25,7 +25,9 @@ extension EventSource {
         ///
         /// Without it, a server that sends `retry: 0` and closes would be reconnected to in a
         /// loop as fast as connections open (zero doubled is zero). A reconnection after a
-        /// connection that delivered an event still waits exactly the server's `retry`.
+        /// connection that delivered an event waits exactly the server's `retry`, unless the
+        /// connection before it also ended sooner than this after opening: a server that sends
+        /// one event per connection and closes is reconnected to at most once per this delay.
         public var minimumReconnectionDelay: Duration
         /// How much random time to add to each wait, as a fraction of it (0 to 1), so that many
         /// clients dropped at once do not all come back at the same moment. Default: 0.25.
