@@ -76,6 +76,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
+        // Property tests of the HTTP cache's promises (CourierTests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // `swift package generate-documentation` (Documentation/docc.sh); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -167,6 +169,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings + asyncHTTPClientCondition
         ),

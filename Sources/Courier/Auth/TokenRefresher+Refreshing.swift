@@ -168,6 +168,8 @@ extension TokenRefresher {
             let failure = Self.refreshFailure(from: error)
             if failure.isPermanent {
                 phase = .failed(failure)
+                // The session is over: its cached private responses must not outlive it.
+                endCacheSession()
             } else {
                 phase = .ready
                 schedule.recordTransientFailure(failure, at: now())

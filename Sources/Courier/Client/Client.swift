@@ -20,8 +20,11 @@ public actor Client {
     /// The ``HTTPCache`` partition of calls with a credential, when it is the same for every call
     /// (`nil`: a ``TokenRefresher``'s session, read per call).
     private nonisolated let fixedCachePartition: String?
-    /// The header names that partition ``Configuration/cache``, when there is one.
-    nonisolated let cacheSecretNames: SecretFieldNames?
+    /// The header fields and query items that partition ``Configuration/cache``, when there is one.
+    nonisolated let cacheSecrets: CacheSecrets?
+    /// The transport's cookie storage, which the cache stage reads to key responses by the
+    /// cookies sent.
+    nonisolated let cacheCookies: (any StoredCookieSource)?
     /// Whether ``Configuration/authentication`` attaches a credential, and whether
     /// ``Configuration/retryPolicy`` retries: worked out once, as a call reads them (asking the
     /// configuration each time copies the parts it asks).
@@ -36,7 +39,8 @@ public actor Client {
         self.configuration = configuration
         self.observation = CallObservation(configuration: configuration)
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
-        self.cacheSecretNames = configuration.cache == nil ? nil : SecretFieldNames(configuration.redaction)
+        self.cacheSecrets = configuration.cache == nil ? nil : CacheSecrets(configuration.redaction)
+        self.cacheCookies = configuration.cache == nil ? nil : configuration.transport as? any StoredCookieSource
         self.hasCredential = !configuration.authentication.isNone
         self.retries = !RetryStage.passesThrough(configuration.retryPolicy)
         if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
@@ -223,6 +227,16 @@ public actor Client {
             for call in calls { call.resume(returning: .admitted) }
         }
         return try result.get()
+    }
+
+    /// Runs `work` as a call in flight on this client: held while an exclusive action waits or
+    /// runs, and counted until it returns. For requests the pipeline sends after its call has
+    /// returned (a `stale-while-revalidate` background revalidation), which
+    /// ``runExclusively(_:)`` must wait for like any call.
+    nonisolated func inFlight<T>(_ work: () async throws(CourierError) -> T) async throws(CourierError) -> T {
+        try await admit()
+        defer { depart() }
+        return try await work()
     }
 
     /// Lets a call through, or holds it while an exclusive action waits or runs.

@@ -74,8 +74,8 @@ struct CallPipeline: Sendable {
                             cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? client.cachePartition : "",
                             hasCredentials: authenticates, collectsBody: options.collectsBody, logger: client.configuration.logger,
                             redaction: client.configuration.redaction,
-                            secretNames: client.cacheSecretNames ?? SecretFieldNames(client.configuration.redaction), trace: trace,
-                            metrics: client.observation?.metrics)))
+                            secrets: client.cacheSecrets ?? CacheSecrets(client.configuration.redaction), cookies: client.cacheCookies,
+                            trace: trace, metrics: client.observation?.metrics)))
             }
             if client.retries { stages.append(.retry(RetryStage(policy: client.configuration.retryPolicy, clock: client.configuration.clock))) }
             if authenticates {
@@ -121,7 +121,7 @@ struct CallPipeline: Sendable {
             return try await cache.run(request) { request throws(CourierError) in
                 try await below(index, request)
             } detached: { [self] request throws(CourierError) in
-                try await below(index, request)
+                try await client.inFlight { () async throws(CourierError) in try await below(index, request) }
             }
         case .retry(let retry):
             return try await retry.run(request, context: context) { request throws(CourierError) in

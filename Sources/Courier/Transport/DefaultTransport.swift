@@ -40,6 +40,14 @@ package struct DefaultTransport: Transport {
     }
 }
 
+extension DefaultTransport: StoredCookieSource {
+    /// The cookies of the transport a request of this task would be sent to.
+    func storedCookieHeader(for url: URL) -> String? {
+        let transport: any Transport = DefaultTransportScope.transport ?? platform
+        return (transport as? any StoredCookieSource)?.storedCookieHeader(for: url)
+    }
+}
+
 /// The task-local that replaces the default transport for the tasks that run inside a scope:
 /// CourierTesting's `withStubbedNetwork` and `.stubbedNetwork` trait set it.
 ///

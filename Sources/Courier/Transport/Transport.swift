@@ -39,6 +39,14 @@ extension Transport {
     public var decodesGzip: Bool { false }
 }
 
+/// A transport that adds cookies from a cookie storage to what it sends: the cache stage reads
+/// them first, attaches them itself (``TransportRequest/storedCookiesAttached``) and partitions
+/// by them, so that a response is stored under the cookies it was actually sent with.
+protocol StoredCookieSource: Sendable {
+    /// The `Cookie` value this transport would add to a request for `url`; `nil` for none.
+    func storedCookieHeader(for url: URL) -> String?
+}
+
 /// A fully built request, as a transport receives it.
 ///
 /// ``head`` is the one source of truth for where the request goes: ``url`` is derived from its
@@ -87,6 +95,9 @@ public struct TransportRequest: Sendable {
     /// A box because every stage of the pipeline is an async function that keeps the request in
     /// its task frame, allocated anew by each call.
     private var shared: RequestTarget
+    /// Whether the `Cookie` field already holds the cookies of the transport's cookie storage
+    /// (the cache stage attached them, to key what is sent): the transport adds none.
+    var storedCookiesAttached = false
 
     /// Creates a transport request.
     /// - Parameters:

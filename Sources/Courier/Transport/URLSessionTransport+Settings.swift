@@ -10,9 +10,9 @@
 struct SessionSettings {
     /// The copy the session is made from.
     let configuration: URLSessionConfiguration
-    /// The cookie storage whose cookies the transport attaches itself; `nil` when URLSession
-    /// does it (Apple platforms) or when no cookies are sent.
-    let cookieStorage: HTTPCookieStorage?
+    /// The cookie storage whose cookies the transport attaches itself; `nil` when no cookies
+    /// are sent.
+    let cookieStorage: CookieJar?
     /// Whether the caller's configuration is a background one (it has an `identifier`).
     let isBackground: Bool
 
@@ -31,26 +31,31 @@ struct SessionSettings {
             copy.urlCache = nil
         }
         copy.timeoutIntervalForRequest = Self.sessionRequestTimeout
-        #if canImport(FoundationNetworking)
-            // corelibs replaces a request's own Cookie header with the stored cookies (Swift
-            // 6.3.1, measured), and ignores URLRequest.httpShouldHandleCookies: attach them here.
-            if copy.httpShouldSetCookies, let storage = copy.httpCookieStorage {
-                copy.httpShouldSetCookies = false
-                cookieStorage = storage
-            } else {
-                cookieStorage = nil
-            }
-        #else
+        // Courier attaches the stored cookies itself, on every platform: corelibs replaces a
+        // request's own Cookie header with the stored cookies (Swift 6.3.1, measured) and ignores
+        // URLRequest.httpShouldHandleCookies, and the HTTP cache must see the cookies a request
+        // is sent with to key its response by them. Cookies a response sets are still stored.
+        if copy.httpShouldSetCookies, let storage = copy.httpCookieStorage {
+            copy.httpShouldSetCookies = false
+            cookieStorage = CookieJar(storage: storage)
+        } else {
             cookieStorage = nil
-        #endif
+        }
         isBackground = copy.identifier != nil
         // A refused background configuration never makes a session (on Apple platforms one would
         // register with the system's background transfer service); this one is never used.
         self.configuration = isBackground ? .ephemeral : copy
     }
 
-    /// The `Cookie` value of the cookies `storage` holds for `url`, or `nil` when it holds none.
-    static func cookieHeader(from storage: HTTPCookieStorage, for url: URL) -> String? {
+}
+
+/// A session's cookie storage. `@unchecked Sendable`: `HTTPCookieStorage` is documented as
+/// thread-safe, and this box only calls it.
+struct CookieJar: @unchecked Sendable {
+    let storage: HTTPCookieStorage
+
+    /// The `Cookie` value of the cookies the storage holds for `url`, or `nil` when it holds none.
+    func cookieHeader(for url: URL) -> String? {
         guard let cookies = storage.cookies(for: url), !cookies.isEmpty,
             let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty
         else { return nil }

@@ -41,10 +41,8 @@ public final class URLSessionTransport: Transport {
     /// The hosts whose server keys are pinned.
     public let pinning: PinningPolicy
     private let delegate: SessionDelegate
-    #if canImport(FoundationNetworking)
-        /// The storage whose cookies Courier attaches itself (see ``init(configuration:keepsURLCache:pinning:)``).
-        private let cookieStorage: HTTPCookieStorage?
-    #endif
+    /// The storage whose cookies Courier attaches itself (see ``init(configuration:keepsURLCache:pinning:)``).
+    private let cookieStorage: CookieJar?
     /// Whether the configuration was a background one, which this transport refuses.
     private let isBackgroundConfiguration: Bool
 
@@ -66,9 +64,9 @@ public final class URLSessionTransport: Transport {
     /// where they belong), no `urlCache` unless `keepsURLCache`, a one-week
     /// `timeoutIntervalForRequest` (each call carries its own timeout, which a shorter session
     /// value would override on Apple platforms: set ``Configuration/timeout`` instead) and
-    /// Courier's delegate (redirect policy, authentication challenges, streaming). On Linux
-    /// Courier attaches the cookies of `httpCookieStorage` itself, so a request's own `Cookie`
-    /// header is kept next to them.
+    /// Courier's delegate (redirect policy, authentication challenges, streaming). Courier
+    /// attaches the cookies of `httpCookieStorage` itself, so a request's own `Cookie` header is
+    /// kept next to them, and ``Configuration/cache`` keys responses by the cookies sent.
     ///
     /// A background configuration (one with an `identifier`) is refused: every call fails with
     /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``, as background
@@ -91,9 +89,7 @@ public final class URLSessionTransport: Transport {
         let settings = SessionSettings(configuration, keepsURLCache: keepsURLCache)
         let delegate = SessionDelegate(pinning: pinning)
         self.pinning = pinning
-        #if canImport(FoundationNetworking)
-            self.cookieStorage = settings.cookieStorage
-        #endif
+        self.cookieStorage = settings.cookieStorage
         self.isBackgroundConfiguration = settings.isBackground
         let queue = OperationQueue()
         queue.name = "Courier.URLSessionTransport"
@@ -132,11 +128,9 @@ public final class URLSessionTransport: Transport {
         // URLRequest folds repeated fields with ",", which splits or corrupts cookie values;
         // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
         var cookies = request.head.headerFields[values: .cookie]
-        #if canImport(FoundationNetworking)
-            if let storage = cookieStorage, let stored = SessionSettings.cookieHeader(from: storage, for: url) {
-                cookies.append(stored)
-            }
-        #endif
+        if !request.storedCookiesAttached, let stored = storedCookieHeader(for: url) {
+            cookies.append(stored)
+        }
         if !cookies.isEmpty {
             headers["Cookie"] = cookies.joined(separator: "; ")
         }
@@ -193,6 +187,13 @@ public final class URLSessionTransport: Transport {
         // Built here, not on the delegate queue every request of the session funnels through.
         exchange.synchronizeWithDelegate()
         return try completion.outcome(for: url).get()
+    }
+}
+
+extension URLSessionTransport: StoredCookieSource {
+    /// The `Cookie` value of the session's cookie storage for `url`.
+    func storedCookieHeader(for url: URL) -> String? {
+        cookieStorage?.cookieHeader(for: url)
     }
 }
 

@@ -14,45 +14,6 @@ final class CacheTestClock: Sendable {
     func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
 }
 
-/// A server in a closure: counts requests per path and answers what `answer` says.
-private final class CacheOrigin: Transport {
-    let requests = LockedState<[TransportRequest]>([])
-    let answer: @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse
-
-    init(answer: @escaping @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse) {
-        self.answer = answer
-    }
-
-    /// Answers every request with `status`, `headers` and a body naming the request's number.
-    convenience init(status: Int = 200, headers: [String: String]) {
-        self.init { request, number in
-            StreamedResponse(statusCode: status, headers: headers, body: Data("body \(number)".utf8), url: request.url)
-        }
-    }
-
-    var count: Int { requests.withLock { $0.count } }
-    var last: TransportRequest? { requests.withLock { $0.last } }
-
-    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
-        let number = requests.withLock { requests in
-            requests.append(request)
-            return requests.count
-        }
-        return try answer(request, number)
-    }
-}
-
-private struct Resource: Requestable {
-    var pathString = "/r"
-    var method: HTTPMethod = .get
-    var headerItems: [HeaderItem]?
-    var cachePolicy: CachePolicy = .useProtocolRules
-    var requiresAuthorization = false
-
-    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
-}
-
 @Suite("Cache stage")
 struct CacheStageTests {
     let clock = CacheTestClock()
@@ -76,9 +37,9 @@ struct CacheStageTests {
     func freshHit() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        let first = try await client.enqueue(Resource()).resume()
+        let first = try await client.enqueue(CacheResource()).resume()
         clock.advance(10)
-        let second = try await client.enqueue(Resource()).resume()
+        let second = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 1)
         #expect(first.source == .network && second.source == .cache)
         #expect(text(second) == "body 1")
@@ -97,8 +58,8 @@ struct CacheStageTests {
                 url: request.url)
         }
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        let revalidated = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
+        let revalidated = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 2)
         #expect(origin.last?.header("If-None-Match") == "\"v1\"")
         #expect(revalidated.source == .revalidated)
@@ -117,8 +78,8 @@ struct CacheStageTests {
                 url: request.url)
         }
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        let response = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
+        let response = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 3)
         #expect(origin.last?.header("If-None-Match") == nil)
         #expect(response.source == .network && text(response) == "body 3")
@@ -128,7 +89,7 @@ struct CacheStageTests {
     func callersOwnConditional() async throws {
         let origin = CacheOrigin(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        var endpoint = Resource()
+        var endpoint = CacheResource()
         endpoint.headerItems = [HeaderItem(name: "If-None-Match", value: "\"v1\"")]
         let result = await client.enqueue(endpoint).result()
         guard case .failure(.response(let response)) = result else {
@@ -149,9 +110,9 @@ struct CacheStageTests {
     func policies(policy: CachePolicy, requests: Int, source: ResponseSource) async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=10"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
         clock.advance(60)  // stale now
-        var endpoint = Resource()
+        var endpoint = CacheResource()
         endpoint.cachePolicy = policy
         let response = try await client.enqueue(endpoint).resume()
         #expect(origin.count == requests)
@@ -162,11 +123,11 @@ struct CacheStageTests {
     func reloadStores() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        var reload = Resource()
+        _ = try await client.enqueue(CacheResource()).resume()
+        var reload = CacheResource()
         reload.cachePolicy = .reload
         #expect(try await client.enqueue(reload).resume().source == .network)
-        let hit = try await client.enqueue(Resource()).resume()
+        let hit = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 2 && hit.source == .cache && text(hit) == "body 2")
     }
 
@@ -174,9 +135,9 @@ struct CacheStageTests {
     func onlyCachedMiss() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        var onlyCached = Resource()
+        var onlyCached = CacheResource()
         onlyCached.cachePolicy = .onlyCached
-        var onlyIfCached = Resource()
+        var onlyIfCached = CacheResource()
         onlyIfCached.headerItems = [HeaderItem(name: "Cache-Control", value: "only-if-cached")]
         for endpoint in [onlyCached, onlyIfCached] {
             let result = await client.enqueue(endpoint).result()
@@ -193,11 +154,11 @@ struct CacheStageTests {
     func invalidation() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        var post = Resource()
+        _ = try await client.enqueue(CacheResource()).resume()
+        var post = CacheResource()
         post.method = .post
         _ = try await client.enqueue(post).resume()
-        let after = try await client.enqueue(Resource()).resume()
+        let after = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 3 && after.source == .network)
     }
 
@@ -205,9 +166,9 @@ struct CacheStageTests {
     func sizeLimit() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
         let limited = Client(configuration: Configuration(transport: origin, maximumResponseSize: 3, cache: client.configuration.cache))
-        let result = await limited.enqueue(Resource()).result()
+        let result = await limited.enqueue(CacheResource()).result()
         guard case .failure(.transport(let failure)) = result else {
             Issue.record("expected responseTooLarge, got \(result)")
             return
@@ -220,8 +181,8 @@ struct CacheStageTests {
     func headFromGet() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        var head = Resource()
+        _ = try await client.enqueue(CacheResource()).resume()
+        var head = CacheResource()
         head.method = .head
         let response = try await client.enqueue(head).resume()
         #expect(origin.count == 1 && response.source == .cache && response.body.isEmpty)
@@ -231,10 +192,10 @@ struct CacheStageTests {
     func bypass() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=60"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
-        let streamed = try await client.enqueue(Resource()).stream()
+        _ = try await client.enqueue(CacheResource()).resume()
+        let streamed = try await client.enqueue(CacheResource()).stream()
         streamed.body.cancel()
-        var range = Resource()
+        var range = CacheResource()
         range.headerItems = [HeaderItem(name: "Range", value: "bytes=0-1")]
         _ = try await client.enqueue(range).resume()
         #expect(origin.count == 3 && streamed.source == .network)
@@ -253,20 +214,20 @@ struct CacheStageTests {
                 url: request.url)
         }
         let honouring = client(origin, cache: makeCache(staleIfError: true))
-        _ = try await honouring.enqueue(Resource()).resume()
+        _ = try await honouring.enqueue(CacheResource()).resume()
         clock.advance(30)
         failing.withLock { $0 = true }
-        let afterRefusal = try await honouring.enqueue(Resource()).resume()  // request 2: connection refused
-        let after503 = try await honouring.enqueue(Resource()).resume()  // request 3: 503
+        let afterRefusal = try await honouring.enqueue(CacheResource()).resume()  // request 2: connection refused
+        let after503 = try await honouring.enqueue(CacheResource()).resume()  // request 3: 503
         #expect(afterRefusal.source == .cache && text(afterRefusal) == "body 1")
         #expect(after503.source == .cache && text(after503) == "body 1")
 
         let strict = client(origin, cache: makeCache())
         failing.withLock { $0 = false }
-        _ = try await strict.enqueue(Resource()).resume()  // request 4
+        _ = try await strict.enqueue(CacheResource()).resume()  // request 4
         clock.advance(30)
         failing.withLock { $0 = true }
-        let result = await strict.enqueue(Resource()).result()  // request 5: 503
+        let result = await strict.enqueue(CacheResource()).result()  // request 5: 503
         guard case .failure(.response(let response)) = result else {
             Issue.record("expected the 503, got \(result)")
             return
@@ -288,13 +249,13 @@ struct CacheStageTests {
         }
         let cache = makeCache(staleWhileRevalidate: true)
         let client = client(origin, cache: cache)
-        _ = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
         clock.advance(120)
-        let stale = try await client.enqueue(Resource()).resume()
+        let stale = try await client.enqueue(CacheResource()).resume()
         #expect(stale.source == .cache && text(stale) == "body 1")
         await cache.waitForBackgroundRevalidations()
         #expect(origin.count == 2 && origin.last?.header("If-None-Match") == "\"v1\"")
-        let fresh = try await client.enqueue(Resource()).resume()
+        let fresh = try await client.enqueue(CacheResource()).resume()
         #expect(origin.count == 2 && fresh.source == .cache && fresh.headerValue(for: "Age") == "0")
     }
 
@@ -315,9 +276,9 @@ struct CacheStageTests {
         }
         let alice = signedIn("alice")
         let bob = signedIn("bob")
-        var explicit = Resource(pathString: "/explicit")
+        var explicit = CacheResource(pathString: "/explicit")
         explicit.requiresAuthorization = true
-        var implicit = Resource(pathString: "/implicit")
+        var implicit = CacheResource(pathString: "/implicit")
         implicit.requiresAuthorization = true
         _ = try await alice.enqueue(explicit).resume()
         #expect(try await alice.enqueue(explicit).resume().source == .cache)
@@ -341,7 +302,7 @@ struct CacheStageTests {
         let cache = makeCache()
         let client = client(origin, cache: cache)
         func call(_ token: String) async throws -> Response {
-            var endpoint = Resource()
+            var endpoint = CacheResource()
             endpoint.headerItems = [HeaderItem(name: "Authorization", value: "Bearer \(token)"), HeaderItem(name: "Cookie", value: "s=\(token)")]
             return try await client.enqueue(endpoint).resume()
         }
@@ -352,7 +313,7 @@ struct CacheStageTests {
         #expect(origin.count == 2)
         guard let memory = cache.storage as? MemoryCacheStorage else { return }
         for key in memory.keysByRecency {
-            #expect(key.key.partition.contains("fields:"))
+            #expect(key.key.partition.contains("secrets:"))
             let values = key.variant.values.compactMap(\.value)
             #expect(values == ["<partitioned>", "<partitioned>"])
             #expect(!values.contains { $0.contains("token") })
@@ -370,9 +331,9 @@ struct CacheStageTests {
             configuration.authentication = .bearer(refresher)
             configuration.authorizedHosts = ["api.example.com"]
         }
-        var mine = Resource(pathString: "/me")
+        var mine = CacheResource(pathString: "/me")
         mine.requiresAuthorization = true
-        let everyone = Resource(pathString: "/public")
+        let everyone = CacheResource(pathString: "/public")
         _ = try await client.enqueue(mine).resume()
         _ = try await client.enqueue(everyone).resume()
         let before = refresher.cachePartition
@@ -397,9 +358,9 @@ struct CacheStageTests {
             configuration.metricsFactory = metrics
             configuration.tracer = tracer
         }
-        _ = try await client.enqueue(Resource()).resume()
-        _ = try await client.enqueue(Resource()).resume()
-        _ = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
         #expect(try metrics.expectCounter("courier_cache_lookups_total", [("result", "miss")]).totalValue == 1)
         #expect(try metrics.expectCounter("courier_cache_lookups_total", [("result", "hit")]).totalValue == 2)
         let results = tracer.finishedSpans.filter { $0.kind == .internal }.map { span -> String? in
@@ -413,11 +374,11 @@ struct CacheStageTests {
     func concurrentHits() async throws {
         let origin = CacheOrigin(headers: ["Cache-Control": "max-age=600"])
         let client = client(origin, cache: makeCache())
-        _ = try await client.enqueue(Resource()).resume()
+        _ = try await client.enqueue(CacheResource()).resume()
         let sources = await withTaskGroup(of: ResponseSource?.self) { group in
             for _ in 0..<2_000 {
                 group.addTask {
-                    guard let response = try? await client.enqueue(Resource()).resume(), response.body == Data("body 1".utf8) else {
+                    guard let response = try? await client.enqueue(CacheResource()).resume(), response.body == Data("body 1".utf8) else {
                         return nil
                     }
                     return response.source

@@ -52,3 +52,44 @@ func cacheDate(_ seconds: Int) -> String {
 func cacheTemporaryDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID().uuidString)")
 }
+
+/// A server in a closure: counts requests per path and answers what `answer` says.
+final class CacheOrigin: Transport {
+    let requests = LockedState<[TransportRequest]>([])
+    let answer: @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse
+
+    init(answer: @escaping @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse) {
+        self.answer = answer
+    }
+
+    /// Answers every request with `status`, `headers` and a body naming the request's number.
+    convenience init(status: Int = 200, headers: [String: String]) {
+        self.init { request, number in
+            StreamedResponse(statusCode: status, headers: headers, body: Data("body \(number)".utf8), url: request.url)
+        }
+    }
+
+    var count: Int { requests.withLock { $0.count } }
+    var last: TransportRequest? { requests.withLock { $0.last } }
+
+    func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        let number = requests.withLock { requests in
+            requests.append(request)
+            return requests.count
+        }
+        return try answer(request, number)
+    }
+}
+
+/// A `GET` of `https://api.example.com<pathString>`, with what a cache test changes.
+struct CacheResource: Requestable {
+    var pathString = "/r"
+    var method: HTTPMethod = .get
+    var headerItems: [HeaderItem]?
+    var queryItems: [QueryItem]?
+    var cachePolicy: CachePolicy = .useProtocolRules
+    var requiresAuthorization = false
+
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
+}

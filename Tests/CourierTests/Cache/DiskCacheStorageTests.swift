@@ -326,7 +326,7 @@ struct DiskCacheStorageTests {
             storage.store(entry("/b", partition: "alice"))
             storage.store(entry("/a", partition: "bob"))
             storage.store(entry("/a"))
-            storage.removeAll(partition: "alice")
+            storage.endPartition("alice")
             #expect(Set(storage.keysByRecency) == [entry("/a", partition: "bob").storageKey, entry("/a").storageKey])
             #expect(files(in: directory).filter { $0.hasSuffix(DiskCacheStorage.entrySuffix) }.count == 2)
         }

@@ -65,7 +65,7 @@ struct MemoryCacheStorageTests {
         storage.store(entry("/b", partition: "alice"))
         storage.store(entry("/a", partition: "bob"))
         storage.store(entry("/a"))
-        storage.removeAll(partition: "alice")
+        storage.endPartition("alice")
         #expect(Set(storage.keysByRecency) == [entry("/a", partition: "bob").storageKey, entry("/a").storageKey])
         #expect(storage.totalCost == entry("/a").cost + entry("/a", partition: "bob").cost)
     }

@@ -28,11 +28,14 @@ enum SecureFileIO {
     static let directoryMode: Int = 0o700
 
     /// The file's whole contents, or `nil` if it does not exist.
+    /// - Parameter ownedByThisUser: also refuse a file that another user owns or may write (what
+    ///   this process did not write cannot be trusted).
     /// - Throws: `.io` if it cannot be opened or read, or is a symbolic link, a FIFO, a device or
     ///   anything else but a regular file; `.corrupted` if it is larger than `maximumSize` (told
     ///   by its size, before reading; a file that grows while being read is cut off at
-    ///   `maximumSize + 1` bytes and refused the same way).
-    static func contents(of url: URL, maximumSize: Int) throws(TokenStoreError) -> Data? {
+    ///   `maximumSize + 1` bytes and refused the same way), or, with `ownedByThisUser`, if
+    ///   another user owns it or may write it.
+    static func contents(of url: URL, maximumSize: Int, ownedByThisUser: Bool = false) throws(TokenStoreError) -> Data? {
         let path = url.path
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
@@ -45,13 +48,21 @@ enum SecureFileIO {
         if size > maximumSize {
             throw .corrupted("file is larger than \(maximumSize) bytes")
         }
+        if ownedByThisUser {
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_uid == geteuid(), status.st_mode & mode_t(0o022) == 0 else {
+                throw .corrupted("\(path) belongs to another user or is writable by others")
+            }
+        }
         try clearNonBlocking(fd, path: path)
 
         var contents = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            // Never more than one byte past the limit, whatever the file claims.
-            let wanted = min(buffer.count, maximumSize + 1 - contents.count)
+            // Never more than one byte past the limit, whatever the file claims (and no overflow
+            // for a limit of `Int.max`).
+            let room = maximumSize - contents.count
+            let wanted = room >= buffer.count ? buffer.count : room + 1
             let count = buffer.withUnsafeMutableBytes { raw in
                 read(fd, raw.baseAddress, wanted)
             }
@@ -189,6 +200,42 @@ enum SecureFileIO {
             throw error
         }
         return fd
+    }
+
+    /// What ``prepareOwnDirectory(_:)`` found.
+    enum DirectoryTrust: Equatable, Sendable {
+        /// The folder was missing and is now created `0700`.
+        case created
+        /// The folder exists, belongs to this user, and nobody else may write to it.
+        case trusted
+        /// The folder belongs to this user but others could write to it: it is now `0700`, and
+        /// nothing already in it can be trusted.
+        case tightened
+    }
+
+    /// Makes sure `directory` is a folder only this user controls: creates it `0700` if missing,
+    /// refuses one that another user owns, and removes the group's and others' write permission
+    /// from one of this user's own.
+    /// - Throws: `.io` if it cannot be created or inspected, is not a directory, belongs to
+    ///   another user, or cannot be tightened.
+    static func prepareOwnDirectory(_ directory: URL) throws(TokenStoreError) -> DirectoryTrust {
+        let path = directory.path
+        var status = stat()
+        var created = false
+        if stat(path, &status) != 0 {
+            guard errno == ENOENT else { throw Self.ioFailure(errno, "cannot inspect \(path)") }
+            let fd = try openDirectory(directory, creating: true)
+            _ = close(fd)
+            created = true
+            guard stat(path, &status) == 0 else { throw Self.ioFailure(errno, "cannot inspect \(path)") }
+        }
+        guard status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) else { throw .io("\(path) exists and is not a directory") }
+        guard status.st_uid == geteuid() else {
+            throw .io("\(path) belongs to another user (uid \(status.st_uid)); a cache folder must be this user's own")
+        }
+        guard status.st_mode & mode_t(0o022) != 0 else { return created ? .created : .trusted }
+        if chmod(path, mode_t(directoryMode)) != 0 { throw Self.ioFailure(errno, "cannot restrict the permissions of \(path)") }
+        return created ? .created : .tightened
     }
 
     /// Tries to take an exclusive `flock` on `fd` without waiting.

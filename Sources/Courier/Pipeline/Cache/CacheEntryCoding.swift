@@ -40,6 +40,23 @@ enum CacheEntryCoding {
         return writer.data
     }
 
+    /// ``encode(_:)``'s bytes when ``decode(_:)`` (and the index's key reader) will read them
+    /// back, or `nil` for an entry past their limits: more than
+    /// ``CacheBinaryReader/maximumVariantValues`` `Vary` fields, a string longer than
+    /// ``CacheBinaryReader/maximumStringLength``, a status or reason phrase the decoder refuses.
+    static func encodeIfReadable(_ entry: CacheEntry) -> Data? {
+        let maximum = CacheBinaryReader.maximumStringLength
+        let status = entry.response.status
+        guard (200...599).contains(status.code), entry.variant.values.count <= CacheBinaryReader.maximumVariantValues,
+            entry.key.url.utf8.count <= maximum, entry.key.partition.utf8.count <= maximum,
+            status.reasonPhrase.utf8.count <= maximum,
+            status.reasonPhrase.utf8.allSatisfy({ $0 == 0x09 || $0 >= 0x20 && $0 != 0x7F }),
+            entry.variant.values.allSatisfy({ $0.name.utf8.count <= maximum && ($0.value?.utf8.count ?? 0) <= maximum }),
+            entry.response.headerFields.allSatisfy({ $0.name.rawName.utf8.count <= maximum && $0.value.utf8.count <= maximum })
+        else { return nil }
+        return encode(entry)
+    }
+
     /// The entry in `data`, or `nil` if it is not exactly one well-formed entry.
     static func decode(_ data: Data) -> CacheEntry? {
         guard data.count >= magic.count + 8 else { return nil }

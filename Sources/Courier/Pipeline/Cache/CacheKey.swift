@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// A cache's primary key (RFC 9111 §2, §4): the target URI and the caller's credential
@@ -41,6 +42,18 @@ struct CacheKey: Hashable, Sendable {
         url += path.isEmpty ? "/" : path
         self.url = url
         self.partition = partition
+    }
+
+    /// The key of an absolute `url` (a response's final URL); `nil` for one without a scheme or
+    /// a host.
+    init?(_ url: URL, partition: String) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let scheme = components.scheme,
+            var host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
+        if host.utf8.contains(UInt8(ascii: ":")), !host.hasPrefix("[") { host = "[" + host + "]" }
+        var path = components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        self.init(scheme: scheme, authority: components.port.map { "\(host):\($0)" } ?? host, path: path, partition: partition)
     }
 
     /// A key from its stored parts.

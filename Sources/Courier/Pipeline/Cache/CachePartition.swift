@@ -43,8 +43,9 @@ enum CachePartition {
     }
 
     /// The partition of a request carrying the secret header `fields` (an `Authorization`, a
-    /// cookie or an API key that the endpoint or a middleware set), within `base`.
-    static func secretFields(_ fields: [HTTPField], within base: String) -> String {
+    /// cookie or an API key that the endpoint or a middleware set) and the secret query items
+    /// `queryItems` (`name=value`, as sent), within `base`.
+    static func secrets(fields: [HTTPField], queryItems: [Substring] = [], within base: String) -> String {
         var hasher = SHA256.Hasher()
         hasher.update(processKey)
         for field in fields {
@@ -53,7 +54,23 @@ enum CachePartition {
             hasher.update(Array(field.value.utf8))
             hasher.update([0])
         }
-        return base + "|fields:" + hex(hasher.finalize())
+        hasher.update([1])
+        for item in queryItems {
+            hasher.update(Array(item.utf8))
+            hasher.update([0])
+        }
+        return base + subpartitionSeparator + "secrets:" + hex(hasher.finalize())
+    }
+
+    /// What separates a partition from the secret-value partitions within it: ending a session
+    /// removes both (``isWithin(_:_:)``).
+    static let subpartitionSeparator = "|"
+
+    /// Whether `partition` is `base` or one of the secret-value partitions within it.
+    static func isWithin(_ partition: String, _ base: String) -> Bool {
+        guard partition.hasPrefix(base) else { return false }
+        let rest = partition.utf8.dropFirst(base.utf8.count)
+        return rest.isEmpty || rest.starts(with: subpartitionSeparator.utf8)
     }
 
     /// The partition for a client's calls with `authentication`, fixed for the client's life;
@@ -80,29 +97,42 @@ enum CachePartition {
     }
 }
 
-/// Which header fields the redaction treats as secret, remembered by name: the cache stage asks
-/// for every field of every call, and most calls send the same few names.
-final class SecretFieldNames: Sendable {
-    private let matcher: SecretNameMatcher
-    private let known = LockedState<[HTTPField.Name: Bool]>([:])
+/// Which header fields and query items partition the cache: those that carry a credential.
+///
+/// `Authorization`, `Proxy-Authorization` and `Cookie` always do, and so does every name that
+/// ``Redaction/default`` or the client's own ``Configuration/redaction`` treats as secret: a
+/// redaction that shows more in the logs never lets one user's responses reach another.
+/// Names are remembered: the cache stage asks for every field of every call, and most calls
+/// send the same few names.
+final class CacheSecrets: Sendable {
+    private let headerMatchers: [SecretNameMatcher]
+    private let queryMatchers: [SecretNameMatcher]
+    private let knownHeaders = LockedState<[HTTPField.Name: Bool]>([:])
     /// Names remembered at most (a hostile caller cannot grow the table without bound).
     private static let capacity = 512
+    /// The fields that carry a credential whatever any redaction says.
+    static let alwaysSecretFields: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie]
+    /// What a secret value is replaced with in what the storage keeps (a key, a variant).
+    static let placeholder = "<partitioned>"
 
     init(_ redaction: Redaction) {
-        matcher = redaction.headerMatcher
+        headerMatchers = [Redaction.default.headerMatcher, redaction.headerMatcher]
+        queryMatchers = [Redaction.default.queryItemMatcher, redaction.queryItemMatcher]
     }
 
-    /// The fields of `fields` whose names are secret, in order.
+    /// The fields of `fields` that carry a credential, in order.
     func secretFields(of fields: HTTPFields) -> [HTTPField] {
         guard !fields.isEmpty else { return [] }
-        return known.withLock { known in
+        return knownHeaders.withLock { known in
             var secret: [HTTPField] = []
             for field in fields {
                 let isSecret: Bool
                 if let remembered = known[field.name] {
                     isSecret = remembered
                 } else {
-                    isSecret = matcher.isSecret(headerName: field.name.canonicalName)
+                    let name = field.name.canonicalName
+                    isSecret =
+                        Self.alwaysSecretFields.contains(field.name) || headerMatchers.contains { $0.isSecret(headerName: name) }
                     if known.count < Self.capacity { known[field.name] = isSecret }
                 }
                 if isSecret { secret.append(field) }
@@ -110,13 +140,50 @@ final class SecretFieldNames: Sendable {
             return secret
         }
     }
+
+    /// `url` (a ``CacheKey/url``) with the value of every secret query item replaced by
+    /// ``placeholder``, and those items as they were (`name=value`, in order); `url` itself and
+    /// no items when it has none.
+    func splittingSecretQueryItems(of url: String) -> (url: String, secrets: [Substring]) {
+        guard let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (url, []) }
+        let query = url[url.index(after: question)...]
+        var secrets: [Substring] = []
+        var kept: [Substring] = []
+        var changed = false
+        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? item[...]
+            let decoded = Redaction.decodedName(name)
+            if !name.isEmpty, queryMatchers.contains(where: { $0.isSecret(parameter: decoded) }) {
+                secrets.append(item)
+                kept.append(Substring(name + "=" + Self.placeholder))
+                changed = true
+            } else {
+                kept.append(item)
+            }
+        }
+        guard changed else { return (url, []) }
+        return (String(url[...question]) + kept.joined(separator: "&"), secrets)
+    }
 }
 
-/// A ``TokenRefresher``'s cache session: its partition, and how to purge it from each cache
-/// that a client of this refresher stores into.
+/// A ``TokenRefresher``'s cache session: its partition, and the caches that a client of this
+/// refresher stores into, which lose the session's entries when it ends.
 struct CacheSession: Sendable {
+    /// A cache, held weakly: a refresher that outlives its clients' caches keeps none of them.
+    struct Registered: @unchecked Sendable {
+        // `@unchecked`: a weak reference to a `Sendable` class, only read.
+        weak var cache: HTTPCache?
+    }
+
     var partition = CachePartition.random("bearer")
-    var purges: [ObjectIdentifier: @Sendable (String) -> Void] = [:]
+    /// The caches to purge, each once; those deallocated are dropped whenever one registers.
+    private(set) var caches: [Registered] = []
+
+    /// Adds `cache` unless it is there already, dropping the caches that are gone.
+    mutating func register(_ cache: HTTPCache) {
+        caches.removeAll { $0.cache == nil }
+        if !caches.contains(where: { $0.cache === cache }) { caches.append(Registered(cache: cache)) }
+    }
 }
 
 extension Authentication {
@@ -135,23 +202,21 @@ extension TokenRefresher {
         cacheSession.withLock { $0.partition }
     }
 
-    /// Makes the end of every session (``reset(to:)``, ``signOut()``) remove that session's
-    /// entries from `cache`. Registering one cache twice registers it once.
+    /// Makes the end of every session (``reset(to:)``, ``signOut()``, a refresh that failed for
+    /// good) remove that session's entries from `cache`. Registering one cache twice registers
+    /// it once.
     nonisolated func purgesEntries(in cache: HTTPCache) {
-        cacheSession.withLock { session in
-            session.purges[ObjectIdentifier(cache)] = { [weak cache] partition in
-                cache?.storage.removeAll(partition: partition)
-            }
-        }
+        cacheSession.withLock { $0.register(cache) }
     }
 
-    /// Starts a new session and purges the old one's entries.
+    /// Starts a new session and ends the old one in every registered cache: its entries are
+    /// removed, and nothing is stored for it afterwards (a response still on its way included).
     nonisolated func endCacheSession() {
-        let (ended, purges) = cacheSession.withLock { session in
+        let (ended, caches) = cacheSession.withLock { session in
             let ended = session.partition
             session.partition = CachePartition.random("bearer")
-            return (ended, Array(session.purges.values))
+            return (ended, session.caches.compactMap(\.cache))
         }
-        for purge in purges { purge(ended) }
+        for cache in caches { cache.endPartition(ended) }
     }
 }

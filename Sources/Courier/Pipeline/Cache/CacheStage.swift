@@ -20,9 +20,12 @@ enum CacheResult: String, Sendable, CaseIterable {
 /// ``HTTPCache`` when it may (RFC 9111 §4), makes stale responses conditional (§4.3), stores what
 /// may be stored (§3), and invalidates after unsafe methods (§4.4).
 ///
-/// It sits above the authentication stage, so it never sees a credential; the credential's
-/// session reaches it as ``partition``. Calls that do not collect their body (streams,
-/// downloads, event streams) only invalidate.
+/// It sits above the authentication stage, so it never sees the client's credential; the
+/// credential's session reaches it as ``partition``. A credential it does see (an
+/// `Authorization`, a cookie or another secret field set above it, a secret query item, the
+/// cookies the transport would add, which it attaches itself) partitions the entries further,
+/// and is never stored. Calls that do not collect their body (streams, downloads, event
+/// streams) only invalidate.
 struct CacheStage: Sendable {
     let cache: HTTPCache
     let policy: CachePolicy
@@ -35,8 +38,10 @@ struct CacheStage: Sendable {
     let logger: Logger
     /// What log lines hide of a URL.
     let redaction: Redaction
-    /// The header names that partition the cache (those ``redaction`` treats as secret).
-    let secretNames: SecretFieldNames
+    /// The header fields and query items that partition the cache.
+    let secrets: CacheSecrets
+    /// The transport's cookie storage, when it adds cookies to what it sends.
+    let cookies: (any StoredCookieSource)?
     let trace: CallTrace?
     let metrics: ClientMetrics?
 
@@ -47,24 +52,34 @@ struct CacheStage: Sendable {
         next: (TransportRequest) async throws(CourierError) -> StreamedResponse,
         detached: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
-        let head = request.head
-        let secrets = secretNames.secretFields(of: head.headerFields)
-        let partition = secrets.isEmpty ? partition : CachePartition.secretFields(secrets, within: partition)
-        let hasCredentials = hasCredentials || !secrets.isEmpty
-        // What the storage sees of the request: its secret values are in the partition already,
-        // so a `Vary` on one of them stores a placeholder, never the secret.
-        var keyed = head
-        for field in secrets { keyed.headerFields[field.name] = "<partitioned>" }
-        guard collectsBody, CacheKey.mayBeAnsweredFromCache(head),
-            head.headerFields[.ifNoneMatch] == nil, head.headerFields[.ifModifiedSince] == nil,
-            let url = request.resolvedURL, let key = CacheKey(head, partition: partition)
+        guard collectsBody, CacheKey.mayBeAnsweredFromCache(request.head),
+            request.head.headerFields[.ifNoneMatch] == nil, request.head.headerFields[.ifModifiedSince] == nil,
+            let url = request.resolvedURL, let target = CacheKey(request.head, partition: "")
         else {
             // Not the cache's to answer (a caller's own conditional request is answered by the
             // server, as asked); an unsafe method may still invalidate.
             let response = try await next(request)
-            invalidate(after: response, to: head)
+            invalidate(after: response, to: request.head)
             return response
         }
+        var request = request
+        if let cookies, !request.storedCookiesAttached {
+            // What the transport would add is added here, read once: the response is keyed by
+            // exactly the cookies it is sent with.
+            if let stored = cookies.storedCookieHeader(for: url) { request.head.headerFields.append(HTTPField(name: .cookie, value: stored)) }
+            request.storedCookiesAttached = true
+        }
+        let head = request.head
+        let fieldSecrets = secrets.secretFields(of: head.headerFields)
+        let (keyURL, querySecrets) = secrets.splittingSecretQueryItems(of: target.url)
+        let hasSecrets = !fieldSecrets.isEmpty || !querySecrets.isEmpty
+        let partition = hasSecrets ? CachePartition.secrets(fields: fieldSecrets, queryItems: querySecrets, within: partition) : partition
+        let hasCredentials = hasCredentials || hasSecrets
+        let key = CacheKey(url: keyURL, partition: partition)
+        // What the storage sees of the request: its secret values are in the partition already,
+        // so a `Vary` on one of them stores a placeholder, never the secret.
+        var keyed = head
+        for field in fieldSecrets { keyed.headerFields[field.name] = CacheSecrets.placeholder }
         let storage = cache.storage
         let requestControl = CacheControl(head.headerFields)
         let now = cache.now()
@@ -91,7 +106,8 @@ struct CacheStage: Sendable {
             case .useStoredAndRevalidate:
                 if head.method == .get {
                     revalidateInBackground(
-                        request, keyed: keyed, key: key, entries: stored, hasCredentials: hasCredentials, send: detached)
+                        request, keyed: keyed, key: key, target: target, entries: stored, hasCredentials: hasCredentials,
+                        send: detached)
                 }
                 return served(entry, request: head, url: url, now: now, result: .stale)
             case .unsatisfiable:
@@ -121,14 +137,17 @@ struct CacheStage: Sendable {
             throw error
         }
         let responseTime = cache.now()
+        let redirected = Self.isRedirected(response, from: request, target: target)
         if isConditional, response.statusCode == 304 {
             await Self.finish(notModified: response)
-            if let revalidated = update(stored, with: response, requestTime: now, responseTime: responseTime) {
+            if !redirected, let revalidated = update(stored, with: response, request: keyed, requestTime: now, responseTime: responseTime) {
                 return served(revalidated, request: head, url: url, now: responseTime, result: .revalidated)
             }
-            // The 304 matches nothing stored (§4.3.4): ask again, unconditionally.
+            // The 304 matches nothing stored (§4.3.4), or answers another URL: ask again,
+            // unconditionally.
             let fresh = try await next(request)
             report(.miss, request: head, url: url)
+            guard !Self.isRedirected(fresh, from: request, target: target) else { return fresh }
             return store(fresh, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: now, responseTime: cache.now())
         }
         if [500, 502, 503, 504].contains(response.statusCode), let entry = stored.first,
@@ -138,7 +157,17 @@ struct CacheStage: Sendable {
             return served(entry, request: head, url: url, now: responseTime, result: .stale)
         }
         report(.miss, request: head, url: url)
+        // A redirect's target answered: what it sent belongs to its own URL (RFC 9111 §4), which
+        // this key does not name.
+        guard !redirected else { return response }
         return store(response, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: now, responseTime: responseTime)
+    }
+
+    /// Whether `response` came from another URL than `target`'s (the transport followed a
+    /// redirect).
+    static func isRedirected(_ response: StreamedResponse, from request: TransportRequest, target: CacheKey) -> Bool {
+        if response.location == request.location { return false }
+        return CacheKey(response.url, partition: "")?.url != target.url
     }
 
     /// Whether `entry` is fresh for a request without directives of its own.
@@ -181,13 +210,18 @@ struct CacheStage: Sendable {
         _ = try? await notModified.body.collect(upTo: 0)
     }
 
-    /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them.
-    private func update(_ entries: [CacheEntry], with notModified: StreamedResponse, requestTime: Date, responseTime: Date) -> CacheEntry? {
+    /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them. A
+    /// `304` that says `no-store` (or answers a request that does) updates nothing that is kept:
+    /// the entries it names answer this call once and are removed.
+    private func update(
+        _ entries: [CacheEntry], with notModified: StreamedResponse, request: HTTPRequest, requestTime: Date, responseTime: Date
+    ) -> CacheEntry? {
         let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
+        let keeps = !CacheControl(head.headerFields).noStore && !CacheControl(request.headerFields).noStore
         var first: CacheEntry?
         for index in CacheValidation.entriesUpdated(by: head, among: entries) {
             let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
-            cache.storage.store(entry)
+            if keeps { cache.storage.store(entry) } else { cache.storage.remove(entry.storageKey) }
             if first == nil { first = entry }
         }
         return first
@@ -214,7 +248,7 @@ struct CacheStage: Sendable {
     /// Sends the conditional request for `entries` after the call has returned, once per key at a
     /// time, and stores what comes back (a `304`'s update or a new response).
     private func revalidateInBackground(
-        _ request: TransportRequest, keyed: HTTPRequest, key: CacheKey, entries: [CacheEntry], hasCredentials: Bool,
+        _ request: TransportRequest, keyed: HTTPRequest, key: CacheKey, target: CacheKey, entries: [CacheEntry], hasCredentials: Bool,
         send: @escaping @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) {
         guard cache.beginRevalidation(of: key) else { return }
@@ -227,9 +261,12 @@ struct CacheStage: Sendable {
             if let conditional { sent.head = conditional }
             guard let response = try? await send(sent) else { return }
             let responseTime = stage.cache.now()
-            if conditional != nil, response.statusCode == 304 {
+            let redirected = Self.isRedirected(response, from: request, target: target)
+            if redirected {
+                response.body.cancel()
+            } else if conditional != nil, response.statusCode == 304 {
                 await Self.finish(notModified: response)
-                _ = stage.update(entries, with: response, requestTime: requestTime, responseTime: responseTime)
+                _ = stage.update(entries, with: response, request: keyed, requestTime: requestTime, responseTime: responseTime)
             } else {
                 _ = stage.store(
                     response, for: keyed, key: key, hasCredentials: hasCredentials, requestTime: requestTime,
@@ -243,7 +280,7 @@ struct CacheStage: Sendable {
         guard request.method != .get, request.method != .head else { return }
         let head = HTTPResponse(status: response.status, headerFields: response.headers)
         for url in CacheValidation.invalidatedURLs(request: request, response: head) {
-            cache.storage.removeAll(url: url)
+            cache.storage.removeAll(url: secrets.splittingSecretQueryItems(of: url).url)
         }
     }
 

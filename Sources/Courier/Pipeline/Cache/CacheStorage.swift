@@ -15,11 +15,37 @@ protocol CacheStorage: Sendable {
     func remove(_ key: CacheStorageKey)
     /// Removes every entry of the normalised URI `url` (``CacheKey/url``), in every partition.
     func removeAll(url: String)
-    /// Removes every entry stored under the credential partition `partition` (a signed-out
-    /// session's responses).
-    func removeAll(partition: String)
+    /// Ends the credential partition `partition` (a signed-out session): removes every entry
+    /// stored under it or within it (``CachePartition/isWithin(_:_:)``), and refuses to store
+    /// any for it from now on, so that a response still on its way is not kept for a session
+    /// that has ended.
+    func endPartition(_ partition: String)
     /// Removes everything.
     func removeAll()
+}
+
+/// The partitions a storage has ended (``CacheStorage/endPartition(_:)``), kept under its lock
+/// with its entries so that ending one and storing into it cannot interleave. Partitions are
+/// random per session and never come back, so only the calls in flight when a session ended
+/// can still try to store into it: the most recent ``capacity`` are kept.
+struct EndedPartitions: Sendable {
+    static let capacity = 1024
+    private var set: Set<String> = []
+    private var order: [String] = []
+
+    mutating func insert(_ partition: String) {
+        guard !partition.isEmpty, set.insert(partition).inserted else { return }
+        order.append(partition)
+        if order.count > Self.capacity { set.remove(order.removeFirst()) }
+    }
+
+    /// Whether entries of `partition` may no longer be stored: it is, or is within, an ended one.
+    func contains(_ partition: String) -> Bool {
+        guard !set.isEmpty, !partition.isEmpty else { return false }
+        if set.contains(partition) { return true }
+        guard let separator = partition.range(of: CachePartition.subpartitionSeparator) else { return false }
+        return set.contains(String(partition[..<separator.lowerBound]))
+    }
 }
 
 /// An LRU order of keys: O(1) insert, touch, remove and pop of the least recently used, with a

@@ -75,13 +75,19 @@ final class DiskCacheStorage: CacheStorage {
         var recencyChanged = false
         /// The index on disk may say "clean": cleared before an entry file is written.
         var indexMayBeClean = true
+        var ended = EndedPartitions()
 
-        mutating func insert(_ key: CacheStorageKey, _ record: Record) {
+        /// Adds `record` under `key`; `false` (nothing added) when the total would overflow.
+        @discardableResult
+        mutating func insert(_ key: CacheStorageKey, _ record: Record) -> Bool {
+            let (total, overflow) = totalSize.addingReportingOverflow(record.size)
+            guard !overflow, record.size >= 0 else { return false }
             records[key] = record
             keyOfFile[record.id] = key
             keysOfURL[key.key.url, default: []].append(key)
             order.touch(key)
-            totalSize += record.size
+            totalSize = total
+            return true
         }
 
         @discardableResult
@@ -115,7 +121,10 @@ final class DiskCacheStorage: CacheStorage {
     /// Entries of a credential partition (stored by an earlier process) are removed. An index that
     /// cannot be read (corrupt, truncated, of another version) empties the cache. Entries beyond
     /// `capacity` (a smaller bound than before) are evicted.
-    init(directory: URL, capacity: Int, indexWriteInterval: Int = 64) {
+    ///
+    /// With `distrustingContents` (a folder that others could write to until now), nothing in
+    /// the folder is used: the index is not read, and every entry file is removed.
+    init(directory: URL, capacity: Int, indexWriteInterval: Int = 64, distrustingContents: Bool = false) {
         self.directory = directory
         self.capacity = max(0, capacity)
         self.indexWriteInterval = max(1, indexWriteInterval)
@@ -130,16 +139,17 @@ final class DiskCacheStorage: CacheStorage {
             state = LockedState(State())
             return
         }
-        state = LockedState(Self.openState(directory: directory, capacity: self.capacity))
+        state = LockedState(Self.openState(directory: directory, capacity: self.capacity, distrustingContents: distrustingContents))
         flush()
     }
 
     /// The state read from the index in `directory`, cleaned and bounded.
-    private static func openState(directory: URL, capacity: Int) -> State {
+    private static func openState(directory: URL, capacity: Int, distrustingContents: Bool) -> State {
         var state = State()
-        var needsWrite = false
+        var needsWrite = distrustingContents
         let indexURL = directory.appendingPathComponent(Self.indexName)
-        let indexData = try? SecureFileIO.contents(of: indexURL, maximumSize: Self.maximumIndexSize)
+        let indexData =
+            distrustingContents ? nil : try? SecureFileIO.contents(of: indexURL, maximumSize: Self.maximumIndexSize, ownedByThisUser: true)
         let decoded = indexData.flatMap(CacheIndexCoding.decode)
         if indexData != nil, decoded == nil { needsWrite = true }
         // After a crash, the folder is listed: what a clean index names is all there is.
@@ -156,6 +166,10 @@ final class DiskCacheStorage: CacheStorage {
             present = names
             needsWrite = true
         }
+        for id in decoded?.rejectedIDs ?? [] {
+            if present == nil { try? SecureFileIO.removeFile(at: directory.appendingPathComponent(Self.fileName(id: id))) }
+            needsWrite = true
+        }
         let records = decoded?.records ?? []
         state.records.reserveCapacity(records.count)
         state.keyOfFile.reserveCapacity(records.count)
@@ -164,11 +178,12 @@ final class DiskCacheStorage: CacheStorage {
         for (key, record) in records {
             // A credential partition lives as long as its session in one process (see
             // `HTTPCache`): a previous process's credentialed entries can never be served again.
-            if key.key.partition.isEmpty, present?.contains(record.id) ?? true, state.keyOfFile[record.id] == nil,
-                state.records[key] == nil
-            {
-                state.insert(key, record)
-            } else {
+            // A record larger than the whole cache, or one that would overflow the total (a crafted
+            // index), is dropped like any other bad record: it costs itself, not the cache.
+            let kept =
+                key.key.partition.isEmpty && (present?.contains(record.id) ?? true) && state.keyOfFile[record.id] == nil
+                && state.records[key] == nil && record.size <= capacity && state.insert(key, record)
+            if !kept {
                 if present == nil, state.keyOfFile[record.id] == nil {
                     try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
                 }
@@ -254,16 +269,12 @@ final class DiskCacheStorage: CacheStorage {
             for storageKey in keys.reversed() {
                 guard let record = state.records[storageKey] else { continue }
                 let url = directory.appendingPathComponent(record.fileName)
-                let data = try? SecureFileIO.contents(of: url, maximumSize: max(record.size, capacity))
+                let data = try? SecureFileIO.contents(of: url, maximumSize: min(record.size, capacity), ownedByThisUser: true)
                 guard let data, let entry = CacheEntryCoding.decode(data), entry.storageKey == storageKey else {
                     state.forget(storageKey)
                     try? SecureFileIO.removeFile(at: url)
                     noteChange(&state)
                     continue
-                }
-                if data.count != record.size {
-                    state.totalSize += data.count - record.size
-                    state.records[storageKey]?.size = data.count
                 }
                 state.order.touch(storageKey)
                 state.recencyChanged = true
@@ -275,9 +286,10 @@ final class DiskCacheStorage: CacheStorage {
 
     @discardableResult
     func store(_ entry: CacheEntry) -> Bool {
-        guard isActive else { return false }
+        // What the decoders would refuse is never written: it would be a miss at best, and a
+        // record the index decoder refuses at worst.
+        guard isActive, let data = CacheEntryCoding.encodeIfReadable(entry) else { return false }
         let key = entry.storageKey
-        let data = CacheEntryCoding.encode(entry)
         let id = Self.fileID(for: key)
         let url = directory.appendingPathComponent(Self.fileName(id: id))
         return state.withLock { state in
@@ -285,11 +297,11 @@ final class DiskCacheStorage: CacheStorage {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
             if let other = state.keyOfFile[id] { state.forget(other) }
-            guard data.count <= capacity else {
+            guard data.count <= capacity, !state.ended.contains(key.key.partition) else {
                 noteChange(&state)
                 return false
             }
-            while state.totalSize + data.count > capacity, let oldest = state.order.leastRecentlyUsed {
+            while state.totalSize > capacity - data.count, let oldest = state.order.leastRecentlyUsed {
                 if let record = state.forget(oldest) {
                     try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
                 }
@@ -338,10 +350,11 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    func removeAll(partition: String) {
+    func endPartition(_ partition: String) {
         guard isActive else { return }
         state.withLock { state in
-            let keys = state.records.keys.filter { $0.key.partition == partition }
+            state.ended.insert(partition)
+            let keys = state.records.keys.filter { CachePartition.isWithin($0.key.partition, partition) }
             guard !keys.isEmpty else { return }
             for key in keys {
                 if let record = state.forget(key) {
@@ -358,7 +371,9 @@ final class DiskCacheStorage: CacheStorage {
             for record in state.records.values {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
+            let ended = state.ended
             state = State()
+            state.ended = ended
             writeIndex(&state)
         }
     }
@@ -445,15 +460,23 @@ enum CacheIndexCoding {
         return writer.data
     }
 
-    /// The records in `data` and its clean flag, or `nil` if it is not exactly one well-formed
-    /// index of this version. Every key must be well-formed; sizes must be at most `Int.max / 2`.
-    static func decode(_ data: Data) -> (records: [(CacheStorageKey, DiskCacheStorage.Record)], isClean: Bool)? {
+    /// What an index holds: its well-formed records, the file ids of the records that are not
+    /// (their files are to be removed: a bad record costs itself, not the cache), and its clean
+    /// flag.
+    struct Decoded {
+        var records: [(CacheStorageKey, DiskCacheStorage.Record)]
+        var rejectedIDs: [UInt64]
+        var isClean: Bool
+    }
+
+    /// What `data` holds, or `nil` if it is not one index of this version whose checksum and
+    /// framing hold. A record whose key is malformed, or whose size is negative as an `Int`, is
+    /// rejected alone.
+    static func decode(_ data: Data) -> Decoded? {
         data.withUnsafeBytes { bytes in decode(bytes) }
     }
 
-    private static func decode(
-        _ bytes: UnsafeRawBufferPointer
-    ) -> (records: [(CacheStorageKey, DiskCacheStorage.Record)], isClean: Bool)? {
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> Decoded? {
         guard bytes.count >= headerSize + 12, bytes.prefix(magic.count).elementsEqual(magic) else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 8)])
         var sum = CacheBinaryWriter.checksum(UnsafeRawBufferPointer(rebasing: body[..<cleanFlagOffset]))
@@ -465,23 +488,29 @@ enum CacheIndexCoding {
             Int(bigEndian(body, at: tableStart - 4, as: UInt32.self)) == body.count - tableStart
         else { return nil }
         let table = UnsafeRawBufferPointer(rebasing: body[tableStart...])
-        var records: [(CacheStorageKey, DiskCacheStorage.Record)] = []
-        records.reserveCapacity(count)
+        var decoded = Decoded(records: [], rejectedIDs: [], isClean: body[cleanFlagOffset] == 1)
+        decoded.records.reserveCapacity(count)
         for index in 0..<count {
             let row = headerSize + index * rowSize
             let id = bigEndian(body, at: row, as: UInt64.self)
             let size = bigEndian(body, at: row + 8, as: UInt64.self)
             let offset = Int(bigEndian(body, at: row + 16, as: UInt32.self))
             let length = Int(bigEndian(body, at: row + 20, as: UInt32.self))
-            guard size <= UInt64(Int.max / 2), offset <= table.count, length <= table.count - offset else { return nil }
+            guard size <= UInt64(Int.max), offset <= table.count, length <= table.count - offset else {
+                decoded.rejectedIDs.append(id)
+                continue
+            }
             var reader = CacheRawReader(UnsafeRawBufferPointer(rebasing: table[offset..<(offset + length)]))
             guard let url = reader.string(), let partition = reader.string(), let variant = reader.variant(),
                 reader.isAtEnd
-            else { return nil }
+            else {
+                decoded.rejectedIDs.append(id)
+                continue
+            }
             let key = CacheStorageKey(key: CacheKey(url: url, partition: partition), variant: variant)
-            records.append((key, DiskCacheStorage.Record(id: id, size: Int(size))))
+            decoded.records.append((key, DiskCacheStorage.Record(id: id, size: Int(size))))
         }
-        return (records, body[cleanFlagOffset] == 1)
+        return decoded
     }
 
     private static func bigEndian<Integer: FixedWidthInteger>(

@@ -51,25 +51,36 @@ public final class HTTPCache: Sendable {
             staleIfError: staleIfError)
     }
 
-    /// A cache in `directory` (created with owner-only permissions) of at most `capacity` bytes of
-    /// files, least recently used responses evicted first. What an earlier run stored is used
-    /// again; a file that is corrupt or cut short is a miss, and is removed.
+    /// A cache in `directory` of at most `capacity` bytes of files, least recently used responses
+    /// evicted first. What an earlier run stored is used again; a file that is corrupt, cut short
+    /// or not this user's own is a miss, and is removed.
+    ///
+    /// The folder must be this user's own: it is created with owner-only permissions, one that
+    /// others could write to is made owner-only and emptied of what it held, and one that another
+    /// user owns is refused. Choose a per-user caches folder, not a shared one like `/tmp`.
     /// - Parameters:
     ///   - directory: the folder, a file URL. It is locked while this cache is open: a second
     ///     cache on it stores and finds nothing, so share one cache between clients.
     ///   - capacity: the bound, in bytes of entry files.
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
     ///   - staleIfError: honour `stale-if-error` (RFC 5861).
-    /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL.
+    /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL, is not a
+    ///   folder, belongs to another user, or cannot be created or made owner-only.
     public convenience init(
         directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false
     ) throws(CourierError) {
         guard directory.isFileURL else {
             throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
         }
+        let trust: SecureFileIO.DirectoryTrust
+        do {
+            trust = try SecureFileIO.prepareOwnDirectory(directory)
+        } catch {
+            throw .invalidRequest(.invalidURL("unusable cache directory: \(error.description)"))
+        }
         self.init(
-            storage: DiskCacheStorage(directory: directory, capacity: capacity), staleWhileRevalidate: staleWhileRevalidate,
-            staleIfError: staleIfError)
+            storage: DiskCacheStorage(directory: directory, capacity: capacity, distrustingContents: trust == .tightened),
+            staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
     }
 
     init(
@@ -85,6 +96,11 @@ public final class HTTPCache: Sendable {
     /// Removes every stored response.
     public func removeAll() {
         storage.removeAll()
+    }
+
+    /// Removes the entries of an ended credential session and keeps any from being stored for it.
+    func endPartition(_ partition: String) {
+        storage.endPartition(partition)
     }
 
     /// Marks `key` as being revalidated in the background; `false` if it is already.

@@ -8,6 +8,7 @@ final class MemoryCacheStorage: CacheStorage {
         var keysOfURL: [String: [CacheStorageKey]] = [:]
         var order = CacheLRUList<CacheStorageKey>()
         var totalCost = 0
+        var ended = EndedPartitions()
 
         /// Removes the entry of `key` and returns it.
         @discardableResult
@@ -57,7 +58,7 @@ final class MemoryCacheStorage: CacheStorage {
         let key = entry.storageKey
         // What the store drops is released after the lock, not under it.
         let (stored, dropped) = state.withLock { state -> (Bool, CacheEntry?) in
-            guard cost <= capacity else {
+            guard cost <= capacity, !state.ended.contains(key.key.partition) else {
                 return (false, state.remove(key))
             }
             let replaced = state.entries.updateValue(entry, forKey: key)
@@ -93,13 +94,18 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
-    func removeAll(partition: String) {
+    func endPartition(_ partition: String) {
         state.withLock { state in
-            for key in state.entries.keys where key.key.partition == partition { state.remove(key) }
+            state.ended.insert(partition)
+            for key in state.entries.keys where CachePartition.isWithin(key.key.partition, partition) { state.remove(key) }
         }
     }
 
     func removeAll() {
-        state.withLock { $0 = State() }
+        state.withLock { state in
+            let ended = state.ended
+            state = State()
+            state.ended = ended
+        }
     }
 }
