@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:71
+    // Documentation/Caching.md:82
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -23,17 +23,17 @@ enum CachingGuide {
         _ = cachingClient
     }
 
-    // Documentation/Caching.md:46
-    static func line46() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")
-        _ = folder
+    // Documentation/Caching.md:51
+    static func line51() async throws {
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+        _ = caches
         var configuration = Configuration()
         _ = configuration
-        configuration.cache = try HTTPCache(directory: folder, capacity: 100 << 20)
+        configuration.cache = try HTTPCache(directory: caches.appendingPathComponent("api-cache"), capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:88
-    static func line88() async throws {
+    // Documentation/Caching.md:99
+    static func line99() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:124
-    static func line124() async throws {
+    // Documentation/Caching.md:149
+    static func line149() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }
