@@ -134,7 +134,7 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:372
+    // Documentation/Testing.md:378
     @Test(arguments: 0..<20)
     static func eachTestSeesOnlyItsOwnStub(index: Int) async throws {
         let network = NetworkStub()
@@ -147,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:562
+    // Documentation/Testing.md:568
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -192,8 +192,8 @@ enum TestingGuide {
         evaluate(network.stub(.get, "/report", with: try .json(report).delayed(by: .seconds(2))))
     }
 
-    // Documentation/Testing.md:400
-    static func line400() async throws {
+    // Documentation/Testing.md:406
+    static func line406() async throws {
         let session = URLSession(configuration: network.configuration)
         _ = session
         let (data, response) = try await session.data(from: URL(string: "https://api.example.com/ping")!)
@@ -201,8 +201,8 @@ enum TestingGuide {
         _ = response
     }
 
-    // Documentation/Testing.md:419
-    @Test("Documentation/Testing.md:419") static func line419() async throws {
+    // Documentation/Testing.md:425
+    @Test("Documentation/Testing.md:425") static func line425() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
         _ = transport
         var configuration = Configuration(transport: transport)
@@ -216,8 +216,8 @@ enum TestingGuide {
         #expect(await transport.count == 2)
     }
 
-    // Documentation/Testing.md:439
-    @Test("Documentation/Testing.md:439") static func line439() async throws {
+    // Documentation/Testing.md:445
+    @Test("Documentation/Testing.md:445") static func line445() async throws {
         let clock = TestClock()
         _ = clock
         var configuration = Configuration(transport: RecordingTransport(script: [.status(503)]))
@@ -233,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:503
-    @Test("Documentation/Testing.md:503") static func line503() async throws {
+    // Documentation/Testing.md:509
+    @Test("Documentation/Testing.md:509") static func line509() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -248,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:604
-    static func line604() async throws {
+    // Documentation/Testing.md:610
+    static func line610() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"

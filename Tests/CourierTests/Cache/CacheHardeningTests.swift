@@ -84,6 +84,13 @@ struct CacheHardeningTests {
         return Client(configuration: configuration)
     }
 
+    private func bearerClient(_ transport: any Transport, cache: HTTPCache, refresher: TokenRefresher) -> Client {
+        client(transport, cache: cache) { configuration in
+            configuration.authentication = .bearer(refresher)
+            configuration.authorizedHosts = ["api.example.com"]
+        }
+    }
+
     private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
 
     // MARK: 1. Cookies the transport adds
@@ -183,10 +190,7 @@ struct CacheHardeningTests {
         let origin = HeldOrigin(headers: ["Cache-Control": "private, max-age=600"])
         let cache = onDisk ? diskCache(directory) : memoryCache()
         let refresher = TokenRefresher(store: InMemoryTokenStore(TokenCredential(accessToken: "a1")), refresh: { _ in TokenCredential(accessToken: "a2") })
-        let client = client(origin, cache: cache) { configuration in
-            configuration.authentication = .bearer(refresher)
-            configuration.authorizedHosts = ["api.example.com"]
-        }
+        let client = bearerClient(origin, cache: cache, refresher: refresher)
         var mine = CacheResource(pathString: "/me")
         mine.requiresAuthorization = true
         mine.headerItems = [HeaderItem(name: "X-API-Key", value: "k1")]  // a partition within the session
@@ -210,10 +214,7 @@ struct CacheHardeningTests {
         let origin = CacheOrigin(headers: ["Cache-Control": "private, max-age=600"])
         let cache = memoryCache()
         let refresher = TokenRefresher(store: InMemoryTokenStore(TokenCredential(accessToken: "a1")), refresh: { _ in TokenCredential(accessToken: "a2") })
-        let client = client(origin, cache: cache) { configuration in
-            configuration.authentication = .bearer(refresher)
-            configuration.authorizedHosts = ["api.example.com"]
-        }
+        let client = bearerClient(origin, cache: cache, refresher: refresher)
         var mine = CacheResource(pathString: "/me")
         mine.requiresAuthorization = true
         mine.headerItems = [HeaderItem(name: "X-API-Key", value: "k1")]
@@ -237,10 +238,7 @@ struct CacheHardeningTests {
         let refresher = TokenRefresher(store: InMemoryTokenStore(TokenCredential(accessToken: "a1"))) { _ in
             throw RefreshFailure(reason: .rejected, isPermanent: true)
         }
-        let client = client(origin, cache: cache) { configuration in
-            configuration.authentication = .bearer(refresher)
-            configuration.authorizedHosts = ["api.example.com"]
-        }
+        let client = bearerClient(origin, cache: cache, refresher: refresher)
         var mine = CacheResource(pathString: "/me")
         mine.requiresAuthorization = true
         var expired = CacheResource(pathString: "/expired")
@@ -371,6 +369,16 @@ struct DiskCacheHardeningTests {
         cacheEntry(path: path, [("Cache-Control", "max-age=600")], variant: variant, receivedAt: Date())
     }
 
+    /// A variant of more `Vary` fields than the decoder reads.
+    private let wide = CacheVariant(values: (0..<300).map { CacheVariant.Value(name: "x-f\($0)", value: "v") }, matchesNothing: false)
+
+    /// Opens `directory` again and expects exactly the entry for `/kept`.
+    private func expectOnlyKept(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) {
+        let reopened = DiskCacheStorage(directory: directory, capacity: 1 << 20)
+        #expect(reopened.count == 1, sourceLocation: sourceLocation)
+        #expect(reopened.entries(for: CacheKey(url: "https://example.com/kept", partition: "")).count == 1, sourceLocation: sourceLocation)
+    }
+
     private func mode(of url: URL) -> mode_t {
         var status = stat()
         _ = stat(url.path, &status)
@@ -433,16 +441,13 @@ struct DiskCacheHardeningTests {
     func unreadableEntryIsNotStored() throws {
         let directory = cacheTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let wide = CacheVariant(values: (0..<300).map { CacheVariant.Value(name: "x-f\($0)", value: "v") }, matchesNothing: false)
         do {
             let storage = DiskCacheStorage(directory: directory, capacity: 1 << 20)
             #expect(storage.store(entry("/kept")))
             #expect(!storage.store(entry("/wide", variant: wide)))
             storage.flush()
         }
-        let reopened = DiskCacheStorage(directory: directory, capacity: 1 << 20)
-        #expect(reopened.count == 1)
-        #expect(reopened.entries(for: CacheKey(url: "https://example.com/kept", partition: "")).count == 1)
+        expectOnlyKept(in: directory)
     }
 
     @Test("an index with one unreadable record loses that record only")
@@ -457,15 +462,12 @@ struct DiskCacheHardeningTests {
         }
         let keptID = DiskCacheStorage.fileID(for: kept.storageKey)
         let keptSize = try Data(contentsOf: directory.appendingPathComponent(DiskCacheStorage.fileName(id: keptID))).count
-        let wide = CacheVariant(values: (0..<300).map { CacheVariant.Value(name: "x-f\($0)", value: "v") }, matchesNothing: false)
         let bad = CacheStorageKey(key: CacheKey(url: "https://example.com/wide", partition: ""), variant: wide)
         let index = CacheIndexCoding.encode(
             [(bad, DiskCacheStorage.Record(id: 1, size: 10)), (kept.storageKey, DiskCacheStorage.Record(id: keptID, size: keptSize))],
             isClean: true)
         try index.write(to: directory.appendingPathComponent(DiskCacheStorage.indexName))
-        let reopened = DiskCacheStorage(directory: directory, capacity: 1 << 20)
-        #expect(reopened.count == 1)
-        #expect(reopened.entries(for: CacheKey(url: "https://example.com/kept", partition: "")).count == 1)
+        expectOnlyKept(in: directory)
     }
 
     @Test("a cache of capacity Int.max stores and serves without overflowing")
