@@ -58,6 +58,8 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     private var task: URLSessionDataTask?
     private var continuation: CheckedContinuation<Completion, Never>?
     private var end = End.none
+    /// URLSession has finished the task (``completed(with:)``): it is not cancelled any more.
+    private var finished = false
     private var response: HTTPURLResponse?
     private var body = Data()
     /// Body bytes received so far (after decompression).
@@ -164,12 +166,22 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     private func stop(_ reason: End) {
         mark(reason)
         pump?.cancel()
-        lock.lock()
-        let task = self.task
-        lock.unlock()
-        if let task {
-            TaskControl.run { task.cancel() }
+        guard let task = unfinishedTask else { return }
+        // A task URLSession has finished is not cancelled: corelibs-foundation's `cancel()` checks
+        // the task's state, then reports the cancellation later on its work queue, and crashes
+        // when the task has left its registry by then ("Trying to access a behaviour for a task
+        // that in not in the registry", Swift 6.3.1). Checked again just before the call, which
+        // may run later on the control queue.
+        TaskControl.run { [self] in
+            if unfinishedTask != nil { task.cancel() }
         }
+    }
+
+    /// The task, while URLSession has not finished it.
+    private var unfinishedTask: URLSessionDataTask? {
+        lock.lock()
+        defer { lock.unlock() }
+        return finished ? nil : task
     }
 
     /// Records why the task is being stopped; the first reason wins.
@@ -306,6 +318,9 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// Ends the exchange: hands the whole response to the waiting caller, or ends the stream
     /// its reader is reading. Kept minimal because it runs on the delegate queue.
     func completed(with error: (any Error)?) {
+        lock.lock()
+        finished = true
+        lock.unlock()
         DeadlineScheduler.shared.remove(self)
         if let pump {
             pump.cancel()
