@@ -621,6 +621,9 @@ write(E, "variant-and-partition", cache_entry("https://example.com/a?q=1", "user
 write(E, "bad-checksum", cache_entry("https://example.com/a", "", 200, "", [], b"body")[:-1] + b"\x00")
 write(E, "truncated", cache_entry("https://example.com/a", "", 200, "", [("A", "b")], b"body")[:-9])
 write(E, "huge-length", b"CCE\x01" + struct.pack(">dd", 1.0, 2.0) + struct.pack(">I", 0xFFFFFFFF))
+# Built entries (0xFB, then what FuzzCacheEntry.builtEntry reads): 300 fields, 300 Vary values.
+write(E, "built-small", b"\xFB" + bytes([1, 200, 1, 1, 2]) + b"body")
+write(E, "built-wide", b"\xFB" + bytes([0, 7, 1, 5, 0, 1, 5]) + bytes(range(64)))
 write(E, "other-version", b"CCE\x02" + cache_entry("https://example.com/a", "", 200, "", [], b"x")[4:])
 
 
@@ -651,6 +654,10 @@ write(I, "three-not-clean", cache_index(THREE, clean=0))
 write(I, "key-out-of-table", cache_index(THREE[:1], bad_offset=1000))
 write(I, "huge-size", cache_index([("https://example.com/1", "", (), 1 << 63)]))
 write(I, "huge-count", b"CCI\x02\x01" + struct.pack(">I", 0xFFFFFFFF) + b"\x00" * 12)
+# Built indexes (0xFB, then what FuzzCacheIndex.openBuilt reads): sizes past Int.max in sum,
+# duplicate ids, 300 Vary values.
+write(I, "built-overflow", b"\xFB" + bytes([0, 8] + [1, 0, 1, 0, 0, 1, 1, 1, 6] * 8 + [1]))
+write(I, "built-wide-vary", b"\xFB" + bytes([2, 3, 1, 1, 1, 5, 0, 1, 0, 1, 2]))
 write(I, "version-1", b"CCI\x01" + struct.pack(">I", 1) + cstring("0000000000000001.entry") + cstring("u") + cstring("")
       + cvariant([]) + struct.pack(">Q", 1) + b"\x00" * 8)
 
