@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:71
+    // Documentation/Caching.md:74
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -23,8 +23,8 @@ enum CachingGuide {
         _ = cachingClient
     }
 
-    // Documentation/Caching.md:46
-    static func line46() async throws {
+    // Documentation/Caching.md:49
+    static func line49() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")
         _ = folder
         var configuration = Configuration()
@@ -32,8 +32,8 @@ enum CachingGuide {
         configuration.cache = try HTTPCache(directory: folder, capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:88
-    static func line88() async throws {
+    // Documentation/Caching.md:91
+    static func line91() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:124
-    static func line124() async throws {
+    // Documentation/Caching.md:127
+    static func line127() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }
