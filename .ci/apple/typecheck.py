@@ -12,8 +12,13 @@ No Apple SDK can run here, so for each Apple platform this script:
      networking and XML parts imported implicitly (on Apple platforms they are part of Foundation).
 
 What it proves: the Apple branches parse, name only declarations that exist (in the stand-ins'
-copy of the SDK or in Foundation), and pass strict concurrency checking with the package's
-settings. What it cannot prove: that corelibs Foundation declares a type as Apple's does, or
+copy of the SDK or in Foundation), convert Core Foundation types only where the SDK lets them
+(the stand-ins' CF types are Foundation classes, distinct from Swift's types, as on Darwin),
+handle the frameworks' non-frozen enums (the stand-ins are built with library evolution), use
+no Glibc name that Darwin lacks (`check_glibc_references`), respect a `@available(<platform>,
+unavailable)` on the platform it names, and pass strict concurrency checking with the package's
+settings. The guides' code is compiled the same way, once (CourierGuideTests: the Combine block,
+the web-authentication presenter block). What it cannot prove: that corelibs Foundation declares a type as Apple's does, or
 availability (Swift checks availability only for the platform it compiles for; the stand-ins'
 `@available` attributes are checked against the package's minimums by --check-availability).
 
@@ -35,6 +40,10 @@ PLATFORMS = ["macOS", "iOS", "tvOS", "watchOS", "visionOS"]
 MINIMUMS = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
 # Targets to check, in dependency order.
 TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML"]
+# The guides' code (.ci/guides.py's CourierGuideTests), compiled as a macOS app compiles it: its
+# Combine block and its web-authentication presenter block are Apple-only.
+GUIDES_TARGET = "CourierGuideTests"
+GUIDES_PLATFORM = "macOS"
 # Targets whose conditions tell Apple platforms apart: checked on every platform; the rest once.
 PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]
 # Stand-in modules, in dependency order; each is StandIns/<name>.swift.
@@ -77,11 +86,16 @@ DIRECTIVE = re.compile(r"^(\s*#(?:if|elseif)\s+)(.*)$")
 
 
 def rewrite(text, platform):
+    """`text` as `platform` compiles it: its `#if` conditions decided, and `@available(<platform>,
+    unavailable…)` made `@available(*, unavailable…)`, so that a use of a declaration the platform
+    lacks fails here as it does there (off Apple platforms Swift checks no Apple availability)."""
+    unavailable = re.compile(r"@available\(\s*" + platform + r"\s*,\s*unavailable\b")
     lines = []
     for line in text.split("\n"):
         match = DIRECTIVE.match(line)
         if match:
             line = match.group(1) + evaluate(match.group(2), platform)
+        line = unavailable.sub("@available(*, unavailable", line)
         lines.append(line)
     return "\n".join(lines)
 
@@ -126,43 +140,52 @@ def checked_args(args):
 
 
 def sources(target):
-    folder = os.path.join(ROOT, "Sources", target)
-    for directory, _, files in os.walk(folder):
-        for name in sorted(files):
-            if name.endswith(".swift"):
-                yield os.path.join(directory, name)
+    """The target's source files, as SwiftPM lists them (test targets and derived sources, such as
+    a resource bundle accessor, included)."""
+    for arg in swiftpm_args(target):
+        if arg.startswith("@") and arg.endswith("/sources"):
+            with open(arg[1:]) as file:
+                return [line.strip() for line in file if line.strip()]
+    raise SystemExit(f"typecheck.py: no source list for {target} in .build/debug.yaml")
 
 
-# Warnings that only the stand-ins cause, each for a reason that does not hold on Apple platforms:
-STAND_IN_WARNINGS = [
+# Warnings that the check's setup causes, not the code: one, for a reason that does not hold on
+# Apple platforms. A warning a stand-in causes is fixed in the stand-in, never listed here.
+SETUP_WARNINGS = [
     # URLSession and its kin come from the implicitly imported FoundationNetworking here, so a
     # file's `public import Foundation` looks unused; on Apple platforms they are Foundation's.
     re.compile(r"warning: public import of 'Foundation' was not used in public declarations"),
-    # Core Foundation types are aliases of the Swift types they bridge to (see StandIns/Security.swift),
-    # so a bridging cast the SDK needs is a no-op here.
-    re.compile(r"warning: conditional downcast from 'CF\w+\??' \(aka '[^']*'\) to '\[CFString : Any\]' .* does nothing"),
-    re.compile(r"warning: 'as' test is always true"),
+]
+
+# Building the stand-ins with -enable-library-evolution (Apple's frameworks are resilient) warns
+# that the Swift modules they import were built without it (the toolchain's Foundation and
+# Dispatch, and swift-crypto's Crypto, which the CryptoKit stand-in re-exports); that is Linux's
+# build of those modules, not a stand-in's declaration, and it concerns binary compatibility only.
+STAND_IN_BUILD_WARNINGS = [
+    re.compile(r"warning: module '(Foundation|Dispatch|FoundationEssentials|FoundationNetworking|Crypto)' was not "
+               r"compiled with library evolution support"),
 ]
 
 
-def diagnostics(output):
-    """The error and warning lines of `output`, less the warnings the stand-ins cause."""
+def diagnostics(output, allowed):
+    """The error and warning lines of `output`, less the warnings `allowed` matches."""
     found = []
     for line in output.splitlines():
         if not re.search(r": (warning|error): ", line) or line.lstrip().startswith("|"):
             continue
-        if ": warning: " in line and any(pattern.search(line) for pattern in STAND_IN_WARNINGS):
+        if ": warning: " in line and any(pattern.search(line) for pattern in allowed):
             continue
         found.append(line)
     return found
 
 
-def run(command, label):
+def run(command, label, allowed=SETUP_WARNINGS):
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = result.stdout
-    if result.returncode != 0 or diagnostics(output):
+    if result.returncode != 0 or diagnostics(output, allowed):
         print(output)
         raise SystemExit(f"typecheck.py: {label} failed")
+    return output
 
 
 def build_stand_ins(out, platform):
@@ -171,10 +194,17 @@ def build_stand_ins(out, platform):
     it would with the real SDK."""
     os.makedirs(out)
     for module in STAND_IN_MODULES:
+        source = os.path.join(out, module + ".swift")
+        with open(os.path.join(STAND_INS, module + ".swift")) as file:
+            text = rewrite(file.read(), platform)
+        with open(source, "w") as file:
+            file.write(text)
+        # -enable-library-evolution: Apple's frameworks are resilient, so their enums are not
+        # frozen (a `switch` needs `@unknown default`) unless declared `@frozen`.
         run(["swiftc", "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
-             "-D", f"STANDIN_{platform}",
+             "-enable-library-evolution", "-D", f"STANDIN_{platform}",
              "-I", out, "-o", os.path.join(out, module + ".swiftmodule")] + search_paths(swiftpm_args("Courier")) + [
-             os.path.join(STAND_INS, module + ".swift")], f"stand-in {module}")
+             source], f"stand-in {module}", allowed=STAND_IN_BUILD_WARNINGS)
 
 
 def search_paths(args):
@@ -241,6 +271,56 @@ def check_availability():
     print("availability: every stand-in declaration is available at macOS 13, iOS 16, tvOS 16, watchOS 9")
 
 
+def darwin_shares_with_glibc():
+    """What StandIns/Darwin.swift says Darwin shares with Glibc: the names it re-exports by a
+    scoped import (`@_exported import func Glibc.close`) or names on a `// shared:` line, and, per
+    struct, the fields named on its `// fields <struct>:` line."""
+    names, fields = set(), {}
+    with open(os.path.join(STAND_INS, "Darwin.swift")) as file:
+        for line in file:
+            match = re.match(r"@_exported import \w+ Glibc\.(\w+)", line)
+            if match:
+                names.add(match.group(1))
+                continue
+            match = re.match(r"// shared: (.*)", line)
+            if match:
+                names.update(match.group(1).split())
+                continue
+            match = re.match(r"// fields (\w+): ?(.*)", line)
+            if match:
+                fields.setdefault(match.group(1), set()).update(match.group(2).split())
+    return names, fields
+
+
+GLIBC_REFERENCE = re.compile(r'decl="(?:SwiftGlibc|Glibc)\.\(file\)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?')
+SOURCE_RANGE = re.compile(r'range=\[([^\]:]+):(\d+):')
+
+
+def check_glibc_references(command, label):
+    """Fails when the code `command` compiles refers to a Glibc declaration that Darwin might not
+    have: a name StandIns/Darwin.swift neither declares nor says Darwin shares, or a field of a
+    shared struct its `// fields` line does not name. (A name Darwin.swift declares itself shadows
+    Glibc's, so a reference to it never names Glibc.)"""
+    names, fields = darwin_shares_with_glibc()
+    # The dump goes to stderr when the driver runs one job per file; the code compiled cleanly
+    # just before, so nothing else is printed.
+    result = subprocess.run(command + ["-dump-ast"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"typecheck.py: {label}: swiftc -dump-ast failed")
+    unknown = {}
+    for line in result.stdout.splitlines():
+        for name, member in GLIBC_REFERENCE.findall(line):
+            if name in names and (not member or member == "init" or name not in fields or member in fields[name]):
+                continue
+            where = SOURCE_RANGE.search(line)
+            unknown.setdefault(f"{name}.{member}" if member else name, f"{where.group(1)}:{where.group(2)}" if where else "?")
+    if unknown:
+        for name, where in sorted(unknown.items()):
+            print(f"{where}: error: '{name}' is Glibc's here, and StandIns/Darwin.swift does not say Darwin has it: "
+                  "declare or re-export it there as the SDK header has it (Darwin may lack it)")
+        raise SystemExit(f"typecheck.py: {label} failed")
+
+
 def check_platform(platform, stand_ins, work, targets, defines_kept=False):
     """Checks `targets` as `platform` compiles them: with default traits (no async-http-client), or,
     with `defines_kept`, with `AsyncHTTPClientOnApple` (async-http-client linked there too)."""
@@ -271,6 +351,7 @@ def check_platform(platform, stand_ins, work, targets, defines_kept=False):
         # `-typecheck` skips.
         run(base + ["-emit-module", "-emit-module-path", os.path.join(modules, target + ".swiftmodule")] + files,
             f"{platform}: checking {target}")
+        check_glibc_references(base + files, f"{platform}: Glibc names in {target}")
     traits = "with AsyncHTTPClientOnApple" if defines_kept else "with default traits"
     print(f"{platform} ({traits}): {', '.join(targets)} compile with the Apple branches")
 
@@ -288,7 +369,12 @@ def main():
             build_stand_ins(stand_ins, platform)
             # CourierTesting and CourierXML have no condition that tells Apple platforms apart:
             # checked once, with the first platform.
-            check_platform(platform, stand_ins, work, TARGETS if number == 0 else PER_PLATFORM_TARGETS)
+            targets = TARGETS if number == 0 else PER_PLATFORM_TARGETS
+            if number != 0 and platform == GUIDES_PLATFORM:
+                targets = targets + ["CourierTesting", "CourierXML"]  # the guides import them
+            if platform == GUIDES_PLATFORM:
+                targets = targets + [GUIDES_TARGET]
+            check_platform(platform, stand_ins, work, targets)
             if number == 0:
                 # The AsyncHTTPClientOnApple trait's graph: Courier with async-http-client, once.
                 check_platform(platform, stand_ins, work, ["Courier"], defines_kept=True)

@@ -1,7 +1,12 @@
 public import Courier
 /// Watches whether the device has a usable network path, and tells you when that changes.
 ///
-/// On Apple platforms it is an `NWPathMonitor`. On Linux it listens to the kernel's rtnetlink
+/// On Apple platforms other than watchOS it is an `NWPathMonitor`. On watchOS it watches
+/// nothing: Apple's TN3135 says a normal watch app's `NWPathMonitor` reports no usable path even
+/// while URLSession works (through the paired iPhone, Wi-Fi or cellular), so the path there is
+/// ``ConnectivityPath/Status/requiresConnection`` for as long as the monitor runs: the system
+/// decides when a request is made, and `Constraint.connectivity(_:timeout:clock:)` holds no call.
+/// On Linux it listens to the kernel's rtnetlink
 /// notifications (links, addresses and routes, IPv4 and IPv6) on a thread of its own, after
 /// reading the current tables; there a path is usable when a **default route** (in any routing
 /// table) leads through an interface that is not loopback, is up and running (a cable pulled or
@@ -30,10 +35,13 @@ public final class ConnectivityMonitor: Sendable {
     private enum Source: Sendable {
         /// Whoever calls ``ConnectivityMonitor/publish(_:)``: tests.
         case manual
+        /// Nothing: the platform does not tell the app its path (watchOS, TN3135). The path
+        /// stays ``ConnectivityPath/Status/requiresConnection``.
+        case unobservable
         #if os(Linux)
             /// An rtnetlink socket on a thread of its own.
             case netlink(NetlinkReader)
-        #elseif canImport(Network)
+        #elseif canImport(Network) && !os(watchOS)
             /// `NWPathMonitor`.
             case network(NetworkPathSource)
         #endif
@@ -50,7 +58,9 @@ public final class ConnectivityMonitor: Sendable {
     /// route tables, so ``currentPath`` is known at once. On Apple platforms it returns at once,
     /// without blocking its caller: until `NWPathMonitor`'s first update arrives (usually within
     /// milliseconds) ``currentPath`` is ``ConnectivityPath/Status/requiresConnection``, which holds
-    /// no call; ``paths()`` delivers the real path as soon as it is known.
+    /// no call; ``paths()`` delivers the real path as soon as it is known. On watchOS the path is
+    /// ``ConnectivityPath/Status/requiresConnection`` for as long as the monitor runs (see the
+    /// type's documentation).
     ///
     /// - Throws: `CourierError.transport(_:)` (kind `TransportFailure.Kind.other`, with a
     ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
@@ -68,6 +78,8 @@ public final class ConnectivityMonitor: Sendable {
     public convenience init() throws(CourierError) {
         #if os(Linux)
             try self.init(linuxNetworkNamespacePath: nil)
+        #elseif os(watchOS)
+            self.init(unobservablePath: ())
         #elseif canImport(Network)
             // Until NWPathMonitor's first update: not known to be unusable.
             let broadcaster = PathBroadcaster(ConnectivityPath(status: .requiresConnection))
@@ -93,6 +105,12 @@ public final class ConnectivityMonitor: Sendable {
             self.init(broadcaster: broadcaster, source: .netlink(reader))
         }
     #endif
+
+    /// A monitor for a platform that does not tell the app its path (watchOS: TN3135): its path
+    /// is ``ConnectivityPath/Status/requiresConnection`` until ``stop()``, so it holds no call.
+    package convenience init(unobservablePath: Void) {
+        self.init(broadcaster: PathBroadcaster(ConnectivityPath(status: .requiresConnection)), source: .unobservable)
+    }
 
     /// A monitor that reports what ``publish(_:)`` says, starting with `initial`: the engine of
     /// CourierTesting's `TestConnectivityMonitor`.
@@ -149,12 +167,12 @@ public final class ConnectivityMonitor: Sendable {
     /// ```
     public func stop() {
         switch source {
-        case .manual:
+        case .manual, .unobservable:
             break
         #if os(Linux)
             case .netlink(let reader):
                 reader.stop()
-        #elseif canImport(Network)
+        #elseif canImport(Network) && !os(watchOS)
             case .network(let network):
                 network.stop()
         #endif

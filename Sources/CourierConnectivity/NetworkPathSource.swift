@@ -1,4 +1,6 @@
-#if canImport(Network) && !os(Linux)
+// Not on watchOS, where a normal app's NWPathMonitor reports no usable path (TN3135): the
+// monitor watches nothing there (ConnectivityMonitor's `unobservable` source).
+#if canImport(Network) && !os(Linux) && !os(watchOS)
     import Courier
     import Dispatch
     import Network

@@ -164,7 +164,7 @@ struct CallPipeline: Sendable {
             // The endpoint was checked when the request was built; what the stages made of it is
             // checked here, the last moment before the wire.
             if !checked { try RequestBuilder.checkSendable(request) }
-            var response = try await client.configuration.transport.send(request)
+            var response = try await client.configuration.transport.send(request.belowHTTPCache(client.configuration.cache != nil))
             if collectsBody { response = try await response.whole(upTo: request.maximumResponseSize) }
             AttemptObservation.observe(request, response: response, started: started, metrics: context.metrics, logger: client.configuration.logger)
             return response

@@ -144,14 +144,29 @@ enum RedirectPolicy {
 
     /// Whether URLSession's proposed redirect `new` may be followed under `mode`: never with
     /// ``RedirectMode/never``; with a body only where ``canFollow(_:dropsBodies:)`` and
-    /// ``mayResendBody(to:original:previous:mode:)`` allow it.
+    /// ``mayResendBody(to:original:previous:mode:)`` allow it. A stream body the original request
+    /// had counts even when `new` shows none (``resendsStreamBody(_:after:)``), and is never
+    /// followed where URLSession would send it empty.
     static func canFollow(
         _ new: URLRequest, after original: URLRequest?, from previous: URL?, mode: RedirectMode,
         dropsBodies: Bool = urlSessionDropsRedirectedBodies
     ) -> Bool {
         guard mode.followsRedirects, canFollow(new, dropsBodies: dropsBodies) else { return false }
-        let carriesBody = !(new.httpBody?.isEmpty ?? true) || new.httpBodyStream != nil
+        let resendsStream = resendsStreamBody(new, after: original)
+        if resendsStream && dropsBodies { return false }
+        let carriesBody = !(new.httpBody?.isEmpty ?? true) || new.httpBodyStream != nil || resendsStream
         return !carriesBody || mayResendBody(to: new.url, original: original?.url, previous: previous, mode: mode)
+    }
+
+    /// Whether following `new` sends the stream body of `original` again: `original` had one and
+    /// `new` keeps its method (307/308, or 301/302 of a method other than POST; a redirect that
+    /// becomes a `GET` drops the body). Apple's URLSession may propose such a redirect without the
+    /// stream and ask the delegate for it once the redirect is followed
+    /// (`urlSession(_:task:needNewBodyStream:)`, which gives a replayable body again), so `new`
+    /// alone does not show that a body crosses.
+    static func resendsStreamBody(_ new: URLRequest, after original: URLRequest?) -> Bool {
+        guard let original, original.httpBodyStream != nil else { return false }
+        return (new.httpMethod ?? "GET").uppercased() == (original.httpMethod ?? "GET").uppercased()
     }
 
     /// `request` without ``strippedHeaders`` and without the headers `redaction` treats as secret.

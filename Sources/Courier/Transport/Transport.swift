@@ -80,6 +80,10 @@ public struct TransportRequest: Sendable {
     /// with ``RedirectMode/followSendingBodyToOtherOrigins``, and none is followed with
     /// ``RedirectMode/never``. Default: ``RedirectMode/follow``.
     public var redirectMode: RedirectMode = .follow
+    /// Whether Courier's ``HTTPCache`` is above the transport for this request (the client's
+    /// ``Configuration/cache`` is set): a transport's own cache, such as a kept `URLCache`, must
+    /// then not answer it, or a `.reload` or a revalidation would be answered without the network.
+    var isBelowHTTPCache = false
     /// Which headers carry secrets: a transport that follows a redirect to another origin removes
     /// every header for which ``Redaction/isSecret(headerName:)`` is `true`, and a transport that
     /// logs hides their values. Default: ``Redaction/default``; the client passes its
@@ -136,6 +140,15 @@ public struct TransportRequest: Sendable {
             RequestTarget.apply(newValue, to: &head)
             self.head = head
         }
+    }
+
+    /// This request, marked as below Courier's ``HTTPCache`` when `isBelow` (see ``isBelowHTTPCache``).
+    @inline(__always)
+    func belowHTTPCache(_ isBelow: Bool) -> TransportRequest {
+        guard isBelow else { return self }
+        var request = self
+        request.isBelowHTTPCache = true
+        return request
     }
 
     /// The URL of ``head``, or `nil` when its parts make none.

@@ -83,6 +83,9 @@ public final class URLSessionTransport: Transport {
     ///     responses (often personal, often authenticated) then never land in a disk cache, and
     ///     requests skip the cache lookup. For HTTP caching set ``Configuration/cache``, which
     ///     works on every transport; keep `urlCache` only to share it with other URLSession code.
+    ///     While a client's ``Configuration/cache`` is set, its requests are sent with
+    ///     `reloadIgnoringLocalCacheData`: `URLCache` may store their responses but never answers
+    ///     them (one cache decides, and a `.reload` or a revalidation reaches the network).
     ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
     ///     platforms; on Linux a pinned host is refused (see the type's documentation).
     public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {
@@ -123,6 +126,7 @@ public final class URLSessionTransport: Transport {
             throw .transport(failure.transportFailure(url: url))
         }
         var urlRequest = URLRequest(url: url)
+        if let policy = Self.cachePolicy(for: request) { urlRequest.cachePolicy = policy }
         if request.head.method != .get { urlRequest.httpMethod = request.head.method.rawValue }
         var headers = Self.headerDictionary(request.head.headerFields)
         // URLRequest folds repeated fields with ",", which splits or corrupts cookie values;
@@ -198,6 +202,14 @@ extension URLSessionTransport: StoredCookieSource {
 }
 
 extension URLSessionTransport {
+    /// The request's cache policy: `reloadIgnoringLocalCacheData` when Courier's ``HTTPCache``
+    /// is above the transport, so that a kept `URLCache` never answers (it may still store), else
+    /// `nil`: the session's `requestCachePolicy` decides. Two caches would otherwise answer one
+    /// call, and `URLCache` would serve a `.reload` or a revalidation without the network.
+    static func cachePolicy(for request: TransportRequest) -> URLRequest.CachePolicy? {
+        request.isBelowHTTPCache ? .reloadIgnoringLocalCacheData : nil
+    }
+
     /// The request's fields as `URLRequest.allHTTPHeaderFields`, without `Cookie`: each name as
     /// written the first time, repeated names folded into one value joined with `,` (as
     /// `URLRequest.addValue(_:forHTTPHeaderField:)` folds them). Set in one go: corelibs'

@@ -61,6 +61,9 @@ extension AuthorizationCodeFlow {
     ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
     ///   `CourierError.cancelled`; the errors of the initializers; and those of the token
     ///   endpoint (see `OAuth2TokenEndpoint`).
+    ///
+    /// Not available on watchOS, where normal apps cannot use BSD sockets (Apple's TN3135).
+    @available(watchOS, unavailable)
     public static func signIn(
         authorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,
@@ -89,6 +92,7 @@ extension AuthorizationCodeFlow {
     /// `state`, another one, or a query too malformed to read it: any local process can request
     /// the callback, so it gets the failure page and the wait goes on); otherwise the check's
     /// error, which ends the sign-in.
+    @available(watchOS, unavailable)
     func handleLoopbackRedirect(_ redirect: URL) -> LoopbackRedirectReceiver.Handled<String> {
         do throws(CourierError) {
             return .success(try authorizationCode(from: redirect))
@@ -108,6 +112,7 @@ extension AuthorizationCodeFlow {
     /// inside `URLSession.data(from:)` while URLSession delivers that same response deadlocks the
     /// cancelling thread (the task's status lock, then URLSession's queue, taken in opposite
     /// orders by the two threads).
+    @available(watchOS, unavailable)
     func receiveCode(
         with receiver: LoopbackRedirectReceiver,
         timeout: Duration,

@@ -43,6 +43,9 @@ public import Foundation
 /// socket loop (`poll(2)` with a wake pipe, no sleeping) on a thread of its own, off Swift's
 /// cooperative pool. Any local process can connect to a loopback port: that is why the flow
 /// checks `state` and PKCE binds the code to this process's verifier.
+///
+/// Not available on watchOS, where normal apps cannot use BSD sockets (Apple's TN3135).
+@available(watchOS, unavailable)
 public final class LoopbackRedirectReceiver: Sendable {
     /// The page a browser gets for a redirect that carries a code, and, in
     /// ``AuthorizationCodeFlow/signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``,
@@ -287,6 +290,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 }
 
+@available(watchOS, unavailable)
 extension LoopbackRedirectReceiver.Handled {
     /// The value, or the error.
     func get() throws(CourierError) -> Value {
@@ -298,6 +302,7 @@ extension LoopbackRedirectReceiver.Handled {
     }
 }
 
+@available(watchOS, unavailable)
 extension LoopbackRedirectReceiver: CustomStringConvertible {
     /// `LoopbackRedirectReceiver(http://127.0.0.1:<port>/callback)`.
     public var description: String {
@@ -307,6 +312,7 @@ extension LoopbackRedirectReceiver: CustomStringConvertible {
 
 /// The receiver's socket loop, run on a thread of its own: owns the listening sockets and
 /// every accepted connection, and closes them all before it returns.
+@available(watchOS, unavailable)
 struct LoopbackReceiverLoop: Sendable {
     var listeners: [Int32]
     var wake: Int32

@@ -8,6 +8,9 @@ import CourierTesting
 import Crypto
 import Foundation
 import Testing
+#if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
+import AuthenticationServices
+#endif
 
 enum AuthenticationGuide {
     // Documentation/Authentication.md:86
@@ -35,6 +38,22 @@ enum AuthenticationGuide {
         #expect(renewed.accessToken == "AT-2")
         #expect(network.requests.map(\.path) == ["/oauth/token"])
     }
+
+    #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
+    // Documentation/Authentication.md:292
+    @MainActor
+    func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
+        let flow = try AuthorizationCodeFlow(
+            authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+            tokenEndpoint: tokens,
+            redirectURI: URL(string: "com.example.app:/oauth/callback")!,
+            scope: "openid profile offline_access"
+        )
+        let presenter = WebAuthenticationSessionPresenter(anchor: window)
+        let credential = try await presenter.authorize(flow)      // .cancelled if the user closes the sheet
+        try await refresher.reset(to: credential)
+    }
+    #endif
 
     // Documentation/Authentication.md:57
     @Test("Documentation/Authentication.md:57") static func line57() async throws {
@@ -122,8 +141,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:316
-    static func line316() async throws {
+    // Documentation/Authentication.md:329
+    static func line329() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -137,8 +156,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:338
-    static func line338() async throws {
+    // Documentation/Authentication.md:351
+    static func line351() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -152,8 +171,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:358
-    static func line358() async throws {
+    // Documentation/Authentication.md:371
+    static func line371() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -167,8 +186,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:381
-    static func line381() async throws {
+    // Documentation/Authentication.md:394
+    static func line394() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -184,8 +203,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:408
-    static func line408() async throws {
+    // Documentation/Authentication.md:421
+    static func line421() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -194,8 +213,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:426
-    static func line426() async throws {
+    // Documentation/Authentication.md:439
+    static func line439() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -207,8 +226,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:446
-    static func line446() async throws {
+    // Documentation/Authentication.md:459
+    static func line459() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -223,8 +242,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:488
-    static func line488() async throws {
+    // Documentation/Authentication.md:501
+    static func line501() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

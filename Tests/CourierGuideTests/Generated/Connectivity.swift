@@ -9,7 +9,7 @@ import Foundation
 import Testing
 
 enum ConnectivityGuide {
-    // Documentation/Connectivity.md:85
+    // Documentation/Connectivity.md:90
     enum API {
         static let monitor = try? ConnectivityMonitor()
         static let online = monitor.map { Constraint.connectivity($0, timeout: .seconds(20)) }
@@ -32,8 +32,8 @@ enum ConnectivityGuide {
         }
     }
 
-    // Documentation/Connectivity.md:85
-    static func line85() async throws {
+    // Documentation/Connectivity.md:90
+    static func line90() async throws {
         do {
             let orders = try await client.enqueue(GetOrders()).resume(expecting: [Order].self)
             _ = orders
@@ -42,8 +42,8 @@ enum ConnectivityGuide {
         }
     }
 
-    // Documentation/Connectivity.md:128
-    static func line128() async throws {
+    // Documentation/Connectivity.md:133
+    static func line133() async throws {
         let network = TestConnectivityMonitor(.unsatisfied)
         _ = network
         let clock = TestClock()

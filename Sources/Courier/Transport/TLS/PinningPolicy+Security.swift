@@ -23,11 +23,15 @@
                 let attributes = SecKeyCopyAttributes(key) as? [CFString: Any],
                 let type = attributes[kSecAttrKeyType] as? String
             else { return nil }
-            switch type {
-            case kSecAttrKeyTypeRSA as String: return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .rsa)
-            case kSecAttrKeyTypeECSECPrimeRandom as String: return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .ellipticCurve)
-            default: return nil
+            // `==` against the bridged constants: `case kSecAttrKeyTypeRSA as String:` would be a
+            // cast pattern around a `CFString` expression pattern, which cannot match a `String`.
+            if type == kSecAttrKeyTypeRSA as String {
+                return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .rsa)
             }
+            if type == kSecAttrKeyTypeECSECPrimeRandom as String {
+                return SubjectPublicKeyInfo.der(rawKey: raw, algorithm: .ellipticCurve)
+            }
+            return nil
         }
 
         /// The system's evaluation of `challenge`'s trust, then the pins of its host against every
