@@ -95,6 +95,7 @@ public var F_FULLFSYNC: Int32 { 51 }
 @_exported import func Glibc.fstat
 @_exported import func Glibc.lstat
 @_exported import func Glibc.fstatat
+@_exported import func Glibc.chmod
 @_exported import func Glibc.fchmod
 @_exported import func Glibc.umask
 @_exported import typealias Glibc.mode_t

@@ -78,6 +78,8 @@ public final class HTTPCache: Sendable {
         } catch {
             throw .invalidRequest(.invalidURL("unusable cache directory: \(error.description)"))
         }
+        // A folder the cache made is the cache's: out of the user's backups on Apple platforms.
+        if trust == .created { CacheFolderBackup.excludeFromBackups(directory) }
         self.init(
             storage: DiskCacheStorage(directory: directory, capacity: capacity, distrustingContents: trust == .tightened),
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
