@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ import Testing
 /// server (`/authorize` records the PKCE challenge and redirects with 302; `/token` checks the
 /// verifier against it with SHA-256), Courier's ``LoopbackRedirectReceiver``, and the test as
 /// the browser (raw HTTP/1.1 over sockets, following the one redirect by hand).
-@Suite("Authorization code + PKCE end to end over a loopback redirect", .timeLimit(.minutes(2)))
+@Suite("Authorization code + PKCE end to end over a loopback redirect", .loopback, .timeLimit(.minutes(2)))
 struct AuthorizationCodeIntegrationTests {
     static let issuer = "https://issuer.test"
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Cancelling the calling task must end the call with `.cancelled` *and* stop the request on the
 /// wire, not leave it running in the background.
-@Suite("Cancellation", .timeLimit(.minutes(1)))
+@Suite("Cancellation", .loopback, .timeLimit(.minutes(1)))
 struct CancellationIntegrationTests {
     /// How the server shows that the client went away.
     ///

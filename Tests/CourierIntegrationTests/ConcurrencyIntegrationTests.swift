@@ -1,11 +1,12 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Many calls in flight on one client and one server: every one completes, and each gets its own
 /// response, never another call's.
-@Suite("Concurrent calls", .timeLimit(.minutes(2)))
+@Suite("Concurrent calls", .heavy, .timeLimit(.minutes(2)))
 struct ConcurrencyIntegrationTests {
     struct Echo: Decodable, Sendable {
         var id: Int

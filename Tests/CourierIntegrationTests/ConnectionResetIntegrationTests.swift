@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
     /// A connection the server resets after the request arrived is a lost connection on both
     /// transports: the request may have been processed, so it must not be reported as
     /// `cannotConnect`, which says nothing was sent.
-    @Suite("Connection reset by the server", .timeLimit(.minutes(1)))
+    @Suite("Connection reset by the server", .loopback, .timeLimit(.minutes(1)))
     struct ConnectionResetIntegrationTests {
         @Test(arguments: TransportKind.allCases)
         func aResetAfterTheRequestArrivedIsConnectionLost(_ kind: TransportKind) async throws {

@@ -106,7 +106,7 @@ private let pending = (400, #"{"error":"authorization_pending"}"#)
 private let slowDown = (400, #"{"error":"slow_down"}"#)
 private let approved = (200, #"{"access_token":"AT-SECRET","token_type":"Bearer","expires_in":3600,"refresh_token":"RT-SECRET"}"#)
 
-@Suite("Device authorization flow against a real server")
+@Suite("Device authorization flow against a real server", .loopback)
 struct DeviceFlowIntegrationTests {
     /// Runs the whole flow with an immediate TestClock; returns the outcome and the server.
     private func run(

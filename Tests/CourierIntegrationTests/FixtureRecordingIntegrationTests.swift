@@ -7,7 +7,7 @@ import Testing
 /// `FixtureTransport` recording from a real server on 127.0.0.1 through each real transport, then
 /// replaying after the server has stopped: the replays answer exactly as the recording run did,
 /// and no secret reached a file.
-@Suite("Fixture recording", .timeLimit(.minutes(1)))
+@Suite("Fixture recording", .loopback, .timeLimit(.minutes(1)))
 struct FixtureRecordingIntegrationTests {
     /// A body of text, gzip-compressed (`gzip.compress(b"a body the server compressed", mtime=0)`).
     static let gzipBody = Data(base64Encoded: "H4sIAAAAAAACA0tUSMpPqVQoyUhVKE4tKkstUkjOzy0oSi0uTk0BAGpX8hQcAAAA")!

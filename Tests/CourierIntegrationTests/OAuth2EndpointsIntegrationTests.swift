@@ -5,7 +5,7 @@ import FlyingFox
 import Foundation
 import Testing
 
-@Suite("Revocation and discovery against a real server")
+@Suite("Revocation and discovery against a real server", .loopback)
 struct OAuth2EndpointsIntegrationTests {
     private static let credential = TokenCredential(
         accessToken: "AT-SECRET", refreshToken: "RT-SECRET", expiresAt: Date().addingTimeInterval(3600))

@@ -1,12 +1,13 @@
 #if AsyncHTTPClientLinked
     import Courier
+    import CourierTesting
     import FlyingFox
     import Foundation
     import Testing
 
     /// ``AsyncHTTPClientTransport/Configuration/proxy``: requests really go to the named proxy,
     /// with its credentials, and nothing but the proxy is contacted.
-    @Suite("Proxies (async-http-client)", .timeLimit(.minutes(1)))
+    @Suite("Proxies (async-http-client)", .loopback, .timeLimit(.minutes(1)))
     struct ProxyIntegrationTests {
         /// async-http-client tunnels every request through an HTTP proxy with `CONNECT` (plain
         /// `http` too). The proxy's credentials go on the `CONNECT` only, never to the target;

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -6,7 +7,7 @@ import Testing
 
 /// `Call.stream()` against a real server, on both transports: the caller holds the head and the
 /// first values while the server has not sent the rest yet.
-@Suite("Streaming calls against a real server", .timeLimit(.minutes(1)))
+@Suite("Streaming calls against a real server", .loopback, .timeLimit(.minutes(1)))
 struct StreamingCallIntegrationTests {
     struct Event: Decodable, Sendable, Equatable {
         var n: Int

@@ -80,7 +80,7 @@ private func traceparents(_ request: FlyingFox.HTTPRequest) -> [String] {
     request.headers.values(for: HTTPHeader("traceparent"))
 }
 
-@Suite("Tracing over the wire", .timeLimit(.minutes(1)))
+@Suite("Tracing over the wire", .loopback, .timeLimit(.minutes(1)))
 struct TracingIntegrationTests {
     private func client(_ kind: TransportKind, tracer: W3CTracer) -> Client {
         Client(

@@ -68,7 +68,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
 /// One contract for every transport: the same requests against the same real server must end
 /// the same way, so that a difference between transports is a failing test, not a surprise.
-@Suite("Transport contract", .timeLimit(.minutes(2)))
+@Suite("Transport contract", .loopback, .timeLimit(.minutes(2)))
 struct TransportContractTests {
     static func client(_ kind: TransportKind, timeout: Duration = .seconds(30), limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
         Client(configuration: Configuration(transport: kind.make(), timeout: timeout, maximumResponseSize: limit))
@@ -421,7 +421,7 @@ struct TransportContractTests {
 }
 
 #if AsyncHTTPClientLinked
-    @Suite("async-http-client response heads")
+    @Suite("async-http-client response heads", .loopback)
     struct AsyncHTTPClientHeadTests {
         @Test("the common header names it spells out are the names HTTPField.Name would make")
         func commonNamesMatchTheValidatedOnes() throws {

@@ -3,7 +3,7 @@ import CourierTesting
 import Foundation
 import Testing
 
-@Suite("Delays and cancellation")
+@Suite("Delays and cancellation", .heavy)
 struct DelayTests {
     @Test(.timeLimit(.minutes(1)))
     func aDelayedResponseArrivesNoSoonerThanItsDelay() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The lifecycle under `Call+Combine.swift`'s publishers (Apple-only, not compiled here):
 /// started once on the first demand, cancelled on cancel, one delivery, then nothing.
-@Suite("Call publisher subscription lifecycle", .timeLimit(.minutes(1)))
+@Suite("Call publisher subscription lifecycle", .heavy, .timeLimit(.minutes(1)))
 struct CallSubscriptionTests {
     /// Outcomes a subscription delivered, in order.
     private final class Deliveries: Sendable {
