@@ -31,7 +31,7 @@ struct CancellationIntegrationTests {
                     body: HTTPBodySequence(from: EndlessBody(probe: probe), suggestedBufferSize: 1024)
                 )
             }
-            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/stream"))
+            let call = server.client(transport: kind).enqueue(try server.endpoint("/stream"))
 
             let task = Task { await call.result() }
             // The response is streaming: the server produced a chunk for this request.
@@ -58,7 +58,7 @@ struct CancellationIntegrationTests {
                 try await suspendUntilCancelled()  // never answers: stopping the server cancels it
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/slow"))
+            let call = server.client(transport: kind).enqueue(try server.endpoint("/slow"))
 
             let task = Task { await call.result() }
             try await awaitCondition("the request reached the handler") { try await arrived.wait() }

@@ -29,7 +29,7 @@ struct ConcurrencyIntegrationTests {
                     body: Data(#"{"id":\#(id)}"#.utf8)
                 )
             }
-            let client = server.client(timeout: .seconds(60))
+            let client = server.client()
             let endpoint = try server.endpoint("/echo")
             let callCount = 500
 

@@ -21,7 +21,7 @@ import Testing
                     $0.body = .data(Data(#"{"item":1}"#.utf8), contentType: "application/json")
                 }
 
-            let result = await Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(20))).enqueue(endpoint).result()
+            let result = await Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout)).enqueue(endpoint).result()
 
             guard case .failure(.transport(let failure)) = result else {
                 Issue.record("expected a transport failure, got \(result)")

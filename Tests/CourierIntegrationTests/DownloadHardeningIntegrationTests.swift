@@ -134,7 +134,7 @@ struct DownloadHardeningIntegrationTests {
                     statusCode: start > 0 ? .partialContent : .ok, headers: headers,
                     body: HTTPBodySequence(from: body, count: encoded.count - start, suggestedBufferSize: 16 << 10))
             }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
             let file = try await client.enqueue(server.endpoint("/encoded")).download(to: files.destination)
             #expect(file.byteCount == Int64(size))
             try files.expectGenerated(size)

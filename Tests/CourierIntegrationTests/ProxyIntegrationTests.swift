@@ -26,7 +26,7 @@
                 }
                 let transport = try AsyncHTTPClientTransport(
                     configuration: .init(proxy: .http(host: "127.0.0.1", port: proxy.port, username: "svc", password: "s3cret")))
-                let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
+                let client = Client(configuration: Configuration(transport: transport, timeout: generousTimeout))
                 let endpoint = TestEndpoint(baseURL: try BaseURL(scheme: .http, host: "api.invalid"), path: try URLPath("/v1/items"))
 
                 let response = try await client.enqueue(endpoint).resume()

@@ -323,7 +323,7 @@ extension TransportKind {
 
 extension TestServer {
     /// A client over a new transport of `kind`.
-    nonisolated func client(_ kind: TransportKind, timeout: Duration = .seconds(30)) -> Client {
+    nonisolated func client(_ kind: TransportKind, timeout: Duration = generousTimeout) -> Client {
         Client(configuration: Configuration(transport: kind.make(), timeout: timeout))
     }
 

@@ -50,7 +50,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: generousTimeout,
                     retryPolicy: .default, clock: clock))
 
             let response = try await client.enqueue(server.endpoint("/flaky")).resume()
@@ -68,7 +68,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: generousTimeout,
                     retryPolicy: .default, clock: clock))
             let endpoint = try server.endpoint("/flaky").with {
                 $0.method = .post

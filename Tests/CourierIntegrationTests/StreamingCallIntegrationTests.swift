@@ -26,7 +26,7 @@ struct StreamingCallIntegrationTests {
                     statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/x-ndjson"],
                     body: HTTPBodySequence(from: GatedBody(parts: parts), suggestedBufferSize: 4096))
             }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
 
             let response = try await client.enqueue(server.endpoint("/events")).stream()
 
@@ -44,7 +44,7 @@ struct StreamingCallIntegrationTests {
     func aRefusedStatusIsThrown(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             await server.route("GET /events") { _ in FlyingFox.HTTPResponse(statusCode: .forbidden, body: Data("no events for you".utf8)) }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
             let endpoint = try server.endpoint("/events")
             do throws(CourierError) {
                 _ = try await client.enqueue(endpoint).stream()

@@ -31,7 +31,7 @@
         }
 
         static func client(_ transport: any Transport, retryPolicy: RetryPolicy = .none) -> Client {
-            Client(configuration: Configuration(transport: transport, timeout: .seconds(30), retryPolicy: retryPolicy))
+            Client(configuration: Configuration(transport: transport, timeout: generousTimeout, retryPolicy: retryPolicy))
         }
 
         /// `host` (`127.0.0.1` unless told) pinned to the pins of these fixture names (`pins.txt`).

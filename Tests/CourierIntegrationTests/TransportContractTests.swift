@@ -70,7 +70,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 /// the same way, so that a difference between transports is a failing test, not a surprise.
 @Suite("Transport contract", .loopback, .timeLimit(.minutes(2)))
 struct TransportContractTests {
-    static func client(_ kind: TransportKind, timeout: Duration = .seconds(30), limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
+    static func client(_ kind: TransportKind, timeout: Duration = generousTimeout, limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
         Client(configuration: Configuration(transport: kind.make(), timeout: timeout, maximumResponseSize: limit))
     }
 
