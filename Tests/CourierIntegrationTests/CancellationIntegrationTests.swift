@@ -62,16 +62,15 @@ struct CancellationIntegrationTests {
 
             let task = Task { await call.result() }
             try await awaitCondition("the request reached the handler") { try await arrived.wait() }
-            let cancelled = ContinuousClock.now
             task.cancel()
             let result = await task.value
 
+            // The server never answers and the timeout is longer than the time limit: only the
+            // cancellation can have ended the call (a call it did not end fails the time limit).
             guard case .failure(.cancelled) = result else {
                 Issue.record("expected .cancelled, got \(result)")
                 return
             }
-            // Far below the 30 s timeout: the call ended because of the cancellation.
-            #expect(ContinuousClock.now - cancelled < .seconds(10))
         }
     }
 

@@ -247,13 +247,13 @@ struct TransportContractTests {
             let call = Self.client(kind).enqueue(try server.endpoint("/short"))
             let task = Task { await call.result() }
             try await awaitCondition("the server sent the first 10 bytes") { try await probe.firstChunk.wait() }
-            let cancelled = ContinuousClock.now
             task.cancel()
+            // The body stalls until the server stops and the timeout is longer than the time
+            // limit: only the cancellation can end the call.
             guard case .failure(.cancelled) = await task.value else {
                 Issue.record("expected .cancelled")
                 return
             }
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
         }
     }
 
