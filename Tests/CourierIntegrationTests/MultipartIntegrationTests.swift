@@ -68,7 +68,8 @@ extension QueueSensitiveTests {
             }
         }
 
-        /// Part "a" sends 1 KiB, then holds the body until the handler has that first chunk and has
+        /// Part "a" sends 1 MiB (more than the body's 64 KiB batches and the server's read buffer,
+        /// so the handler surely gets a first chunk), then holds the body until the handler has
         /// deleted B: B is gone before the client gets to it, and opening it then must fail the
         /// upload. (Part "a" used to be a 16 MiB file, on the bet that the socket buffers could not
         /// hold it before the handler ran; on a busy machine they could, and B was sent whole.)
@@ -81,8 +82,8 @@ extension QueueSensitiveTests {
                 var form = MultipartForm()
                 form.append(text: "first", name: "t")
                 form.append(
-                    stream: TransportContractTests.StalledChunks(started: Latch(), release: resume), length: 2048, name: "a",
-                    filename: "a.bin")
+                    stream: TransportContractTests.StalledChunks(started: Latch(), release: resume, chunkSize: 1 << 20),
+                    length: 2 << 20, name: "a", filename: "a.bin")
                 form.append(fileAt: fileB, name: "b")
 
                 try await TestServer.run { server in

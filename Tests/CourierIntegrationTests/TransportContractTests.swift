@@ -370,17 +370,19 @@ struct TransportContractTests {
         }
     }
 
-    /// 1 KiB, then nothing until `release` opens, then 1 KiB more.
+    /// `chunkSize` bytes (1 KiB by default), then nothing until `release` opens, then as many more.
     struct StalledChunks: AsyncSequence, Sendable {
         typealias Element = Data
         let started: Latch
         let release: Latch
+        var chunkSize = 1024
 
-        func makeAsyncIterator() -> Iterator { Iterator(started: started, release: release) }
+        func makeAsyncIterator() -> Iterator { Iterator(started: started, release: release, chunkSize: chunkSize) }
 
         struct Iterator: AsyncIteratorProtocol {
             let started: Latch
             let release: Latch
+            let chunkSize: Int
             var sent = 0
 
             mutating func next() async throws -> Data? {
@@ -388,10 +390,10 @@ struct TransportContractTests {
                 switch sent {
                 case 1:
                     started.open()
-                    return Data(count: 1024)
+                    return Data(count: chunkSize)
                 case 2:
                     try await release.wait()
-                    return Data(count: 1024)
+                    return Data(count: chunkSize)
                 default:
                     return nil
                 }
