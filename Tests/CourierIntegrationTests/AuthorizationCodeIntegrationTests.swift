@@ -310,16 +310,16 @@ struct AuthorizationCodeIntegrationTests {
         #expect(try await redirect.absoluteString == "http://127.0.0.1:\(port)/callback?code=c&state=s")
     }
 
-    /// The stalled connections get a 120 s head deadline here, so a redirect that had to wait for
-    /// them would take two minutes; it comes in well under one (no tight timing bound: the
-    /// machine may be loaded).
+    /// The stalled connections get an hour-long head deadline here, far past the suite's time
+    /// limit: a redirect that had to wait for them (or for their deadline) fails the time limit.
+    /// No bound on wall time, which a loaded machine could break.
     @Test("stalled connections (slowloris) do not keep the browser's request from being read")
     func slowloris() async throws {
         let receiver = try LoopbackRedirectReceiver(
             callbackPath: "/callback", successHTML: LoopbackRedirectReceiver.defaultSuccessHTML,
-            failureHTML: LoopbackRedirectReceiver.defaultFailureHTML, connectionReadTimeout: .seconds(120))
+            failureHTML: LoopbackRedirectReceiver.defaultFailureHTML, connectionReadTimeout: .seconds(3_600))
         defer { receiver.close() }
-        async let redirect = receiver.waitForRedirect(timeout: .seconds(180))
+        async let redirect = receiver.waitForRedirect(timeout: .seconds(3_600))
         // Several connections that send half a head and then nothing; they stay open throughout.
         var stalled: [Int32] = []
         defer { stalled.forEach(RawHTTP.close) }
@@ -333,9 +333,6 @@ struct AuthorizationCodeIntegrationTests {
         let reply = await RawHTTP.get(port: receiver.port, target: "/callback?code=fast&state=s")
         #expect(reply?.status == 200)
         #expect(try await redirect.absoluteString.hasSuffix("code=fast&state=s"))
-        // Read while the stalled connections were still waiting, not after their 120 s deadline
-        // closed them: an order, which holds however slow the machine is.
-        #expect(stalled.allSatisfy(RawHTTP.isStillOpen), "the receiver had already given up on the stalled connections")
     }
 
     // MARK: - Helpers
@@ -573,13 +570,6 @@ enum RawHTTP {
         #else
             _ = Darwin.close(descriptor)
         #endif
-    }
-
-    /// Whether the peer has not closed `descriptor`: nothing to read yet, and no end of stream.
-    static func isStillOpen(_ descriptor: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
-        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
     static func write(_ descriptor: Int32, _ text: String) {
