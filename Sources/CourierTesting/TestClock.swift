@@ -1,5 +1,5 @@
 import Courier
-import Foundation
+public import Foundation
 
 /// A clock your tests move by hand, for `Configuration/clock` (retry delays) and
 /// `Constraint` timeouts: no test waits for real time.
@@ -20,6 +20,16 @@ import Foundation
 /// ```
 ///
 /// Cancelling a sleeping task ends its sleep at once with `CancellationError`.
+///
+/// The clock also tells the date (``date``), and a client whose `Configuration/clock` it is reads
+/// a server's `Retry-After` date against it, so the delay a date means is exact:
+///
+/// ```swift
+/// let clock = TestClock(sleepsReturnImmediately: true)
+/// let retryAt = clock.date.addingTimeInterval(7)   // sent as `Retry-After: <HTTP-date>`
+/// // … a 503 with that header, then a 200 …
+/// #expect(clock.sleeps == [.seconds(7)])
+/// ```
 public final class TestClock: Clock, Sendable {
     /// A point on the test clock: the time since the clock was made.
     public struct Instant: InstantProtocol, CustomStringConvertible {
@@ -56,16 +66,25 @@ public final class TestClock: Clock, Sendable {
 
     private let state = LockedState(State())
     private let sleepsReturnImmediately: Bool
+    private let startDate: Date
 
     /// Creates a clock at offset zero.
-    /// - Parameter sleepsReturnImmediately: `true` to move the clock and return from every
-    ///   `sleep` at once; `false` (the default) to suspend each `sleep` until ``advance(by:)``.
-    public init(sleepsReturnImmediately: Bool = false) {
+    /// - Parameters:
+    ///   - sleepsReturnImmediately: `true` to move the clock and return from every `sleep` at
+    ///     once; `false` (the default) to suspend each `sleep` until ``advance(by:)``.
+    ///   - date: the ``date`` at offset zero. Default: the system's date now, in whole seconds
+    ///     (as an HTTP-date names it).
+    public init(sleepsReturnImmediately: Bool = false, date: Date? = nil) {
         self.sleepsReturnImmediately = sleepsReturnImmediately
+        self.startDate = date ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
     /// The current instant.
     public var now: Instant { state.withLock { $0.now } }
+
+    /// The date at ``now``: the date the clock started at, plus the time it has moved since.
+    /// Courier reads a `Retry-After` date against it when this clock is `Configuration/clock`.
+    public var date: Date { startDate.addingTimeInterval(now.offset.timeInterval) }
 
     /// `.zero`: any duration can be slept.
     public var minimumResolution: Duration { .zero }
@@ -149,3 +168,5 @@ public final class TestClock: Clock, Sendable {
         }
     }
 }
+
+extension TestClock: DateTellingClock {}

@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ import Testing
 /// server (`/authorize` records the PKCE challenge and redirects with 302; `/token` checks the
 /// verifier against it with SHA-256), Courier's ``LoopbackRedirectReceiver``, and the test as
 /// the browser (raw HTTP/1.1 over sockets, following the one redirect by hand).
-@Suite("Authorization code + PKCE end to end over a loopback redirect", .timeLimit(.minutes(2)))
+@Suite("Authorization code + PKCE end to end over a loopback redirect", .loopback, .timeLimit(.minutes(2)))
 struct AuthorizationCodeIntegrationTests {
     static let issuer = "https://issuer.test"
 
@@ -309,16 +310,16 @@ struct AuthorizationCodeIntegrationTests {
         #expect(try await redirect.absoluteString == "http://127.0.0.1:\(port)/callback?code=c&state=s")
     }
 
-    /// The stalled connections get a 120 s head deadline here, so a redirect that had to wait for
-    /// them would take two minutes; it comes in well under one (no tight timing bound: the
-    /// machine may be loaded).
+    /// The stalled connections get an hour-long head deadline here, far past the suite's time
+    /// limit: a redirect that had to wait for them (or for their deadline) fails the time limit.
+    /// No bound on wall time, which a loaded machine could break.
     @Test("stalled connections (slowloris) do not keep the browser's request from being read")
     func slowloris() async throws {
         let receiver = try LoopbackRedirectReceiver(
             callbackPath: "/callback", successHTML: LoopbackRedirectReceiver.defaultSuccessHTML,
-            failureHTML: LoopbackRedirectReceiver.defaultFailureHTML, connectionReadTimeout: .seconds(120))
+            failureHTML: LoopbackRedirectReceiver.defaultFailureHTML, connectionReadTimeout: .seconds(3_600))
         defer { receiver.close() }
-        async let redirect = receiver.waitForRedirect(timeout: .seconds(180))
+        async let redirect = receiver.waitForRedirect(timeout: .seconds(3_600))
         // Several connections that send half a head and then nothing; they stay open throughout.
         var stalled: [Int32] = []
         defer { stalled.forEach(RawHTTP.close) }
@@ -329,11 +330,9 @@ struct AuthorizationCodeIntegrationTests {
         }
         let silent = try #require(RawHTTP.connect(port: receiver.port))
         stalled.append(silent)
-        let start = ContinuousClock.now
         let reply = await RawHTTP.get(port: receiver.port, target: "/callback?code=fast&state=s")
         #expect(reply?.status == 200)
         #expect(try await redirect.absoluteString.hasSuffix("code=fast&state=s"))
-        #expect(ContinuousClock.now - start < .seconds(60), "read long before the stalled connections' 120 s deadline")
     }
 
     // MARK: - Helpers

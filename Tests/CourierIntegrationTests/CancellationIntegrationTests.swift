@@ -7,7 +7,7 @@ import Testing
 
 /// Cancelling the calling task must end the call with `.cancelled` *and* stop the request on the
 /// wire, not leave it running in the background.
-@Suite("Cancellation", .timeLimit(.minutes(1)))
+@Suite("Cancellation", .loopback, .timeLimit(.minutes(1)))
 struct CancellationIntegrationTests {
     /// How the server shows that the client went away.
     ///
@@ -31,7 +31,7 @@ struct CancellationIntegrationTests {
                     body: HTTPBodySequence(from: EndlessBody(probe: probe), suggestedBufferSize: 1024)
                 )
             }
-            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/stream"))
+            let call = server.client(transport: kind).enqueue(try server.endpoint("/stream"))
 
             let task = Task { await call.result() }
             // The response is streaming: the server produced a chunk for this request.
@@ -58,20 +58,19 @@ struct CancellationIntegrationTests {
                 try await suspendUntilCancelled()  // never answers: stopping the server cancels it
                 return FlyingFox.HTTPResponse(statusCode: .ok)
             }
-            let call = server.client(timeout: .seconds(30), transport: kind).enqueue(try server.endpoint("/slow"))
+            let call = server.client(transport: kind).enqueue(try server.endpoint("/slow"))
 
             let task = Task { await call.result() }
             try await awaitCondition("the request reached the handler") { try await arrived.wait() }
-            let cancelled = ContinuousClock.now
             task.cancel()
             let result = await task.value
 
+            // The server never answers and the timeout is longer than the time limit: only the
+            // cancellation can have ended the call (a call it did not end fails the time limit).
             guard case .failure(.cancelled) = result else {
                 Issue.record("expected .cancelled, got \(result)")
                 return
             }
-            // Far below the 30 s timeout: the call ended because of the cancellation.
-            #expect(ContinuousClock.now - cancelled < .seconds(10))
         }
     }
 

@@ -1,11 +1,12 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Many calls in flight on one client and one server: every one completes, and each gets its own
 /// response, never another call's.
-@Suite("Concurrent calls", .timeLimit(.minutes(2)))
+@Suite("Concurrent calls", .heavy, .timeLimit(.minutes(2)))
 struct ConcurrencyIntegrationTests {
     struct Echo: Decodable, Sendable {
         var id: Int
@@ -28,7 +29,7 @@ struct ConcurrencyIntegrationTests {
                     body: Data(#"{"id":\#(id)}"#.utf8)
                 )
             }
-            let client = server.client(timeout: .seconds(60))
+            let client = server.client()
             let endpoint = try server.endpoint("/echo")
             let callCount = 500
 

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
     /// A connection the server resets after the request arrived is a lost connection on both
     /// transports: the request may have been processed, so it must not be reported as
     /// `cannotConnect`, which says nothing was sent.
-    @Suite("Connection reset by the server", .timeLimit(.minutes(1)))
+    @Suite("Connection reset by the server", .loopback, .timeLimit(.minutes(1)))
     struct ConnectionResetIntegrationTests {
         @Test(arguments: TransportKind.allCases)
         func aResetAfterTheRequestArrivedIsConnectionLost(_ kind: TransportKind) async throws {
@@ -20,7 +21,7 @@ import Testing
                     $0.body = .data(Data(#"{"item":1}"#.utf8), contentType: "application/json")
                 }
 
-            let result = await Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(20))).enqueue(endpoint).result()
+            let result = await Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout)).enqueue(endpoint).result()
 
             guard case .failure(.transport(let failure)) = result else {
                 Issue.record("expected a transport failure, got \(result)")

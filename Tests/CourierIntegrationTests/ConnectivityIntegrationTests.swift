@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Failures before any HTTP response: the error classifies them and keeps the `URLError`.
-@Suite("Connectivity failures", .timeLimit(.minutes(1)))
+@Suite("Connectivity failures", .loopback, .timeLimit(.minutes(1)))
 struct ConnectivityIntegrationTests {
     /// The port of a server that has been stopped has no listener: connecting is refused at
     /// once (RST), on 127.0.0.1 only. The kernel does not hand a just-freed ephemeral port to

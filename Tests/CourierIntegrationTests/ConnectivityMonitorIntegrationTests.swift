@@ -1,4 +1,5 @@
 #if os(Linux)
+    import CourierTesting
     import Foundation
     import Testing
 
@@ -13,7 +14,7 @@
     ///
     /// Needs root (`CAP_SYS_ADMIN` and `CAP_NET_ADMIN`) and iproute2's `ip`; without either, each
     /// test is cancelled with the reason (shown as skipped), not passed.
-    @Suite("Connectivity monitor against the kernel, in a network namespace", .timeLimit(.minutes(1)))
+    @Suite("Connectivity monitor against the kernel, in a network namespace", .loopback, .timeLimit(.minutes(1)))
     struct ConnectivityMonitorIntegrationTests {
         /// The subnets the tests use inside their namespace (the machine's own routes never see them).
         private static let first = (local: "10.231.0.2/24", gateway: "10.231.0.1")

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import HTTPTypes
@@ -6,7 +7,7 @@ import Testing
 
 /// Credentials reach only the origin they were meant for, against two real servers on 127.0.0.1
 /// (two ports, two origins).
-@Suite("Credentials stay with their origin", .timeLimit(.minutes(1)))
+@Suite("Credentials stay with their origin", .loopback, .timeLimit(.minutes(1)))
 struct CredentialPlacementIntegrationTests {
     static let secrets = [
         HeaderItem(name: "X-Api-Key", value: "key-SECRET"),
@@ -116,7 +117,7 @@ struct CredentialPlacementIntegrationTests {
 
 /// Framing is Courier's: a hand-set `Content-Length` never reaches a real server, and cookies
 /// travel as one `Cookie` field.
-@Suite("Request framing on the wire", .timeLimit(.minutes(1)))
+@Suite("Request framing on the wire", .loopback, .timeLimit(.minutes(1)))
 struct RequestFramingIntegrationTests {
     @Test("a Content-Length that disagrees with the body is refused and nothing reaches the server")
     func aWrongContentLengthIsNeverSent() async throws {

@@ -1,11 +1,12 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Endpoints declared with `API` and modifiers, sent to a real server on 127.0.0.1 by each
 /// transport: what arrives is what the chain said, and a typed call decodes the answer.
-@Suite("Declarative endpoints on the wire", .timeLimit(.minutes(1)))
+@Suite("Declarative endpoints on the wire", .loopback, .timeLimit(.minutes(1)))
 struct DeclarativeEndpointIntegrationTests {
     struct Repository: Codable, Sendable, Equatable {
         var id: Int

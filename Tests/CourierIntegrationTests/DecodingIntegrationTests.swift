@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// `resume(expecting:)` against real responses: JSON models, bodiless responses, text charsets.
-@Suite("Decoding real responses", .timeLimit(.minutes(1)))
+@Suite("Decoding real responses", .loopback, .timeLimit(.minutes(1)))
 struct DecodingIntegrationTests {
     struct User: Codable, Equatable, Sendable {
         var id: Int

@@ -95,7 +95,7 @@ extension TestServer {
     nonisolated func deviceFlow(clock: TestClock) throws -> DeviceAuthorizationFlow {
         let tokens = OAuth2TokenEndpoint(
             baseURL: baseURL, path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "tv-app"),
-            transport: TransportKind.platformDefault.make(), timeout: .seconds(10))
+            transport: TransportKind.platformDefault.make(), timeout: generousTimeout)
         return DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "\(baseURL)/device")!, tokenEndpoint: tokens, scope: "profile",
             clock: clock)
@@ -106,7 +106,7 @@ private let pending = (400, #"{"error":"authorization_pending"}"#)
 private let slowDown = (400, #"{"error":"slow_down"}"#)
 private let approved = (200, #"{"access_token":"AT-SECRET","token_type":"Bearer","expires_in":3600,"refresh_token":"RT-SECRET"}"#)
 
-@Suite("Device authorization flow against a real server")
+@Suite("Device authorization flow against a real server", .loopback)
 struct DeviceFlowIntegrationTests {
     /// Runs the whole flow with an immediate TestClock; returns the outcome and the server.
     private func run(

@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 /// Issue 22 (download part) on the wire: a download's timeout is a limit on the head and on each
 /// gap in the body, not on the whole transfer; and a body the server encoded although
 /// `Accept-Encoding: identity` was asked is never continued with a range counted in decoded bytes.
-@Suite("Downloads: idle timeouts and encoded bodies on the wire", .timeLimit(.minutes(2)))
+@Suite("Downloads: idle timeouts and encoded bodies on the wire", .loopback, .timeLimit(.minutes(2)))
 struct DownloadHardeningIntegrationTests {
     /// 2 MiB in 64 KiB chunks, one every 200 ms: 6.4 s in all, longer than the 5 s timeout of the
     /// one connection allowed (the issue's 8 MiB at 1.3 MB/s with a 1 s timeout and 3 resumes,
@@ -133,7 +134,7 @@ struct DownloadHardeningIntegrationTests {
                     statusCode: start > 0 ? .partialContent : .ok, headers: headers,
                     body: HTTPBodySequence(from: body, count: encoded.count - start, suggestedBufferSize: 16 << 10))
             }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
             let file = try await client.enqueue(server.endpoint("/encoded")).download(to: files.destination)
             #expect(file.byteCount == Int64(size))
             try files.expectGenerated(size)

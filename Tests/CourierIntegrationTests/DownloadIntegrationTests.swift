@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 /// Downloads to disk against a real server on 127.0.0.1 that honours (or, on purpose, mangles)
 /// `Range` and `If-Range`, drops connections mid-body, and records what it was asked for; and
 /// progress for uploads and downloads, on both transports.
-@Suite("Downloads to disk and progress on the wire", .timeLimit(.minutes(5)))
+@Suite("Downloads to disk and progress on the wire", .loopback, .timeLimit(.minutes(5)))
 struct DownloadIntegrationTests {
     /// Under a sanitizer (`COURIER_SANITIZER`, set by `.ci/sanitizers.sh`) every byte costs
     /// several times more: the sizes shrink, the shapes stay.

@@ -7,7 +7,7 @@ import Testing
 /// `FixtureTransport` recording from a real server on 127.0.0.1 through each real transport, then
 /// replaying after the server has stopped: the replays answer exactly as the recording run did,
 /// and no secret reached a file.
-@Suite("Fixture recording", .timeLimit(.minutes(1)))
+@Suite("Fixture recording", .loopback, .timeLimit(.minutes(1)))
 struct FixtureRecordingIntegrationTests {
     /// A body of text, gzip-compressed (`gzip.compress(b"a body the server compressed", mtime=0)`).
     static let gzipBody = Data(base64Encoded: "H4sIAAAAAAACA0tUSMpPqVQoyUhVKE4tKkstUkjOzy0oSi0uTk0BAGpX8hQcAAAA")!
@@ -77,7 +77,7 @@ struct FixtureRecordingIntegrationTests {
         do {
             await addRoutes(to: server, hits: hits)
             endpoints = try Self.endpoints(server.baseURL)
-            let client = Client(configuration: Configuration(transport: recorder, timeout: .seconds(20)))
+            let client = Client(configuration: Configuration(transport: recorder, timeout: generousTimeout))
             var responses: [Response] = []
             for endpoint in endpoints + endpoints {  // the second round replays what the first recorded
                 responses.append(try await client.enqueue(endpoint).resume())
@@ -100,7 +100,7 @@ struct FixtureRecordingIntegrationTests {
 
         // The server is gone: a request without a fixture cannot reach anything.
         let replayer = FixtureTransport(directory: directory)
-        let client = Client(configuration: Configuration(transport: replayer, timeout: .seconds(20)))
+        let client = Client(configuration: Configuration(transport: replayer, timeout: generousTimeout))
         for (endpoint, original) in zip(endpoints, recorded) {
             let replayed = try await client.enqueue(endpoint).resume()
             #expect(replayed.status == original.status)
@@ -128,7 +128,7 @@ struct FixtureRecordingIntegrationTests {
         try await TestServer.run { server in
             await addRoutes(to: server, hits: Recorder<String>())
             let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: Self.upstream(kind)))
-            let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
+            let client = Client(configuration: Configuration(transport: transport, timeout: generousTimeout))
 
             let response = try await client.enqueue(try Self.endpoints(server.baseURL)[2]).resume()
 
@@ -150,7 +150,7 @@ struct FixtureRecordingIntegrationTests {
         let recorded = try await TestServer.run { server in
             await addRoutes(to: server, hits: Recorder<String>())
             let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: Self.upstream(.platformDefault)))
-            let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
+            let client = Client(configuration: Configuration(transport: transport, timeout: generousTimeout))
             return try await client.enqueue(try server.endpoint("/users/42")).resume()
         }
 

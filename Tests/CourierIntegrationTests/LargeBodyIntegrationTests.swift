@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Bodies big enough to arrive in many reads and writes must arrive byte for byte.
-@Suite("Large bodies", .timeLimit(.minutes(1)))
+@Suite("Large bodies", .loopback, .timeLimit(.minutes(1)))
 struct LargeBodyIntegrationTests {
     static let oneMebibyte = 1_048_576
 

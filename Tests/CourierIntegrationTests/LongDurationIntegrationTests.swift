@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// Issue 22, item 11: `idleTimeout: .seconds(10_000_000_000)` trapped (an arithmetic overflow
 /// converting to SwiftNIO's `TimeAmount`). Every duration Courier hands to SwiftNIO, Dispatch or
 /// URLSession is clamped to about 95 years; none traps, and the request goes through.
-@Suite("Long durations never trap", .timeLimit(.minutes(1)))
+@Suite("Long durations never trap", .loopback, .timeLimit(.minutes(1)))
 struct LongDurationIntegrationTests {
     static let durations: [Duration] = [.seconds(10_000_000_000), .seconds(Int64.max), .nanoseconds(Int64.max), .seconds(4_000_000_000)]
 

@@ -68,22 +68,25 @@ extension QueueSensitiveTests {
             }
         }
 
-        /// File A is far bigger than what the socket buffers between client and server can hold, so
-        /// while the handler holds its first chunk the client is still reading A: B is deleted before
-        /// the client gets to it, and opening it then must fail the upload.
+        /// Part "a" sends 1 MiB (more than the body's 64 KiB batches and the server's read buffer,
+        /// so the handler surely gets a first chunk), then holds the body until the handler has
+        /// deleted B: B is gone before the client gets to it, and opening it then must fail the
+        /// upload. (Part "a" used to be a 16 MiB file, on the bet that the socket buffers could not
+        /// hold it before the handler ran; on a busy machine they could, and B was sent whole.)
         @Test func aPartFileThatDisappearsMidUploadFailsTheCallWithoutHanging() async throws {
             try await Self.withTemporaryDirectory { directory in
-                let fileA = directory.appendingPathComponent("a.bin")
                 let fileB = directory.appendingPathComponent("b.bin")
-                try splitMix(count: 16 << 20, seed: 0xA).write(to: fileA)
                 try splitMix(count: 100_000, seed: 0xB).write(to: fileB)
+                let deleted = Latch()
+                let resume = Latch()
                 var form = MultipartForm()
                 form.append(text: "first", name: "t")
-                form.append(fileAt: fileA, name: "a")
+                form.append(
+                    stream: TransportContractTests.StalledChunks(started: Latch(), release: resume, chunkSize: 1 << 20),
+                    length: 2 << 20, name: "a", filename: "a.bin")
                 form.append(fileAt: fileB, name: "b")
 
                 try await TestServer.run { server in
-                    let deleted = Latch()
                     let handlerEnded = Latch()
                     await server.route("POST /upload") { request in
                         defer { handlerEnded.open() }
@@ -91,6 +94,7 @@ extension QueueSensitiveTests {
                         _ = try await chunks.next()
                         try FileManager.default.removeItem(at: fileB)
                         deleted.open()
+                        resume.open()
                         do {
                             while try await chunks.next() != nil {}  // drain until the client gives up
                         } catch {}

@@ -5,7 +5,7 @@ import FlyingFox
 import Foundation
 import Testing
 
-@Suite("Revocation and discovery against a real server")
+@Suite("Revocation and discovery against a real server", .loopback)
 struct OAuth2EndpointsIntegrationTests {
     private static let credential = TokenCredential(
         accessToken: "AT-SECRET", refreshToken: "RT-SECRET", expiresAt: Date().addingTimeInterval(3600))
@@ -23,7 +23,7 @@ struct OAuth2EndpointsIntegrationTests {
                 baseURL: test.baseURL, path: try URLPath("/revoke"), clientAuthentication: .publicClient(clientID: "app"),
                 transport: transport)
             var events = await refresher.events().makeAsyncIterator()
-            let outcome = try await refresher.signOut(revokingAt: revocation, timeout: .seconds(15))
+            let outcome = try await refresher.signOut(revokingAt: revocation, timeout: generousTimeout)
             #expect(await events.next() == .signedOut)
             #expect(outcome == RevocationOutcome(refreshToken: .revoked, accessToken: .revoked))
         }

@@ -1,12 +1,13 @@
 #if AsyncHTTPClientLinked
     import Courier
+    import CourierTesting
     import FlyingFox
     import Foundation
     import Testing
 
     /// ``AsyncHTTPClientTransport/Configuration/proxy``: requests really go to the named proxy,
     /// with its credentials, and nothing but the proxy is contacted.
-    @Suite("Proxies (async-http-client)", .timeLimit(.minutes(1)))
+    @Suite("Proxies (async-http-client)", .loopback, .timeLimit(.minutes(1)))
     struct ProxyIntegrationTests {
         /// async-http-client tunnels every request through an HTTP proxy with `CONNECT` (plain
         /// `http` too). The proxy's credentials go on the `CONNECT` only, never to the target;
@@ -25,7 +26,7 @@
                 }
                 let transport = try AsyncHTTPClientTransport(
                     configuration: .init(proxy: .http(host: "127.0.0.1", port: proxy.port, username: "svc", password: "s3cret")))
-                let client = Client(configuration: Configuration(transport: transport, timeout: .seconds(20)))
+                let client = Client(configuration: Configuration(transport: transport, timeout: generousTimeout))
                 let endpoint = TestEndpoint(baseURL: try BaseURL(scheme: .http, host: "api.invalid"), path: try URLPath("/v1/items"))
 
                 let response = try await client.enqueue(endpoint).resume()

@@ -1,3 +1,4 @@
+import CourierTesting
 import Testing
 
 /// Suites that must not overlap, run one after another.
@@ -9,9 +10,11 @@ import Testing
 /// waits. The timeout tests measure sub-second budgets, so they and the big or stalling uploads
 /// take turns.
 ///
-/// `.serialized` orders these suites among themselves only: other suites still run beside them.
+/// `.serialized` orders these suites among themselves only: other suites still run beside them
+/// (as one `.loopback` suite, taking one of the four places real-server suites share; see
+/// `SuiteTurnsTrait`).
 /// Under the sanitizers, where everything is 5–15 times slower, `.ci/sanitizers.sh` therefore
 /// runs this suite in a pass of its own (`--filter QueueSensitiveTests`) and skips it in the
 /// others.
-@Suite(.serialized)
+@Suite(.serialized, .loopback)
 enum QueueSensitiveTests {}

@@ -1,5 +1,6 @@
 import Courier
 import CourierOAuth
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// (only the secret headers were stripped): a token endpoint's 307 replayed
 /// `grant_type=refresh_token&refresh_token=…&client_secret=…` to the other server, whose
 /// `invalid_grant` became a permanent refresh failure.
-@Suite("Redirects and request bodies", .timeLimit(.minutes(1)))
+@Suite("Redirects and request bodies", .loopback, .timeLimit(.minutes(1)))
 struct RedirectBodyIntegrationTests {
     static func redirect(_ code: Int, to location: String) -> FlyingFox.HTTPResponse {
         FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(code, phrase: "Redirect"), headers: [HTTPHeader("Location"): location])

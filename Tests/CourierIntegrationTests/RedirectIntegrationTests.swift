@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// the session delegate's redirect handling, corelibs-foundation (Swift 6.3.1) copies every header
 /// of the original request, `Authorization` and `Cookie` included, into the redirected one,
 /// whatever its origin: the cross-origin tests below fail without it.
-@Suite("Redirects and credentials", .timeLimit(.minutes(1)))
+@Suite("Redirects and credentials", .loopback, .timeLimit(.minutes(1)))
 struct RedirectIntegrationTests {
     static let token = "Bearer secret-token"
     static let cookie = "session=abc123"
@@ -322,7 +323,7 @@ extension TransportKind {
 
 extension TestServer {
     /// A client over a new transport of `kind`.
-    nonisolated func client(_ kind: TransportKind, timeout: Duration = .seconds(30)) -> Client {
+    nonisolated func client(_ kind: TransportKind, timeout: Duration = generousTimeout) -> Client {
         Client(configuration: Configuration(transport: kind.make(), timeout: timeout))
     }
 

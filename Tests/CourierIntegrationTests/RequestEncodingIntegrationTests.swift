@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// What the server receives is exactly what the endpoint declared: query, path, headers, body.
-@Suite("Request encoding on the wire", .timeLimit(.minutes(1)))
+@Suite("Request encoding on the wire", .loopback, .timeLimit(.minutes(1)))
 struct RequestEncodingIntegrationTests {
     /// Registers a handler on every path, for the standard methods and `PURGE`, that records
     /// what arrived and answers 200.

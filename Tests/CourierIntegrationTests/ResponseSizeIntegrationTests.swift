@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// A response body is read up to the limit, counted after decompression, and no further.
-@Suite("Response size limit on the wire", .timeLimit(.minutes(1)))
+@Suite("Response size limit on the wire", .heavy, .timeLimit(.minutes(1)))
 struct ResponseSizeIntegrationTests {
     /// A client whose transport is its own, with `limit` as the configuration's limit.
     static func client(limit: Int? = 32 << 20) -> Client {

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -25,7 +26,7 @@ private final class InstantClock: Clock, @unchecked Sendable {
     }
 }
 
-@Suite("Retries against a real server", .timeLimit(.minutes(1)))
+@Suite("Retries against a real server", .loopback, .timeLimit(.minutes(1)))
 struct RetryIntegrationTests {
     /// 503 with `Retry-After: 1` for the first two requests of each method, then 200.
     private func install(on server: TestServer, counts: Recorder<String>) async {
@@ -49,7 +50,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: generousTimeout,
                     retryPolicy: .default, clock: clock))
 
             let response = try await client.enqueue(server.endpoint("/flaky")).resume()
@@ -67,7 +68,7 @@ struct RetryIntegrationTests {
             let clock = InstantClock()
             let client = Client(
                 configuration: Configuration(
-                    transport: TransportKind.platformDefault.make(), timeout: .seconds(10),
+                    transport: TransportKind.platformDefault.make(), timeout: generousTimeout,
                     retryPolicy: .default, clock: clock))
             let endpoint = try server.endpoint("/flaky").with {
                 $0.method = .post

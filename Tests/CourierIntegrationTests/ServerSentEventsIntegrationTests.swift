@@ -10,7 +10,7 @@ import Testing
 /// reconnection with `Last-Event-ID` after the server drops the connection or ends the stream,
 /// how a stream ends, and a bearer token refreshed between two connections. Waits between
 /// connections are on a test clock whose sleeps return at once: nothing here sleeps.
-@Suite("Server-Sent Events on the wire", .timeLimit(.minutes(2)))
+@Suite("Server-Sent Events on the wire", .loopback, .timeLimit(.minutes(2)))
 struct ServerSentEventsIntegrationTests {
     static let eventCount = 60
     static let eventsPerConnection = 20

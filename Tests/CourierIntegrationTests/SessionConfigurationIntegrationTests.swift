@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// `URLSessionTransport(configuration:)` against a real server on 127.0.0.1: which settings of
 /// the caller's `URLSessionConfiguration` are honoured, which Courier overrides, and that the
 /// caller's object is never changed.
-@Suite("URLSession configuration", .timeLimit(.minutes(1)))
+@Suite("URLSession configuration", .loopback, .timeLimit(.minutes(1)))
 struct SessionConfigurationIntegrationTests {
     /// A client over `URLSessionTransport(configuration:)` for `server`.
     private func client(_ configuration: URLSessionConfiguration, timeout: Duration = .seconds(20)) -> Client {

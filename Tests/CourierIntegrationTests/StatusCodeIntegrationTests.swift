@@ -1,10 +1,11 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
 
 /// Status codes outside what an endpoint accepts end as `.response`, keeping the whole response.
-@Suite("Unacceptable status codes", .timeLimit(.minutes(1)))
+@Suite("Unacceptable status codes", .loopback, .timeLimit(.minutes(1)))
 struct StatusCodeIntegrationTests {
     struct Problem: Decodable, Equatable, Sendable {
         var error: String

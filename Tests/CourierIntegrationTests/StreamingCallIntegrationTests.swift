@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -6,7 +7,7 @@ import Testing
 
 /// `Call.stream()` against a real server, on both transports: the caller holds the head and the
 /// first values while the server has not sent the rest yet.
-@Suite("Streaming calls against a real server", .timeLimit(.minutes(1)))
+@Suite("Streaming calls against a real server", .loopback, .timeLimit(.minutes(1)))
 struct StreamingCallIntegrationTests {
     struct Event: Decodable, Sendable, Equatable {
         var n: Int
@@ -25,7 +26,7 @@ struct StreamingCallIntegrationTests {
                     statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/x-ndjson"],
                     body: HTTPBodySequence(from: GatedBody(parts: parts), suggestedBufferSize: 4096))
             }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
 
             let response = try await client.enqueue(server.endpoint("/events")).stream()
 
@@ -43,7 +44,7 @@ struct StreamingCallIntegrationTests {
     func aRefusedStatusIsThrown(_ kind: TransportKind) async throws {
         try await TestServer.run { server in
             await server.route("GET /events") { _ in FlyingFox.HTTPResponse(statusCode: .forbidden, body: Data("no events for you".utf8)) }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30)))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout))
             let endpoint = try server.endpoint("/events")
             do throws(CourierError) {
                 _ = try await client.enqueue(endpoint).stream()

@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -8,7 +9,7 @@ import Testing
 
 /// Responses stream from URLSession through a bounded buffer: a call that collects stops at its
 /// limit, and a slow reader holds a bounded number of bytes whatever the size of the body.
-@Suite("Streamed responses on the wire", .timeLimit(.minutes(2)))
+@Suite("Streamed responses on the wire", .heavy, .timeLimit(.minutes(2)))
 struct StreamingResponseIntegrationTests {
     /// 100 MB; 16 MB under a sanitizer (`COURIER_SANITIZER`, set by `.ci/sanitizers.sh`), where
     /// every byte costs several times more and 16 MB is still 16 times the buffer and the limit.

@@ -9,7 +9,7 @@ import Testing
 /// goes to the scope's stub and never to the network. Each test aims its requests at a real
 /// server on 127.0.0.1 that records every request it gets: the stub must have the request, the
 /// server none.
-@Suite("A stubbed-network scope keeps every default-transport request off the network", .timeLimit(.minutes(1)))
+@Suite("A stubbed-network scope keeps every default-transport request off the network", .loopback, .timeLimit(.minutes(1)))
 struct StubbedNetworkIntegrationTests {
     /// Runs `body` with a server that answers every request `500` and records it.
     private static func withWatchedServer(

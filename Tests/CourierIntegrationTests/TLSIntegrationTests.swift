@@ -1,5 +1,6 @@
 #if AsyncHTTPClientLinked
     import Courier
+    import CourierTesting
     import FlyingFox
     import Foundation
     import NIOSSL
@@ -10,7 +11,7 @@
     /// (checked after the handshake, before any request is written), client certificates, the
     /// minimum TLS version, HTTP/2 over ALPN, and `URLSessionTransport`'s refusal of pinned hosts
     /// on Linux.
-    @Suite("TLS against a real HTTPS server", .timeLimit(.minutes(2)))
+    @Suite("TLS against a real HTTPS server", .loopback, .timeLimit(.minutes(2)))
     struct TLSIntegrationTests {
         typealias TLS = AsyncHTTPClientTransport.TLS
 
@@ -30,7 +31,7 @@
         }
 
         static func client(_ transport: any Transport, retryPolicy: RetryPolicy = .none) -> Client {
-            Client(configuration: Configuration(transport: transport, timeout: .seconds(30), retryPolicy: retryPolicy))
+            Client(configuration: Configuration(transport: transport, timeout: generousTimeout, retryPolicy: retryPolicy))
         }
 
         /// `host` (`127.0.0.1` unless told) pinned to the pins of these fixture names (`pins.txt`).

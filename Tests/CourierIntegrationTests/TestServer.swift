@@ -122,7 +122,7 @@ actor TestServer {
     /// A client with a transport of its own (see `makeClient`): the platform's default kind, or
     /// `transport`.
     nonisolated func client(
-        timeout: Duration = .seconds(30), headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
+        timeout: Duration = generousTimeout, headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
     ) -> Client {
         makeClient(timeout: timeout, headers: headers, transport: transport)
     }

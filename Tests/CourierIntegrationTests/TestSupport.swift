@@ -1,11 +1,18 @@
 import Courier
 import Foundation
 
+/// The request timeout of every test whose subject is not a timeout: ten minutes, longer than any
+/// test's time limit. On a machine busy with other work a loopback call can take many seconds, and
+/// a concurrency test that leaned on a 10 or 30 s timeout failed `timedOut` there (or was retried
+/// and saw the wrong delays); a hang is still caught, by the time limit, which names the test.
+/// Tests of timeouts set their own, short ones (or drive them with a `TestClock`).
+let generousTimeout: Duration = .seconds(600)
+
 /// A client with a transport of its own (its own connection pool), of the kind
 /// `Configuration.defaultTransport` is on this platform (``TransportKind/platformDefault``), so
 /// that the suite runs on what users get by default and tests do not share connections.
 func makeClient(
-    timeout: Duration = .seconds(30), headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
+    timeout: Duration = generousTimeout, headers: [HeaderItem] = [], transport: TransportKind = .platformDefault
 ) -> Client {
     Client(configuration: Configuration(transport: transport.make(), timeout: timeout, headers: headers))
 }

@@ -8,8 +8,9 @@ extension QueueSensitiveTests {
     /// Linux URLSession truncates timeouts to whole seconds (`Int(interval) * 1000`): 0.5 s fails at
     /// once and 1.5 s acts as 1 s. Courier enforces its own deadline, so a timeout means what it says.
     ///
-    /// Timing bounds are deliberately loose (machines are shared and noisy): the lower bound proves
-    /// the deadline was not cut short, the upper bound only that it fired at all.
+    /// Only lower bounds on time (a slow machine cannot break them): they prove the deadline was not
+    /// cut short. That it fired at all is proven by the outcome: the server never answers and every
+    /// other timeout is longer than the time limit.
     /// Serialized, and home of the stalled-upload tests too: on Linux a stalled body holds every
     /// URLSession of the process for as long as it stalls, which would eat a 0.5 s budget here.
     @Suite("Timeouts", .timeLimit(.minutes(1)))
@@ -19,7 +20,6 @@ extension QueueSensitiveTests {
             /// Whether the timeout is set on the endpoint or on the client's configuration.
             var onEndpoint: Bool
             var atLeast: Duration
-            var below: Duration
 
             var testDescription: String {
                 "\(timeout) on the \(onEndpoint ? "endpoint" : "configuration")"
@@ -28,10 +28,10 @@ extension QueueSensitiveTests {
 
         @Test(arguments: [
             // Would fail at once if truncated to 0 s.
-            TimeoutCase(timeout: .milliseconds(500), onEndpoint: true, atLeast: .milliseconds(450), below: .seconds(5)),
+            TimeoutCase(timeout: .milliseconds(500), onEndpoint: true, atLeast: .milliseconds(450)),
             // Would fail after 1 s if truncated to 1 s.
-            TimeoutCase(timeout: .milliseconds(1500), onEndpoint: true, atLeast: .milliseconds(1400), below: .seconds(5)),
-            TimeoutCase(timeout: .milliseconds(500), onEndpoint: false, atLeast: .milliseconds(450), below: .seconds(5)),
+            TimeoutCase(timeout: .milliseconds(1500), onEndpoint: true, atLeast: .milliseconds(1400)),
+            TimeoutCase(timeout: .milliseconds(500), onEndpoint: false, atLeast: .milliseconds(450)),
         ])
         func aServerThatDoesNotAnswerInTimeEndsAsTimedOutAfterTheFullTimeout(_ timeoutCase: TimeoutCase) async throws {
             try await TestServer.run { server in
@@ -45,7 +45,7 @@ extension QueueSensitiveTests {
                 let client: Client
                 var endpoint = try server.endpoint("/slow")
                 if timeoutCase.onEndpoint {
-                    client = server.client(timeout: .seconds(30))
+                    client = server.client()  // its timeout is longer than the time limit
                     endpoint.timeout = timeoutCase.timeout
                 } else {
                     client = server.client(timeout: timeoutCase.timeout)
@@ -62,8 +62,9 @@ extension QueueSensitiveTests {
                 #expect(failure.kind == .timedOut)
                 #expect(failure.urlError?.code == .timedOut)
                 #expect(failure.url?.path == "/slow")
+                // Not cut short (a lower bound, which a slow machine cannot break). That it fired at
+                // all needs no upper bound: nothing else would end the call before the time limit.
                 #expect(elapsed >= timeoutCase.atLeast, "timed out after \(elapsed), before the \(timeoutCase.timeout) timeout")
-                #expect(elapsed < timeoutCase.below, "timed out only after \(elapsed)")
                 // It was the response that was late, not the connection: the handler had the request.
                 try await awaitCondition("the request reached the handler") { try await arrived.wait() }
             }
@@ -117,19 +118,19 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
                 $0.method = .post
                 $0.body = .stream(chunks)
             }
-            let call = server.client(timeout: .seconds(10), transport: transport).enqueue(endpoint)
+            let call = server.client(transport: transport).enqueue(endpoint)
             let upload = Task { await call.result() }
 
             try await awaitCondition("the body ran dry") { try await stalled.wait() }
-            let cancelled = ContinuousClock.now
             upload.cancel()
             let result = await upload.value
 
+            // The body stalls for good and the timeout is longer than the time limit: only the
+            // cancellation can end the call.
             guard case .failure(.cancelled) = result else {
                 Issue.record("expected cancelled, got \(result)")
                 return
             }
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
             try await awaitCondition("the producer's wait ended") { try await chunks.released.wait() }
         }
     }

@@ -1,3 +1,4 @@
+import CourierTesting
 import FlyingFox
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ import Testing
 /// The refresher and the token endpoint share an injected wall clock: "expiry" is the test moving
 /// that clock past the token's lifetime, never a sleep. Whatever the server observes (token
 /// requests, `invalid_grant`s, which token each API request carried) is counted server-side.
-@Suite("Token refresh against a rotating-refresh-token server", .timeLimit(.minutes(6)))
+@Suite("Token refresh against a rotating-refresh-token server", .heavy, .timeLimit(.minutes(6)))
 struct TokenRotationIntegrationTests {
     // MARK: - a) coalescing under load, round after round
 

@@ -80,12 +80,12 @@ private func traceparents(_ request: FlyingFox.HTTPRequest) -> [String] {
     request.headers.values(for: HTTPHeader("traceparent"))
 }
 
-@Suite("Tracing over the wire", .timeLimit(.minutes(1)))
+@Suite("Tracing over the wire", .loopback, .timeLimit(.minutes(1)))
 struct TracingIntegrationTests {
     private func client(_ kind: TransportKind, tracer: W3CTracer) -> Client {
         Client(
             configuration: Configuration(
-                transport: kind.make(), timeout: .seconds(30), tracer: tracer,
+                transport: kind.make(), timeout: generousTimeout, tracer: tracer,
                 retryPolicy: .default, clock: TestClock(sleepsReturnImmediately: true)))
     }
 
@@ -207,7 +207,7 @@ struct TracingIntegrationTests {
                     return FlyingFox.HTTPResponse(statusCode: .found, headers: [HTTPHeader("Location"): b.url("/to")], body: Data())
                 }
                 await route("/to", on: b, answering: [200], recorder: atTarget)
-                var configuration = Configuration(transport: kind.make(), timeout: .seconds(30), tracer: tracer)
+                var configuration = Configuration(transport: kind.make(), timeout: generousTimeout, tracer: tracer)
                 configuration.traceContextHosts = hosts
 
                 let response = try await Client(configuration: configuration).enqueue(a.endpoint("/from")).resume()

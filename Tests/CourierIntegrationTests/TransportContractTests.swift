@@ -68,9 +68,9 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
 /// One contract for every transport: the same requests against the same real server must end
 /// the same way, so that a difference between transports is a failing test, not a surprise.
-@Suite("Transport contract", .timeLimit(.minutes(2)))
+@Suite("Transport contract", .loopback, .timeLimit(.minutes(2)))
 struct TransportContractTests {
-    static func client(_ kind: TransportKind, timeout: Duration = .seconds(30), limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
+    static func client(_ kind: TransportKind, timeout: Duration = generousTimeout, limit: Int? = Configuration.defaultMaximumResponseSize) -> Client {
         Client(configuration: Configuration(transport: kind.make(), timeout: timeout, maximumResponseSize: limit))
     }
 
@@ -247,13 +247,13 @@ struct TransportContractTests {
             let call = Self.client(kind).enqueue(try server.endpoint("/short"))
             let task = Task { await call.result() }
             try await awaitCondition("the server sent the first 10 bytes") { try await probe.firstChunk.wait() }
-            let cancelled = ContinuousClock.now
             task.cancel()
+            // The body stalls until the server stops and the timeout is longer than the time
+            // limit: only the cancellation can end the call.
             guard case .failure(.cancelled) = await task.value else {
                 Issue.record("expected .cancelled")
                 return
             }
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
         }
     }
 
@@ -370,17 +370,19 @@ struct TransportContractTests {
         }
     }
 
-    /// 1 KiB, then nothing until `release` opens, then 1 KiB more.
+    /// `chunkSize` bytes (1 KiB by default), then nothing until `release` opens, then as many more.
     struct StalledChunks: AsyncSequence, Sendable {
         typealias Element = Data
         let started: Latch
         let release: Latch
+        var chunkSize = 1024
 
-        func makeAsyncIterator() -> Iterator { Iterator(started: started, release: release) }
+        func makeAsyncIterator() -> Iterator { Iterator(started: started, release: release, chunkSize: chunkSize) }
 
         struct Iterator: AsyncIteratorProtocol {
             let started: Latch
             let release: Latch
+            let chunkSize: Int
             var sent = 0
 
             mutating func next() async throws -> Data? {
@@ -388,10 +390,10 @@ struct TransportContractTests {
                 switch sent {
                 case 1:
                     started.open()
-                    return Data(count: 1024)
+                    return Data(count: chunkSize)
                 case 2:
                     try await release.wait()
-                    return Data(count: 1024)
+                    return Data(count: chunkSize)
                 default:
                     return nil
                 }
@@ -421,7 +423,7 @@ struct TransportContractTests {
 }
 
 #if AsyncHTTPClientLinked
-    @Suite("async-http-client response heads")
+    @Suite("async-http-client response heads", .loopback)
     struct AsyncHTTPClientHeadTests {
         @Test("the common header names it spells out are the names HTTPField.Name would make")
         func commonNamesMatchTheValidatedOnes() throws {

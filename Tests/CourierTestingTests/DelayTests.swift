@@ -3,7 +3,7 @@ import CourierTesting
 import Foundation
 import Testing
 
-@Suite("Delays and cancellation")
+@Suite("Delays and cancellation", .heavy)
 struct DelayTests {
     @Test(.timeLimit(.minutes(1)))
     func aDelayedResponseArrivesNoSoonerThanItsDelay() async throws {
@@ -33,8 +33,8 @@ struct DelayTests {
         #expect(clock.now - start >= .milliseconds(200))
     }
 
-    /// The call waits on an hour-long delay; cancelling its task must end it at once (the bound is
-    /// loose because the whole suite starts at once on a 2-core machine: a run once took 6.5 s).
+    /// The call waits on an hour-long delay; cancelling its task must end it: the outcome and the
+    /// test's time limit prove it, with no bound on wall time (a run on a busy machine took 6.5 s).
     @Test(.timeLimit(.minutes(1)))
     func cancellingACallWaitingOnADelayedStubEndsItPromptlyAsCancelled() async throws {
         let network = NetworkStub()
@@ -47,13 +47,10 @@ struct DelayTests {
         let call = Task { await outcome(of: client.enqueue(TestEndpoint(.get, "/slow"))) }
 
         for await _ in arrivals { break }  // the request is at the stub, waiting on its delay
-        let clock = ContinuousClock()
-        let start = clock.now
         call.cancel()
         let result = await call.value
 
         #expect(result.isCancelled, "got \(result)")
-        #expect(clock.now - start < .seconds(30))
         #expect(network.requests.count == 1)
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// `FixtureTransport`: replaying fixture files, and recording the missing ones through another
 /// transport (here a `RecordingTransport` standing in for the network; the integration suite
 /// records from a real server).
-@Suite("Fixture transport")
+@Suite("Fixture transport", .heavy)
 struct FixtureTransportTests {
     let folder: TemporaryFolder
     var directory: FixtureDirectory { FixtureDirectory(folder.url) }

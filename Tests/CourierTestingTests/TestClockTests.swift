@@ -32,6 +32,18 @@ struct TestClockTests {
         #expect(clock.now == TestClock.Instant(offset: .seconds(12)))
     }
 
+    @Test("its date starts where it is told (by default the system's, in whole seconds) and moves with the clock")
+    func date() async throws {
+        let start = Date(timeIntervalSince1970: 1_000_000_000)
+        let clock = TestClock(sleepsReturnImmediately: true, date: start)
+        #expect(clock.date == start)
+        clock.advance(by: .milliseconds(1_500))
+        try await clock.sleep(for: .seconds(2))
+        #expect(clock.date == start.addingTimeInterval(3.5))
+        let byDefault = TestClock().date.timeIntervalSince1970
+        #expect(byDefault == byDefault.rounded(.down))
+    }
+
     @Test("in immediate mode every sleep returns at once, moves the clock and is recorded")
     func immediate() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)

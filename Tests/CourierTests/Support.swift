@@ -3,6 +3,15 @@ import CourierTesting
 import Foundation
 import HTTPTypes
 
+/// `date` as an IMF-fixdate, the HTTP-date servers send: `Sun, 06 Nov 1994 08:49:37 GMT`.
+func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+}
+
 /// Courier's own tests use the testing module's transport, as users do.
 typealias RecordingTransport = CourierTesting.RecordingTransport
 

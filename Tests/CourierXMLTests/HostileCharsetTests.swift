@@ -4,7 +4,7 @@ import CourierXML
 import Foundation
 import Testing
 
-@Suite("Hostile XML: a document is checked in the charset it is parsed in")
+@Suite("Hostile XML: a document is checked in the charset it is parsed in", .heavy)
 struct HostileCharsetTests {
     static let wideEncodings: [(String.Encoding, String)] = [
         (.utf16LittleEndian, "UTF-16LE"), (.utf16BigEndian, "UTF-16BE"),

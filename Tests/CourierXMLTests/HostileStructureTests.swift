@@ -4,7 +4,7 @@ import CourierXML
 import Foundation
 import Testing
 
-@Suite("Hostile XML: limits on depth, elements and attributes; deep trees without recursion")
+@Suite("Hostile XML: limits on depth, elements and attributes; deep trees without recursion", .heavy)
 struct HostileStructureTests {
     static let depthLimit = XMLParsingLimits.default.maximumDepth
 

@@ -4,7 +4,7 @@ import CourierXML
 import Foundation
 import Testing
 
-@Suite("Hostile XML: text in many pieces costs linear time")
+@Suite("Hostile XML: text in many pieces costs linear time", .heavy)
 struct HostileTextTests {
     /// 150,000 references: one piece each, so XMLCoder would copy about 1.1 × 10^10 bytes.
     static let fragmented = "<a>" + String(repeating: "&amp;", count: 150_000) + "</a>"

@@ -120,7 +120,9 @@ public struct Configuration: Sendable {
     /// ```
     public var retryPolicy: RetryPolicy
     /// The clock retry delays are measured on. Default: `ContinuousClock()`; tests inject one
-    /// that takes no real time.
+    /// that takes no real time. A server's `Retry-After` date is read against the system's date,
+    /// or against the clock's own when it tells one: CourierTesting's `TestClock` does, so a test
+    /// that moves the clock also moves the date a `Retry-After` date is measured from.
     public var clock: any Clock<Duration>
 
     /// The most bytes of response body a call reads, counted after decompression, unless its

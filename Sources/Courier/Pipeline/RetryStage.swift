@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 
 /// The retry stage: sends, and sends again while ``Configuration/retryPolicy`` says so, waiting
-/// on ``Configuration/clock`` between attempts. Below it, every attempt is authenticated and
+/// on ``Configuration/clock`` between attempts (a `Retry-After` date is read against that clock's
+/// date when it tells one, see `DateTellingClock`). Below it, every attempt is authenticated and
 /// observed anew; above it, users' middleware sees one request and one outcome.
 ///
 /// Before the first attempt it adds the policy's idempotency key (when the policy asks for one),
@@ -40,7 +41,9 @@ struct RetryStage: Middleware {
             }
             // The policy decides on the head alone.
             let head = outcome.map { Response(status: $0.status, headers: $0.headers, body: Data(), location: $0.location) }
-            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: head, now: Date()) else {
+            // A `Retry-After` date is read against the clock the delay is slept on.
+            let now = (clock as? any DateTellingClock)?.date ?? Date()
+            guard case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: head, now: now) else {
                 return try outcome.get()
             }
             // The response that is retried is not read: its transfer stops now.

@@ -15,8 +15,8 @@ enum RetriesGuide {
         configuration.retryPolicy = .default     // 3 attempts, full-jitter backoff from 250 ms, capped at 30 s
     }
 
-    // Documentation/Retries.md:60
-    @Test("Documentation/Retries.md:60") static func line60() async throws {
+    // Documentation/Retries.md:62
+    @Test("Documentation/Retries.md:62") static func line62() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(503), .status(200)])
         _ = transport
         let clock = TestClock(sleepsReturnImmediately: true)

@@ -147,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:568
+    // Documentation/Testing.md:573
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -233,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:509
-    @Test("Documentation/Testing.md:509") static func line509() async throws {
+    // Documentation/Testing.md:514
+    @Test("Documentation/Testing.md:514") static func line514() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -248,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:610
-    static func line610() async throws {
+    // Documentation/Testing.md:615
+    static func line615() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"

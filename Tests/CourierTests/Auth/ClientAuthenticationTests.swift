@@ -1,10 +1,11 @@
+import CourierTesting
 import Foundation
 import HTTPTypes
 import Testing
 
 @testable import Courier
 
-@Suite("Client authentication: Basic, Bearer, host scoping, 401 replay")
+@Suite("Client authentication: Basic, Bearer, host scoping, 401 replay", .heavy)
 struct ClientAuthenticationTests {
     func client(_ transport: any Transport, _ authentication: Authentication, hosts: Set<String> = ["api.example.com"]) -> Client {
         Client(configuration: Configuration(transport: transport, authentication: authentication, authorizedHosts: hosts))

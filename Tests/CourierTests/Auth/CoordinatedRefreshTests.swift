@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -32,7 +33,7 @@ actor SharedLockingStore: CoordinatedTokenStore {
     }
 }
 
-@Suite("TokenRefresher with a CoordinatedTokenStore: one refresh per expiry across refreshers sharing a store")
+@Suite("TokenRefresher with a CoordinatedTokenStore: one refresh per expiry across refreshers sharing a store", .heavy)
 struct CoordinatedRefreshTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

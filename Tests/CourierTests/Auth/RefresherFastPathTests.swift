@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// `TokenRefresher.credentialIfValidNow()`: the lock-protected snapshot calls read instead of
 /// taking a turn on the refresher actor. It may offer a credential only when
 /// `validCredential()` would return that same credential without waiting.
-@Suite("The refresher's fast path offers only what validCredential would return at once")
+@Suite("The refresher's fast path offers only what validCredential would return at once", .heavy)
 struct RefresherFastPathTests {
     private func refresher(_ store: CountingStore, clock: WallClock, refresh: @escaping @Sendable () async throws -> TokenCredential)
         -> TokenRefresher

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// decided last. Each test holds one store operation open (a "300 ms save" without a sleep),
 /// makes the competing decision, waits for the refresher to have made it (its event), and only
 /// then lets the held operation finish.
-@Suite("TokenRefresher: store operations land in the order they were decided")
+@Suite("TokenRefresher: store operations land in the order they were decided", .heavy)
 struct TokenRefresherStoreOrderTests {
     func makeRefresher(
         _ store: HoldingStore, clock: WallClock, mint: TokenMint, gate: Gate? = nil,

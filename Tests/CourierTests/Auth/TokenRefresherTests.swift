@@ -1,9 +1,10 @@
+import CourierTesting
 import Foundation
 import Testing
 
 @testable import Courier
 
-@Suite("TokenRefresher: one refresh for any number of callers")
+@Suite("TokenRefresher: one refresh for any number of callers", .heavy)
 struct TokenRefresherTests {
     func makeRefresher(
         _ store: CountingStore, clock: WallClock, mint: TokenMint, policy: TokenRefresher.Policy = .init(),

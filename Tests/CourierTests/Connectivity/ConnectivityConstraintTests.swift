@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 @testable import CourierConnectivity
 
-@Suite("Connectivity constraint: calls held while offline", .timeLimit(.minutes(2)))
+@Suite("Connectivity constraint: calls held while offline", .heavy, .timeLimit(.minutes(2)))
 struct ConnectivityConstraintTests {
     private static let count = 2000
 

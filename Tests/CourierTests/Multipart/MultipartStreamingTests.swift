@@ -143,10 +143,7 @@ struct MultipartStreamingTests {
             form.append(fileAt: url, name: "big")
 
             let readBefore = bytesReadByProcess()
-            let clock = ContinuousClock()
-            let start = clock.now
             let (stream, _) = try multipartBody(form)
-            let elapsed = clock.now - start
             let readAfter = bytesReadByProcess()
 
             let head =
@@ -154,7 +151,6 @@ struct MultipartStreamingTests {
                 + "Content-Type: application/octet-stream\r\n\r\n"
             let tail = "\r\n--fixed--\r\n"
             #expect(stream.length == Int64(size) + Int64(head.utf8.count + tail.utf8.count))
-            #expect(elapsed < .seconds(1))
             if let readBefore, let readAfter {
                 // Other tests read files in parallel, but far less than the 2 GiB building it would take.
                 #expect(readAfter - readBefore < 1 << 30)

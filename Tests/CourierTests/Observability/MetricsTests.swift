@@ -43,7 +43,7 @@ private func waitUntil(_ what: String, sourceLocation: SourceLocation = #_source
     Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
 }
 
-@Suite("Metrics")
+@Suite("Metrics", .heavy)
 struct MetricsTests {
     private func dimensions(_ method: String, _ statusClass: String) -> [(String, String)] {
         [("method", method), ("status_class", statusClass)]

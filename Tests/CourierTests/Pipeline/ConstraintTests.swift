@@ -404,7 +404,7 @@ private struct ConstrainedEndpoint: Requestable {
     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 }
 
-@Suite("Constraints through the client")
+@Suite("Constraints through the client", .heavy)
 struct ClientConstraintTests {
     @Test func a1000ConcurrentCallsOnOneConstraintRunSatisfyOnceAndAllGoOut() async throws {
         let ready = Flag()

@@ -43,6 +43,22 @@ struct RetryTests {
         #expect(clock.sleeps == [value == "1" ? .seconds(1) : .zero])
     }
 
+    /// Issue 41: the date was read against the system's `Date()` while the delay was slept on the
+    /// injected clock, so what a date meant depended on the wall time the test took. It is read
+    /// against the clock's own date now: an hour into the test clock's time, a date 7 s after the
+    /// clock's date is a 7 s wait (read against the system's date it was 3,607 s, past
+    /// `maxRetryAfter`, and the 503 was the answer).
+    @Test func aRetryAfterDateIsReadAgainstTheInjectedClock() async throws {
+        let clock = TestClock(sleepsReturnImmediately: true)
+        clock.advance(by: .seconds(3_600))
+        let transport = sequenceTransport([503, 200], headers: ["Retry-After": httpDate(clock.date.addingTimeInterval(7))])
+
+        let response = try await client(transport, clock: clock).enqueue(TestEndpoint()).resume()
+
+        #expect(response.statusCode == 200)
+        #expect(clock.sleeps == [.seconds(7)])
+    }
+
     @Test func attemptsStopAtTheMaximumAndTheLastResponseIsTheError() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let transport = sequenceTransport([503])

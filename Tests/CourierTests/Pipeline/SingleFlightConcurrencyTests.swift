@@ -7,7 +7,7 @@ import Testing
 /// The single-flight machine through its three owners (the refresher, a constraint, the client's
 /// pause), with thousands of concurrent callers of which half are cancelled: exact counts, and
 /// nothing left behind in the machine afterwards.
-@Suite("SingleFlight through the actors: exact counts under concurrent cancellation", .timeLimit(.minutes(2)))
+@Suite("SingleFlight through the actors: exact counts under concurrent cancellation", .heavy, .timeLimit(.minutes(2)))
 struct SingleFlightConcurrencyTests {
     /// When half of the callers are cancelled.
     enum CancelTiming: String, CaseIterable, CustomTestStringConvertible {

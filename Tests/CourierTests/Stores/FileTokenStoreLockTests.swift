@@ -25,7 +25,7 @@
     /// `flock` locks belong to open file descriptions, so two stores of one file in this process
     /// exclude each other exactly as two processes do, and `flock(1)` checks it from a real second
     /// process.
-    @Suite("FileTokenStore: an advisory lock shared by processes and stores of one file", .timeLimit(.minutes(5)))
+    @Suite("FileTokenStore: an advisory lock shared by processes and stores of one file", .heavy, .timeLimit(.minutes(5)))
     struct FileTokenStoreLockTests {
         static let flockTool = "/usr/bin/flock"
 

@@ -1,5 +1,6 @@
 #if EncryptedTokenStore
     @testable import Courier
+    import CourierTesting
     import Foundation
     import Testing
 
@@ -25,7 +26,7 @@
         }
     }
 
-    @Suite("FileTokenStore round-trips, writes atomically with 0600, and documents its format")
+    @Suite("FileTokenStore round-trips, writes atomically with 0600, and documents its format", .heavy)
     struct FileTokenStoreTests {
         @Test("save then load returns the same credential", arguments: StoreKeyKind.allCases)
         func roundTrip(kind: StoreKeyKind) async throws {
