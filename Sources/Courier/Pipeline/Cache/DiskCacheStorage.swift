@@ -365,6 +365,10 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    func hasEnded(_ partition: String) -> Bool {
+        state.withLock { $0.ended.contains(partition) }
+    }
+
     func removeAll() {
         guard isActive else { return }
         state.withLock { state in

@@ -101,6 +101,10 @@ final class MemoryCacheStorage: CacheStorage {
         }
     }
 
+    func hasEnded(_ partition: String) -> Bool {
+        state.withLock { $0.ended.contains(partition) }
+    }
+
     func removeAll() {
         state.withLock { state in
             let ended = state.ended
