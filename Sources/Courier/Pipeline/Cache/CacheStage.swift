@@ -186,6 +186,9 @@ struct CacheStage: Sendable {
     /// the head alone.
     private func served(_ entry: CacheEntry, request: HTTPRequest, url: URL, now: Date, result: CacheResult) -> StreamedResponse {
         var fields = entry.response.headerFields
+        // Never a stored cookie (one an earlier version stored included): see
+        // `CacheStorability.unstoredFields`.
+        if fields[.setCookie] != nil { fields[.setCookie] = nil }
         let age = entry.currentAge(at: now)
         fields[.age] = String(Int(min(age, TimeInterval(Int32.max))))
         var response = StreamedResponse(
