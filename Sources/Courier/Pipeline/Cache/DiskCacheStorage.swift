@@ -301,6 +301,15 @@ final class DiskCacheStorage: CacheStorage {
                 noteChange(&state)
                 return false
             }
+            if let keys = state.keysOfURL[key.key.url], keys.count >= CacheVariant.maximumStoredPerKey {
+                // Bounded variants of one key: the oldest goes (newest last).
+                let variants = keys.filter { $0.key == key.key }
+                for oldest in variants.prefix(max(0, variants.count + 1 - CacheVariant.maximumStoredPerKey)) {
+                    if let record = state.forget(oldest) {
+                        try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
+                    }
+                }
+            }
             while state.totalSize > capacity - data.count, let oldest = state.order.leastRecentlyUsed {
                 if let record = state.forget(oldest) {
                     try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
