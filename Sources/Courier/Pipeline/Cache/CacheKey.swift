@@ -96,6 +96,11 @@ struct CacheVariant: Hashable, Sendable {
     /// No `Vary`: every request matches.
     static let none = CacheVariant(values: [], matchesNothing: false)
 
+    /// The variants of one key a storage keeps at most, the oldest evicted first: a `Vary` on a
+    /// field that changes with every call (a request id) cannot make each lookup of the URI read
+    /// thousands of entries.
+    static let maximumStoredPerKey = 32
+
     /// A variant from its stored parts.
     init(values: [Value], matchesNothing: Bool) {
         self.values = values

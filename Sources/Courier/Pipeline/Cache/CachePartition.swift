@@ -141,28 +141,59 @@ final class CacheSecrets: Sendable {
         }
     }
 
-    /// `url` (a ``CacheKey/url``) with the value of every secret query item replaced by
+    /// `url` (a ``CacheKey/url``) with the value of every secret item replaced by
     /// ``placeholder``, and those items as they were (`name=value`, in order); `url` itself and
-    /// no items when it has none.
+    /// no items when it has none. Items are what ``Redaction`` hides: query items separated by
+    /// `&` or `;`, and path parameters (`/a;jsessionid=…/b`).
     func splittingSecretQueryItems(of url: String) -> (url: String, secrets: [Substring]) {
-        guard let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (url, []) }
-        let query = url[url.index(after: question)...]
+        let bytes = url.utf8
+        guard bytes.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: ";") }),
+            let schemeEnd = url.range(of: "://"),
+            let pathStart = url[schemeEnd.upperBound...].utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+        else { return (url, []) }
         var secrets: [Substring] = []
-        var kept: [Substring] = []
-        var changed = false
-        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
+        var result = ""
+        var copied = url.startIndex
+        var inQuery = false
+        var itemStart: String.Index?
+        func close(_ end: String.Index) {
+            guard let start = itemStart, start < end else { return }
+            let item = url[start..<end]
             let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? item[...]
-            let decoded = Redaction.decodedName(name)
-            if !name.isEmpty, queryMatchers.contains(where: { $0.isSecret(parameter: decoded) }) {
-                secrets.append(item)
-                kept.append(Substring(name + "=" + Self.placeholder))
-                changed = true
-            } else {
-                kept.append(item)
-            }
+            guard !name.isEmpty,
+                queryMatchers.contains(where: { $0.isSecret(parameter: Redaction.decodedName(name)) })
+            else { return }
+            secrets.append(item)
+            result += url[copied..<name.endIndex]
+            result += "=" + Self.placeholder
+            copied = end
         }
-        guard changed else { return (url, []) }
-        return (String(url[...question]) + kept.joined(separator: "&"), secrets)
+        var index = pathStart
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            let next = bytes.index(after: index)
+            if inQuery {
+                if byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") {
+                    close(index)
+                    itemStart = next
+                }
+            } else if byte == UInt8(ascii: "?") {
+                close(index)
+                inQuery = true
+                itemStart = next
+            } else if byte == UInt8(ascii: "/") {
+                close(index)
+                itemStart = nil
+            } else if byte == UInt8(ascii: ";") {
+                close(index)
+                itemStart = next
+            }
+            index = next
+        }
+        close(bytes.endIndex)
+        guard !secrets.isEmpty else { return (url, []) }
+        result += url[copied...]
+        return (result, secrets)
     }
 }
 

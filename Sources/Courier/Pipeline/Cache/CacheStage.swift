@@ -175,14 +175,20 @@ struct CacheStage: Sendable {
         CacheFreshness.decide(entry: entry, requestControl: CacheControl(HTTPFields()), now: now) == .useStored
     }
 
+    /// Whether `entry` answers a request that failed (RFC 5861 §4). Never when its session ended
+    /// while the request was on the wire.
     private func servesStaleOnError(_ entry: CacheEntry, requestControl: CacheControl) -> Bool {
         cache.usesStaleIfError && CacheFreshness.mayServeStaleOnError(entry: entry, requestControl: requestControl, now: cache.now())
+            && !cache.storage.hasEnded(entry.key.partition)
     }
 
     /// `entry` as the answer to `request`, with its current `Age` (RFC 9111 §5.1). A `HEAD` gets
     /// the head alone.
     private func served(_ entry: CacheEntry, request: HTTPRequest, url: URL, now: Date, result: CacheResult) -> StreamedResponse {
         var fields = entry.response.headerFields
+        // Never a stored cookie (one an earlier version stored included): see
+        // `CacheStorability.unstoredFields`.
+        if fields[.setCookie] != nil { fields[.setCookie] = nil }
         let age = entry.currentAge(at: now)
         fields[.age] = String(Int(min(age, TimeInterval(Int32.max))))
         var response = StreamedResponse(
@@ -212,10 +218,14 @@ struct CacheStage: Sendable {
 
     /// Stores what a `304` updates among `entries` (§4.3.4) and returns the first of them. A
     /// `304` that says `no-store` (or answers a request that does) updates nothing that is kept:
-    /// the entries it names answer this call once and are removed.
+    /// the entries it names answer this call once and are removed. Entries whose session ended
+    /// while the request was on the wire are neither updated nor returned: the `304` may answer
+    /// the next session's credential (a retry, a refresh), which must not get the ended
+    /// session's body.
     private func update(
         _ entries: [CacheEntry], with notModified: StreamedResponse, request: HTTPRequest, requestTime: Date, responseTime: Date
     ) -> CacheEntry? {
+        if let partition = entries.first?.key.partition, cache.storage.hasEnded(partition) { return nil }
         let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
         let keeps = !CacheControl(head.headerFields).noStore && !CacheControl(request.headerFields).noStore
         var first: CacheEntry?

@@ -44,9 +44,11 @@ enum CacheStorability {
     }
 
     /// Fields a cache never stores nor updates from a `304` (§3.1, §3.2): the connection's
-    /// own, and the proxy's.
+    /// own, the proxy's, and `Set-Cookie`: a cookie is the session of the user it was sent to,
+    /// and a stored response answers other clients and users of the cache (only the network's
+    /// answer hands it out).
     static let unstoredFields: Set<HTTPField.Name> = [
-        .connection, .proxyAuthenticate, .proxyAuthenticationInfo, .proxyAuthorization, .te,
+        .connection, .proxyAuthenticate, .proxyAuthenticationInfo, .proxyAuthorization, .setCookie, .te,
         .transferEncoding, .upgrade, HTTPField.Name("Keep-Alive")!, HTTPField.Name("Proxy-Connection")!,
     ]
 

@@ -20,6 +20,10 @@ protocol CacheStorage: Sendable {
     /// any for it from now on, so that a response still on its way is not kept for a session
     /// that has ended.
     func endPartition(_ partition: String)
+    /// Whether `partition` is, or is within, one that ``endPartition(_:)`` ended: its entries
+    /// may no longer be stored nor served (a call that was on the wire when its session ended
+    /// gets nothing of them).
+    func hasEnded(_ partition: String) -> Bool
     /// Removes everything.
     func removeAll()
 }

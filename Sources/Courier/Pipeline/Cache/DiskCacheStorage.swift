@@ -171,17 +171,27 @@ final class DiskCacheStorage: CacheStorage {
             needsWrite = true
         }
         let records = decoded?.records ?? []
+        // The newest `CacheVariant.maximumStoredPerKey` variants of a key are kept (records are
+        // least recently used first), as a store keeps them: an index of an earlier version, or
+        // a crafted one, with thousands of variants of one URI does not make opening quadratic.
+        var isOverflowingVariant = [Bool](repeating: false, count: records.count)
+        var variantsOfKey: [CacheKey: Int] = [:]
+        for index in records.indices.reversed() {
+            let seen = variantsOfKey[records[index].0.key, default: 0]
+            isOverflowingVariant[index] = seen >= CacheVariant.maximumStoredPerKey
+            variantsOfKey[records[index].0.key] = seen + 1
+        }
         state.records.reserveCapacity(records.count)
         state.keyOfFile.reserveCapacity(records.count)
         state.keysOfURL.reserveCapacity(records.count)
         state.order.reserveCapacity(records.count)
-        for (key, record) in records {
+        for (index, (key, record)) in records.enumerated() {
             // A credential partition lives as long as its session in one process (see
             // `HTTPCache`): a previous process's credentialed entries can never be served again.
             // A record larger than the whole cache, or one that would overflow the total (a crafted
             // index), is dropped like any other bad record: it costs itself, not the cache.
             let kept =
-                key.key.partition.isEmpty && (present?.contains(record.id) ?? true) && state.keyOfFile[record.id] == nil
+                key.key.partition.isEmpty && !isOverflowingVariant[index] && (present?.contains(record.id) ?? true) && state.keyOfFile[record.id] == nil
                 && state.records[key] == nil && record.size <= capacity && state.insert(key, record)
             if !kept {
                 if present == nil, state.keyOfFile[record.id] == nil {
@@ -301,6 +311,15 @@ final class DiskCacheStorage: CacheStorage {
                 noteChange(&state)
                 return false
             }
+            if let keys = state.keysOfURL[key.key.url], keys.count >= CacheVariant.maximumStoredPerKey {
+                // Bounded variants of one key: the oldest goes (newest last).
+                let variants = keys.filter { $0.key == key.key }
+                for oldest in variants.prefix(max(0, variants.count + 1 - CacheVariant.maximumStoredPerKey)) {
+                    if let record = state.forget(oldest) {
+                        try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
+                    }
+                }
+            }
             while state.totalSize > capacity - data.count, let oldest = state.order.leastRecentlyUsed {
                 if let record = state.forget(oldest) {
                     try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
@@ -363,6 +382,10 @@ final class DiskCacheStorage: CacheStorage {
             }
             writeIndex(&state)
         }
+    }
+
+    func hasEnded(_ partition: String) -> Bool {
+        state.withLock { $0.ended.contains(partition) }
     }
 
     func removeAll() {

@@ -71,6 +71,13 @@ final class MemoryCacheStorage: CacheStorage {
                     state.keysOfURL[key.key.url, default: []].append(key)
                 }
             } else {
+                if let keys = state.keysOfURL[key.key.url], keys.count >= CacheVariant.maximumStoredPerKey {
+                    // Bounded variants of one key: the oldest goes (newest last).
+                    let variants = keys.filter { $0.key == key.key }
+                    for oldest in variants.prefix(max(0, variants.count + 1 - CacheVariant.maximumStoredPerKey)) {
+                        state.remove(oldest)
+                    }
+                }
                 state.keysOfURL[key.key.url, default: []].append(key)
                 state.totalCost += cost
             }
@@ -99,6 +106,10 @@ final class MemoryCacheStorage: CacheStorage {
             state.ended.insert(partition)
             for key in state.entries.keys where CachePartition.isWithin(key.key.partition, partition) { state.remove(key) }
         }
+    }
+
+    func hasEnded(_ partition: String) -> Bool {
+        state.withLock { $0.ended.contains(partition) }
     }
 
     func removeAll() {
