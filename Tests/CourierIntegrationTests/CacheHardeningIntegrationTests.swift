@@ -11,7 +11,7 @@ import Testing
 /// Hardening III against a real server on `127.0.0.1`: the cache keys what is actually sent
 /// (cookies a transport adds), and never stores a redirect's target under the URL that
 /// redirected.
-@Suite("HTTP cache hardening against a real server", .timeLimit(.minutes(2)))
+@Suite("HTTP cache hardening against a real server", .loopback, .timeLimit(.minutes(2)))
 struct CacheHardeningIntegrationTests {
     /// Defect 1, as the audit reproduced it: URLSession's cookie jar sat below the cache, so
     /// `bob got … "vary":"auditsession=alice" … from .cache`.
@@ -38,7 +38,7 @@ struct CacheHardeningIntegrationTests {
             let jar = try #require(configuration.httpCookieStorage)
             let client = Client(
                 configuration: Configuration(
-                    transport: URLSessionTransport(configuration: configuration), timeout: .seconds(30), cache: HTTPCache()))
+                    transport: URLSessionTransport(configuration: configuration), timeout: generousTimeout, cache: HTTPCache()))
             struct Who: Decodable, Equatable { var cookie: String }
             func call(_ path: String) throws -> CachedEndpoint { CachedEndpoint(base: server.baseURL, urlPath: try URLPath(path)) }
             _ = try await client.enqueue(try call("/login/alice")).resume()
@@ -68,7 +68,7 @@ struct CacheHardeningIntegrationTests {
                 let hit = await origin.record(try await ReceivedRequest(request))
                 return CacheRoutes.json(["hit": String(hit)], extra: [HTTPHeader("Cache-Control"): "public, max-age=600"])
             }
-            let client = Client(configuration: Configuration(transport: kind.make(), timeout: .seconds(30), cache: HTTPCache()))
+            let client = Client(configuration: Configuration(transport: kind.make(), timeout: generousTimeout, cache: HTTPCache()))
             let moved = CachedEndpoint(base: server.baseURL, urlPath: try URLPath("/moved"))
             #expect(try await client.enqueue(moved).resume().source == .network)
             #expect(try await client.enqueue(moved).resume().source == .network)

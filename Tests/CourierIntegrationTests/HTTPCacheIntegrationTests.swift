@@ -28,7 +28,7 @@ struct CachedEndpoint: Requestable {
 /// The HTTP cache (RFC 9111) against a real server on `127.0.0.1`, on every transport: each rule
 /// is shown by the exact number of requests the server saw. Entries go stale by advancing the
 /// cache's clock, never by sleeping.
-@Suite("HTTP cache against a real server", .timeLimit(.minutes(2)))
+@Suite("HTTP cache against a real server", .loopback, .timeLimit(.minutes(2)))
 struct HTTPCacheIntegrationTests {
     struct Fixture {
         var server: TestServer
@@ -40,7 +40,7 @@ struct HTTPCacheIntegrationTests {
         func client(authentication: Authentication = .none) -> Client {
             Client(
                 configuration: Configuration(
-                    transport: kind.make(), timeout: .seconds(30), authentication: authentication,
+                    transport: kind.make(), timeout: generousTimeout, authentication: authentication,
                     authorizedHosts: ["127.0.0.1"], cache: cache))
         }
 
