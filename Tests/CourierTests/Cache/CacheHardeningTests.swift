@@ -65,13 +65,8 @@ private final class HeldOrigin: Transport {
 }
 
 @Suite("Hardening III: the HTTP cache keeps each user's responses to that user")
-struct CacheHardeningTests {
+struct CacheHardeningTests: CacheSuite {
     let clock = CacheTestClock()
-
-    private func memoryCache(staleWhileRevalidate: Bool = false) -> HTTPCache {
-        let clock = clock
-        return HTTPCache(storage: MemoryCacheStorage(capacity: 1 << 20), staleWhileRevalidate: staleWhileRevalidate, now: { clock.now })
-    }
 
     private func diskCache(_ directory: URL, capacity: Int = 1 << 20) -> HTTPCache {
         let clock = clock
@@ -90,8 +85,6 @@ struct CacheHardeningTests {
             configuration.authorizedHosts = ["api.example.com"]
         }
     }
-
-    private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
 
     // MARK: 1. Cookies the transport adds
 

@@ -93,3 +93,38 @@ struct CacheResource: Requestable {
     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
     func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }
+
+/// What the cache suites share: a wall clock that moves only when a test moves it, and caches
+/// and clients on it.
+protocol CacheSuite {
+    var clock: CacheTestClock { get }
+}
+
+extension CacheSuite {
+    /// A 1 MiB cache in memory on ``clock``.
+    func memoryCache(staleWhileRevalidate: Bool = false, staleIfError: Bool = false) -> HTTPCache {
+        let clock = clock
+        return HTTPCache(
+            storage: MemoryCacheStorage(capacity: 1 << 20), staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError,
+            now: { clock.now })
+    }
+
+    /// The body as UTF-8 text.
+    func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    /// A client that signs its calls in with `refresher`'s bearer tokens for `api.example.com`.
+    func signedInClient(_ transport: any Transport, cache: HTTPCache, refresher: TokenRefresher, retries: RetryPolicy = .none) -> Client {
+        var configuration = Configuration(transport: transport, cache: cache)
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        configuration.retryPolicy = retries
+        return Client(configuration: configuration)
+    }
+
+    /// A `GET /me` that requires authorization.
+    var mine: CacheResource {
+        var endpoint = CacheResource(pathString: "/me")
+        endpoint.requiresAuthorization = true
+        return endpoint
+    }
+}

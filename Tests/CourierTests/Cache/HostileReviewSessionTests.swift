@@ -29,31 +29,8 @@ private final class HostileReviewOrigin: Transport {
 /// Hostile review of issue 37: a session that ends while a call is on the wire gets nothing of
 /// its stored entries, whatever the server answers (a `304`, an error).
 @Suite("HostileReview: sessions that end while a call is on the wire")
-struct HostileReviewSessionTests {
+struct HostileReviewSessionTests: CacheSuite {
     let clock = CacheTestClock()
-
-    private func memoryCache(staleIfError: Bool = false) -> HTTPCache {
-        let clock = clock
-        return HTTPCache(storage: MemoryCacheStorage(capacity: 1 << 20), staleIfError: staleIfError, now: { clock.now })
-    }
-
-    private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
-
-    private func signedInClient(_ transport: any Transport, cache: HTTPCache, refresher: TokenRefresher, retries: RetryPolicy = .none)
-        -> Client
-    {
-        var configuration = Configuration(transport: transport, cache: cache)
-        configuration.authentication = .bearer(refresher)
-        configuration.authorizedHosts = ["api.example.com"]
-        configuration.retryPolicy = retries
-        return Client(configuration: configuration)
-    }
-
-    private var mine: CacheResource {
-        var endpoint = CacheResource(pathString: "/me")
-        endpoint.requiresAuthorization = true
-        return endpoint
-    }
 
     /// Alice's entry is stale; her call revalidates it. While it is on the wire the app switches
     /// to Bob (`reset(to:)`), the first attempt fails with a 503, and the retry carries Bob's

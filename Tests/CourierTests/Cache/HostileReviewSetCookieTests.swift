@@ -8,15 +8,8 @@ import Testing
 /// Hostile review of issue 37: a response's `Set-Cookie` is the session of the user it was sent
 /// to, never something the cache hands to another.
 @Suite("HostileReview: Set-Cookie is never served from the cache")
-struct HostileReviewSetCookieTests {
+struct HostileReviewSetCookieTests: CacheSuite {
     let clock = CacheTestClock()
-
-    private func memoryCache(staleIfError: Bool = false) -> HTTPCache {
-        let clock = clock
-        return HTTPCache(storage: MemoryCacheStorage(capacity: 1 << 20), staleIfError: staleIfError, now: { clock.now })
-    }
-
-    private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
 
     /// Two clients (two users of one app, or one server app's users) share a cache; a public
     /// response carries a session cookie. The second client must not be handed the first one's

@@ -28,31 +28,8 @@ private final class OpaqueCookieTransport: Transport {
 /// Hostile review of Hardening III (issue 37): attacks on the cache as a hostile server, a
 /// second user of the machine and a careless caller.
 @Suite("HostileReview: the HTTP cache under attack")
-struct HostileReviewTests {
+struct HostileReviewTests: CacheSuite {
     let clock = CacheTestClock()
-
-    private func memoryCache(staleIfError: Bool = false) -> HTTPCache {
-        let clock = clock
-        return HTTPCache(storage: MemoryCacheStorage(capacity: 1 << 20), staleIfError: staleIfError, now: { clock.now })
-    }
-
-    private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
-
-    private func signedInClient(_ transport: any Transport, cache: HTTPCache, refresher: TokenRefresher, retries: RetryPolicy = .none)
-        -> Client
-    {
-        var configuration = Configuration(transport: transport, cache: cache)
-        configuration.authentication = .bearer(refresher)
-        configuration.authorizedHosts = ["api.example.com"]
-        configuration.retryPolicy = retries
-        return Client(configuration: configuration)
-    }
-
-    private var mine: CacheResource {
-        var endpoint = CacheResource(pathString: "/me")
-        endpoint.requiresAuthorization = true
-        return endpoint
-    }
 
     // MARK: Sessions that end while a call is on the wire
 
