@@ -151,7 +151,9 @@ struct CacheHardeningTests: CacheSuite {
             }
             storage.flush()
         }
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+        // The lock file is empty, and not read: FoundationEssentials' Data(contentsOf:) leaks its
+        // 4 KiB read buffer for an empty file (Swift 6.3.1, LeakSanitizer).
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name != DiskCacheStorage.lockName {
             let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
             #expect(bytes.range(of: Data("token-".utf8)) == nil, "\(name) holds a token")
         }
