@@ -202,7 +202,9 @@ final class CacheSecrets: Sendable {
 struct CacheSession: Sendable {
     /// A cache, held weakly: a refresher that outlives its clients' caches keeps none of them.
     struct Registered: @unchecked Sendable {
-        // `@unchecked`: a weak reference to a `Sendable` class, only read.
+        // `@unchecked`: Swift cannot check a `weak var`, but the referent (`HTTPCache`) is `Sendable`,
+        // loading a weak reference is thread-safe, and the box is only mutated inside the
+        // refresher's `LockedState<CacheSession>`.
         weak var cache: HTTPCache?
     }
 
