@@ -69,10 +69,12 @@ import Testing
                         return
                     }
                     Self.readHead(connection)
+                    // Counted before the reset: the client may see the reset, and the test read
+                    // the count, before this thread runs again.
+                    requestsReset.withLock { $0 += 1 }
                     var option = linger(l_onoff: 1, l_linger: 0)
                     setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
                     close(connection)
-                    requestsReset.withLock { $0 += 1 }
                 }
             }
         }

@@ -140,8 +140,13 @@ extension QueueSensitiveTests.TimeoutIntegrationTests {
         /// that is still waiting on its producer ends with it instead of staying suspended.
         @Test func aResponseBeforeTheUploadEndsTheStalledProducer() async throws {
             try await TestServer.run { server in
-                await server.route("POST /early") { _ in FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(413, phrase: "Content Too Large")) }
                 let chunks = StallingChunks(stalled: Latch())
+                // The answer waits for the producer's stall: on a busy machine it could otherwise
+                // arrive before the upload asked for more, and then no producer waits at all.
+                await server.route("POST /early") { _ in
+                    try await chunks.stalled.wait()
+                    return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(413, phrase: "Content Too Large"))
+                }
                 let endpoint = try server.endpoint("/early").with {
                     $0.method = .post
                     $0.body = .stream(chunks)
