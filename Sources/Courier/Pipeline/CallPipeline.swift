@@ -72,6 +72,7 @@ struct CallPipeline: Sendable {
                     .cache(
                         CacheStage(
                             cache: cache, policy: endpoint.cachePolicy, partition: authenticates ? client.cachePartition : "",
+                            authentication: authenticates ? client.configuration.authentication : nil,
                             hasCredentials: authenticates, collectsBody: options.collectsBody, logger: client.configuration.logger,
                             redaction: client.configuration.redaction,
                             secrets: client.cacheSecrets ?? CacheSecrets(client.configuration.redaction), cookies: client.cacheCookies,

@@ -229,6 +229,17 @@ extension Authentication {
     }
 }
 
+extension Authentication {
+    /// Whether `partition`, this authentication's partition when a call began, is still the
+    /// current one: `false` once its session ended (only a bearer session ends). The storage
+    /// asks under its lock (``CacheStorage/store(_:if:)``); ``TokenRefresher/endCacheSession()``
+    /// moves the partition on before it takes that lock to remove the ended entries.
+    func isCurrent(_ partition: String) -> Bool {
+        guard case .bearer(let refresher) = self else { return true }
+        return refresher.cachePartition == partition
+    }
+}
+
 extension TokenRefresher {
     /// The partition of the current session's cache entries.
     nonisolated var cachePartition: String {
@@ -243,7 +254,8 @@ extension TokenRefresher {
     }
 
     /// Starts a new session and ends the old one in every registered cache: its entries are
-    /// removed, and nothing is stored for it afterwards (a response still on its way included).
+    /// removed, and nothing is stored for it afterwards (a response still on its way included:
+    /// its partition is no longer current, ``Authentication/isCurrent(_:)``).
     nonisolated func endCacheSession() {
         let (ended, caches) = cacheSession.withLock { session in
             let ended = session.partition

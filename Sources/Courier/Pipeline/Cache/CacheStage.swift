@@ -31,6 +31,9 @@ struct CacheStage: Sendable {
     let policy: CachePolicy
     /// The credential partition of the call's entries: `""` without a credential.
     let partition: String
+    /// The client's authentication when the call carries a credential: whether ``partition``'s
+    /// session is still current (``Authentication/isCurrent(_:)``).
+    let authentication: Authentication?
     /// Whether a credential is added below this stage (storability is stricter then, §3.5).
     let hasCredentials: Bool
     /// Whether the call collects its body: only those use stored responses.
@@ -170,6 +173,11 @@ struct CacheStage: Sendable {
         return CacheKey(response.url, partition: "")?.url != target.url
     }
 
+    /// Whether the session of this call's credential has not ended (only a bearer session ends).
+    private func sessionIsCurrent() -> Bool {
+        authentication?.isCurrent(partition) ?? true
+    }
+
     /// Whether `entry` is fresh for a request without directives of its own.
     private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
         CacheFreshness.decide(entry: entry, requestControl: CacheControl(HTTPFields()), now: now) == .useStored
@@ -179,7 +187,7 @@ struct CacheStage: Sendable {
     /// while the request was on the wire.
     private func servesStaleOnError(_ entry: CacheEntry, requestControl: CacheControl) -> Bool {
         cache.usesStaleIfError && CacheFreshness.mayServeStaleOnError(entry: entry, requestControl: requestControl, now: cache.now())
-            && !cache.storage.hasEnded(entry.key.partition)
+            && sessionIsCurrent()
     }
 
     /// `entry` as the answer to `request`, with its current `Age` (RFC 9111 §5.1). A `HEAD` gets
@@ -225,13 +233,13 @@ struct CacheStage: Sendable {
     private func update(
         _ entries: [CacheEntry], with notModified: StreamedResponse, request: HTTPRequest, requestTime: Date, responseTime: Date
     ) -> CacheEntry? {
-        if let partition = entries.first?.key.partition, cache.storage.hasEnded(partition) { return nil }
+        guard sessionIsCurrent() else { return nil }
         let head = HTTPResponse(status: notModified.status, headerFields: notModified.headers)
         let keeps = !CacheControl(head.headerFields).noStore && !CacheControl(request.headerFields).noStore
         var first: CacheEntry?
         for index in CacheValidation.entriesUpdated(by: head, among: entries) {
             let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
-            if keeps { cache.storage.store(entry) } else { cache.storage.remove(entry.storageKey) }
+            if keeps { cache.storage.store(entry, if: sessionIsCurrent) } else { cache.storage.remove(entry.storageKey) }
             if first == nil { first = entry }
         }
         return first
@@ -251,7 +259,7 @@ struct CacheStage: Sendable {
             key: key, variant: CacheVariant(request: request.headerFields, response: response.headers),
             response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
             body: body, requestTime: requestTime, responseTime: responseTime)
-        cache.storage.store(entry)
+        cache.storage.store(entry, if: sessionIsCurrent)
         return response
     }
 

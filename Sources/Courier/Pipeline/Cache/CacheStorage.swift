@@ -8,47 +8,28 @@ protocol CacheStorage: Sendable {
     /// The stored variants for `key`, most recently stored first. Marks them used.
     func entries(for key: CacheKey) -> [CacheEntry]
     /// Stores `entry`, replacing the entry with the same key and variant, and evicting the least
-    /// recently used entries to stay within the bound.
+    /// recently used entries to stay within the bound, if `sessionIsCurrent` (called under the
+    /// storage's lock) says the session of the call that got it has not ended: ending a session
+    /// (``endPartition(_:)``, which takes the same lock) and storing into it cannot interleave.
     /// - Returns: whether it was stored.
-    @discardableResult func store(_ entry: CacheEntry) -> Bool
+    @discardableResult func store(_ entry: CacheEntry, if sessionIsCurrent: () -> Bool) -> Bool
     /// Removes the entry with this key and variant, if any.
     func remove(_ key: CacheStorageKey)
     /// Removes every entry of the normalised URI `url` (``CacheKey/url``), in every partition.
     func removeAll(url: String)
-    /// Ends the credential partition `partition` (a signed-out session): removes every entry
-    /// stored under it or within it (``CachePartition/isWithin(_:_:)``), and refuses to store
-    /// any for it from now on, so that a response still on its way is not kept for a session
-    /// that has ended.
+    /// Removes every entry stored under the credential partition `partition` or within it
+    /// (``CachePartition/isWithin(_:_:)``): its session has ended. A response still on its way
+    /// for it is refused by the `sessionIsCurrent` of ``store(_:if:)``.
     func endPartition(_ partition: String)
-    /// Whether `partition` is, or is within, one that ``endPartition(_:)`` ended: its entries
-    /// may no longer be stored nor served (a call that was on the wire when its session ended
-    /// gets nothing of them).
-    func hasEnded(_ partition: String) -> Bool
     /// Removes everything.
     func removeAll()
 }
 
-/// The partitions a storage has ended (``CacheStorage/endPartition(_:)``), kept under its lock
-/// with its entries so that ending one and storing into it cannot interleave. Partitions are
-/// random per session and never come back, so only the calls in flight when a session ended
-/// can still try to store into it: the most recent ``capacity`` are kept.
-struct EndedPartitions: Sendable {
-    static let capacity = 1024
-    private var set: Set<String> = []
-    private var order: [String] = []
-
-    mutating func insert(_ partition: String) {
-        guard !partition.isEmpty, set.insert(partition).inserted else { return }
-        order.append(partition)
-        if order.count > Self.capacity { set.remove(order.removeFirst()) }
-    }
-
-    /// Whether entries of `partition` may no longer be stored: it is, or is within, an ended one.
-    func contains(_ partition: String) -> Bool {
-        guard !set.isEmpty, !partition.isEmpty else { return false }
-        if set.contains(partition) { return true }
-        guard let separator = partition.range(of: CachePartition.subpartitionSeparator) else { return false }
-        return set.contains(String(partition[..<separator.lowerBound]))
+extension CacheStorage {
+    /// Stores `entry` whatever its session (``store(_:if:)``): for entries without a session
+    /// that can end, and for tests.
+    @discardableResult func store(_ entry: CacheEntry) -> Bool {
+        store(entry, if: { true })
     }
 }
 

@@ -75,7 +75,6 @@ final class DiskCacheStorage: CacheStorage {
         var recencyChanged = false
         /// The index on disk may say "clean": cleared before an entry file is written.
         var indexMayBeClean = true
-        var ended = EndedPartitions()
 
         /// Adds `record` under `key`; `false` (nothing added) when the total would overflow.
         @discardableResult
@@ -295,7 +294,7 @@ final class DiskCacheStorage: CacheStorage {
     }
 
     @discardableResult
-    func store(_ entry: CacheEntry) -> Bool {
+    func store(_ entry: CacheEntry, if sessionIsCurrent: () -> Bool) -> Bool {
         // What the decoders would refuse is never written: it would be a miss at best, and a
         // record the index decoder refuses at worst.
         guard isActive, let data = CacheEntryCoding.encodeIfReadable(entry) else { return false }
@@ -307,7 +306,7 @@ final class DiskCacheStorage: CacheStorage {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
             if let other = state.keyOfFile[id] { state.forget(other) }
-            guard data.count <= capacity, !state.ended.contains(key.key.partition) else {
+            guard data.count <= capacity, sessionIsCurrent() else {
                 noteChange(&state)
                 return false
             }
@@ -372,7 +371,6 @@ final class DiskCacheStorage: CacheStorage {
     func endPartition(_ partition: String) {
         guard isActive else { return }
         state.withLock { state in
-            state.ended.insert(partition)
             let keys = state.records.keys.filter { CachePartition.isWithin($0.key.partition, partition) }
             guard !keys.isEmpty else { return }
             for key in keys {
@@ -384,19 +382,13 @@ final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    func hasEnded(_ partition: String) -> Bool {
-        state.withLock { $0.ended.contains(partition) }
-    }
-
     func removeAll() {
         guard isActive else { return }
         state.withLock { state in
             for record in state.records.values {
                 try? SecureFileIO.removeFile(at: directory.appendingPathComponent(record.fileName))
             }
-            let ended = state.ended
             state = State()
-            state.ended = ended
             writeIndex(&state)
         }
     }

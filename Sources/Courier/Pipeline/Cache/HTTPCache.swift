@@ -100,7 +100,7 @@ public final class HTTPCache: Sendable {
         storage.removeAll()
     }
 
-    /// Removes the entries of an ended credential session and keeps any from being stored for it.
+    /// Removes the entries of an ended credential session (``CacheStorage/endPartition(_:)``).
     func endPartition(_ partition: String) {
         storage.endPartition(partition)
     }

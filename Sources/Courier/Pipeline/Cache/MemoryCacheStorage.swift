@@ -8,7 +8,6 @@ final class MemoryCacheStorage: CacheStorage {
         var keysOfURL: [String: [CacheStorageKey]] = [:]
         var order = CacheLRUList<CacheStorageKey>()
         var totalCost = 0
-        var ended = EndedPartitions()
 
         /// Removes the entry of `key` and returns it.
         @discardableResult
@@ -53,12 +52,12 @@ final class MemoryCacheStorage: CacheStorage {
     }
 
     @discardableResult
-    func store(_ entry: CacheEntry) -> Bool {
+    func store(_ entry: CacheEntry, if sessionIsCurrent: () -> Bool) -> Bool {
         let cost = entry.cost
         let key = entry.storageKey
         // What the store drops is released after the lock, not under it.
         let (stored, dropped) = state.withLock { state -> (Bool, CacheEntry?) in
-            guard cost <= capacity, !state.ended.contains(key.key.partition) else {
+            guard cost <= capacity, sessionIsCurrent() else {
                 return (false, state.remove(key))
             }
             let replaced = state.entries.updateValue(entry, forKey: key)
@@ -103,20 +102,17 @@ final class MemoryCacheStorage: CacheStorage {
 
     func endPartition(_ partition: String) {
         state.withLock { state in
-            state.ended.insert(partition)
             for key in state.entries.keys where CachePartition.isWithin(key.key.partition, partition) { state.remove(key) }
         }
     }
 
-    func hasEnded(_ partition: String) -> Bool {
-        state.withLock { $0.ended.contains(partition) }
-    }
-
     func removeAll() {
-        state.withLock { state in
-            let ended = state.ended
+        // The entries are released after the lock, not under it.
+        let removed = state.withLock { state in
+            let removed = state
             state = State()
-            state.ended = ended
+            return removed
         }
+        withExtendedLifetime(removed) {}
     }
 }
