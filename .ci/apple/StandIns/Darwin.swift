@@ -175,6 +175,11 @@ extension sockaddr_in6 {
     }
 }
 
+// MARK: - stdlib.h. Neither header annotates nullability: both return an implicitly unwrapped
+// pointer.
+@_exported import func Glibc.realpath
+@_exported import func Glibc.free
+
 // MARK: - string.h, math.h
 @_exported import func Glibc.memcmp
 @_exported import func Glibc.strerror

@@ -216,26 +216,32 @@ enum SecureFileIO {
     /// Makes sure `directory` is a folder only this user controls: creates it `0700` if missing,
     /// refuses one that another user owns, and removes the group's and others' write permission
     /// from one of this user's own.
-    /// - Throws: `.io` if it cannot be created or inspected, is not a directory, belongs to
-    ///   another user, or cannot be tightened.
-    static func prepareOwnDirectory(_ directory: URL) throws(TokenStoreError) -> DirectoryTrust {
-        let path = directory.path
-        var status = stat()
+    /// - Returns: what it found, and the folder's path with every symbolic link resolved: the
+    ///   path to use from now on, so that a link retargeted later does not move the folder.
+    /// - Throws: `.io` if it cannot be created, resolved or inspected, is not a directory, belongs
+    ///   to another user, or cannot be tightened.
+    static func prepareOwnDirectory(_ directory: URL) throws(TokenStoreError) -> (trust: DirectoryTrust, resolved: URL) {
         var created = false
-        if stat(path, &status) != 0 {
-            guard errno == ENOENT else { throw Self.ioFailure(errno, "cannot inspect \(path)") }
+        var status = stat()
+        if stat(directory.path, &status) != 0 {
+            guard errno == ENOENT else { throw Self.ioFailure(errno, "cannot inspect \(directory.path)") }
             let fd = try openDirectory(directory, creating: true)
             _ = close(fd)
             created = true
-            guard stat(path, &status) == 0 else { throw Self.ioFailure(errno, "cannot inspect \(path)") }
         }
+        guard let resolvedPath = realpath(directory.path, nil) else { throw Self.ioFailure(errno, "cannot resolve \(directory.path)") }
+        let path = String(cString: resolvedPath)
+        free(resolvedPath)
+        // `lstat`: the resolved path names the folder itself, never a link to it.
+        guard lstat(path, &status) == 0 else { throw Self.ioFailure(errno, "cannot inspect \(path)") }
+        let resolved = URL(fileURLWithPath: path, isDirectory: true)
         guard status.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) else { throw .io("\(path) exists and is not a directory") }
         guard status.st_uid == geteuid() else {
             throw .io("\(path) belongs to another user (uid \(status.st_uid)); a cache folder must be this user's own")
         }
-        guard status.st_mode & mode_t(0o022) != 0 else { return created ? .created : .trusted }
+        guard status.st_mode & mode_t(0o022) != 0 else { return (created ? .created : .trusted, resolved) }
         if chmod(path, mode_t(directoryMode)) != 0 { throw Self.ioFailure(errno, "cannot restrict the permissions of \(path)") }
-        return created ? .created : .tightened
+        return (created ? .created : .tightened, resolved)
     }
 
     /// Tries to take an exclusive `flock` on `fd` without waiting.

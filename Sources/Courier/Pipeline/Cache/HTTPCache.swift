@@ -72,16 +72,16 @@ public final class HTTPCache: Sendable {
         guard directory.isFileURL else {
             throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
         }
-        let trust: SecureFileIO.DirectoryTrust
+        let folder: (trust: SecureFileIO.DirectoryTrust, resolved: URL)
         do {
-            trust = try SecureFileIO.prepareOwnDirectory(directory)
+            folder = try SecureFileIO.prepareOwnDirectory(directory)
         } catch {
             throw .invalidRequest(.invalidURL("unusable cache directory: \(error.description)"))
         }
         // A folder the cache made is the cache's: out of the user's backups on Apple platforms.
-        if trust == .created { CacheFolderBackup.excludeFromBackups(directory) }
+        if folder.trust == .created { CacheFolderBackup.excludeFromBackups(folder.resolved) }
         self.init(
-            storage: DiskCacheStorage(directory: directory, capacity: capacity, distrustingContents: trust == .tightened),
+            storage: DiskCacheStorage(directory: folder.resolved, capacity: capacity, distrustingContents: folder.trust == .tightened),
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
     }
 
