@@ -68,3 +68,8 @@ public actor RecordingTransport: Transport {
     /// The last request sent, if any.
     public var last: TransportRequest? { requests.last }
 }
+
+extension RecordingTransport: StoredCookieSource {
+    /// None: a recording transport adds nothing to what it is asked to send.
+    nonisolated package func storedCookieHeader(for url: URL) -> String? { nil }
+}

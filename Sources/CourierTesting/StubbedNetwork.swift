@@ -63,14 +63,16 @@ extension NetworkStub {
 }
 
 /// The transport of a ``withStubbedNetwork(_:isolation:_:)`` scope: answers from the stub's
-/// routes in the calling task, without URLSession.
-struct StubbedNetworkTransport: Transport {
+/// routes in the calling task, without URLSession. It adds no cookies.
+struct StubbedNetworkTransport: Transport, StoredCookieSource {
     let network: NetworkStub
 
     /// As the platform transports: requests carry `Accept-Encoding: gzip` as over the network.
     /// A stubbed body is handed over as it is (a stub that sets `Content-Encoding: gzip` gets
     /// its bytes back undecoded, as through URLSession's URL protocols).
     var decodesGzip: Bool { true }
+
+    package func storedCookieHeader(for url: URL) -> String? { nil }
 
     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }

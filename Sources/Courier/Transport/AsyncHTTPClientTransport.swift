@@ -1,6 +1,6 @@
 #if AsyncHTTPClientLinked
     public import AsyncHTTPClient
-    import Foundation
+    package import Foundation
     import HTTPTypes
     import NIOCore
     import NIOHTTP1
@@ -437,6 +437,11 @@
                 reading = nil
             }
         }
+    }
+
+    extension AsyncHTTPClientTransport: StoredCookieSource {
+        /// None: async-http-client keeps no cookie storage.
+        package func storedCookieHeader(for url: URL) -> String? { nil }
     }
 
     extension TimeAmount {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What ``Configuration/defaultTransport`` is: the platform's transport, unless the sending
 /// task is inside a scope that replaces it (``DefaultTransportScope``).
@@ -42,7 +42,7 @@ package struct DefaultTransport: Transport {
 
 extension DefaultTransport: StoredCookieSource {
     /// The cookies of the transport a request of this task would be sent to.
-    func storedCookieHeader(for url: URL) -> String? {
+    package func storedCookieHeader(for url: URL) -> String? {
         let transport: any Transport = DefaultTransportScope.transport ?? platform
         return (transport as? any StoredCookieSource)?.storedCookieHeader(for: url)
     }

@@ -39,10 +39,12 @@ extension Transport {
     public var decodesGzip: Bool { false }
 }
 
-/// A transport that adds cookies from a cookie storage to what it sends: the cache stage reads
-/// them first, attaches them itself (``TransportRequest/storedCookiesAttached``) and partitions
-/// by them, so that a response is stored under the cookies it was actually sent with.
-protocol StoredCookieSource: Sendable {
+/// A transport that says which cookies it adds to what it sends (none, for most): the cache
+/// stage reads them first, attaches them itself (``TransportRequest/storedCookiesAttached``) and
+/// partitions by them, so that a response is stored under the cookies it was actually sent with.
+/// Through a transport that does not conform (one of the app's own, a wrapper), the cache cannot
+/// tell, and stores no response that varies on `Cookie`.
+package protocol StoredCookieSource: Sendable {
     /// The `Cookie` value this transport would add to a request for `url`; `nil` for none.
     func storedCookieHeader(for url: URL) -> String?
 }

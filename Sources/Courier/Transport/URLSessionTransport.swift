@@ -2,7 +2,7 @@ import HTTPTypes
 import HTTPTypesFoundation
 
 #if canImport(FoundationNetworking)
-    import Foundation
+    package import Foundation
     public import FoundationNetworking
 #else
     public import Foundation
@@ -196,7 +196,7 @@ public final class URLSessionTransport: Transport {
 
 extension URLSessionTransport: StoredCookieSource {
     /// The `Cookie` value of the session's cookie storage for `url`.
-    func storedCookieHeader(for url: URL) -> String? {
+    package func storedCookieHeader(for url: URL) -> String? {
         cookieStorage?.cookieHeader(for: url)
     }
 }

@@ -54,9 +54,12 @@ func cacheTemporaryDirectory() -> URL {
 }
 
 /// A server in a closure: counts requests per path and answers what `answer` says.
-final class CacheOrigin: Transport {
+final class CacheOrigin: Transport, StoredCookieSource {
     let requests = LockedState<[TransportRequest]>([])
     let answer: @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse
+
+    /// None: the origin is the server; no cookie storage sits between it and the cache.
+    func storedCookieHeader(for url: URL) -> String? { nil }
 
     init(answer: @escaping @Sendable (TransportRequest, Int) throws(CourierError) -> StreamedResponse) {
         self.answer = answer

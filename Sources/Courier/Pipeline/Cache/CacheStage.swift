@@ -43,7 +43,8 @@ struct CacheStage: Sendable {
     let redaction: Redaction
     /// The header fields and query items that partition the cache.
     let secrets: CacheSecrets
-    /// The transport's cookie storage, when it adds cookies to what it sends.
+    /// What tells the cookies the transport adds to what it sends; `nil` when the transport
+    /// cannot tell (one of the app's own): responses that vary on `Cookie` are not stored then.
     let cookies: (any StoredCookieSource)?
     let trace: CallTrace?
     let metrics: ClientMetrics?
@@ -255,8 +256,12 @@ struct CacheStage: Sendable {
         guard let body = response.body.wholeData,
             CacheStorability.isStorable(request: request, response: head, hasCredentials: hasCredentials)
         else { return response }
+        let variant = CacheVariant(request: request.headerFields, response: response.headers)
+        // Cookies the transport may add below this stage are not in `request`: a variant keyed
+        // on them would be keyed on the wrong value.
+        if cookies == nil, variant.values.contains(where: { $0.name == "cookie" }) { return response }
         let entry = CacheEntry(
-            key: key, variant: CacheVariant(request: request.headerFields, response: response.headers),
+            key: key, variant: variant,
             response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
             body: body, requestTime: requestTime, responseTime: responseTime)
         cache.storage.store(entry, if: sessionIsCurrent)
