@@ -61,15 +61,20 @@
         /// `Content-Length` says.
         private let isHead: Bool
 
+        /// Whether async-http-client hands the body over as it arrived (its decompression is off
+        /// for this request), so that a `gzip` or `deflate` body is inflated here (``BodyInflater``).
+        private let inflates: Bool
+
         init(
             transport: AsyncHTTPClientTransport, location: ResponseLocation, maximumResponseSize: Int?, upload: RequestBodyLifetime?,
-            isHead: Bool = false
+            isHead: Bool = false, inflates: Bool = false
         ) {
             self.transport = transport
             self.location = location
             self.maximumResponseSize = maximumResponseSize
             self.upload = upload
             self.isHead = isHead
+            self.inflates = inflates
         }
 
         /// The response for the caller: its head, and a body read by a new task.
@@ -79,13 +84,13 @@
             // One pass over the head: the fields, and the two that decide how the body is read.
             var headers = HTTPFields()
             headers.reserveCapacity(response.headers.count)
-            var encoded = false
+            var contentEncoding: String?
             var contentLength: String?
             for header in response.headers {
                 guard let name = Self.fieldName(header.name) else { continue }
                 headers.append(HTTPField(name: name, value: header.value))
                 if name == .contentEncoding {
-                    encoded = true
+                    if contentEncoding == nil { contentEncoding = header.value }
                 } else if name == .contentLength, contentLength == nil {
                     contentLength = header.value
                 }
@@ -94,7 +99,7 @@
             // `Content-Length` describes another response and is no reason to fail. Its empty body
             // is read whole, which ends the exchange and keeps the connection for the next request.
             let bodiless = isHead || StreamedResponse.carriesNoBody(status: Int(response.status.code))
-            let announced = bodiless ? 0 : encoded ? nil : contentLength.flatMap { Int($0) }
+            let announced = bodiless ? 0 : contentEncoding != nil ? nil : contentLength.flatMap { Int($0) }
             if let announced, let maximumResponseSize, announced > maximumResponseSize {
                 upload?.end()
                 throw .transport(.responseTooLarge(limit: maximumResponseSize, url: url))
@@ -114,12 +119,13 @@
             // into a new task costs several allocations. Resumed on the event loop that delivers
             // its bytes (see ``EventLoopResumingExecutor``).
             let task: Task<Void, Never>
+            let inflating = inflates && BodyInflater.inflates(contentEncoding: contentEncoding)
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                 task = Task.immediateDetached(priority: Task.currentPriority, executorPreference: EventLoopResumingExecutor.shared) {
-                    await self.pull(response.body)
+                    await self.pull(response.body, inflating: inflating)
                 }
             } else {
-                task = Task { await self.pull(response.body) }
+                task = Task { await self.pull(response.body, inflating: inflating) }
             }
             // A deadline that passed before the task existed stops it now.
             let stoppedEarly = state.withLock { state in
@@ -220,11 +226,13 @@
             }
         }
 
-        /// Moves the body into the buffer, chunk by chunk, waiting while the buffer is full.
-        private func pull(_ body: HTTPClientResponse.Body) async {
+        /// Moves the body into the buffer, chunk by chunk, waiting while the buffer is full;
+        /// `inflating`, a piece of the inflated body at a time (``BodyInflater``).
+        private func pull(_ body: HTTPClientResponse.Body, inflating: Bool) async {
             var received = 0
             var end: Result<Void, CourierError> = .success(())
             do {
+                let inflater = inflating ? try BodyInflater() : nil
                 for try await bytes in body {
                     guard let buffer else { break }  // the reader dropped the body
                     received += bytes.readableBytes
@@ -232,10 +240,21 @@
                         end = .failure(.transport(.responseTooLarge(limit: maximumResponseSize, url: url)))
                         break
                     }
-                    buffer.append(Data(bytes.readableBytesView))
-                    await waitWhilePaused()
+                    if let inflater {
+                        let goesOn = try await inflater.inflate(bytes) { piece in
+                            guard let buffer = self.buffer else { return false }
+                            buffer.append(piece)
+                            await waitWhilePaused()
+                            return !Task.isCancelled
+                        }
+                        if !goesOn { break }
+                    } else {
+                        buffer.append(Data(bytes.readableBytesView))
+                        await waitWhilePaused()
+                    }
                     if Task.isCancelled { break }
                 }
+                if let inflater, !Task.isCancelled, self.buffer != nil, case .success = end { try inflater.finish() }
             } catch {
                 end = .failure(Self.failure(error, url: url, limit: maximumResponseSize))
             }

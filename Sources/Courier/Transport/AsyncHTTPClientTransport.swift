@@ -188,11 +188,18 @@
                     configuration.http1_1ConnectionDebugInitializer = check
                     configuration.http2ConnectionDebugInitializer = check
                 }
-                configuration.decompression = .enabled(limit: Self.decompressionLimit(for: maximumResponseSize))
+                // No limit (a stream): the exchange inflates, a piece at a time (``BodyInflater``).
+                configuration.decompression = limit == nil ? .disabled : .enabled(limit: Self.decompressionLimit(for: maximumResponseSize))
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                 clients[key] = client
                 return client
             }
+        }
+
+        /// Whether the client for `request` leaves bodies as they arrived, for the exchange to
+        /// inflate: a request without a size limit, on a client this transport made.
+        func inflatesItself(_ request: TransportRequest) -> Bool {
+            baseConfiguration != nil && Self.decompressionBytes(for: request.maximumResponseSize) == nil
         }
 
         /// async-http-client's decompression limit for a response limit of `maximumResponseSize`
@@ -263,7 +270,7 @@
                 guard let next = Self.redirect(after: response, to: current, original: request) else {
                     let exchange = AsyncHTTPClientExchange(
                         transport: self, location: current.location, maximumResponseSize: request.maximumResponseSize, upload: upload,
-                        isHead: current.head.method == .head)
+                        isHead: current.head.method == .head, inflates: inflatesItself(current))
                     return try await exchange.start(response, deadline: deadline)
                 }
                 // The 3xx's body is not read: dropping it ends that exchange, and its upload.
