@@ -46,6 +46,13 @@ extension DefaultTransport: StoredCookieSource {
         let transport: any Transport = DefaultTransportScope.transport ?? platform
         return (transport as? any StoredCookieSource)?.storedCookieHeader(for: url)
     }
+
+    /// Whether the transport a request of this task would be sent to says which cookies it adds:
+    /// a scope's transport of its own may not.
+    package var saysWhichCookiesItAdds: Bool {
+        let transport: any Transport = DefaultTransportScope.transport ?? platform
+        return (transport as? any StoredCookieSource)?.saysWhichCookiesItAdds ?? false
+    }
 }
 
 /// The task-local that replaces the default transport for the tasks that run inside a scope:

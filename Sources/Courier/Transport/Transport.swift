@@ -47,6 +47,14 @@ extension Transport {
 package protocol StoredCookieSource: Sendable {
     /// The `Cookie` value this transport would add to a request for `url`; `nil` for none.
     func storedCookieHeader(for url: URL) -> String?
+    /// Whether ``storedCookieHeader(for:)`` tells what a request sent now would carry: `false`
+    /// when the request goes to a transport that cannot say (the default transport's, inside a
+    /// scope of another), which the cache treats as one that does not conform.
+    var saysWhichCookiesItAdds: Bool { get }
+}
+
+extension StoredCookieSource {
+    package var saysWhichCookiesItAdds: Bool { true }
 }
 
 /// A fully built request, as a transport receives it.

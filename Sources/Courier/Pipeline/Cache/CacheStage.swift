@@ -44,7 +44,8 @@ struct CacheStage: Sendable {
     /// The header fields and query items that partition the cache.
     let secrets: CacheSecrets
     /// What tells the cookies the transport adds to what it sends; `nil` when the transport
-    /// cannot tell (one of the app's own): responses that vary on `Cookie` are not stored then.
+    /// cannot tell (one of the app's own): responses that vary on `Cookie` are not stored then,
+    /// nor when it says it cannot tell for this call (``StoredCookieSource/saysWhichCookiesItAdds``).
     let cookies: (any StoredCookieSource)?
     let trace: CallTrace?
     let metrics: ClientMetrics?
@@ -174,6 +175,14 @@ struct CacheStage: Sendable {
         return CacheKey(response.url, partition: "")?.url != target.url
     }
 
+    /// Whether a response with these fields varies on `Cookie` while the transport cannot say
+    /// which cookies it adds below this stage: they are not in the request the cache sees, so a
+    /// variant keyed on them would be keyed on the wrong value, and it is not kept.
+    private func variesOnUnseenCookies(_ fields: HTTPFields) -> Bool {
+        if let cookies, cookies.saysWhichCookiesItAdds { return false }
+        return CacheVariant(request: HTTPFields(), response: fields).values.contains { $0.name == "cookie" }
+    }
+
     /// Whether the session of this call's credential has not ended (only a bearer session ends).
     private func sessionIsCurrent() -> Bool {
         authentication?.isCurrent(partition) ?? true
@@ -240,7 +249,12 @@ struct CacheStage: Sendable {
         var first: CacheEntry?
         for index in CacheValidation.entriesUpdated(by: head, among: entries) {
             let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
-            if keeps { cache.storage.store(entry, if: sessionIsCurrent) } else { cache.storage.remove(entry.storageKey) }
+            // A `304` may add `Vary: Cookie` to what was stored without it.
+            if keeps, !variesOnUnseenCookies(entry.response.headerFields) {
+                cache.storage.store(entry, if: sessionIsCurrent)
+            } else {
+                cache.storage.remove(entry.storageKey)
+            }
             if first == nil { first = entry }
         }
         return first
@@ -257,9 +271,7 @@ struct CacheStage: Sendable {
             CacheStorability.isStorable(request: request, response: head, hasCredentials: hasCredentials)
         else { return response }
         let variant = CacheVariant(request: request.headerFields, response: response.headers)
-        // Cookies the transport may add below this stage are not in `request`: a variant keyed
-        // on them would be keyed on the wrong value.
-        if cookies == nil, variant.values.contains(where: { $0.name == "cookie" }) { return response }
+        if variesOnUnseenCookies(response.headers) { return response }
         let entry = CacheEntry(
             key: key, variant: variant,
             response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
