@@ -30,7 +30,9 @@ extension TokenRefresher {
     /// What one refresh came to.
     private enum RefreshOutcome: Sendable {
         /// Renewed and handed to the store; `storeError` says why the save failed, if it did.
-        case refreshed(TokenCredential, storeError: (any Error)?)
+        /// `renewedAnother`: what was renewed is a credential another holder stored, not this
+        /// refresher's.
+        case refreshed(TokenCredential, storeError: (any Error)?, renewedAnother: Bool = false)
         /// A coordinated store already held a newer, valid credential: no refresh was made.
         case adopted(TokenCredential)
         /// The refresh itself failed.
@@ -108,11 +110,12 @@ extension TokenRefresher {
                 guard await self.isCurrent(generation) else { return .superseded }
                 switch result {
                 case .success(let fresh):
+                    let renewedAnother = renewed != previous
                     do {
                         try await store.save(fresh)
-                        return .refreshed(fresh, storeError: nil)
+                        return .refreshed(fresh, storeError: nil, renewedAnother: renewedAnother)
                     } catch {
-                        return .refreshed(fresh, storeError: error)
+                        return .refreshed(fresh, storeError: error, renewedAnother: renewedAnother)
                     }
                 case .failure(let error):
                     return .failed(error)
@@ -151,9 +154,12 @@ extension TokenRefresher {
         guard generation == self.generation else { return }  // reset or signOut happened meanwhile
         refreshTask = nil
         switch outcome {
-        case .refreshed(let fresh, let storeError):
+        case .refreshed(let fresh, let storeError, let renewedAnother):
             credential = fresh
             phase = .ready
+            // Another holder's credential may be another user's (signed in elsewhere): the
+            // cache session ends with the credential it was for.
+            if renewedAnother { endCacheSession() }
             schedule.recordSuccess()
             resumeWaiters(with: .success(fresh))
             if let storeError { emit(.storeFailed(storeError)) }
@@ -161,6 +167,8 @@ extension TokenRefresher {
         case .adopted(let newer):
             credential = newer
             phase = .ready
+            // As above: the adopted credential may be another user's.
+            endCacheSession()
             schedule.recordSuccess()
             resumeWaiters(with: .success(newer))
             emit(.refreshed(newer))

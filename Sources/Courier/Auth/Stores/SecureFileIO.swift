@@ -239,9 +239,31 @@ enum SecureFileIO {
         guard status.st_uid == geteuid() else {
             throw .io("\(path) belongs to another user (uid \(status.st_uid)); a cache folder must be this user's own")
         }
+        try checkAncestors(of: path)
         guard status.st_mode & mode_t(0o022) != 0 else { return (created ? .created : .trusted, resolved) }
         if chmod(path, mode_t(directoryMode)) != 0 { throw Self.ioFailure(errno, "cannot restrict the permissions of \(path)") }
         return (created ? .created : .tightened, resolved)
+    }
+
+    /// Checks, as ssh's `StrictModes` does, that no other user can move `path` (resolved, no
+    /// links) away and put a folder of theirs at its name: every folder above it belongs to
+    /// root or this user, and none but a sticky one (`/tmp`) is writable by the group or others.
+    /// - Throws: `.io` naming the first folder that fails, or one that cannot be inspected.
+    private static func checkAncestors(of path: String) throws(TokenStoreError) {
+        var ancestor = (path as NSString).deletingLastPathComponent
+        while true {
+            var status = stat()
+            guard lstat(ancestor, &status) == 0 else { throw Self.ioFailure(errno, "cannot inspect \(ancestor)") }
+            guard status.st_uid == 0 || status.st_uid == geteuid() else {
+                throw .io("\(ancestor), above the folder, belongs to another user (uid \(status.st_uid)), who could replace the folder")
+            }
+            // 0o1000: the sticky bit, with which only a file's owner may rename or remove it.
+            guard status.st_mode & mode_t(0o022) == 0 || status.st_mode & mode_t(0o1000) != 0 else {
+                throw .io("\(ancestor), above the folder, is writable by other users, who could replace the folder")
+            }
+            if ancestor == "/" || ancestor.isEmpty { return }
+            ancestor = (ancestor as NSString).deletingLastPathComponent
+        }
     }
 
     /// Tries to take an exclusive `flock` on `fd` without waiting.
