@@ -65,7 +65,8 @@ public final class HTTPCache: Sendable {
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
     ///   - staleIfError: honour `stale-if-error` (RFC 5861).
     /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL, is not a
-    ///   folder, belongs to another user, or cannot be created or made owner-only.
+    ///   folder, belongs to another user, sits in a folder another user could change, or cannot
+    ///   be created or made owner-only.
     public convenience init(
         directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false
     ) throws(CourierError) {
