@@ -157,7 +157,8 @@ let package = Package(
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
             path: "Example/courier-demo",
-            swiftSettings: strictSettings
+            // Its banner names the transport `Configuration.defaultTransport` sends through.
+            swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
         .testTarget(
             name: "CourierTests",

@@ -40,7 +40,7 @@ enum AuthenticationGuide {
     }
 
     #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
-    // Documentation/Authentication.md:292
+    // Documentation/Authentication.md:318
     @MainActor
     func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
         let flow = try AuthorizationCodeFlow(
@@ -98,15 +98,31 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:195
-    static func line195() async throws {
+    // Documentation/Authentication.md:203
+    static func line203() async throws {
+        // Now, e.g. before the process exits:
+        if let current = try await refresher.currentCredential() {
+            evaluate(try await database.saveRefreshToken(current.refreshToken))
+        }
+        // Each time a refresh rotates it:
+        Task {
+            for await event in await refresher.events() {
+                if case .refreshed(let rotated) = event {
+                    evaluate(try? await database.saveRefreshToken(rotated.refreshToken))
+                }
+            }
+        }
+    }
+
+    // Documentation/Authentication.md:221
+    static func line221() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:205
-    static func line205() async throws {
+    // Documentation/Authentication.md:231
+    static func line231() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -114,8 +130,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:238
-    static func line238() async throws {
+    // Documentation/Authentication.md:264
+    static func line264() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -141,8 +157,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:329
-    static func line329() async throws {
+    // Documentation/Authentication.md:355
+    static func line355() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -156,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:351
-    static func line351() async throws {
+    // Documentation/Authentication.md:377
+    static func line377() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -171,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:371
-    static func line371() async throws {
+    // Documentation/Authentication.md:397
+    static func line397() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -186,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:394
-    static func line394() async throws {
+    // Documentation/Authentication.md:420
+    static func line420() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -203,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:421
-    static func line421() async throws {
+    // Documentation/Authentication.md:447
+    static func line447() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -213,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:439
-    static func line439() async throws {
+    // Documentation/Authentication.md:465
+    static func line465() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -226,8 +242,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:459
-    static func line459() async throws {
+    // Documentation/Authentication.md:485
+    static func line485() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -242,8 +258,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:501
-    static func line501() async throws {
+    // Documentation/Authentication.md:527
+    static func line527() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:85
+    // Documentation/Caching.md:91
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -23,8 +23,8 @@ enum CachingGuide {
         _ = cachingClient
     }
 
-    // Documentation/Caching.md:54
-    static func line54() async throws {
+    // Documentation/Caching.md:60
+    static func line60() async throws {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
         _ = caches
         var configuration = Configuration()
@@ -32,8 +32,8 @@ enum CachingGuide {
         configuration.cache = try HTTPCache(directory: caches.appendingPathComponent("api-cache"), capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:102
-    static func line102() async throws {
+    // Documentation/Caching.md:108
+    static func line108() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:154
-    static func line154() async throws {
+    // Documentation/Caching.md:160
+    static func line160() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }

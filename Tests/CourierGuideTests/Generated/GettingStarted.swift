@@ -131,8 +131,25 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:317
-    static func line317() async throws {
+    // Documentation/GettingStarted.md:303
+    static func line303() async throws {
+        let users = await withTaskGroup(of: Result<User, CourierError>.self) { group in
+            for id in [1, 2, 3] {
+                evaluate(group.addTask {
+                    do throws(CourierError) {
+                        return .success(try await client.enqueue(GetUser(id: id)).resume(expecting: User.self))
+                    } catch {
+                        return .failure(error)     // a CourierError
+                    }
+                })
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        _ = users
+    }
+
+    // Documentation/GettingStarted.md:338
+    static func line338() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here

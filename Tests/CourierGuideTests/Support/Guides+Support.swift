@@ -40,6 +40,12 @@ extension AuthenticationGuide {
     static let sessionService = SessionService()
 
     static func askForConsent(to scopes: [String]) async {}
+
+    /// Where an app keeps its refresh token, outside Courier.
+    struct Database: Sendable {
+        func saveRefreshToken(_ token: String?) async throws {}
+    }
+    static let database = Database()
 }
 
 extension ConnectivityGuide {

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Checks the README's Install snippet as a user meets it: a consumer package with the README's
+manifest resolves Courier from this checkout, and `import Courier` builds.
+
+    python3 .ci/install.py                  # resolve as written, build with `traits: []` (~2 min)
+    python3 .ci/install.py --default-traits # build with the README's manifest as written (~7 min)
+
+1. Reads the manifest of README.md's "## Install" section (its first ```swift block) and its one
+   `.package(url: "…", <requirement>)`. Every other `.package(url:` of Courier in README.md and
+   Documentation/*.md must use the same requirement.
+2. Copies the checkout as it is on disk (tracked and untracked files, not the ignored ones) to a
+   temporary folder named `courier`, the identity the README's `package: "courier"` names, commits
+   it in a repository of its own and tags that commit with the library's version
+   (`CourierLibrary.version`, the one its User-Agent sends). So the check needs no tag in the clone
+   CI runs in, and fails when the README's requirement does not admit the version the package says
+   it is.
+3. Writes the consumer: the README's manifest with the URL replaced by that folder's path, and
+   .ci/consumer/Consumer.swift (`import Courier`, the README's first call) as App's one file.
+4. `swift package resolve` with the manifest exactly as the README has it.
+5. `swift build` with `traits: []` added to the `.package(…)` (unless the README passes `traits:`
+   itself, or with --default-traits): on 2 cores a consumer's clean build takes about 7 minutes
+   with the default traits (async-http-client, SwiftNIO, BoringSSL) and under 2 with `traits: []`.
+   What this step checks, that the product builds from outside with the README's layout, does
+   not depend on the traits; CI's own build compiles the default traits' code.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+VERSION_FILE = os.path.join("Sources", "Courier", "Client", "CourierLibrary.swift")
+CONSUMER_SOURCE = os.path.join(".ci", "consumer", "Consumer.swift")
+# A `.package(url: "…/courier.git", <requirement>)` of Courier itself, in any guide.
+COURIER_PACKAGE = re.compile(r'\.package\(url:\s*"[^"]*/courier\.git",\s*(.*)\)')
+
+
+class InstallError(Exception):
+    pass
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as file:
+        return file.read()
+
+
+def library_version():
+    match = re.search(r'static let version = "(\d+\.\d+\.\d+)"', read(VERSION_FILE))
+    if not match:
+        raise InstallError(f"no `static let version = \"X.Y.Z\"` in {VERSION_FILE}")
+    return match.group(1)
+
+
+def install_manifest():
+    """The README's Install manifest, and its `.package(` call of Courier."""
+    section = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M)
+    if not section:
+        raise InstallError("README.md has no '## Install' section")
+    block = re.search(r"^```swift\n(.*?)^```", section.group(1), re.S | re.M)
+    if not block or "// swift-tools-version" not in block.group(1):
+        raise InstallError("README.md's Install section does not start with a Package.swift block")
+    manifest = block.group(1)
+    calls = [call for call in package_calls(manifest)]
+    if len(calls) != 1:
+        raise InstallError(f"README.md's Install manifest has {len(calls)} `.package(` calls, not one")
+    return manifest, calls[0]
+
+
+def package_calls(text):
+    """Each `.package(…)` call in `text`, as (start, end) of the whole call, parentheses balanced."""
+    for match in re.finditer(r"\.package\(", text):
+        depth, index = 0, match.end() - 1
+        in_string = False
+        while index < len(text):
+            char = text[index]
+            if char == '"':
+                in_string = not in_string
+            elif not in_string and char == "(":
+                depth += 1
+            elif not in_string and char == ")":
+                depth -= 1
+                if depth == 0:
+                    yield (match.start(), index + 1)
+                    break
+            index += 1
+
+
+def requirement(call):
+    match = COURIER_PACKAGE.fullmatch(call)
+    if not match:
+        raise InstallError(f"not a `.package(url: \"…/courier.git\", …)`: {call}")
+    # The requirement alone, without a `traits:` argument.
+    return re.sub(r",\s*traits:.*$", "", match.group(1), flags=re.S)
+
+
+def check_guides_agree(expected):
+    """Every `.package(url:` of Courier in the README and the guides uses the Install requirement."""
+    guides = ["README.md"] + sorted(
+        os.path.join("Documentation", name) for name in os.listdir(os.path.join(ROOT, "Documentation")) if name.endswith(".md")
+    )
+    mismatches = []
+    for guide in guides:
+        text = read(guide)
+        for start, end in package_calls(text):
+            call = text[start:end]
+            if "/courier.git" in call and requirement(call) != expected:
+                mismatches.append(f"  {guide}: {call}")
+    if mismatches:
+        raise InstallError(f"these use another requirement than the Install snippet's `{expected}`:\n" + "\n".join(mismatches))
+
+
+def snapshot(destination, version):
+    """The checkout as it is on disk, committed in a repository of its own and tagged `version`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
+    ).stdout.decode()
+    for path in filter(None, listed.split("\0")):
+        source = os.path.join(ROOT, path)
+        if not os.path.lexists(source):
+            continue  # deleted and not yet committed
+        target = os.path.join(destination, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    git = ["git", "-c", "user.name=install-check", "-c", "user.email=install-check@localhost", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"], ["tag", version]):
+        subprocess.run(git + args, cwd=destination, check=True)
+
+
+def run(args, cwd, temporary):
+    started = time.monotonic()
+    print("$ " + " ".join(args), flush=True)
+    # SwiftPM leaves lock files in TMPDIR: keep them in the folder that is removed at the end.
+    result = subprocess.run(args, cwd=cwd, env=dict(os.environ, TMPDIR=temporary))
+    if result.returncode != 0:
+        raise InstallError(f"`{' '.join(args)}` failed in the consumer package ({result.returncode})")
+    return time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--default-traits", action="store_true", help="build with the README's manifest as written")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print its path")
+    options = parser.parse_args()
+
+    version = library_version()
+    manifest, (start, end) = install_manifest()
+    call = manifest[start:end]
+    wanted = requirement(call)
+    check_guides_agree(wanted)
+    print(f"README's Install requirement: {wanted}; the library says it is {version}")
+
+    started = time.monotonic()
+    work = tempfile.mkdtemp(prefix="courier-install-")
+    try:
+        checkout = os.path.join(work, "courier")
+        snapshot(checkout, version)
+        consumer = os.path.join(work, "app")
+        temporary = os.path.join(work, "tmp")
+        os.makedirs(temporary)
+        os.makedirs(os.path.join(consumer, "Sources", "App"))
+        os.makedirs(os.path.join(consumer, "Tests", "AppTests"))
+        shutil.copy(os.path.join(ROOT, CONSUMER_SOURCE), os.path.join(consumer, "Sources", "App", "Consumer.swift"))
+        with open(os.path.join(consumer, "Tests", "AppTests", "AppTests.swift"), "w") as file:
+            file.write("import CourierTesting\n")
+
+        local = re.sub(r'url:\s*"[^"]*"', f'url: "{checkout}"', call, count=1)
+
+        def write_manifest(package_call):
+            with open(os.path.join(consumer, "Package.swift"), "w") as file:
+                file.write(manifest[:start] + package_call + manifest[end:])
+
+        write_manifest(local)
+        resolve = run(["swift", "package", "resolve"], consumer, temporary)
+        if not options.default_traits and "traits:" not in local:
+            write_manifest(local[:-1] + ", traits: [])")
+            print(f"building with `traits: []` added: {local[:-1]}, traits: [])")
+        build = run(["swift", "build"], consumer, temporary)
+        print(f"install snippet: resolves `{wanted}` to {version} ({resolve:.0f} s) and builds `import Courier` ({build:.0f} s)")
+    finally:
+        if options.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+        print(f"install.py: {time.monotonic() - started:.0f} s in all")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except InstallError as error:
+        sys.exit(f"install.py: {error}")
