@@ -34,6 +34,7 @@ struct CacheStorabilityTests {
         Case(rule: "§3 a 302 with max-age", status: 302, response: [("Cache-Control", "max-age=60")], expected: true),
         Case(rule: "§3 a 500 with Expires", status: 500, response: [("Expires", cacheDate(60))], expected: true),
         Case(rule: "§3 a 303 with only a validator can be stored to be revalidated", status: 303, response: [("ETag", "\"v1\"")], expected: true),
+        Case(rule: "§3 an unquoted ETag is no validator (RFC 9110 §8.8.3)", status: 303, response: [("ETag", "v1")], expected: false),
         Case(rule: "§3 a status not understood", status: 299, response: [("Cache-Control", "max-age=60")], expected: false),
         Case(rule: "§3 an interim status", status: 103, response: [("Cache-Control", "max-age=60")], expected: false),
         Case(rule: "§3 206 partial content is never stored", status: 206, response: [("Cache-Control", "max-age=60")], expected: false),

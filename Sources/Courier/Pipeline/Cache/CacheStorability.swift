@@ -18,8 +18,8 @@ enum CacheStorability {
     ///   readable;
     /// - the response's `Vary` is not `*` (such a response could never be used, §4.1);
     /// - the response says `public` or `private`, has `max-age` or `Expires`, has a heuristically
-    ///   cacheable status, or has a validator (`ETag`, `Last-Modified`): a response that is stale
-    ///   at once can still be revalidated cheaply;
+    ///   cacheable status, or has a validator (a quoted `ETag`, `Last-Modified`): a response that
+    ///   is stale at once can still be revalidated cheaply;
     /// - with credentials (`Authorization` on the request, or `hasCredentials` when the caller
     ///   adds them elsewhere, like a signer), only with an explicit `public`, `private`,
     ///   `max-age` or `must-revalidate` (§3.5, widened to what a private cache may rely on):
@@ -40,7 +40,14 @@ enum CacheStorability {
         return responseControl.isPublic || responseControl.isPrivate
             || CacheFreshness.hasExplicitExpiration(response, cacheControl: responseControl)
             || CacheFreshness.heuristicallyCacheableStatuses.contains(code)
-            || response.headerFields[.eTag] != nil || response.headerFields[.lastModified] != nil
+            || hasEntityTag(response.headerFields) || response.headerFields[.lastModified] != nil
+    }
+
+    /// Whether `fields` carry an `ETag` that is a validator: a quoted entity-tag (RFC 9110
+    /// §8.8.3). An unquoted one is never sent back, so it makes nothing worth storing.
+    private static func hasEntityTag(_ fields: HTTPFields) -> Bool {
+        guard let tag = fields[.eTag] else { return false }
+        return CacheValidation.isEntityTag(tag.trimmingSpaceAndTab())
     }
 
     /// Fields a cache never stores nor updates from a `304` (§3.1, §3.2): the connection's
