@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:160
-    static func line160() async throws {
+    // Documentation/Caching.md:161
+    static func line161() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }

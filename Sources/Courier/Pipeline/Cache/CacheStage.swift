@@ -175,11 +175,14 @@ struct CacheStage: Sendable {
         return CacheKey(response.url, partition: "")?.url != target.url
     }
 
-    /// Whether a response with these fields varies on `Cookie` while the transport cannot say
-    /// which cookies it adds below this stage: they are not in the request the cache sees, so a
-    /// variant keyed on them would be keyed on the wrong value, and it is not kept.
-    private func variesOnUnseenCookies(_ fields: HTTPFields) -> Bool {
+    /// Whether a response with these fields, stored under `partition`, depends on cookies the
+    /// transport may add below this stage without saying which: they are not in the request the
+    /// cache sees, so it could not tell one user of the cookie jar from the next. Such a response
+    /// is not kept when it varies on `Cookie`, nor when it is `private` and nothing else (a
+    /// credential, a secret field or query item) partitions it.
+    private func dependsOnUnseenCookies(_ fields: HTTPFields, partition: String) -> Bool {
         if let cookies, cookies.saysWhichCookiesItAdds { return false }
+        if partition.isEmpty && CacheControl(fields).isPrivate { return true }
         return CacheVariant(request: HTTPFields(), response: fields).values.contains { $0.name == "cookie" }
     }
 
@@ -250,7 +253,7 @@ struct CacheStage: Sendable {
         for index in CacheValidation.entriesUpdated(by: head, among: entries) {
             let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
             // A `304` may add `Vary: Cookie` to what was stored without it.
-            if keeps, !variesOnUnseenCookies(entry.response.headerFields) {
+            if keeps, !dependsOnUnseenCookies(entry.response.headerFields, partition: entry.key.partition) {
                 cache.storage.store(entry, if: sessionIsCurrent)
             } else {
                 cache.storage.remove(entry.storageKey)
@@ -271,7 +274,7 @@ struct CacheStage: Sendable {
             CacheStorability.isStorable(request: request, response: head, hasCredentials: hasCredentials)
         else { return response }
         let variant = CacheVariant(request: request.headerFields, response: response.headers)
-        if variesOnUnseenCookies(response.headers) { return response }
+        if dependsOnUnseenCookies(response.headers, partition: key.partition) { return response }
         let entry = CacheEntry(
             key: key, variant: variant,
             response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
