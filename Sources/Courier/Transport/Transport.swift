@@ -43,7 +43,8 @@ extension Transport {
 /// stage reads them first, attaches them itself (``TransportRequest/storedCookiesAttached``) and
 /// partitions by them, so that a response is stored under the cookies it was actually sent with.
 /// Through a transport that does not conform (one of the app's own, a wrapper), the cache cannot
-/// tell, and stores no response that varies on `Cookie`.
+/// tell, and stores no response that varies on `Cookie`, nor a `private` one that nothing else
+/// partitions.
 package protocol StoredCookieSource: Sendable {
     /// The `Cookie` value this transport would add to a request for `url`; `nil` for none.
     func storedCookieHeader(for url: URL) -> String?

@@ -44,8 +44,8 @@ struct CacheStage: Sendable {
     /// The header fields and query items that partition the cache.
     let secrets: CacheSecrets
     /// What tells the cookies the transport adds to what it sends; `nil` when the transport
-    /// cannot tell (one of the app's own): responses that vary on `Cookie` are not stored then,
-    /// nor when it says it cannot tell for this call (``StoredCookieSource/saysWhichCookiesItAdds``).
+    /// cannot tell (one of the app's own), or it says so for this call
+    /// (``StoredCookieSource/saysWhichCookiesItAdds``): see `dependsOnUnseenCookies`.
     let cookies: (any StoredCookieSource)?
     let trace: CallTrace?
     let metrics: ClientMetrics?
@@ -273,10 +273,9 @@ struct CacheStage: Sendable {
         guard let body = response.body.wholeData,
             CacheStorability.isStorable(request: request, response: head, hasCredentials: hasCredentials)
         else { return response }
-        let variant = CacheVariant(request: request.headerFields, response: response.headers)
         if dependsOnUnseenCookies(response.headers, partition: key.partition) { return response }
         let entry = CacheEntry(
-            key: key, variant: variant,
+            key: key, variant: CacheVariant(request: request.headerFields, response: response.headers),
             response: HTTPResponse(status: response.status, headerFields: CacheStorability.storableFields(response.headers)),
             body: body, requestTime: requestTime, responseTime: responseTime)
         cache.storage.store(entry, if: sessionIsCurrent)
