@@ -8,14 +8,6 @@
     ///
     /// Package access: for this repository's test targets, not part of CourierTesting's API.
     ///
-    /// Why a suite trait and not a lock inside the tests: Swift Testing starts every test of the
-    /// process at once, and a test's time limit runs from its own start. A test that waited for a
-    /// lock (or for one of `TestServer`'s slots) inside its body spent its time limit waiting for
-    /// other tests: on a 2-core machine with both cores busy, 200 one-request tests queued behind
-    /// the suites of thousands of calls and ran out of their minute. The scope of a trait on a
-    /// suite is the whole suite, outside its tests' time limits, so a suite waits for its turn
-    /// before its tests' clocks start.
-    ///
     /// ```swift
     /// @Suite("10,000 concurrent callers", .heavy, .timeLimit(.minutes(2)))
     /// struct ManyCallersTests { … }
@@ -23,6 +15,12 @@
     /// @Suite("Redirects against a real server", .loopback, .timeLimit(.minutes(1)))
     /// struct RedirectTests { … }
     /// ```
+    // Why a suite trait and not a lock inside the tests: Swift Testing starts every test of the
+    // process at once, and a test's time limit runs from its own start. A test that waited for a
+    // lock (or for one of `TestServer`'s slots) inside its body spent its time limit waiting for
+    // other tests: on a 2-core machine with both cores busy, 200 one-request tests queued behind
+    // the suites of thousands of calls and ran out of their minute. A suite trait's scope is the
+    // whole suite, outside its tests' time limits, so a suite waits for its turn first.
     package struct SuiteTurnsTrait: SuiteTrait, TestScoping {
         package let gate: SuiteGate
         /// How many of the gate's places the suite takes.

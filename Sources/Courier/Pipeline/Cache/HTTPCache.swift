@@ -55,9 +55,8 @@ public final class HTTPCache: Sendable {
     /// evicted first. What an earlier run stored is used again; a file that is corrupt, cut short
     /// or not this user's own is a miss, and is removed.
     ///
-    /// The folder must be this user's own: it is created with owner-only permissions, one that
-    /// others could write to is made owner-only and emptied of what it held, and one that another
-    /// user owns is refused. Choose a per-user caches folder, not a shared one like `/tmp`.
+    /// The folder must be this user's own (created owner-only; one others could write to is made
+    /// owner-only and emptied). Choose a per-user caches folder, not a shared one like `/tmp`.
     /// - Parameters:
     ///   - directory: the folder, a file URL. It is locked while this cache is open: a second
     ///     cache on it stores and finds nothing, so share one cache between clients.
