@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "CourierConnectivity", targets: ["CourierConnectivity"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierEndpoints", targets: ["CourierEndpoints"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
     ],
     traits: [
@@ -149,6 +150,13 @@ let package = Package(
             dependencies: ["Courier", .product(name: "XMLCoder", package: "XMLCoder")],
             swiftSettings: strictSettings
         ),
+        // The declarative endpoints: `API`, `Endpoint<Policy, Model>`, `TypedCall`, built on
+        // `Requestable` (with `package` access to what of Courier they need).
+        .target(
+            name: "CourierEndpoints",
+            dependencies: ["Courier"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "courier-demo",
             dependencies: [
@@ -186,6 +194,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CourierEndpointsTests",
+            dependencies: [
+                "Courier", "CourierEndpoints", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CourierXMLTests",
             dependencies: ["Courier", "CourierXML", "CourierTesting"],
             swiftSettings: strictSettings
@@ -195,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "CourierGuideTests",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints",
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),

@@ -29,21 +29,9 @@
         }
     }
 
-    extension TypedCall {
-        /// A publisher of the decoded model, as ``Call/publisher(expecting:)`` with `Model`.
-        ///
-        /// ```swift
-        /// client.enqueue(GitHub.user("octocat")).publisher()
-        ///     .sink { completion in … } receiveValue: { user in … }
-        /// ```
-        public func publisher() -> CallPublisher<Model> {
-            call.publisher(expecting: Model.self)
-        }
-    }
-
     /// A Combine publisher of one call's outcome: one value then `.finished`, or a
-    /// ``CourierError``. Made by ``Call/publisher(expecting:)``, ``Call/publisher()`` and
-    /// ``TypedCall/publisher()``.
+    /// ``CourierError``. Made by ``Call/publisher(expecting:)`` and ``Call/publisher()`` (and
+    /// CourierEndpoints' `TypedCall.publisher()`).
     public struct CallPublisher<Output: Sendable>: Publisher, Sendable {
         /// Calls fail with a ``CourierError``.
         public typealias Failure = CourierError

@@ -5,7 +5,7 @@ import HTTPTypes
 ///
 /// Everything an endpoint declares is validated here, before any byte leaves: a bad header, a
 /// body on GET, a non-positive timeout each fail with ``CourierError/invalidRequest(_:)``.
-enum RequestBuilder {
+package enum RequestBuilder {
     /// - Parameter options: what the call changes beside the endpoint: the `Accept` value for
     ///   what the caller expects (sent unless the endpoint or the configuration sets `Accept`),
     ///   headers replacing the endpoint's, the timeout, the upload meter.
@@ -68,7 +68,7 @@ enum RequestBuilder {
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by
     /// `options` (see ``QueryStringFormattingOptions``); empty when there is nothing to write.
     /// - Throws: ``InvalidRequest/encodingFailed(_:underlyingError:)`` for a NaN or infinite number.
-    static func queryString(
+    package static func queryString(
         items: [QueryItem]?, parameters: QueryParameters?,
         options: QueryStringFormattingOptions
     ) throws(CourierError) -> String {

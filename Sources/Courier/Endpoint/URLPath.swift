@@ -52,7 +52,7 @@ public struct URLPath: Hashable, Sendable {
     }
 
     /// This path with raw `segments` appended, as ``appending(_:)``.
-    func appending(contentsOf segments: [String]) throws(CourierError) -> URLPath {
+    package func appending(contentsOf segments: [String]) throws(CourierError) -> URLPath {
         let tail = try URLPath(segments: segments)
         if tail == .root { return self }
         let base = rawValue.hasSuffix("/") ? String(rawValue.dropLast()) : rawValue
@@ -67,7 +67,8 @@ public struct URLPath: Hashable, Sendable {
         }
     }
 
-    static func problem(with path: String) -> String? {
+    /// Why `path` is not a valid percent-encoded path, or `nil` when it is.
+    package static func problem(with path: String) -> String? {
         // Byte by byte, without splitting or decoding into new strings: endpoints usually build
         // their path on every call, so this runs for nearly every request (measured: Foundation's
         // `contains` and the split were ~2 µs of a call).

@@ -52,7 +52,7 @@ extension Redaction {
     /// anything else only the token characters before the first other character are, followed
     /// by `…`, because a "name" such as `Authorization: Bearer abc` is a header line pasted
     /// whole, value included.
-    static func printableHeaderName(_ name: String) -> String {
+    package static func printableHeaderName(_ name: String) -> String {
         guard let bad = firstInvalidHeaderNameScalar(name) else { return name }
         return String(name.unicodeScalars[..<bad]) + "…"
     }

@@ -1,5 +1,7 @@
+import Courier
+
 extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The method and the URL, with secret query items redacted (``Redaction/default``); never a
+    /// The method and the URL, with secret query items redacted (`Redaction.default`); never a
     /// header value or the body, which may carry credentials.
     ///
     /// ```swift

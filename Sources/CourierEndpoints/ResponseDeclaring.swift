@@ -1,3 +1,5 @@
+public import Courier
+
 /// An endpoint that names the type its responses decode to, so that a call needs no
 /// `expecting:`: `client.enqueue(endpoint)` returns a ``TypedCall`` whose ``TypedCall/resume()``
 /// gives that type.
@@ -16,10 +18,10 @@
 /// let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
 /// ```
 ///
-/// An endpoint that does not conform gets a plain ``Call`` from `client.enqueue(_:)`, as
-/// before: its ``Call/resume()`` returns the ``Response``.
+/// An endpoint that does not conform gets a plain `Call` from `client.enqueue(_:)`, as
+/// before: its `Call.resume()` returns the `Response`.
 public protocol ResponseDeclaring: Requestable {
-    /// What a successful response decodes to (`Data`, `String` and ``EmptyResponse`` work as in
-    /// ``Call/resume(expecting:)``).
+    /// What a successful response decodes to (`Data`, `String` and `EmptyResponse` work as in
+    /// `Call.resume(expecting:)`).
     associatedtype ResponseModel: Decodable & Sendable
 }

@@ -9,14 +9,14 @@ extension Endpoint {
     /// let user = try await client.enqueue(GitHub.user("octocat")).resume()
     /// ```
     ///
-    /// `returning(Response.self)` goes back to the raw ``Response``.
+    /// `returning(Response.self)` goes back to the raw `Response`.
     public func returning<NewModel>(_ type: NewModel.Type) -> Endpoint<Policy, NewModel> {
         Endpoint<Policy, NewModel>(parts: parts)
     }
 }
 
 /// An endpoint whose model is `Decodable` (``Endpoint/returning(_:)``) declares it; one whose
-/// model is ``Response`` (not `Decodable`) does not, and gets a plain ``Call``.
+/// model is `Response` (not `Decodable`) does not, and gets a plain `Call`.
 extension Endpoint: ResponseDeclaring where Model: Decodable {
     /// `Model`.
     public typealias ResponseModel = Model

@@ -1,4 +1,6 @@
-/// A ready-made ``Requestable``: an endpoint described by a chain of modifiers instead of a type
+public import Courier
+
+/// A ready-made `Requestable`: an endpoint described by a chain of modifiers instead of a type
 /// of its own.
 ///
 /// Start from an ``API`` and chain modifiers; each returns a new value, so an endpoint can be
@@ -25,13 +27,13 @@
 /// The two type parameters:
 /// - `Policy` is ``BodyForbidden`` for GET and HEAD and ``BodyAllowed`` for the other methods; the
 ///   body modifiers exist only for the latter, so `api.get("x").json(value)` does not compile.
-/// - `Model` is what `client.enqueue(endpoint).resume()` returns: ``Response`` (the raw,
-///   validated response, as for any ``Requestable``) until ``returning(_:)`` names a `Decodable`
+/// - `Model` is what `client.enqueue(endpoint).resume()` returns: `Response` (the raw,
+///   validated response, as for any `Requestable`) until ``returning(_:)`` names a `Decodable`
 ///   type.
 ///
 /// Nothing is checked or encoded in a way that can fail while the chain is built: a bad path
 /// segment, a bad header, a query value that does not encode, a base URL that does not parse
-/// fail the call with ``CourierError/invalidRequest(_:)`` when it is resumed, before anything is
+/// fail the call with `CourierError.invalidRequest(_:)` when it is resumed, before anything is
 /// sent. Every value is `Sendable`.
 public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     var parts: EndpointParts
@@ -41,16 +43,16 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     }
 
     /// The API's scheme, host and port.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` when the ``API`` was made from a string
+    /// - Throws: `CourierError.invalidRequest(_:)` when the ``API`` was made from a string
     ///   that is not a valid base URL (``API/init(string:headers:)``).
     public func baseURL() throws(CourierError) -> BaseURL {
         try parts.base.get()
     }
 
     /// The API's path followed by this endpoint's segments, each percent-encoded.
-    /// - Throws: ``CourierError/invalidRequest(_:)`` for the first problem a modifier met: a
-    ///   segment that is empty, `.` or `..` (``InvalidRequest/invalidPath(_:reason:)``), a query
-    ///   value that does not encode (``InvalidRequest/encodingFailed(_:underlyingError:)``).
+    /// - Throws: `CourierError.invalidRequest(_:)` for the first problem a modifier met: a
+    ///   segment that is empty, `.` or `..` (`InvalidRequest.invalidPath(_:reason:)`), a query
+    ///   value that does not encode (`InvalidRequest.encodingFailed(_:underlyingError:)`).
     public func path() throws(CourierError) -> URLPath {
         if let problem = parts.problem { throw problem }
         return parts.path
@@ -66,17 +68,17 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     public var queryItems: [QueryItem]? { parts.queryItems.isEmpty ? nil : parts.queryItems }
     /// The nested parameters of `query(_ parameters:)` and ``query(encoding:)``.
     public var queryParameters: QueryParameters? { parts.queryParameters }
-    /// Set by ``queryStringOptions(_:)``; `nil` uses ``Configuration/queryStringOptions``.
+    /// Set by ``queryStringOptions(_:)``; `nil` uses `Configuration.queryStringOptions`.
     public var queryStringOptions: QueryStringFormattingOptions? { parts.queryStringOptions }
     /// Set by the body modifiers; always `nil` for `Endpoint<BodyForbidden, _>`.
     public var body: RequestBody? { parts.body }
     /// `true` unless ``authorized(_:)`` said otherwise.
     public var requiresAuthorization: Bool { parts.requiresAuthorization }
-    /// Set by ``timeout(_:)``; `nil` uses ``Configuration/timeout``.
+    /// Set by ``timeout(_:)``; `nil` uses `Configuration.timeout`.
     public var timeout: Duration? { parts.timeout }
     /// Set by ``accepting(statusCodes:)``; 200–299 by default.
     public var acceptableStatusCodes: Set<Int> { parts.acceptableStatusCodes }
-    /// Set by ``maximumResponseSize(_:)``; `nil` uses ``Configuration/maximumResponseSize``.
+    /// Set by ``maximumResponseSize(_:)``; `nil` uses `Configuration.maximumResponseSize`.
     public var maximumResponseSize: Int? { parts.maximumResponseSize }
     /// Set by ``decoder(_:)``; `nil` picks a decoder by `Content-Type`.
     public var responseDecoder: (any ResponseBodyDecoder)? { parts.responseDecoder }
@@ -84,7 +86,7 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     public var middleware: [any Middleware] { parts.middleware }
     /// The preconditions of ``constraints(_:)``, in order.
     public var constraints: [Constraint] { parts.constraints }
-    /// Set by ``cachePolicy(_:)``; ``CachePolicy/useProtocolRules`` by default.
+    /// Set by ``cachePolicy(_:)``; `CachePolicy.useProtocolRules` by default.
     public var cachePolicy: CachePolicy { parts.cachePolicy }
 
     /// A copy with `change` applied.

@@ -1,13 +1,15 @@
+public import Courier
+
 extension Endpoint {
     /// This endpoint with `segments` added to its path, each percent-encoded as by
-    /// ``URLPath/init(segments:)`` (`"a/b"` becomes `a%2Fb`).
+    /// `URLPath.init(segments:)` (`"a/b"` becomes `a%2Fb`).
     ///
     /// ```swift
     /// let issues = api.get("repos", owner, repo).appending("issues", String(number))
     /// ```
     ///
     /// A segment that is empty, `.` or `..` fails the call with
-    /// ``InvalidRequest/invalidPath(_:reason:)`` when it is resumed.
+    /// `InvalidRequest.invalidPath(_:reason:)` when it is resumed.
     public func appending(_ segments: String...) -> Self {
         appending(contentsOf: segments)
     }
@@ -35,8 +37,8 @@ extension Endpoint {
     /// ```
     ///
     /// The value is written by its `description` (`2`, `true`, `1.5`) and percent-encoded as
-    /// ``QueryItem`` says. A NaN or infinite number fails the call with
-    /// ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is resumed, as in ``QueryValue``.
+    /// `QueryItem` says. A NaN or infinite number fails the call with
+    /// `InvalidRequest.encodingFailed(_:underlyingError:)` when it is resumed, as in `QueryValue`.
     public func query(_ name: String, _ value: (any LosslessStringConvertible)?) -> Self {
         guard let value else { return self }
         return with { parts in
@@ -68,8 +70,8 @@ extension Endpoint {
     }
 
     /// This endpoint with nested parameters: arrays, dictionaries, numbers, written after the
-    /// flat items as ``QueryParameters`` and ``queryStringOptions(_:)`` (or the client's
-    /// ``Configuration/queryStringOptions``) say, names in sorted order. A name given again
+    /// flat items as `QueryParameters` and ``queryStringOptions(_:)`` (or the client's
+    /// `Configuration.queryStringOptions`) say, names in sorted order. A name given again
     /// replaces its earlier value.
     ///
     /// ```swift
@@ -84,7 +86,7 @@ extension Endpoint {
     }
 
     /// This endpoint with the nested parameters `value` encodes (see
-    /// ``QueryParameters/init(encoding:)``), as `query(_ parameters:)`.
+    /// `QueryParameters.init(encoding:)`), as `query(_ parameters:)`.
     ///
     /// ```swift
     /// struct Filter: Encodable { var state: String; var labels: [String] }
@@ -93,7 +95,7 @@ extension Endpoint {
     /// ```
     ///
     /// A value that does not encode (it throws, holds a NaN, or is not keyed at its top level)
-    /// fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is resumed.
+    /// fails the call with `InvalidRequest.encodingFailed(_:underlyingError:)` when it is resumed.
     public func query(encoding value: some Encodable) -> Self {
         do throws(CourierError) {
             return query(try QueryParameters(encoding: value))
@@ -103,7 +105,7 @@ extension Endpoint {
     }
 
     /// This endpoint with its query written as `options` say, rather than as the
-    /// client's ``Configuration/queryStringOptions``.
+    /// client's `Configuration.queryStringOptions`.
     ///
     /// ```swift
     /// api.get("items").query(["ids": [1, 2, 3]]).queryStringOptions(QueryStringFormattingOptions(arrayFormat: .commaSeparated))

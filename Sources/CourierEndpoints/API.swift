@@ -1,3 +1,4 @@
+public import Courier
 import Foundation
 
 /// Where a web API lives (a base URL, an optional path prefix, headers every endpoint sends),
@@ -41,9 +42,9 @@ public struct API: Sendable {
     /// ```
     ///
     /// The string is checked now, but a mistake in it fails each call to the API's endpoints with
-    /// ``CourierError/invalidRequest(_:)`` when it is resumed, never a crash: the errors of
-    /// ``BaseURL/init(string:)`` for the base (a query, a fragment or user-info are refused), and
-    /// of ``URLPath/init(_:)`` for the path.
+    /// `CourierError.invalidRequest(_:)` when it is resumed, never a crash: the errors of
+    /// `BaseURL.init(string:)` for the base (a query, a fragment or user-info are refused), and
+    /// of `URLPath.init(_:)` for the path.
     public init(string: String, headers: [HeaderItem] = []) {
         self.headers = headers
         do throws(CourierError) {
@@ -116,7 +117,7 @@ public struct API: Sendable {
     ///
     /// The method is known only when the program runs, so the body modifiers exist whatever it
     /// is: a body on a GET or HEAD made this way fails the call with
-    /// ``InvalidRequest/bodyNotAllowed(method:)`` before anything is sent.
+    /// `InvalidRequest.bodyNotAllowed(method:)` before anything is sent.
     public func request(method: HTTPMethod, _ segments: String...) -> Endpoint<BodyAllowed, Response> {
         endpoint(method, segments)
     }

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 /// The body modifiers: only for methods that may carry a body (``BodyAllowed``). On a GET or HEAD
@@ -11,10 +12,10 @@ public import Foundation
 /// ```
 ///
 /// An endpoint made with ``API/request(method:_:)`` has them whatever its method: a body on a GET
-/// or HEAD made that way fails the call with ``InvalidRequest/bodyNotAllowed(method:)``.
+/// or HEAD made that way fails the call with `InvalidRequest.bodyNotAllowed(method:)`.
 /// Each sets the whole body, replacing one set before.
 extension Endpoint where Policy == BodyAllowed {
-    /// This endpoint with `body`: any ``RequestBody`` (text, raw data, a file, a stream, a
+    /// This endpoint with `body`: any `RequestBody` (text, raw data, a file, a stream, a
     /// multipart form, XML with CourierXML).
     ///
     /// ```swift
@@ -26,14 +27,14 @@ extension Endpoint where Policy == BodyAllowed {
     }
 
     /// This endpoint with `value` as a JSON body, encoded when the request is built with
-    /// `encoder` or, when `nil`, the client's ``Configuration/encoder``. Sent as
-    /// `application/json` (see ``RequestBody/json(_:encoder:)``).
+    /// `encoder` or, when `nil`, the client's `Configuration.encoder`. Sent as
+    /// `application/json` (see `RequestBody.json(_:encoder:)`).
     ///
     /// ```swift
     /// api.post("gists").json(NewGist(description: "notes", files: files))
     /// ```
     ///
-    /// An encoder that throws fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)`` when it is
+    /// An encoder that throws fails the call with `InvalidRequest.encodingFailed(_:underlyingError:)` when it is
     /// resumed; nothing is sent.
     public func json(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) -> Self {
         body(.json(value, encoder: encoder))
@@ -58,13 +59,13 @@ extension Endpoint where Policy == BodyAllowed {
     /// // user%5Blangs%5D%5B0%5D=en&user%5Blangs%5D%5B1%5D=fr&user%5Bname%5D=Ada
     /// ```
     ///
-    /// A NaN or infinite number fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``.
+    /// A NaN or infinite number fails the call with `InvalidRequest.encodingFailed(_:underlyingError:)`.
     public func form(_ parameters: QueryParameters, options: QueryStringFormattingOptions? = nil) -> Self {
         body(.form(parameters, options: options))
     }
 
     /// This endpoint with an `application/x-www-form-urlencoded` body of the fields `value`
-    /// encodes (see ``QueryParameters/init(encoding:)``).
+    /// encodes (see `QueryParameters.init(encoding:)`).
     ///
     /// ```swift
     /// struct Login: Encodable { var user: String; var remember: Bool }
@@ -72,7 +73,7 @@ extension Endpoint where Policy == BodyAllowed {
     /// // remember=true&user=ada
     /// ```
     ///
-    /// A value that does not encode fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``
+    /// A value that does not encode fails the call with `InvalidRequest.encodingFailed(_:underlyingError:)`
     /// when it is resumed.
     public func form(encoding value: some Encodable, options: QueryStringFormattingOptions? = nil) -> Self {
         do throws(CourierError) {

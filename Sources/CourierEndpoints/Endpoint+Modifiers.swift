@@ -1,15 +1,17 @@
+public import Courier
+
 extension Endpoint {
     /// This endpoint with the header `name: value`, in place of any it has of that name
     /// (compared case-insensitively, the API's included). The client's own headers of that name
-    /// are replaced too (see ``Requestable/headerItems``).
+    /// are replaced too (see `Requestable.headerItems`).
     ///
     /// ```swift
     /// api.get("user").header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
     /// ```
     ///
     /// A name that is not an RFC 9110 token, or a value with control characters (CR, LF…), fails
-    /// the call with ``InvalidRequest/invalidHeaderName(_:)`` or
-    /// ``InvalidRequest/invalidHeaderValue(name:)`` when it is resumed; nothing is sent.
+    /// the call with `InvalidRequest.invalidHeaderName(_:)` or
+    /// `InvalidRequest.invalidHeaderValue(name:)` when it is resumed; nothing is sent.
     public func header(_ name: String, _ value: String) -> Self {
         headers([HeaderItem(name: name, value: value)])
     }
@@ -28,7 +30,7 @@ extension Endpoint {
         }
     }
 
-    /// This endpoint with its own use of ``Configuration/cache``.
+    /// This endpoint with its own use of `Configuration.cache`.
     ///
     /// ```swift
     /// api.get("avatars", id).cachePolicy(.returnCachedElseLoad)
@@ -38,13 +40,13 @@ extension Endpoint {
     }
 
     /// This endpoint with a time limit of its own for the whole request, in place of the client's
-    /// ``Configuration/timeout``.
+    /// `Configuration.timeout`.
     ///
     /// ```swift
     /// api.get("export").timeout(.seconds(120))
     /// ```
     ///
-    /// A duration that is not positive fails the call with ``InvalidRequest/invalidTimeout(_:)``.
+    /// A duration that is not positive fails the call with `InvalidRequest.invalidTimeout(_:)`.
     public func timeout(_ duration: Duration) -> Self {
         with { $0.timeout = duration }
     }
@@ -60,7 +62,7 @@ extension Endpoint {
     }
 
     /// This endpoint with `stages` run for its calls only, after those it has and inside the
-    /// client's ``Configuration/middleware`` (see ``Middleware`` for the order).
+    /// client's `Configuration.middleware` (see `Middleware` for the order).
     ///
     /// ```swift
     /// api.post("uploads").body(.file(report)).middleware(UploadAudit())
@@ -70,7 +72,7 @@ extension Endpoint {
     }
 
     /// This endpoint with `constraints` to wait for before each of its calls is built, after
-    /// those it has (see ``Requestable/constraints``).
+    /// those it has (see `Requestable.constraints`).
     ///
     /// ```swift
     /// api.get("cart").constraints(Session.active)
@@ -80,7 +82,7 @@ extension Endpoint {
     }
 
     /// This endpoint with `statusCodes` counted as success, in place of 200–299: any other fails
-    /// the call with ``CourierError/response(_:)``.
+    /// the call with `CourierError.response(_:)`.
     ///
     /// ```swift
     /// api.get("cache", key).accepting(statusCodes: [200, 304])
@@ -90,7 +92,7 @@ extension Endpoint {
     }
 
     /// This endpoint reading at most `bytes` of response body (after decompression), in place of
-    /// ``Configuration/maximumResponseSize``; `Int.max` for no limit.
+    /// `Configuration.maximumResponseSize`; `Int.max` for no limit.
     ///
     /// ```swift
     /// api.get("export").maximumResponseSize(512 << 20)
@@ -100,7 +102,7 @@ extension Endpoint {
     }
 
     /// This endpoint decoding its responses with `decoder`, whatever their `Content-Type` (see
-    /// ``Requestable/responseDecoder``).
+    /// `Requestable.responseDecoder`).
     ///
     /// ```swift
     /// api.get("users").returning([User].self).decoder(JSONBodyDecoder(snakeCaseDecoder))

@@ -1,0 +1,17 @@
+#if canImport(Combine)
+    public import Courier
+
+    // Apple platforms only: an adapter over Courier's `Call.publisher(expecting:)`.
+
+    extension TypedCall {
+        /// A publisher of the decoded model, as `Call.publisher(expecting:)` with `Model`.
+        ///
+        /// ```swift
+        /// client.enqueue(GitHub.user("octocat")).publisher()
+        ///     .sink { completion in … } receiveValue: { user in … }
+        /// ```
+        public func publisher() -> CallPublisher<Model> {
+            call.publisher(expecting: Model.self)
+        }
+    }
+#endif
