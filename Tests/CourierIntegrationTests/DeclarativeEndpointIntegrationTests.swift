@@ -1,4 +1,5 @@
 import Courier
+import CourierEndpoints
 import CourierTesting
 import FlyingFox
 import Foundation

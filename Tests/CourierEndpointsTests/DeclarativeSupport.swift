@@ -1,4 +1,6 @@
 import Courier
+import CourierEndpoints
+import CourierTesting
 import Foundation
 import HTTPTypes
 
@@ -34,5 +36,39 @@ extension TransportRequest {
     func headers(_ name: String) -> [String] {
         guard let fieldName = HTTPField.Name(name) else { return [] }
         return head.headerFields[values: fieldName]
+    }
+
+    /// The first header named `name`.
+    func header(_ name: String) -> String? {
+        HTTPField.Name(name).flatMap { head.headerFields[$0] }
+    }
+
+    /// The body, when it is bytes in memory.
+    var bodyData: Data? {
+        if case .data(let data)? = body { return data }
+        return nil
+    }
+}
+
+/// A client that sends through `transport`, with `configure`'s changes.
+func makeClient(_ transport: RecordingTransport, configure: (inout Configuration) -> Void = { _ in }) -> Client {
+    var configuration = Configuration(transport: transport)
+    configure(&configuration)
+    return Client(configuration: configuration)
+}
+
+/// A `Requestable` of the plain kind, declaring no response type.
+struct TestEndpoint: Requestable {
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+}
+
+extension Call {
+    /// The outcome of `resume()` as a `Result`.
+    func result() async -> Result<Response, CourierError> {
+        do {
+            return .success(try await resume())
+        } catch {
+            return .failure(error)
+        }
     }
 }

@@ -195,11 +195,13 @@ struct CallSubscriptionTests {
         let transport = RecordingTransport(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"login":"a","id":1}"#.utf8))
         let client = makeClient(transport)
         let count = 1_000
-        let (outcomes, continuation) = AsyncStream.makeStream(of: Result<DeclaredUser, CourierError>.self)
-        var subscriptions: [CallSubscription<DeclaredUser>] = []
+        let (outcomes, continuation) = AsyncStream.makeStream(of: Result<SubscribedUser, CourierError>.self)
+        var subscriptions: [CallSubscription<SubscribedUser>] = []
         for index in 0..<count {
-            let call = client.enqueue(declaredAPI.get("users", "u\(index)").returning(DeclaredUser.self).authorized(false))
-            let subscription = CallSubscription(operation: { () async throws(CourierError) in try await call.resume() }, deliver: { continuation.yield($0) })
+            let call = client.enqueue(GetSubscribedUser(login: "u\(index)"))
+            let subscription = CallSubscription(
+                operation: { () async throws(CourierError) in try await call.resume(expecting: SubscribedUser.self) },
+                deliver: { continuation.yield($0) })
             subscription.request()
             subscription.request()
             subscriptions.append(subscription)
@@ -213,6 +215,20 @@ struct CallSubscriptionTests {
         #expect(await transport.count == count)
         #expect(subscriptions.allSatisfy { $0.hasEnded })
     }
+}
+
+/// What `thousandsOfSubscriptionsToRealCallsSendOneRequestEach` decodes.
+private struct SubscribedUser: Decodable, Sendable {
+    var login: String
+    var id: Int
+}
+
+/// `GET /users/{login}`, without a credential.
+private struct GetSubscribedUser: Requestable {
+    let login: String
+    var requiresAuthorization: Bool { false }
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", login]) }
 }
 
 /// A weak reference, to await an object's release.

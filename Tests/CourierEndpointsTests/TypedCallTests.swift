@@ -1,4 +1,6 @@
 import Courier
+import CourierEndpoints
+import CourierTesting
 import Foundation
 import Testing
 

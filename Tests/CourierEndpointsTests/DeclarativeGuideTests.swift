@@ -1,8 +1,10 @@
 import Courier
+import CourierEndpoints
+import CourierTesting
 import Foundation
 import Testing
 
-/// The examples and outputs quoted in Documentation/GettingStarted.md ("Declarative endpoints"), checked as written.
+/// The examples and outputs quoted in Documentation/DeclarativeEndpoints.md, checked as written.
 @Suite("Declarative endpoints guide examples")
 struct DeclarativeGuideTests {
     struct User: Codable, Sendable, Equatable { var login: String }
