@@ -20,68 +20,8 @@ enum GettingStartedGuide {
         var timeout: Duration? { .seconds(5) }
     }
 
-    // Documentation/GettingStarted.md:79
-    enum GitHub {
-        static let api = API(string: "https://api.github.example", headers: [.accept("application/vnd.github+json")])
-
-        static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
-            api.get("users", login).returning(User.self)
-        }
-
-        static func repositories(of login: String, page: Int) -> Endpoint<BodyForbidden, [Repository]> {
-            api.get("users", login, "repos").query("sort", "updated").query("page", page).returning([Repository].self)
-        }
-
-        static func createGist(_ gist: NewGist) -> Endpoint<BodyAllowed, Gist> {
-            api.post("gists").json(gist).returning(Gist.self)
-        }
-    }
-
-    // Documentation/GettingStarted.md:179
-    struct GetUser: ResponseDeclaring {
-        typealias ResponseModel = User
-        let id: Int
-        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-        func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
-    }
-
-    // Documentation/GettingStarted.md:79
-    static func line79() async throws {
-        let user = try await client.enqueue(GitHub.user("octocat")).resume()            // a User
-        _ = user
-        let gist = try await client.enqueue(GitHub.createGist(draft)).resume()          // a Gist
-        _ = gist
-        let raw = try await client.enqueue(GitHub.api.get("rate_limit")).resume()       // the Response
-        _ = raw
-    }
-
-    // Documentation/GettingStarted.md:110
-    @Test("Documentation/GettingStarted.md:110") static func line110() async throws {
-        evaluate(api.get("users", "a/b c", "repos"))  // GET /users/a%2Fb%20c/repos
-    }
-
-    // Documentation/GettingStarted.md:136
-    @Test("Documentation/GettingStarted.md:136") static func line136() async throws {
-        evaluate(api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("verbose"))
-        // GET /search?q=swift%20%26%20linux&tag=a&tag=b&page=2&verbose
-        evaluate(api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20]]))
-        // GET /issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20
-    }
-
-    // Documentation/GettingStarted.md:179
-    static func line179() async throws {
-        let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
-        _ = user
-    }
-
-    // Documentation/GettingStarted.md:203
-    @Test("Documentation/GettingStarted.md:203") static func line203() async throws {
-        print(api.get("search").query("q", "swift").query("access_token", token))
-        // GET https://api.example.com/search?q=swift&access_token=<redacted>
-    }
-
-    // Documentation/GettingStarted.md:210
-    static func line210() async throws {
+    // Documentation/GettingStarted.md:78
+    static func line78() async throws {
         let client = Client()
         _ = client
         let result = try await client.enqueue(SearchRepositories(query: "swift")).resume(expecting: SearchResult.self)
@@ -89,21 +29,20 @@ enum GettingStartedGuide {
     }
 
     #if canImport(Combine)
-    // Documentation/GettingStarted.md:232
-    static func line232() async throws {
+    // Documentation/GettingStarted.md:100
+    static func line100() async throws {
         var cancellables = Set<AnyCancellable>()
         _ = cancellables
-        evaluate(client.enqueue(GitHub.user("octocat")).publisher()   // publishes a User (the endpoint declares it)
+        evaluate(client.enqueue(SearchRepositories(query: "swift")).publisher(expecting: SearchResult.self)   // the decoded value
             .receive(on: DispatchQueue.main)
-            .sink { completion in print(completion) } receiveValue: { user in print(user.name) }
+            .sink { completion in print(completion) } receiveValue: { result in print(result.items.count) }
             .store(in: &cancellables))
-        evaluate(client.enqueue(SearchRepositories(query: "swift")).publisher(expecting: SearchResult.self))  // the decoded value
         evaluate(client.enqueue(SearchRepositories(query: "swift")).publisher())                              // the Response
     }
     #endif
 
-    // Documentation/GettingStarted.md:251
-    static func line251() async throws {
+    // Documentation/GettingStarted.md:118
+    static func line118() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.timeout = .seconds(15)
@@ -114,8 +53,8 @@ enum GettingStartedGuide {
         _ = client
     }
 
-    // Documentation/GettingStarted.md:282
-    static func line282() async throws {
+    // Documentation/GettingStarted.md:149
+    static func line149() async throws {
         do {
             _ = try await client.enqueue(GetUser(id: 1)).resume(expecting: User.self)
         } catch .response(let response) where response.statusCode == 404 {
@@ -131,8 +70,8 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:303
-    static func line303() async throws {
+    // Documentation/GettingStarted.md:170
+    static func line170() async throws {
         let users = await withTaskGroup(of: Result<User, CourierError>.self) { group in
             for id in [1, 2, 3] {
                 evaluate(group.addTask {
@@ -148,8 +87,8 @@ enum GettingStartedGuide {
         _ = users
     }
 
-    // Documentation/GettingStarted.md:338
-    static func line338() async throws {
+    // Documentation/GettingStarted.md:205
+    static func line205() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here

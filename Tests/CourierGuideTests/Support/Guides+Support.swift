@@ -1,6 +1,7 @@
 // Per-guide scaffolding: names whose meaning differs from guide to guide (see Scaffolding.swift).
 
 import Courier
+import CourierEndpoints
 import CourierTesting
 import Crypto
 import Foundation
@@ -60,9 +61,13 @@ extension ConnectivityGuide {
 
 extension GettingStartedGuide {
     struct Repository: Codable, Sendable { var name: String }
+    struct SearchResult: Codable, Sendable { var items: [Repository] }
+}
+
+extension DeclarativeEndpointsGuide {
+    struct Repository: Codable, Sendable { var name: String }
     struct NewGist: Codable, Sendable { var description: String }
     struct Gist: Codable, Sendable { var id: String }
-    struct SearchResult: Codable, Sendable { var items: [Repository] }
 
     static let draft = NewGist(description: "notes")
     static let api = API(string: "https://api.example.com")
