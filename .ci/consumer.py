@@ -5,7 +5,9 @@ Inside the package (tests, other modules) Swift treats Courier's enums as exhaus
 user outside it sees can only be checked from outside: this script type-checks
 .ci/consumer/Consumer.swift against the debug build's modules with no `-package-name`, and
 fails unless
-  - the file compiles (with its `@unknown default`s), and
+  - the file compiles (with its `@unknown default`s), and so does
+    .ci/consumer/EndpointsConsumer.swift (`import CourierEndpoints`: the declarative style
+    needs none of the `package` names it is built with), and
   - a `switch` over each failure enum without `@unknown default` is diagnosed: the enums that
     may gain cases (`@nonexhaustive`) say so to their users.
 
@@ -20,7 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "apple"))
 from typecheck import ROOT, search_paths, swiftpm_args  # noqa: E402
 
-SOURCE = os.path.join(ROOT, ".ci", "consumer", "Consumer.swift")
+SOURCES = [os.path.join(ROOT, ".ci", "consumer", name) for name in ("Consumer.swift", "EndpointsConsumer.swift")]
 # Each enum, and a `switch` over it that lists a case and no `@unknown default`.
 EXHAUSTIVE_SWITCHES = {
     "CourierError": "switch error { case .cancelled: break }",
@@ -38,10 +40,11 @@ def typecheck(path):
 
 
 def main():
-    output = typecheck(SOURCE)
-    if re.search(r": (error|warning): ", output):
-        print(output)
-        raise SystemExit("consumer.py: the consumer does not compile cleanly")
+    for source in SOURCES:
+        output = typecheck(source)
+        if re.search(r": (error|warning): ", output):
+            print(output)
+            raise SystemExit(f"consumer.py: {os.path.basename(source)} does not compile cleanly")
     failures = []
     with tempfile.TemporaryDirectory() as work:
         for name, switch in EXHAUSTIVE_SWITCHES.items():
@@ -56,7 +59,7 @@ def main():
     if failures:
         print("\n".join(failures))
         raise SystemExit("consumer.py: an enum that may grow is exhaustive for users")
-    print("consumer: compiles from outside the package")
+    print("consumer: Consumer.swift and EndpointsConsumer.swift compile from outside the package")
 
 
 if __name__ == "__main__":

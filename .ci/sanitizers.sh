@@ -18,7 +18,7 @@
 # (corelibs-foundation) every session's work runs on one process-wide serial queue, which a
 # streamed upload holds while its body producer is slower than the network, and which
 # `URLSessionTask.resume()` waits for synchronously. So:
-#   1. unit:            CourierTests, CourierXMLTests (no real network);
+#   1. unit:            CourierTests, CourierEndpointsTests, CourierXMLTests, the guides (no real network);
 #   2. loopback:        CourierIntegrationTests and CourierTestingTests (stubbed URLSession), one
 #                       test at a time (`--no-parallel`),
 #                       without the suites of passes 3–5;

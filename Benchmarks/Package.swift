@@ -29,6 +29,8 @@ let package = Package(
             name: "courier-bench",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
+                // `--overhead`'s `declared` client (Overhead.swift).
+                .product(name: "CourierEndpoints", package: "Courier"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

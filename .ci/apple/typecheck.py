@@ -39,7 +39,7 @@ PLATFORMS = ["macOS", "iOS", "tvOS", "watchOS", "visionOS"]
 # The package's minimums (Package.swift `platforms:`); visionOS has no minimum there, so its first.
 MINIMUMS = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
 # Targets to check, in dependency order.
-TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML"]
+TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML", "CourierEndpoints"]
 # The guides' code (.ci/guides.py's CourierGuideTests), compiled as a macOS app compiles it: its
 # Combine block and its web-authentication presenter block are Apple-only.
 GUIDES_TARGET = "CourierGuideTests"
@@ -58,7 +58,7 @@ NOT_ON_APPLE = {"Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "F
 DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", "CoreMetrics", "Crypto",
                       "_CryptoExtras", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOPosix", "NIOSSL",
                       "XMLCoder", "Instrumentation", "ServiceContextModule", "Courier", "CourierTesting",
-                      "CourierOAuth", "CourierConnectivity", "CourierXML"}
+                      "CourierOAuth", "CourierConnectivity", "CourierXML", "CourierEndpoints"}
 
 
 def evaluate(condition, platform):
@@ -367,11 +367,11 @@ def main():
         for number, platform in enumerate(platforms):
             stand_ins = os.path.join(work, platform, "StandIns")
             build_stand_ins(stand_ins, platform)
-            # CourierTesting and CourierXML have no condition that tells Apple platforms apart:
-            # checked once, with the first platform.
+            # CourierTesting, CourierXML and CourierEndpoints have no condition that tells Apple
+            # platforms apart: checked once, with the first platform.
             targets = TARGETS if number == 0 else PER_PLATFORM_TARGETS
             if number != 0 and platform == GUIDES_PLATFORM:
-                targets = targets + ["CourierTesting", "CourierXML"]  # the guides import them
+                targets = targets + ["CourierTesting", "CourierXML", "CourierEndpoints"]  # the guides import them
             if platform == GUIDES_PLATFORM:
                 targets = targets + [GUIDES_TARGET]
             check_platform(platform, stand_ins, work, targets)

@@ -1,4 +1,5 @@
 import Courier
+import CourierEndpoints
 import Foundation
 import HTTPTypes
 import InMemoryTracing
