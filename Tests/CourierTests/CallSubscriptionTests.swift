@@ -124,7 +124,7 @@ struct CallSubscriptionTests {
     @Test func cancelCancelsTheRequestInFlightAndNothingIsDelivered() async throws {
         let transport = HeldTransport()
         let client = Client(configuration: Configuration(transport: transport))
-        let call = client.enqueue(declaredAPI.get("slow").authorized(false))
+        let call = client.enqueue(GetSubscribedUser(login: "slow"))
         let deliveries = Deliveries()
         var subscription: CallSubscription<Response>? = CallSubscription(
             operation: { () async throws(CourierError) in try await call.resume() },
