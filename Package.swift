@@ -219,7 +219,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ] + asyncHTTPClientProducts([("AsyncHTTPClient", "async-http-client")]),
+            ] + asyncHTTPClientProducts([("AsyncHTTPClient", "async-http-client"), ("NIOSSL", "swift-nio-ssl")]),
             // Read through `Bundle.module` as the testing guide shows.
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings + asyncHTTPClientCondition

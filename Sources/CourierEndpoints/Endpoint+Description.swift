@@ -1,6 +1,6 @@
 import Courier
 
-extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension Endpoint: CustomStringConvertible, CustomReflectable {
     /// The method and the URL, with secret query items redacted (`Redaction.default`); never a
     /// header value or the body, which may carry credentials.
     ///
@@ -14,8 +14,6 @@ extension Endpoint: CustomStringConvertible, CustomDebugStringConvertible, Custo
         "\(method.rawValue) \(printableURL)"
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// Method, redacted URL, header names, the body's media type and the model type: what
     /// `dump(_:)` and reflection-based loggers show, never a header value or the body.

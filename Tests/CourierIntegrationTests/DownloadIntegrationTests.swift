@@ -199,7 +199,7 @@ struct DownloadIntegrationTests {
                 return
             }
 
-            await download.resume()
+            await download.start()
             let file = try await download.finished()
             #expect(file.resumeCount == 1)
             try files.expectGenerated(Self.smallSize)

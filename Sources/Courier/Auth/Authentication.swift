@@ -38,7 +38,7 @@ public enum Authentication: Sendable {
 ///
 /// Encoded as UTF-8, joined with `:` and base64-encoded. A username cannot contain `:` (the
 /// server could not tell where it ends); such a credential fails the call with
-/// ``AuthenticationFailure/invalidCredential(_:)``. Neither `description`, `debugDescription`
+/// ``AuthenticationFailure/invalidCredential(_:)``. Neither `description`
 /// nor a `dump` prints the password.
 public struct BasicCredential: Sendable, Equatable {
     /// The user name; must not contain `:`.
@@ -68,11 +68,9 @@ public struct BasicCredential: Sendable, Equatable {
     }
 }
 
-extension BasicCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension BasicCredential: CustomStringConvertible, CustomReflectable {
     /// The username only; the password is shown as `<redacted>`.
     public var description: String { "BasicCredential(username: \(username.debugDescription), password: <redacted>)" }
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// The username and a `<redacted>` password, so that `dump(_:)` and reflection-based
     /// loggers cannot reach the password.

@@ -16,25 +16,25 @@
 ///
 /// Challenges carry no credentials, but a `token68` can be an opaque server token (Negotiate,
 /// for one), so ``description`` prints only its length.
-public struct AuthenticationChallenge: Sendable, Hashable {
+struct AuthenticationChallenge: Sendable, Hashable {
     /// One `name=value` auth-param. The quoted-string and token forms of a value are equivalent
     /// (RFC 9110 §11.2): `value` holds the text with quotes and backslash escapes removed.
     ///
     /// ```swift
     /// AuthenticationChallenge.Parameter(name: "realm", value: "api")
     /// ```
-    public struct Parameter: Sendable, Hashable {
+    struct Parameter: Sendable, Hashable {
         /// The parameter's name, in lower case (names are case-insensitive).
-        public var name: String
+        var name: String
         /// The parameter's value, unquoted and unescaped.
-        public var value: String
+        var value: String
 
         /// Creates a parameter; `name` is stored in lower case.
         ///
         /// ```swift
         /// let realm = AuthenticationChallenge.Parameter(name: "Realm", value: "api")   // name "realm"
         /// ```
-        public init(name: String, value: String) {
+        init(name: String, value: String) {
             self.name = name.lowercased()
             self.value = value
         }
@@ -42,19 +42,19 @@ public struct AuthenticationChallenge: Sendable, Hashable {
 
     /// The authentication scheme as the server wrote it, e.g. `"Bearer"`. Schemes are
     /// case-insensitive: compare with ``hasScheme(_:)``.
-    public var scheme: String
+    var scheme: String
     /// The `token68` form's value (`Negotiate YIIB…`), or `nil` when the challenge has parameters
     /// or nothing after its scheme.
-    public var token68: String?
+    var token68: String?
     /// The auth-params in the order they were sent; names are in lower case and unique.
-    public var parameters: [Parameter]
+    var parameters: [Parameter]
 
     /// Creates a challenge, for tests and custom transports.
     ///
     /// ```swift
     /// let challenge = AuthenticationChallenge(scheme: "Bearer", parameters: [.init(name: "error", value: "invalid_token")])
     /// ```
-    public init(scheme: String, token68: String? = nil, parameters: [Parameter] = []) {
+    init(scheme: String, token68: String? = nil, parameters: [Parameter] = []) {
         self.scheme = scheme
         self.token68 = token68
         self.parameters = parameters
@@ -65,7 +65,7 @@ public struct AuthenticationChallenge: Sendable, Hashable {
     /// ```swift
     /// challenge.hasScheme("bearer")   // true for "Bearer" and "BEARER"
     /// ```
-    public func hasScheme(_ name: String) -> Bool {
+    func hasScheme(_ name: String) -> Bool {
         scheme.lowercased() == name.lowercased()
     }
 
@@ -74,7 +74,7 @@ public struct AuthenticationChallenge: Sendable, Hashable {
     /// ```swift
     /// challenge[parameter: "Realm"]   // "api"
     /// ```
-    public subscript(parameter name: String) -> String? {
+    subscript(parameter name: String) -> String? {
         let name = name.lowercased()
         return parameters.first { $0.name == name }?.value
     }
@@ -85,7 +85,7 @@ public struct AuthenticationChallenge: Sendable, Hashable {
     /// ```swift
     /// challenge.scopes   // ["repo", "admin:org"] for scope="repo admin:org"
     /// ```
-    public var scopes: [String] {
+    var scopes: [String] {
         (self[parameter: "scope"] ?? "").split(separator: " ").map(String.init)
     }
 
@@ -119,7 +119,7 @@ public struct AuthenticationChallenge: Sendable, Hashable {
     /// AuthenticationChallenge.parse("Negotiate YIIBhgYGKwYBBQUC")[0].token68   // "YIIBhgYGKwYBBQUC"
     /// AuthenticationChallenge.parse(#"Bearer error="unterminated"#)            // []
     /// ```
-    public static func parse(_ fieldValue: String) -> [AuthenticationChallenge] {
+    static func parse(_ fieldValue: String) -> [AuthenticationChallenge] {
         guard fieldValue.utf8.count <= maximumFieldLength else { return [] }
         var parser = ChallengeParser(bytes: Array(fieldValue.utf8))
         return parser.challenges(limit: maximumChallenges)
@@ -129,7 +129,7 @@ public struct AuthenticationChallenge: Sendable, Hashable {
 extension AuthenticationChallenge: CustomStringConvertible {
     /// The challenge much as it was sent, e.g. `Bearer realm="api", error="invalid_token"`; a
     /// `token68` is shown only by its length (`Negotiate <token68: 24 characters>`).
-    public var description: String {
+    var description: String {
         if let token68 {
             return "\(scheme) <token68: \(token68.count) characters>"
         }

@@ -7,7 +7,7 @@ public import Foundation
 ///                                  expiresAt: Date().addingTimeInterval(3600))
 /// ```
 ///
-/// Neither its `description`, its `debugDescription` nor a `dump` of it prints a token;
+/// Neither its `description` (nor `String(reflecting:)`) nor a `dump` of it prints a token;
 /// `Codable` encodes the real values (for token stores).
 public struct TokenCredential: Codable, Sendable, Equatable {
     /// The access token sent in `Authorization: <tokenType> <accessToken>`.
@@ -65,7 +65,7 @@ public struct TokenCredential: Codable, Sendable, Equatable {
     }
 }
 
-extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension TokenCredential: CustomStringConvertible, CustomReflectable {
     /// Type, expiry and whether a refresh token is present; never the tokens.
     public var description: String {
         var parts = ["type: \(tokenType)", "access token: <redacted>"]
@@ -75,8 +75,6 @@ extension TokenCredential: CustomStringConvertible, CustomDebugStringConvertible
         return "TokenCredential(\(parts.joined(separator: ", ")))"
     }
 
-    /// The same as ``description``: tokens are never printed.
-    public var debugDescription: String { description }
 
     /// Every property, with both tokens shown as `<redacted>`, so that `dump(_:)` and
     /// reflection-based loggers cannot reach them. `Codable` still encodes the real tokens.

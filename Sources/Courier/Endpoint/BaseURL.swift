@@ -66,7 +66,7 @@ public struct BaseURL: Hashable, Sendable {
     /// fragment or user-info is an error, so nothing in the string is silently dropped.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidBaseURL(_:reason:)``,
     ///   or the host and port errors of ``init(scheme:host:port:)``. The error keeps the string
-    ///   as ``Redaction/redact(urlString:)`` prints it, never its user-info.
+    ///   as it may be printed, without its user-info.
     ///
     /// ```swift
     /// let local = try BaseURL(string: "http://127.0.0.1:8080")

@@ -38,7 +38,7 @@ public struct HeaderItem: Hashable, Sendable {
     }
 }
 
-extension HeaderItem: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension HeaderItem: CustomStringConvertible, CustomReflectable {
     /// `Name: value`, with the value of a secret header (see ``Redaction/isSecret(headerName:)``
     /// and ``Redaction/default``) shown as `<redacted>`, keeping a well-known scheme
     /// (`Authorization: Bearer <redacted>`). A value with control characters is not printed (it
@@ -53,8 +53,6 @@ extension HeaderItem: CustomStringConvertible, CustomDebugStringConvertible, Cus
         "\(Redaction.printableHeaderName(name)): \(printableValue)"
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// The name and the value as ``description`` shows them, so that `dump(_:)` and
     /// reflection-based loggers cannot reach a secret value.

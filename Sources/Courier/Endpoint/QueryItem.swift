@@ -23,7 +23,7 @@ public struct QueryItem: Hashable, Sendable {
     }
 }
 
-extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension QueryItem: CustomStringConvertible, CustomReflectable {
     /// `name=value`, as it would appear before encoding; the value of a secret name
     /// (`access_token`, `password`, `X-Amz-Signature`… see ``Redaction/isSecret(queryItemName:)``
     /// and ``Redaction/default``) is shown as `<redacted>`.
@@ -37,8 +37,6 @@ extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, Cust
         return "\(name)=\(value)"
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// The name and the value as ``description`` shows it, so that `dump(_:)` and
     /// reflection-based loggers cannot reach a secret value.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why a request could not be built. Every case names the offending input so that the message
 /// points at the mistake, but never a secret it may hold: header *values* are never included,
-/// and hosts, paths and URLs are printed through ``Redaction/redact(urlString:)`` (user-info,
+/// and hosts, paths and URLs are printed redacted by ``Redaction/default`` (user-info,
 /// secret query and fragment items hidden), and so is what ``BaseURL`` keeps in its errors.
 /// A `dump(_:)` shows the ``description`` only.
 ///
@@ -20,7 +20,7 @@ public enum InvalidRequest: Sendable, Equatable {
     /// The path breaks the rules of ``URLPath``.
     case invalidPath(String, reason: String)
     /// A string meant to be a base URL could not be read as `scheme://host[:port]`. The string
-    /// is kept as it may be printed (see ``Redaction/redact(urlString:)``).
+    /// is kept as it may be printed (redacted by ``Redaction/default``).
     case invalidBaseURL(String, reason: String)
     /// The method is not an RFC 9110 token.
     case invalidMethod(String)
@@ -153,7 +153,7 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
         Mirror(self, children: [], displayStyle: .enum)
     }
 
-    /// A host, path or URL string as it may be printed (see ``Redaction/redact(urlString:)``).
+    /// A host, path or URL string as it may be printed.
     private static func redacted(_ string: String) -> String {
         Redaction.default.redact(urlString: string)
     }

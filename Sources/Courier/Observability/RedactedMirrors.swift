@@ -6,9 +6,7 @@ import HTTPTypes
 // the body bytes of a small body and the URL's query. These mirrors show what the redacted
 // descriptions show.
 
-extension TransportRequest: CustomDebugStringConvertible, CustomReflectable {
-    /// The same as ``description``: no header value, body byte or secret query item.
-    public var debugDescription: String { description }
+extension TransportRequest: CustomReflectable {
 
     /// Method, redacted URL, headers with secret values hidden (``Redaction/default``), body
     /// size and timeout.

@@ -1,5 +1,5 @@
-public import Foundation
-public import HTTPTypes
+package import Foundation
+package import HTTPTypes
 
 // MARK: Headers
 
@@ -13,7 +13,7 @@ extension Redaction {
     /// let shown = Redaction.default.redact(headers: [.authorization: "Bearer abc", .accept: "*/*"])
     /// // Authorization: Bearer <redacted>, Accept: */*
     /// ```
-    public func redact(headers: HTTPFields) -> HTTPFields {
+    package func redact(headers: HTTPFields) -> HTTPFields {
         var result = HTTPFields()
         for field in headers {
             result.append(HTTPField(name: field.name, value: redactedValue(ofHeader: field.name.rawName, value: field.value)))
@@ -74,7 +74,7 @@ extension Redaction {
     /// Redaction.default.redact(formBody: Data("grant_type=password&user%5Bpassword%5D=x".utf8))
     /// // "grant_type=password&user%5Bpassword%5D=<redacted>"
     /// ```
-    public func redact(formBody: Data) -> String? {
+    package func redact(formBody: Data) -> String? {
         guard formBody.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
             let text = String(data: formBody, encoding: .utf8)
         else { return nil }
@@ -88,7 +88,7 @@ extension Redaction {
     /// Redaction.default.redact(jsonBody: Data(#"{"user":"bob","auth":{"password":"x"}}"#.utf8))
     /// // {"auth":"<redacted>","user":"bob"}
     /// ```
-    public func redact(jsonBody: Data) -> String? {
+    package func redact(jsonBody: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: jsonBody, options: [.fragmentsAllowed]) else {
             return nil
         }

@@ -15,19 +15,19 @@ extension Redaction {
     /// patterns.fragments.insert("pin")
     /// let redaction = Redaction(namePatterns: patterns)   // hides `X-User-PIN` too
     /// ```
-    public struct NamePatterns: Sendable, Equatable {
+    package struct NamePatterns: Sendable, Equatable {
         /// A name containing one of these (after normalization) is secret.
-        public var fragments: Set<String>
+        package var fragments: Set<String>
         /// A name starting with one of these (after normalization, with or without an `X-`
         /// prefix) is secret.
-        public var prefixes: Set<String>
+        package var prefixes: Set<String>
 
         /// Creates patterns; without arguments, patterns that match nothing.
         ///
         /// ```swift
         /// let patterns = Redaction.NamePatterns(fragments: ["token"], prefixes: ["auth"])
         /// ```
-        public init(fragments: Set<String> = [], prefixes: Set<String> = []) {
+        package init(fragments: Set<String> = [], prefixes: Set<String> = []) {
             self.fragments = fragments
             self.prefixes = prefixes
         }
@@ -37,7 +37,7 @@ extension Redaction {
         /// `authorization` (so `Proxy-Authorization`), `jwt`, `csrf`, `xsrf`; prefix `auth`.
         ///
         /// `Private-Token` matches; `WWW-Authenticate` does not (a challenge, not a secret).
-        public static let standard = NamePatterns(
+        package static let standard = NamePatterns(
             fragments: [
                 "token", "secret", "key", "password", "passwd", "pwd", "passphrase", "credential",
                 "signature", "session", "sessid", "cookie", "authorization", "jwt", "csrf", "xsrf",

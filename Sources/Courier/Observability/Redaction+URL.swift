@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 extension Redaction {
     /// `url` as it may be printed: the whole user-info replaced by ``placeholder``, and the
@@ -9,7 +9,7 @@ extension Redaction {
     /// Redaction.default.redact(url: URL(string: "https://bob:pw@h/p;jsessionid=s?Access%5FToken=x;page=2")!)
     /// // "https://<redacted>@h/p;jsessionid=<redacted>?Access%5FToken=<redacted>;page=2"
     /// ```
-    public func redact(url: URL) -> String {
+    package func redact(url: URL) -> String {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return redact(urlString: url.absoluteString)
         }
@@ -26,7 +26,7 @@ extension Redaction {
     /// Redaction.default.redact(urlString: "ghp_SECRET@api.github.com")    // "<redacted>@api.github.com"
     /// Redaction.default.redact(urlString: "https://u:p/w@h x?token=t")     // "https://<redacted>@h x?token=<redacted>"
     /// ```
-    public func redact(urlString: String) -> String {
+    package func redact(urlString: String) -> String {
         if let components = URLComponents(string: urlString), let redacted = redact(components) {
             return redacted
         }

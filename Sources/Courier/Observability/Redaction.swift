@@ -3,7 +3,7 @@
 ///
 /// Courier never prints a credential. A header value, query item or body field is hidden
 /// (replaced by ``placeholder``) when its name is secret, and a name is secret when:
-/// - it matches one of the ``namePatterns`` (by default ``NamePatterns/standard``: it contains
+/// - it matches one of the standard name patterns: it contains
 ///   `token`, `secret`, `key`, `password`, `passwd`, `pwd`, `passphrase`, `credential`,
 ///   `signature`, `session`, `cookie`, `authorization`, `jwt`, `csrf` or `xsrf`, or starts with
 ///   `auth`, also after an `X-` prefix), **or**
@@ -21,7 +21,6 @@
 /// redaction.headers.insert("X-Tenant")               // also hide this header
 /// redaction.exposed.insert("Idempotency-Key")        // show this one, although it matches `key`
 /// redaction.queryItems.remove("code")                // show `code` query items
-/// print(redaction.describe(request))                 // "POST https://api.example.com/token (3 headers, 120-byte body)"
 /// print(request.curlCommand(redaction: redaction))
 /// ```
 ///
@@ -55,7 +54,7 @@
 /// of values and errors (`QueryItem`, `HeaderItem`, ``CourierError``, ``TransportRequest``)
 /// have no configuration at hand and always use ``default``.
 public struct Redaction: Sendable, Equatable {
-    /// Header names that are secret in addition to those the ``namePatterns`` match.
+    /// Header names that are secret in addition to those the name patterns match.
     /// Default: ``defaultHeaders``.
     ///
     /// ```swift
@@ -63,7 +62,7 @@ public struct Redaction: Sendable, Equatable {
     /// redaction.headers.insert("X-Tenant")
     /// ```
     public var headers: Set<String>
-    /// Query item names that are secret in addition to those the ``namePatterns`` match, in
+    /// Query item names that are secret in addition to those the name patterns match, in
     /// URLs (query, fragment and path parameters). Default: ``defaultParameterNames``.
     ///
     /// ```swift
@@ -72,7 +71,7 @@ public struct Redaction: Sendable, Equatable {
     /// ```
     public var queryItems: Set<String>
     /// Field names of `application/x-www-form-urlencoded` bodies and keys of JSON bodies that
-    /// are secret in addition to those the ``namePatterns`` match. Default:
+    /// are secret in addition to those the name patterns match. Default:
     /// ``defaultParameterNames``.
     ///
     /// ```swift
@@ -81,13 +80,8 @@ public struct Redaction: Sendable, Equatable {
     /// ```
     public var formFields: Set<String>
     /// The patterns that make a header, query item, form field or JSON key secret whatever the
-    /// lists say. Default: ``NamePatterns/standard``.
-    ///
-    /// ```swift
-    /// var redaction = Redaction.default
-    /// redaction.namePatterns.fragments.insert("pin")   // `pin`, `user_pin`, `PIN-Code`…
-    /// ```
-    public var namePatterns: NamePatterns
+    /// lists say: ``NamePatterns/standard``, or none for ``disabled``.
+    package var namePatterns: NamePatterns
     /// Names that are never secret, whatever the patterns and the lists say: headers, query
     /// items, form fields and JSON keys alike, compared like the lists. Default: empty.
     ///
@@ -102,7 +96,7 @@ public struct Redaction: Sendable, Equatable {
 
     /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
     /// `X-Auth-Token`. The standard patterns match them all; they are listed so that they stay
-    /// secret with other ``namePatterns``.
+    /// secret with other name patterns.
     ///
     /// ```swift
     /// let redaction = Redaction(headers: Redaction.defaultHeaders.union(["X-Tenant"]))
@@ -127,11 +121,10 @@ public struct Redaction: Sendable, Equatable {
     ]
 
     /// The default lists (``defaultHeaders``, and ``defaultParameterNames`` for query items and
-    /// body fields), the ``NamePatterns/standard`` patterns, nothing exposed.
+    /// body fields), the standard name patterns, nothing exposed.
     ///
     /// ```swift
-    /// Redaction.default.redact(url: URL(string: "https://h/cb?code=abc&state=1")!)
-    /// // "https://h/cb?code=<redacted>&state=1"
+    /// print(request.curlCommand(redaction: .default))   // `?code=<redacted>&state=1`
     /// ```
     public static let `default` = Redaction()
 
@@ -157,17 +150,27 @@ public struct Redaction: Sendable, Equatable {
     /// body is replaced by a comment with its size.
     static let bodyPreviewLimit = 4096
 
-    /// Creates a redaction; each part defaults to the standard one.
+    /// Creates a redaction with the standard name patterns; each list defaults to the standard
+    /// one.
     ///
     /// ```swift
     /// let strict = Redaction(headers: Redaction.defaultHeaders.union(["X-Tenant"]))
-    /// let listsOnly = Redaction(namePatterns: Redaction.NamePatterns())   // no patterns
     /// ```
     public init(
         headers: Set<String> = Redaction.defaultHeaders,
         queryItems: Set<String> = Redaction.defaultParameterNames,
         formFields: Set<String> = Redaction.defaultParameterNames,
-        namePatterns: NamePatterns = .standard,
+        exposed: Set<String> = []
+    ) {
+        self.init(headers: headers, queryItems: queryItems, formFields: formFields, namePatterns: .standard, exposed: exposed)
+    }
+
+    /// A redaction with other name patterns than the standard ones.
+    package init(
+        headers: Set<String> = Redaction.defaultHeaders,
+        queryItems: Set<String> = Redaction.defaultParameterNames,
+        formFields: Set<String> = Redaction.defaultParameterNames,
+        namePatterns: NamePatterns,
         exposed: Set<String> = []
     ) {
         self.headers = headers
@@ -180,7 +183,7 @@ public struct Redaction: Sendable, Equatable {
 
 extension Redaction {
     /// Whether the value of the header `headerName` must be hidden: its name matches one of the
-    /// ``namePatterns`` or is listed in ``headers``, and is not ``exposed``.
+    /// name patterns or is listed in ``headers``, and is not ``exposed``.
     ///
     /// Transports also use it to decide which headers to strip when a redirect leaves the
     /// origin: every header this calls secret stays behind.
@@ -194,7 +197,7 @@ extension Redaction {
     }
 
     /// Whether the value of the URL query item (or fragment item, or path parameter) `name`
-    /// must be hidden, by the ``namePatterns``, ``queryItems`` and ``exposed``. `name` is
+    /// must be hidden, by the name patterns, ``queryItems`` and ``exposed``. `name` is
     /// percent-decoded first; a structured name (`user[password]`) is secret when a part is.
     ///
     /// ```swift
@@ -206,7 +209,7 @@ extension Redaction {
     }
 
     /// Whether the value of the form field or JSON key `name` must be hidden, by the
-    /// ``namePatterns``, ``formFields`` and ``exposed``. Percent-decoded and split like
+    /// name patterns, ``formFields`` and ``exposed``. Percent-decoded and split like
     /// ``isSecret(queryItemName:)``.
     ///
     /// ```swift

@@ -7,7 +7,7 @@ import Tracing
 /// they do for any other instrumented client.
 ///
 /// Every value is low-cardinality and carries no secret: a method outside the standard set is
-/// reported as `_OTHER`, a URL only as ``Redaction/redactForTelemetry(url:)`` prints it, an
+/// reported as `_OTHER`, a URL only as `Redaction.redactForTelemetry(url:)` prints it, an
 /// error as its kind (``errorType(_:)``), never its message.
 enum HTTPSemantics {
     // Attribute keys (semantic conventions, stable).

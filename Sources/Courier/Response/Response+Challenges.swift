@@ -14,7 +14,7 @@ extension Response {
     ///     if bearer?.error == "insufficient_scope" { askFor(bearer?.scopes ?? []) }
     /// }
     /// ```
-    public var authenticationChallenges: [AuthenticationChallenge] {
+    var authenticationChallenges: [AuthenticationChallenge] {
         var challenges: [AuthenticationChallenge] = []
         for fieldValue in headers[values: .wwwAuthenticate] {
             let remaining = AuthenticationChallenge.maximumChallenges - challenges.count

@@ -103,11 +103,7 @@ extension Response {
     /// The `String.Encoding` for an IANA charset name (lower-cased), for the charsets Courier
     /// decodes: UTF-8, US-ASCII, ISO-8859-1/-2, windows-1252, UTF-16 and UTF-32 (with or
     /// without endianness); `nil` for any other.
-    ///
-    /// ```swift
-    /// Response.encoding(forCharset: "iso-8859-1")   // .isoLatin1
-    /// ```
-    public static func encoding(forCharset charset: String) -> String.Encoding? {
+    package static func encoding(forCharset charset: String) -> String.Encoding? {
         switch charset {
         case "utf-8", "utf8": .utf8
         case "us-ascii", "ascii": .ascii

@@ -1,23 +1,17 @@
 #if AsyncHTTPClientLinked
     import AsyncHTTPClient
-    public import Foundation
+    package import Foundation
     import NIOCore
     import NIOHTTPCompression
     import NIOSSL
 
     extension AsyncHTTPClientTransport {
-        /// How an ``AsyncHTTPClientTransport`` connects: HTTP version, connection pool, proxy and
-        /// TLS. Every setting has a default that suits an API client.
-        ///
-        /// ```swift
-        /// var configuration = AsyncHTTPClientTransport.Configuration()
-        /// configuration.maximumConnectionsPerHost = 16
-        /// configuration.tls.trustRoots = .certificates(pem: try Data(contentsOf: privateCA))
-        /// let transport = try AsyncHTTPClientTransport(configuration: configuration)
-        /// ```
-        public struct Configuration: Sendable {
+        /// Connection settings described with PEM bytes, turned into async-http-client's (the
+        /// package's tests describe their TLS servers this way; users pass
+        /// `HTTPClient.Configuration` to ``AsyncHTTPClientTransport/init(configuration:pinning:)``).
+        package struct Configuration: Sendable {
             /// Which HTTP versions a connection may speak.
-            public enum HTTPVersion: Sendable, Hashable {
+            package enum HTTPVersion: Sendable, Hashable {
                 /// HTTP/1.1 only.
                 case http1Only
                 /// HTTP/2 when the server offers it during the TLS handshake (ALPN), else
@@ -26,20 +20,20 @@
             }
 
             /// Default: ``HTTPVersion/automatic``.
-            public var httpVersion: HTTPVersion
+            package var httpVersion: HTTPVersion
             /// The HTTP/1.1 connections kept open to one host, a soft limit: more requests than
             /// this wait for a free connection. HTTP/2 multiplexes over one connection. Default: 8.
-            public var maximumConnectionsPerHost: Int
+            package var maximumConnectionsPerHost: Int
             /// How long an unused pooled connection stays open. Default: 60 s.
-            public var idleTimeout: Duration
+            package var idleTimeout: Duration
             /// The proxy every request goes through, or `nil` (default) for direct connections.
             /// The `http_proxy`/`https_proxy` environment variables are not read.
-            public var proxy: Proxy?
+            package var proxy: Proxy?
             /// Trust roots, client certificate, pins and minimum TLS version.
-            public var tls: TLS
+            package var tls: TLS
 
             /// A configuration; every argument has the default described on its property.
-            public init(
+            package init(
                 httpVersion: HTTPVersion = .automatic,
                 maximumConnectionsPerHost: Int = 8,
                 idleTimeout: Duration = .seconds(60),
@@ -55,7 +49,7 @@
         }
 
         /// A proxy server. Its password is never printed.
-        public struct Proxy: Sendable, CustomStringConvertible, CustomReflectable {
+        package struct Proxy: Sendable, CustomStringConvertible, CustomReflectable {
             enum Kind: Sendable {
                 case http(username: String?, password: String?)
                 case socks
@@ -68,17 +62,17 @@
             /// An HTTP proxy. Every request goes through a `CONNECT` tunnel (async-http-client
             /// tunnels plain `http` too), so TLS and pins stay end to end. With a user name, the
             /// `CONNECT` carries `Proxy-Authorization: Basic`, which never reaches the target.
-            public static func http(host: String, port: Int, username: String? = nil, password: String? = nil) -> Proxy {
+            package static func http(host: String, port: Int, username: String? = nil, password: String? = nil) -> Proxy {
                 Proxy(host: host, port: port, kind: .http(username: username, password: password))
             }
 
             /// A SOCKS5 proxy, without authentication.
-            public static func socks(host: String, port: Int = 1080) -> Proxy {
+            package static func socks(host: String, port: Int = 1080) -> Proxy {
                 Proxy(host: host, port: port, kind: .socks)
             }
 
             /// `http://host:port` or `socks5://host:port`, with the user name but never the password.
-            public var description: String {
+            package var description: String {
                 switch kind {
                 case .http(let username, _): "http://\(username.map { "\($0)@" } ?? "")\(host):\(port)"
                 case .socks: "socks5://\(host):\(port)"
@@ -86,7 +80,7 @@
             }
 
             /// The description only: the password stays out of `dump` and debuggers.
-            public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+            package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
             var httpClientProxy: HTTPClient.Configuration.Proxy {
                 switch kind {
@@ -101,9 +95,9 @@
         }
 
         /// TLS settings: whom to trust, who we are, which keys to insist on.
-        public struct TLS: Sendable {
+        package struct TLS: Sendable {
             /// The certificates a server's chain may end at.
-            public enum TrustRoots: Sendable {
+            package enum TrustRoots: Sendable {
                 /// The operating system's roots (default).
                 case system
                 /// Only these PEM certificates (one or more, concatenated): a private CA, for
@@ -114,7 +108,7 @@
             }
 
             /// The TLS versions a connection may use at least.
-            public enum MinimumVersion: Sendable, Hashable {
+            package enum MinimumVersion: Sendable, Hashable {
                 /// TLS 1.2 (default): what every current server speaks.
                 case tls12
                 /// TLS 1.3 only.
@@ -122,18 +116,18 @@
             }
 
             /// Default: ``TrustRoots/system``.
-            public var trustRoots: TrustRoots
+            package var trustRoots: TrustRoots
             /// The certificate and key presented to servers that ask for one (mutual TLS), or
             /// `nil` (default).
-            public var clientCertificate: ClientCertificate?
+            package var clientCertificate: ClientCertificate?
             /// Public-key pins per host, checked on every new connection before any request is
             /// written (see ``PinningPolicy``). Default: ``PinningPolicy/none``.
-            public var pinning: PinningPolicy
+            package var pinning: PinningPolicy
             /// Default: ``MinimumVersion/tls12``.
-            public var minimumVersion: MinimumVersion
+            package var minimumVersion: MinimumVersion
 
             /// TLS settings; every argument has the default described on its property.
-            public init(
+            package init(
                 trustRoots: TrustRoots = .system,
                 clientCertificate: ClientCertificate? = nil,
                 pinning: PinningPolicy = .none,
@@ -147,58 +141,49 @@
         }
 
         /// A client certificate chain and its private key, both PEM. The key is never printed.
-        public struct ClientCertificate: Sendable, CustomStringConvertible, CustomReflectable {
+        package struct ClientCertificate: Sendable, CustomStringConvertible, CustomReflectable {
             /// The leaf certificate first, then any intermediates.
-            public var certificateChainPEM: Data
+            package var certificateChainPEM: Data
             /// The leaf's private key (PKCS #8, or traditional RSA/EC PEM), unencrypted.
-            public var privateKeyPEM: Data
+            package var privateKeyPEM: Data
 
             /// A client identity from PEM bytes; checked when the transport is created.
-            public init(certificateChainPEM: Data, privateKeyPEM: Data) {
+            package init(certificateChainPEM: Data, privateKeyPEM: Data) {
                 self.certificateChainPEM = certificateChainPEM
                 self.privateKeyPEM = privateKeyPEM
             }
 
             /// `ClientCertificate(<n> bytes of chain, private key redacted)`.
-            public var description: String {
+            package var description: String {
                 "ClientCertificate(\(certificateChainPEM.count) bytes of chain, private key <redacted>)"
             }
 
             /// The description only: the key stays out of `dump` and debuggers.
-            public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+            package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
         }
     }
 
     extension AsyncHTTPClientTransport.Configuration {
-        /// async-http-client's configuration for these settings, with Courier's fixed choices:
-        /// no redirects followed (Courier follows them, see ``RedirectPolicy``), gzip and deflate
-        /// decoded, no connection retries (Courier's retry policy decides), and each call's own
-        /// deadline instead of a connect timeout.
+        /// async-http-client's configuration for these settings, before Courier's own
+        /// (``AsyncHTTPClientTransport/withCourierSettings(_:)``).
         /// - Throws: ``InvalidRequest/invalidTLSConfiguration(_:)`` for PEM that does not parse.
         func httpClientConfiguration() throws(CourierError) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: try tls.nioConfiguration(),
-                redirectConfiguration: .disallow,
-                // Each call's own deadline governs (``TransportRequest/timeout``); async-http-client's
-                // 10 s default would also fail requests queued behind a busy pool, because its
-                // connect timeout also bounds the wait for a pooled connection.
-                timeout: HTTPClient.Configuration.Timeout(connect: .hours(1)),
                 connectionPool: HTTPClient.Configuration.ConnectionPool(
                     idleTimeout: TimeAmount(idleTimeout),
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
-                proxy: proxy?.httpClientProxy,
-                decompression: .enabled(limit: AsyncHTTPClientTransport.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize)))
+                proxy: proxy?.httpClientProxy)
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
-            // A failed connection fails its request at once, with the real reason (an untrusted
-            // certificate, a pin mismatch, a refused port) instead of being retried until the
-            // deadline; Courier's ``RetryPolicy`` retries what is worth retrying.
-            configuration.connectionPool.retryConnectionEstablishment = false
-            // Courier traces every request itself (a client span per attempt and per redirect,
-            // with a redacted URL) and writes its trace context; async-http-client's own span
-            // would duplicate each one, put the query string in the clear, and add a second
-            // `traceparent` header.
-            configuration.tracing.tracer = nil
             return configuration
+        }
+    }
+
+    extension AsyncHTTPClientTransport {
+        /// A transport for the settings of `configuration` and its pins (tests describe TLS
+        /// servers with PEM bytes this way).
+        package convenience init(configuration: Configuration) throws(CourierError) {
+            try self.init(configuration: configuration.httpClientConfiguration(), pinning: configuration.tls.pinning)
         }
     }
 

@@ -39,9 +39,10 @@
     /// request's ``TransportRequest/redirectMode`` allows another (else the 3xx is the response),
     /// ``RedirectMode/never`` follows nothing, and the response reports the URL it came from. The call's deadline covers every hop.
     ///
-    /// TLS is configured with ``Configuration/tls``: trust roots (a private CA), a client
-    /// certificate (mutual TLS), and public-key pins checked on every new connection to a pinned
-    /// host before any request is written to it (see ``PinningPolicy``).
+    /// TLS is configured with async-http-client's own settings (``init(configuration:pinning:)``):
+    /// trust roots (a private CA), a client certificate (mutual TLS); public-key pins are checked
+    /// on every new connection to a pinned host before any request is written to it (see
+    /// ``PinningPolicy``).
     ///
     /// Cookies are not stored: a server-side process talks to many APIs for many users, and a
     /// process-wide cookie jar would carry one user's session into another's requests. Send the
@@ -73,47 +74,55 @@
         let clientTraces: Bool
 
         /// A transport shared by every configuration that names none: one connection pool for the
-        /// process, with the default ``Configuration``.
+        /// process, with async-http-client's default settings and Courier's own (see
+        /// ``init(configuration:pinning:)``).
         ///
         /// It is not async-http-client's `HTTPClient.shared`, which follows redirects itself (with
         /// credentials, and from `https` to `http`).
         public static let shared = AsyncHTTPClientTransport()
 
-        /// Creates a transport with its own connection pool and the default ``Configuration``.
+        /// Creates a transport with its own connection pool and async-http-client's default
+        /// settings.
         public convenience init() {
-            self.init(verified: Configuration())
+            self.init(verified: Self.withCourierSettings(HTTPClient.Configuration()), pinning: .none)
         }
 
-        /// Creates a transport with its own connection pool (one more per pinned host).
+        /// Creates a transport with its own connection pool (one more per pinned host), with
+        /// async-http-client's settings (TLS trust roots and client certificate, proxy, HTTP
+        /// version, pool size) and public-key `pinning` checked on every new connection.
+        ///
+        /// Courier keeps four settings its own: redirects are followed by Courier, not by
+        /// async-http-client; gzip and deflate are decoded within each call's size limit; a failed
+        /// connection is not retried (``RetryPolicy`` decides); async-http-client traces nothing
+        /// (Courier traces each request). A `connect` timeout left unset is the call's deadline.
+        ///
+        /// ```swift
+        /// var settings = HTTPClient.Configuration()
+        /// settings.tlsConfiguration = privateCA                    // NIOSSL's TLSConfiguration
+        /// settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        /// let transport = try AsyncHTTPClientTransport(configuration: settings, pinning: pins)
+        /// ```
         /// - Throws: ``CourierError/invalidRequest(_:)`` with
-        ///   ``InvalidRequest/invalidTLSConfiguration(_:)`` when a trust root or the client
-        ///   certificate is not PEM, or the client key does not match its certificate.
-        public convenience init(configuration: Configuration) throws(CourierError) {
-            let tls = try configuration.tls.nioConfiguration()
-            if configuration.tls.clientCertificate != nil {
+        ///   ``InvalidRequest/invalidTLSConfiguration(_:)`` when the TLS configuration cannot make
+        ///   a context (a client key that does not match its certificate).
+        public convenience init(configuration: HTTPClient.Configuration, pinning: PinningPolicy = .none) throws(CourierError) {
+            if let tls = configuration.tlsConfiguration {
                 do {
-                    _ = try NIOSSLContext(configuration: tls)  // checks that the key matches the certificate
+                    _ = try NIOSSLContext(configuration: tls)
                 } catch {
-                    throw .invalidRequest(.invalidTLSConfiguration("the client private key does not match its certificate, or cannot be used: \(error)"))
+                    throw .invalidRequest(.invalidTLSConfiguration("the TLS configuration cannot be used (a client key that does not match its certificate?): \(error)"))
                 }
             }
-            self.init(verified: configuration)
+            self.init(verified: Self.withCourierSettings(configuration), pinning: pinning)
         }
 
         /// Creates a transport over a client you own, configured as you choose; you shut it down
-        /// after the transport's last request.
+        /// after the transport's last request. Pins do not apply to it.
         ///
-        /// Configure it with `redirectConfiguration: .disallow`: Courier follows redirects itself,
-        /// under its credential-stripping policy, and async-http-client's own following (on by
-        /// default) would bypass it. This transport's ``Configuration`` (TLS, pins) does not apply
-        /// to a client you own.
-        ///
-        /// Configure it with `tracing.tracer = nil` too, unless you want async-http-client's own
-        /// spans. Courier traces each request itself; a client with a tracer (its default is the
-        /// process's bootstrapped one) adds a span of its own under each of Courier's client
-        /// spans, with async-http-client's attributes (the query string in the clear, a
-        /// user-info-free but otherwise unredacted URL), and writes the `traceparent` header
-        /// itself, so Courier then writes none.
+        /// Configure it with `redirectConfiguration: .disallow`, or async-http-client follows
+        /// redirects itself, bypassing Courier's credential-stripping policy; and with
+        /// `tracing.tracer = nil`, unless you want async-http-client's own spans (which show the
+        /// query string unredacted) under Courier's: Courier then writes no `traceparent`.
         ///
         /// ```swift
         /// var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
@@ -129,17 +138,33 @@
             self.clientTraces = client.tracer != nil
         }
 
-        /// A transport for `configuration`, whose PEM inputs (if any) already parsed.
-        private init(verified configuration: Configuration) {
-            // With the default TLS settings, nothing can fail; with PEM inputs, the public
-            // initializer parsed them already.
-            var base = (try? configuration.httpClientConfiguration()) ?? HTTPClient.Configuration(redirectConfiguration: .disallow)
-            base.tracing.tracer = nil  // as `httpClientConfiguration()` sets it, for the fallback too
-            base.decompression = .enabled(limit: Self.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize))
+        /// `configuration` with Courier's own settings: no redirects followed, decompression
+        /// bounded by the default response limit, no connection retries, no tracer, and each
+        /// call's own deadline instead of async-http-client's 10 s connect timeout (which also
+        /// bounds the wait for a pooled connection, so it would fail requests queued behind a
+        /// busy pool).
+        static func withCourierSettings(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+            var configuration = configuration
+            configuration.redirectConfiguration = .disallow
+            if configuration.timeout.connect == nil { configuration.timeout.connect = .hours(1) }
+            configuration.decompression = .enabled(limit: Self.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize))
+            // A failed connection fails its request at once, with the real reason (an untrusted
+            // certificate, a pin mismatch, a refused port); Courier's ``RetryPolicy`` retries.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            // Courier traces every request itself (a span per attempt and per redirect, with a
+            // redacted URL) and writes its trace context; async-http-client's own span would
+            // duplicate each one, put the query string in the clear, and add a second `traceparent`.
+            configuration.tracing.tracer = nil
+            return configuration
+        }
+
+        /// A transport over clients made from `base` (Courier's settings applied), one more per
+        /// pinned host.
+        private init(verified base: HTTPClient.Configuration, pinning: PinningPolicy) {
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base)
             var pinned: [String: HTTPClient] = [:]
             // One client per key of the policy: a wildcard's subdomains share theirs.
-            for (host, pins) in configuration.tls.pinning.pinsByHost {
+            for (host, pins) in pinning.pinsByHost {
                 var hostConfiguration = base
                 let check = Self.pinCheck(host: host, pins: pins)
                 hostConfiguration.http1_1ConnectionDebugInitializer = check
@@ -147,7 +172,7 @@
                 pinned[host] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: hostConfiguration)
             }
             pinnedClients = pinned
-            pinning = configuration.tls.pinning
+            self.pinning = pinning
             ownsClients = true
             baseConfiguration = base
             clientTraces = false

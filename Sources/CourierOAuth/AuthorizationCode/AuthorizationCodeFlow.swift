@@ -284,7 +284,7 @@ public struct AuthorizationCodeFlow: Sendable {
     }
 }
 
-extension AuthorizationCodeFlow: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension AuthorizationCodeFlow: CustomStringConvertible, CustomReflectable {
     /// The authorization endpoint (without its query) and the client id, e.g.
     /// `AuthorizationCodeFlow(https://auth.example.com/authorize, clientID: "my-app")`. Never the
     /// code verifier, the `state` or a code.
@@ -292,8 +292,6 @@ extension AuthorizationCodeFlow: CustomStringConvertible, CustomDebugStringConve
         "AuthorizationCodeFlow(\(authorizationEndpoint.redactedForLogging), clientID: \(clientID.debugDescription))"
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// The authorization endpoint (without its query) and the client id only, so that `dump`
     /// and reflection-based loggers cannot reach the verifier or the `state`.

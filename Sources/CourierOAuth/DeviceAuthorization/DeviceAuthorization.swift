@@ -49,15 +49,13 @@ public struct DeviceAuthorization: Sendable {
     }
 }
 
-extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension DeviceAuthorization: CustomStringConvertible, CustomReflectable {
     /// The user code, the verification URI, the lifetime and the interval; never the device code.
     /// For example `DeviceAuthorization(userCode: "WDJB-MJHT", verificationURI: https://example.com/device, expiresIn: 1800.0 seconds, interval: 5.0 seconds)`.
     public var description: String {
         "DeviceAuthorization(userCode: \(userCode.debugDescription), verificationURI: \(verificationURI.absoluteString), expiresIn: \(expiresIn), interval: \(interval))"
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// The public values only, so that `dump` and reflection-based loggers never reach the
     /// device code.

@@ -229,21 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:465
-    static func line465() async throws {
-        do {
-            _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
-        } catch {
-            // WWW-Authenticate: Bearer realm="api", error="insufficient_scope", scope="repo delete_repo"
-            if let bearer = error.response?.authenticationChallenges.first(where: { $0.hasScheme("Bearer") }),
-               bearer[parameter: "error"] == "insufficient_scope" {
-                await askForConsent(to: bearer.scopes)   // ["repo", "delete_repo"]
-            }
-        }
-    }
-
-    // Documentation/Authentication.md:485
-    static func line485() async throws {
+    // Documentation/Authentication.md:461
+    static func line461() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -258,8 +245,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:527
-    static func line527() async throws {
+    // Documentation/Authentication.md:503
+    static func line503() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

@@ -33,7 +33,7 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:315
+    // Documentation/Transfers.md:313
     struct Notifications: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         func path() throws(CourierError) -> URLPath { try URLPath("/v1/notifications") }
@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:514
+    // Documentation/Transfers.md:494
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -109,7 +109,7 @@ enum TransfersGuide {
             evaluate(try JSONEncoder().encode(resumeData).write(to: stateURL))  // optional: the state is also saved next to the file
         }
         // The user taps Resume: a Range request from the bytes on disk.
-        evaluate(await download.resume())
+        evaluate(await download.start())                             // continues from the bytes on disk
         let file = try await download.finished()
         _ = file
         evaluate(await progressTask.value)                            // the progress ends with the download
@@ -153,8 +153,8 @@ enum TransfersGuide {
         print("\(file.byteCount) bytes, \(updates) progress updates, last: \(last.map(String.init(describing:)) ?? "none")")
     }
 
-    // Documentation/Transfers.md:315
-    static func line315() async throws {
+    // Documentation/Transfers.md:313
+    static func line313() async throws {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher)))
         _ = client
         do {
@@ -183,8 +183,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:415
-    static func line415() async throws {
+    // Documentation/Transfers.md:413
+    static func line413() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -197,16 +197,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:450
-    static func line450() async throws {
+    // Documentation/Transfers.md:448
+    static func line448() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:465
-    static func line465() async throws {
+    // Documentation/Transfers.md:463
+    static func line463() async throws {
         let once = EventSource.Options(maximumReconnectAttempts: 0)
         _ = once
         for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
@@ -215,23 +215,10 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:482
-    static func line482() async throws {
+    // Documentation/Transfers.md:480
+    static func line480() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
-    }
-
-    // Documentation/Transfers.md:498
-    @Test("Documentation/Transfers.md:498") static func line498() async throws {
-        var parser = ServerSentEventParser()
-        _ = parser
-        var events: [ServerSentEvent] = []
-        _ = events
-        for chunk in chunks {
-            evaluate(try parser.parse(chunk, into: &events))    // chunks may split lines, CRLFs and UTF-8 anywhere
-        }
-        evaluate(parser.finish())                               // an unfinished last event is dropped
-        print(parser.lastEventID ?? "no ID", parser.reconnectionTime ?? .seconds(3))
     }
 }

@@ -8,6 +8,9 @@ import Testing
 #if AsyncHTTPClientLinked
 import AsyncHTTPClient
 #endif
+#if AsyncHTTPClientLinked
+import NIOSSL
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking   // URLSession on Linux
 #endif
@@ -30,30 +33,30 @@ enum TransportsGuide {
     #if AsyncHTTPClientLinked
     // Documentation/Transports.md:88
     static func line88() async throws {
-        var settings = AsyncHTTPClientTransport.Configuration()
+        var settings = HTTPClient.Configuration()
         _ = settings
-        settings.proxy = .http(host: "proxy.example", port: 3128, username: "svc", password: secret)
+        settings.proxy = .server(host: "proxy.example", port: 3128, authorization: .basic(username: "svc", password: secret))
         let transport = try AsyncHTTPClientTransport(configuration: settings)
         _ = transport
     }
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:101
-    static func line101() async throws {
-        var settings = AsyncHTTPClientTransport.Configuration()
+    // Documentation/Transports.md:104
+    static func line104() async throws {
+        var settings = HTTPClient.Configuration()
         _ = settings
-        settings.httpVersion = .automatic            // HTTP/2 when the server offers it (TLS, ALPN); .http1Only
-        settings.maximumConnectionsPerHost = 16      // HTTP/1.1 connections per host (default 8)
-        settings.idleTimeout = .seconds(30)          // how long an unused connection stays open (default 60 s)
+        settings.httpVersion = .automatic                                        // HTTP/2 when the server offers it (TLS, ALPN); .http1Only
+        settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16  // HTTP/1.1 connections per host (default 8)
+        settings.connectionPool.idleTimeout = .seconds(30)                       // how long an unused connection stays open (default 60 s)
         let transport = try AsyncHTTPClientTransport(configuration: settings)
         _ = transport
     }
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:118
-    static func line118() async throws {
+    // Documentation/Transports.md:123
+    static func line123() async throws {
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -65,8 +68,8 @@ enum TransportsGuide {
     }
     #endif
 
-    // Documentation/Transports.md:139
-    static func line139() async throws {
+    // Documentation/Transports.md:144
+    static func line144() async throws {
         let configuration = URLSessionConfiguration.default
         _ = configuration
         configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
@@ -85,33 +88,41 @@ enum TransportsGuide {
     }
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:211
-    static func line211() async throws {
-        settings.tls.trustRoots = .certificates(pem: try Data(contentsOf: caURL))   // only this CA
-        settings.tls.trustRoots = .systemAnd(pem: try Data(contentsOf: caURL))      // the system's roots and this CA
+    // Documentation/Transports.md:218
+    static func line218() async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        _ = tls
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caURL.path))                // only this CA
+        tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caURL.path))]    // or: the system's roots and this CA
+        settings.tlsConfiguration = tls
     }
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:222
-    static func line222() async throws {
-        settings.tls.clientCertificate = .init(
-            certificateChainPEM: try Data(contentsOf: chainURL),   // leaf first, then intermediates
-            privateKeyPEM: try Data(contentsOf: keyURL))           // unencrypted PEM
+    // Documentation/Transports.md:233
+    static func line233() async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        _ = tls
+        tls.certificateChain = try NIOSSLCertificate.fromPEMFile(chainURL.path).map { .certificate($0) }   // leaf first
+        tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyURL.path, format: .pem))
+        settings.tlsConfiguration = tls
         let transport = try AsyncHTTPClientTransport(configuration: settings)
         _ = transport
     }
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:243
-    static func line243() async throws {
-        settings.tls.pinning = PinningPolicy([
+    // Documentation/Transports.md:254
+    static func line254() async throws {
+        let pins = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key
                 try .init(sha256Base64: "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="),   // backup key
             ]
         ])
+        _ = pins
+        let pinned = try AsyncHTTPClientTransport(configuration: settings, pinning: pins)
+        _ = pinned
     }
     #endif
 }

@@ -10,8 +10,10 @@ import MetricsTestKit
 import Tracing
 
 #if AsyncHTTPClientLinked
+    import AsyncHTTPClient
+
     /// Transports.md's `settings`, which its TLS blocks go on changing.
-    nonisolated(unsafe) var settings = AsyncHTTPClientTransport.Configuration()
+    nonisolated(unsafe) var settings = HTTPClient.Configuration()
 #endif
 
 extension AuthenticationGuide {

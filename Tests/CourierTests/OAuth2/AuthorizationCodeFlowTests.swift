@@ -209,13 +209,13 @@ struct AuthorizationCodeFlowTests {
         }
     }
 
-    @Test("description, debugDescription, dump and string interpolation never show the verifier, the challenge or the state")
+    @Test("description, String(reflecting:), dump and string interpolation never show the verifier, the challenge or the state")
     func descriptionsHideSecrets() throws {
         let flow = try AuthorizationCodeFixtures.flow(
             authorizationEndpoint: URL(string: "https://auth.example.com/authorize?tenant=t")!)
         var dumped = ""
         dump(flow, to: &dumped)
-        let texts = [flow.description, flow.debugDescription, dumped, "\(flow)", String(reflecting: flow)]
+        let texts = [flow.description, dumped, "\(flow)", String(reflecting: flow)]
         for text in texts {
             #expect(!text.contains(AuthorizationCodeFixtures.rfcVerifier))
             #expect(!text.contains(AuthorizationCodeFixtures.rfcChallenge))

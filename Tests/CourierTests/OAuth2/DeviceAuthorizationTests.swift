@@ -81,7 +81,7 @@ struct DeviceAuthorizationRequestTests {
         dump(authorization, to: &dumped)
         var dumpedFlow = ""
         dump(flow, to: &dumpedFlow)
-        for text in [authorization.description, authorization.debugDescription, String(reflecting: authorization), dumped, "\(flow)", dumpedFlow] {
+        for text in [authorization.description, String(reflecting: authorization), dumped, "\(flow)", dumpedFlow] {
             #expect(!text.contains("DEVICE-SECRET"), "\(text)")
         }
         #expect(authorization.description.contains("WDJB-MJHT"))

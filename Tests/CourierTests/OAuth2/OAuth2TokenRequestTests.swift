@@ -351,7 +351,7 @@ struct OAuth2TokenRequestTests {
         dump(authentication, to: &dumped)
         dump(endpoint, to: &dumped)
         let texts = [
-            authentication.description, authentication.debugDescription, String(reflecting: authentication),
+            authentication.description, String(reflecting: authentication),
             "\(authentication)", endpoint.description, String(reflecting: endpoint), dumped,
         ]
         for text in texts {

@@ -11,7 +11,7 @@ import Foundation
 /// let app = OAuth2ClientAuthentication.publicClient(clientID: "my-app")
 /// ```
 ///
-/// Neither its `description` nor its `debugDescription` nor a `dump` of it prints the secret.
+/// Neither its `description` (nor `String(reflecting:)`) nor a `dump` of it prints the secret.
 public enum OAuth2ClientAuthentication: Sendable, Equatable {
     /// HTTP Basic: `Authorization: Basic base64(id:secret)`, where the id and the secret are
     /// each form-urlencoded first, as RFC 6749 §2.3.1 requires. Every byte outside RFC 3986's
@@ -52,7 +52,7 @@ public enum OAuth2ClientAuthentication: Sendable, Equatable {
     }
 }
 
-extension OAuth2ClientAuthentication: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension OAuth2ClientAuthentication: CustomStringConvertible, CustomReflectable {
     /// The mode and the client id; the secret is shown as `<redacted>`.
     /// For example `basic(clientID: "my-app", clientSecret: <redacted>)`.
     public var description: String {
@@ -66,8 +66,6 @@ extension OAuth2ClientAuthentication: CustomStringConvertible, CustomDebugString
         }
     }
 
-    /// The same as ``description``: the secret is never printed.
-    public var debugDescription: String { description }
 
     /// A mirror without children, so that `dump` and reflection-based loggers cannot reach the
     /// secret.

@@ -73,7 +73,7 @@
     /// Someone who can write the file can delete it (the store then reads as empty) or put back an
     /// older file written under the same key. The key or passphrase stays in memory for the
     /// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
-    /// ``debugDescription`` and `dump` show only the path.
+    /// `String(reflecting:)` and `dump` show only the path.
     public actor FileTokenStore: TokenStore {
         /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
         static let defaultRounds = 600_000
@@ -376,7 +376,7 @@
         }
     }
 
-    extension FileTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    extension FileTokenStore: CustomStringConvertible, CustomReflectable {
         /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
         ///
         /// ```swift
@@ -384,8 +384,6 @@
         /// ```
         public nonisolated var description: String { "FileTokenStore(\(url.path))" }
 
-        /// The same as ``description``.
-        public nonisolated var debugDescription: String { description }
 
         /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
         /// loggers never reach the key, the passphrase or a derived key.

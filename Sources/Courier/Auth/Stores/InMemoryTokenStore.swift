@@ -44,12 +44,10 @@ public actor InMemoryTokenStore: TokenStore {
     }
 }
 
-extension InMemoryTokenStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension InMemoryTokenStore: CustomStringConvertible, CustomReflectable {
     /// `InMemoryTokenStore`; never the credential.
     public nonisolated var description: String { "InMemoryTokenStore" }
 
-    /// The same as ``description``.
-    public nonisolated var debugDescription: String { description }
 
     /// A mirror without children, so `dump(store)` and reflection-based loggers never reach the
     /// credential.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The lower-level API: reads `text/event-stream` bytes from any source (a WebSocket, a file,
 /// a test), fed chunk by chunk as they arrive, into ``ServerSentEvent``s. For events over HTTP,
@@ -19,7 +19,7 @@ public import Foundation
 /// }
 /// parser.finish()   // an unfinished last event is dropped, as the standard says
 /// ```
-public struct ServerSentEventParser: Sendable {
+struct ServerSentEventParser: Sendable {
     /// The most bytes one line may have, without its line break.
     let maximumLineLength: Int
     /// The most bytes one event's data may have (its `data` values and the line feeds after each).
@@ -28,9 +28,9 @@ public struct ServerSentEventParser: Sendable {
     /// event source's "last event ID string", set when an event is dispatched or would be), so
     /// that the ID of an event cut off by a dropped connection is never taken for one delivered.
     /// Kept across events and across ``finish()``; `nil` when it is empty.
-    public private(set) var lastEventID: String?
+    private(set) var lastEventID: String?
     /// The reconnection time the server asked for with its last valid `retry` field, if any.
-    public private(set) var reconnectionTime: Duration?
+    private(set) var reconnectionTime: Duration?
 
     /// The last event ID buffer: what the latest `id` field set, taken up at the next empty line.
     private var lastEventIDBuffer: String?
@@ -61,7 +61,7 @@ public struct ServerSentEventParser: Sendable {
     ///   - maximumEventSize: the most bytes of data one event may have: its `data` values and the
     ///     line feeds after each (8 MiB by default; at least 1).
     ///   - lastEventID: the last event ID to start from, e.g. one saved from an earlier stream.
-    public init(maximumLineLength: Int = 1 << 20, maximumEventSize: Int = 8 << 20, lastEventID: String? = nil) {
+    init(maximumLineLength: Int = 1 << 20, maximumEventSize: Int = 8 << 20, lastEventID: String? = nil) {
         self.maximumLineLength = max(1, maximumLineLength)
         self.maximumEventSize = max(1, maximumEventSize)
         self.lastEventID = lastEventID?.isEmpty == true ? nil : lastEventID
@@ -75,7 +75,7 @@ public struct ServerSentEventParser: Sendable {
     ///   ``init(maximumLineLength:maximumEventSize:lastEventID:)``; the events completed before
     ///   that point are in `events`. The parser is then stopped: every later call throws the
     ///   same error.
-    public mutating func parse(_ chunk: Data, into events: inout [ServerSentEvent]) throws(CourierError) {
+    mutating func parse(_ chunk: Data, into events: inout [ServerSentEvent]) throws(CourierError) {
         if let failure { throw failure }
         var index = chunk.startIndex
         let end = chunk.endIndex
@@ -123,7 +123,7 @@ public struct ServerSentEventParser: Sendable {
     /// reconnection time are kept, so that the same parser can read the stream of the next
     /// connection (which may start with a byte-order mark again) and its events keep the ID
     /// until the server sends another, as browsers do.
-    public mutating func finish() {
+    mutating func finish() {
         lastEventIDBuffer = lastEventID
         line = []
         data = []

@@ -41,7 +41,7 @@ extension Call {
     /// let download = client.enqueue(GetImage(name: "noble.iso")).makeDownload(to: destination)
     /// await download.start()
     /// let resumeData = await download.pause()        // keep it, or let the saved state do
-    /// await download.resume()
+    /// await download.start()
     /// let file = try await download.finished()
     /// ```
     /// - Parameters:
@@ -59,7 +59,7 @@ extension Call {
 /// A download to disk that can be paused and resumed (made by ``Call/makeDownload(to:options:resumingFrom:)``).
 ///
 /// ``pause()`` stops the transfer, syncs the partial file and returns the
-/// ``DownloadResumeData``; ``resume()`` continues with a `Range` request from the bytes on
+/// ``DownloadResumeData``; ``start()`` continues with a `Range` request from the bytes on
 /// disk. ``finished()`` waits for the end: a complete file at ``destination``, or the error.
 /// Dropped connections are continued by themselves, as for ``Call/download(to:options:)``.
 ///
@@ -70,7 +70,7 @@ extension Call {
 /// // … the user taps Pause:
 /// if let resumeData = await download.pause() { print("paused at \(resumeData.receivedBytes) bytes") }
 /// // … and Resume:
-/// await download.resume()
+/// await download.start()
 /// let file = try await download.finished()
 /// ```
 public actor Download {
@@ -86,7 +86,7 @@ public actor Download {
         case ready
         /// Transferring.
         case running
-        /// Paused; ``Download/resume()`` continues from this.
+        /// Paused; ``Download/start()`` continues from this.
         case paused(DownloadResumeData)
         /// Complete: the file is in place.
         case finished(DownloadedFile)
@@ -137,11 +137,6 @@ public actor Download {
             let outcome = await task.value
             self.ended(current, with: outcome)
         }
-    }
-
-    /// Continues a paused download from the bytes on disk (``start()`` under another name).
-    public func resume() {
-        start()
     }
 
     /// Stops the transfer and returns what continues it, once the partial file is synced and the
