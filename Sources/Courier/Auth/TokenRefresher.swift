@@ -47,7 +47,7 @@ public import Foundation
 /// processes sharing one token file do not spend or overwrite each other's refresh tokens.
 public actor TokenRefresher {
     typealias Refresh = @Sendable (TokenCredential?) async throws(CourierError) -> TokenCredential
-    private typealias Waiter = CheckedContinuation<Result<TokenCredential, CourierError>, Never>
+    typealias Waiter = CheckedContinuation<Result<TokenCredential, CourierError>, Never>
     private typealias LoadTask = Task<Result<TokenCredential?, CourierError>, Never>
 
     // Members without `private` are internal only so that the refresh machinery in
@@ -91,7 +91,7 @@ public actor TokenRefresher {
     /// cancelled caller leaves from its cancellation handler at once, without a turn on the actor
     /// (and without a `Task` to get one). Only this registry is under the lock; whether a refresh
     /// is in flight is ``phase``, on the actor. Continuations are resumed outside the lock.
-    private nonisolated let waiters = LockedState(SingleFlight<Waiter>())
+    nonisolated let waiters = LockedState(SingleFlight<Waiter>())
     private var eventContinuations: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]
     private var nextEventID: UInt64 = 0
     /// Counts refreshes by outcome (`courier_token_refreshes_total`), when the process had a
@@ -306,13 +306,6 @@ public actor TokenRefresher {
     }
 
     // MARK: - Internals
-
-    /// How many callers wait for the refresh in flight (for tests and diagnostics).
-    var waitingCallerCount: Int { waiters.withLock { $0.waiterCount } }
-
-    /// Callers handed a waiter id that have not registered yet (for tests: 0 once every caller
-    /// is registered or gone).
-    var unregisteredWaiterCount: Int { waiters.withLock { $0.unregisteredCount } }
 
     /// Whether a refresh is in flight (for tests and diagnostics).
     var isRefreshInFlight: Bool {

@@ -13,7 +13,7 @@ public actor Client {
     /// The configuration the client was created with.
     public nonisolated let configuration: Configuration
     /// Pause-and-drain bookkeeping under a lock: a call that is not held costs no actor hop.
-    private nonisolated let gate = LockedState(CallGate())
+    nonisolated let gate = LockedState(CallGate())
     /// Spans and metrics, or `nil` when there is no backend for either (then a call does none of
     /// that work).
     nonisolated let observation: CallObservation?
@@ -255,11 +255,4 @@ public actor Client {
     private nonisolated func depart() {
         gate.withLock { $0.depart() }?.resume()
     }
-
-    /// The number of calls held by an exclusive action, for tests.
-    var heldCallCount: Int { gate.withLock { $0.heldCount } }
-    /// Cancellations remembered for calls not yet held, for tests (0 once every call was held).
-    var pendingCancellationCountForTests: Int { gate.withLock { $0.pendingCancellationCount } }
-    /// Whether new calls are being held, for tests.
-    var isPausedForTests: Bool { gate.withLock { $0.isPaused } }
 }

@@ -63,12 +63,12 @@ public final class Constraint: Sendable {
     /// Who waits for which run, under a lock: a cancelled or timed-out caller leaves from its
     /// cancellation handler or timer at once, synchronously. Continuations are resumed outside
     /// the lock.
-    private let state: LockedState<State>
+    let state: LockedState<State>
 
     /// The gate, and the task of every run that has not returned yet (an abandoned run stays
     /// here until its cancelled `satisfy` returns). One lock: a run's task is stored in the same
     /// critical section that starts the run, so a waiter leaving at once still finds it.
-    private struct State {
+    struct State {
         var gate: ConstraintGate<Waiter>
         var runTasks: [UInt64: Task<Void, Never>] = [:]
         /// Tests waiting in ``waitForWaiters(_:)``.
@@ -225,30 +225,6 @@ public final class Constraint: Sendable {
     /// ```
     public func invalidate() {
         state.withLock { $0.gate.invalidate() }
-    }
-
-    /// How many callers are waiting for the run in flight (for tests).
-    var waiterCount: Int { state.withLock { $0.gate.waiterCount } }
-
-    /// Whether a run is in flight (for tests).
-    var isRunning: Bool { state.withLock { $0.gate.isRunning } }
-
-    /// Callers handed a waiter id that have not registered yet (for tests: 0 once every caller
-    /// is registered or gone).
-    var unregisteredWaiterCount: Int { state.withLock { $0.gate.unregisteredCount } }
-
-    /// Returns once exactly `count` callers wait for the run in flight (for tests: await it
-    /// instead of polling ``waiterCount``).
-    func waitForWaiters(_ count: Int) async {
-        let state = self.state
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            state.withLock { $0.waiterWatchers.add(continuation, until: count, now: $0.gate.waiterCount) }?.resume()
-        }
-    }
-
-    /// Returns once every run started so far has returned, abandoned ones included (for tests).
-    func waitUntilRunsReturned() async {
-        for task in state.withLock({ Array($0.runTasks.values) }) { await task.value }
     }
 
     // MARK: - Running

@@ -155,17 +155,12 @@
             try self.init(url: url, passphrase: passphrase, unsafeUncheckedRounds: rounds)
         }
 
-        /// Creates a passphrase store with any iteration count from 1 to 10,000,000.
-        ///
-        /// **For tests only**: a low count makes the passphrase cheap to guess from the file. Such a
+        /// Creates a passphrase store with any iteration count from 1 to 10,000,000, for the
+        /// package's tests: a low count makes the passphrase cheap to guess from the file. Such a
         /// store also reads files written with as few rounds as it uses.
-        ///
-        /// ```swift
-        /// let store = try FileTokenStore(url: temporaryURL, passphrase: "test", unsafeUncheckedRounds: 1_000)
-        /// ```
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
         ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
-        public init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
+        package init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
             guard unsafeUncheckedRounds >= 1, unsafeUncheckedRounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from 1 to \(Self.maximumRounds), not \(unsafeUncheckedRounds)")
             }

@@ -117,11 +117,4 @@ public final class HTTPCache: Sendable {
         }
         for watcher in due { watcher.resume() }
     }
-
-    /// Returns once no background revalidation runs (for tests).
-    func waitForBackgroundRevalidations() async {
-        await withCheckedContinuation { continuation in
-            revalidations.withLock { $0.watchers.add(continuation, until: 0, now: $0.keys.count) }?.resume()
-        }
-    }
 }
