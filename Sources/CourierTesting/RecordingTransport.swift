@@ -20,7 +20,7 @@ public actor RecordingTransport: Transport {
     /// One answer of a script.
     public enum Answer: Sendable {
         /// A response with this status, headers and body.
-        case status(Int, headers: [String: String] = [:], body: Data = Data())
+        case status(Int, headers: HTTPFields = [:], body: Data = Data())
         /// A failure, as a transport reports one (`.transport(…)`, `.cancelled`).
         case failure(CourierError)
     }
@@ -35,9 +35,9 @@ public actor RecordingTransport: Transport {
     }
 
     /// A transport that answers every request with the same status, headers and body.
-    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+    public init(status: Int = 200, headers: HTTPFields = [:], body: Data = Data()) {
         self.init { request throws(CourierError) in
-            Response(statusCode: status, headers: headers, body: body, url: request.url)
+            Response(status: HTTPResponse.Status(code: status), headers: headers, body: body, url: request.url)
         }
     }
 
@@ -46,10 +46,10 @@ public actor RecordingTransport: Transport {
     /// with no body for an empty script).
     public init(script: [Answer]) {
         answer = { request, index throws(CourierError) in
-            guard !script.isEmpty else { return Response(statusCode: 200, url: request.url) }
+            guard !script.isEmpty else { return Response(status: .ok, url: request.url) }
             switch script[min(index, script.count - 1)] {
             case .status(let status, let headers, let body):
-                return Response(statusCode: status, headers: headers, body: body, url: request.url)
+                return Response(status: HTTPResponse.Status(code: status), headers: headers, body: body, url: request.url)
             case .failure(let error):
                 throw error
             }

@@ -1,3 +1,4 @@
+public import Courier
 public import Foundation
 
 /// What a ``NetworkStub`` answers to a request: an HTTP response (status, headers, body) or a
@@ -8,7 +9,7 @@ public import Foundation
 /// ```swift
 /// network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
 /// network.stub(.delete, "/users/42", with: .status(204))
-/// network.stub(.get, "/avatar", with: .data(png, headers: ["Content-Type": "image/png"]))
+/// network.stub(.get, "/avatar", with: .data(png, headers: [.contentType: "image/png"]))
 /// network.stub(.get, "/feed", with: .failure(URLError(.notConnectedToInternet)))
 /// network.stub(.get, "/slow", with: .status(200).delayed(by: .seconds(2)))
 /// ```
@@ -19,7 +20,7 @@ public struct StubResponse: Sendable, Equatable {
     /// request fail with `URLError(.badServerResponse)`.
     public var statusCode: Int
     /// The response's header fields. Ignored when ``error`` is set.
-    public var headers: [String: String]
+    public var headers: HTTPFields
     /// The response body. Ignored when ``error`` is set.
     public var body: Data
     /// When set, the request fails with this error instead of producing a response; Courier
@@ -32,7 +33,7 @@ public struct StubResponse: Sendable, Equatable {
     /// Creates a response from its parts. The static factories are usually shorter.
     public init(
         statusCode: Int = 200,
-        headers: [String: String] = [:],
+        headers: HTTPFields = [:],
         body: Data = Data(),
         error: URLError? = nil,
         delay: Duration? = nil
@@ -49,16 +50,16 @@ public struct StubResponse: Sendable, Equatable {
     /// ```swift
     /// network.stub(.delete, "/users/42", with: .status(204))
     /// ```
-    public static func status(_ statusCode: Int, headers: [String: String] = [:]) -> StubResponse {
+    public static func status(_ statusCode: Int, headers: HTTPFields = [:]) -> StubResponse {
         StubResponse(statusCode: statusCode, headers: headers)
     }
 
     /// A response carrying `data` as its body, sent as it is.
     ///
     /// ```swift
-    /// network.stub(.get, "/avatar", with: .data(png, headers: ["Content-Type": "image/png"]))
+    /// network.stub(.get, "/avatar", with: .data(png, headers: [.contentType: "image/png"]))
     /// ```
-    public static func data(_ data: Data, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+    public static func data(_ data: Data, status: Int = 200, headers: HTTPFields = [:]) -> StubResponse {
         StubResponse(statusCode: status, headers: headers, body: data)
     }
 
@@ -68,9 +69,9 @@ public struct StubResponse: Sendable, Equatable {
     /// ```swift
     /// network.stub(.get, "/motd", with: .text("Hello"))
     /// ```
-    public static func text(_ text: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+    public static func text(_ text: String, status: Int = 200, headers: HTTPFields = [:]) -> StubResponse {
         StubResponse(
-            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "text/plain; charset=utf-8"),
+            statusCode: status, headers: headers.addingIfAbsent(.contentType, "text/plain; charset=utf-8"),
             body: Data(text.utf8))
     }
 
@@ -84,7 +85,7 @@ public struct StubResponse: Sendable, Equatable {
     public static func json(
         _ value: some Encodable,
         status: Int = 200,
-        headers: [String: String] = [:],
+        headers: HTTPFields = [:],
         encoder: JSONEncoder = JSONEncoder()
     ) throws(EncodingError) -> StubResponse {
         let body: Data
@@ -99,7 +100,7 @@ public struct StubResponse: Sendable, Equatable {
                     codingPath: [], debugDescription: "The encoder failed: \(error)", underlyingError: error))
         }
         return StubResponse(
-            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
+            statusCode: status, headers: headers.addingIfAbsent(.contentType, "application/json"),
             body: body)
     }
 
@@ -109,9 +110,9 @@ public struct StubResponse: Sendable, Equatable {
     /// ```swift
     /// network.stub(.get, "/users/42", with: .json(#"{"id": 42, "name": "Ada"}"#))
     /// ```
-    public static func json(_ json: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+    public static func json(_ json: String, status: Int = 200, headers: HTTPFields = [:]) -> StubResponse {
         StubResponse(
-            statusCode: status, headers: headers.addingIfAbsent("Content-Type", "application/json"),
+            statusCode: status, headers: headers.addingIfAbsent(.contentType, "application/json"),
             body: Data(json.utf8))
     }
 
@@ -139,12 +140,28 @@ public struct StubResponse: Sendable, Equatable {
     }
 }
 
-extension Dictionary where Key == String, Value == String {
-    /// This dictionary with `name: value` added, unless a key equal to `name` ignoring case exists.
-    func addingIfAbsent(_ name: String, _ value: String) -> [String: String] {
-        if keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { return self }
+extension HTTPFields {
+    /// These fields with `name: value` added, unless a field `name` exists.
+    func addingIfAbsent(_ name: HTTPField.Name, _ value: String) -> HTTPFields {
+        if self[name] != nil { return self }
         var copy = self
         copy[name] = value
         return copy
     }
+
+    /// The fields as Foundation's `HTTPURLResponse` takes them: repeated fields joined by `", "`.
+    var foundationHeaders: [String: String] {
+        var headers: [String: String] = [:]
+        for field in self {
+            let name = field.name.rawName
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        return headers
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Courier-Stub`: why CourierTesting answered a request itself (`unmatched`, `released`,
+    /// `invalid-fixture`, `no-fixture`).
+    static let courierStub = HTTPField.Name("X-Courier-Stub")!
 }

@@ -72,7 +72,7 @@ class StubURLProtocol: URLProtocol {
         guard (100...599).contains(response.statusCode),
             let head = HTTPURLResponse(
                 url: url, statusCode: response.statusCode,
-                httpVersion: "HTTP/1.1", headerFields: response.headers)
+                httpVersion: "HTTP/1.1", headerFields: response.headers.foundationHeaders)
         else {
             let message = "CourierTesting: the stubbed status code \(response.statusCode) is not in 100–599"
             client.urlProtocol(
@@ -95,14 +95,14 @@ class StubURLProtocol: URLProtocol {
     static func unmatched(_ request: RecordedRequest) -> StubResponse {
         .text(
             "CourierTesting: no stub matches \(request.method) \(request.url.absoluteString)",
-            status: 501, headers: ["X-Courier-Stub": "unmatched"])
+            status: 501, headers: [.courierStub: "unmatched"])
     }
 
     /// The answer for a session whose ``NetworkStub`` no longer exists.
     static func released(_ request: RecordedRequest) -> StubResponse {
         .text(
             "CourierTesting: the NetworkStub of this session was released before \(request.method) \(request.url.absoluteString); keep a reference to it while its transport is in use",
-            status: 501, headers: ["X-Courier-Stub": "released"])
+            status: 501, headers: [.courierStub: "released"])
     }
 
     /// Where delayed responses are delivered (see the type's documentation).

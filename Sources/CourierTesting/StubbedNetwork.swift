@@ -104,7 +104,7 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
                     URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message]),
                     url: url))
         }
-        return StreamedResponse(statusCode: response.statusCode, headers: response.headers, body: response.body, url: url)
+        return StreamedResponse(status: HTTPResponse.Status(code: response.statusCode), headers: response.headers, body: ResponseBody(response.body), url: url)
     }
 
     /// The failure of a request no route answers: it names the method and the path (the URL,

@@ -25,7 +25,7 @@ func sendDeclared(
     _ endpoint: some Requestable, status: Int = 200, body: Data = Data(),
     configure: (inout Configuration) -> Void = { _ in }
 ) async -> (request: TransportRequest?, result: Result<Response, CourierError>, count: Int) {
-    let transport = RecordingTransport(status: status, headers: ["Content-Type": "application/json"], body: body)
+    let transport = RecordingTransport(status: status, headers: HTTPFields(["Content-Type": "application/json"]), body: body)
     let call: Call = makeClient(transport, configure: configure).enqueue(endpoint)
     let result = await call.result()
     return (await transport.last, result, await transport.count)

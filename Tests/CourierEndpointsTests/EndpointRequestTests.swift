@@ -214,7 +214,7 @@ struct EndpointRequestTests {
 
     @Test func aDecoderOfTheEndpointDecodesWhateverTheContentType() async throws {
         let body = Data(#"{"login":"ada","id":1}"#.utf8)
-        let transport = RecordingTransport(status: 200, headers: ["Content-Type": "text/plain"], body: body)
+        let transport = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "text/plain"]), body: body)
         let endpoint = declaredAPI.get("users", "ada").returning(DeclaredUser.self).decoder(JSONBodyDecoder())
         #expect(try await makeClient(transport).enqueue(endpoint).resume() == DeclaredUser(login: "ada", id: 1))
         #expect(await transport.last?.header("Accept") == "application/vnd.example+json")

@@ -29,7 +29,7 @@ struct TypedCallTests {
     }
 
     private func jsonTransport(status: Int = 200, body: Data = userJSON) -> RecordingTransport {
-        RecordingTransport(status: status, headers: ["Content-Type": "application/json"], body: body)
+        RecordingTransport(status: status, headers: HTTPFields(["Content-Type": "application/json"]), body: body)
     }
 
     @Test func resumeOfADeclaredEndpointReturnsTheDecodedModel() async throws {
@@ -82,7 +82,7 @@ struct TypedCallTests {
     }
 
     @Test func dataStringAndEmptyResponseModelsWorkAsWithExpecting() async throws {
-        let transport = RecordingTransport(status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data("hello".utf8))
+        let transport = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "text/plain; charset=utf-8"]), body: Data("hello".utf8))
         #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(String.self)).resume() == "hello")
         #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(Data.self)).resume() == Data("hello".utf8))
         #expect(try await client(RecordingTransport(status: 204)).enqueue(declaredAPI.delete("a").returning(EmptyResponse.self)).resume() == EmptyResponse())

@@ -148,7 +148,7 @@ struct StubbedNetworkIntegrationTests {
             try await withStubbedNetwork { network in
                 network.stub(
                     .get, "/events",
-                    with: .data(Data("id: 1\ndata: hello\n\n".utf8), headers: ["Content-Type": "text/event-stream"]), times: 1)
+                    with: .data(Data("id: 1\ndata: hello\n\n".utf8), headers: HTTPFields(["Content-Type": "text/event-stream"])), times: 1)
                 network.stub(.get, "/events", with: .status(204))  // the reconnection: "stop"
                 var received: [String] = []
                 var options = EventSource.Options()

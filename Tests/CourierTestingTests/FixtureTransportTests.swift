@@ -27,7 +27,7 @@ struct FixtureTransportTests {
     // MARK: Recording
 
     @Test func aMissingFixtureIsRecordedOnceAndThenReplayed() async throws {
-        let upstream = RecordingTransport(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"id": 42, "name": "Ada"}"#.utf8))
+        let upstream = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"id": 42, "name": "Ada"}"#.utf8))
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
         let client = client(transport)
 
@@ -45,7 +45,7 @@ struct FixtureTransportTests {
 
     @Test func aReplayAnswersExactlyAsTheRecordingRunDid() async throws {
         let upstream = RecordingTransport(
-            status: 404, headers: ["Content-Type": "application/problem+json", "X-Trace": "t-1", "Set-Cookie": "sid=s3cr3t; HttpOnly"],
+            status: 404, headers: HTTPFields(["Content-Type": "application/problem+json", "X-Trace": "t-1", "Set-Cookie": "sid=s3cr3t; HttpOnly"]),
             body: Data(#"{"title": "No such user"}"#.utf8))
         let recorder = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
         let recorded = await outcome(of: client(recorder).enqueue(TestEndpoint(.get, "/users/9")))
@@ -67,14 +67,14 @@ struct FixtureTransportTests {
         let body = #"{"access_token": "AT-SECRET", "refresh_token": "RT-SECRET", "nested": {"password": "PW-SECRET"}, "user": "ada"}"#
         let upstream = RecordingTransport(
             status: 200,
-            headers: [
+            headers: HTTPFields([
                 "Content-Type": "application/json",
                 "Set-Cookie": "session=COOKIE-SECRET; Path=/",
                 "X-Api-Key": "KEY-SECRET",
                 "Private-Token": "PRIVATE-SECRET",
                 "Authorization": "Bearer AUTH-SECRET",
                 "Location": "https://api.example.com/cb?code=CODE-SECRET&state=s1",
-            ],
+            ]),
             body: Data(body.utf8))
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
 
@@ -94,7 +94,7 @@ struct FixtureTransportTests {
 
     @Test func aBodyWithoutSecretsIsWrittenByteForByte() async throws {
         let body = Data("{\n  \"id\" : 1,\n  \"big\" : 12345678901234567890,\n  \"ratio\" : 1.0\n}\n".utf8)
-        let upstream = RecordingTransport(status: 200, headers: ["Content-Type": "application/json"], body: body)
+        let upstream = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "application/json"]), body: body)
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
 
         let response = try await client(transport).enqueue(TestEndpoint(.get, "/numbers")).resume()
@@ -105,7 +105,7 @@ struct FixtureTransportTests {
 
     @Test func secretFieldsOfAFormBodyAreHidden() async throws {
         let upstream = RecordingTransport(
-            status: 200, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            status: 200, headers: HTTPFields(["Content-Type": "application/x-www-form-urlencoded"]),
             body: Data("access_token=AT-SECRET&token_type=bearer&expires_in=3600".utf8))
         var redaction = Redaction.default
         redaction.exposed = ["token_type"]
@@ -119,9 +119,9 @@ struct FixtureTransportTests {
     @Test func framingIsLeftOutAndAStaleLengthCorrected() async throws {
         let upstream = RecordingTransport(
             status: 200,
-            headers: [
+            headers: HTTPFields([
                 "Content-Type": "text/plain", "Transfer-Encoding": "chunked", "Connection": "keep-alive", "Keep-Alive": "timeout=5", "Content-Length": "3",
-            ],
+            ]),
             body: Data("hello".utf8))
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
 
@@ -140,7 +140,7 @@ struct FixtureTransportTests {
     @Test(arguments: [true, false])
     func contentEncodingIsLeftOutOnlyWhenTheTransportDecodedTheBody(decoded: Bool) async throws {
         let inner = RecordingTransport(
-            status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip", "Content-Length": "31"], body: Data("plain text".utf8))
+            status: 200, headers: HTTPFields(["Content-Type": "text/plain", "Content-Encoding": "gzip", "Content-Length": "31"]), body: Data("plain text".utf8))
         let upstream = Upstream(inner: inner, decodesGzip: decoded)
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
 

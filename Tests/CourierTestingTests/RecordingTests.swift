@@ -152,11 +152,11 @@ struct ValueTests {
         arguments: [
             (StubResponse.text("hi"), "text/plain; charset=utf-8"),
             (StubResponse.json("{}"), "application/json"),
-            (StubResponse.json("{}", headers: ["content-type": "application/problem+json"]), "application/problem+json"),
+            (StubResponse.json("{}", headers: HTTPFields(["content-type": "application/problem+json"])), "application/problem+json"),
             (StubResponse.data(Data([1])), nil),
         ] as [(StubResponse, String?)])
     func factoriesSetAContentTypeUnlessOneIsGiven(response: StubResponse, contentType: String?) {
-        let given = response.headers.first { $0.key.lowercased() == "content-type" }
+        let given = response.headers.first { $0.name == .contentType }
         #expect(given?.value == contentType)
         #expect(response.headers.count == (contentType == nil ? 0 : 1))
     }

@@ -8,7 +8,7 @@ struct ResponseTests {
     @Test func statusHeadersAndBodyReachTheCaller() async throws {
         let network = NetworkStub()
         let body = Data("<svg/>".utf8)
-        network.stub(.get, "/logo", with: .data(body, status: 203, headers: ["Content-Type": "image/svg+xml", "ETag": "\"v1\""]))
+        network.stub(.get, "/logo", with: .data(body, status: 203, headers: HTTPFields(["Content-Type": "image/svg+xml", "ETag": "\"v1\""])))
         let client = makeClient(network)
 
         let response = try await client.enqueue(TestEndpoint(.get, "/logo")).resume()
@@ -55,7 +55,7 @@ struct ResponseTests {
     @Test(arguments: [400, 404, 409, 500, 503])
     func aStubbedErrorStatusFailsTheCallWithTheWholeResponse(status: Int) async throws {
         let network = NetworkStub()
-        network.stub(.get, "/users/1", with: .json(#"{"error": "nope"}"#, status: status, headers: ["Retry-After": "5"]))
+        network.stub(.get, "/users/1", with: .json(#"{"error": "nope"}"#, status: status, headers: HTTPFields(["Retry-After": "5"])))
         let client = makeClient(network)
 
         let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/users/1")))
@@ -102,7 +102,7 @@ struct ResponseTests {
     @Test(.timeLimit(.minutes(1)), arguments: [#"Basic realm="api""#, #"Digest realm="api", nonce="abc""#, "Bearer"])
     func aStubbed401WithAChallengeIsDeliveredAsAResponse(challenge: String) async throws {
         let network = NetworkStub()
-        network.stub(.get, "/me", with: .data(Data("denied".utf8), status: 401, headers: ["WWW-Authenticate": challenge]))
+        network.stub(.get, "/me", with: .data(Data("denied".utf8), status: 401, headers: HTTPFields(["WWW-Authenticate": challenge])))
         let client = makeClient(network)
 
         let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/me", timeout: .seconds(30))))
@@ -116,7 +116,7 @@ struct ResponseTests {
 
     @Test func aRedirectIsDeliveredAsItIsAndNotFollowed() async throws {
         let network = NetworkStub()
-        network.stub(.get, "/old", with: .status(301, headers: ["Location": "https://api.example.com/new"]))
+        network.stub(.get, "/old", with: .status(301, headers: HTTPFields(["Location": "https://api.example.com/new"])))
         network.stub(.get, "/new", with: .status(200))
         let client = makeClient(network)
 

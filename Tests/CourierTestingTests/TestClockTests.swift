@@ -96,7 +96,7 @@ struct RecordingTransportTests {
     @Test("a script answers in order, then repeats its last answer; failures are thrown as given")
     func script() async throws {
         let transport = RecordingTransport(script: [
-            .status(201, headers: ["X-A": "1"], body: Data("a".utf8)),
+            .status(201, headers: HTTPFields(["X-A": "1"]), body: Data("a".utf8)),
             .failure(.cancelled),
             .status(204),
         ])

@@ -208,9 +208,9 @@ struct AuthenticationChallengeTests {
     func guideExample() async throws {
         let transport = RecordingTransport(
             status: 403,
-            headers: [
+            headers: HTTPFields([
                 "WWW-Authenticate": #"Bearer realm="api", error="insufficient_scope", scope="repo delete_repo""#
-            ])
+            ]))
         do {
             _ = try await makeClient(transport).enqueue(TestEndpoint(method: .delete)).resume()
             Issue.record("a 403 must fail")

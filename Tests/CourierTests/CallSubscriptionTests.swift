@@ -192,7 +192,7 @@ struct CallSubscriptionTests {
     }
 
     @Test func thousandsOfSubscriptionsToRealCallsSendOneRequestEach() async throws {
-        let transport = RecordingTransport(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"login":"a","id":1}"#.utf8))
+        let transport = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"login":"a","id":1}"#.utf8))
         let client = makeClient(transport)
         let count = 1_000
         let (outcomes, continuation) = AsyncStream.makeStream(of: Result<SubscribedUser, CourierError>.self)

@@ -42,20 +42,20 @@ struct ContentTypeDecodingTests {
     ])
     func jsonAndEveryPlusJSONTypeAndAMissingContentTypeDecodeAsJSON(contentType: String?) async throws {
         let headers = contentType.map { ["Content-Type": $0] } ?? [:]
-        let user = try await client(RecordingTransport(headers: headers, body: Self.userJSON))
+        let user = try await client(RecordingTransport(headers: HTTPFields(headers), body: Self.userJSON))
             .enqueue(TestEndpoint()).resume(expecting: User.self)
         #expect(user == User(id: 7, name: "Ada"))
     }
 
     @Test(arguments: ["text/x-line", "application/x-line; charset=utf-8"])
     func anotherMediaTypeUsesTheConfiguredDecoderThatReadsIt(contentType: String) async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": contentType], body: Data("7;Ada".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": contentType]), body: Data("7;Ada".utf8))
         let user = try await client(transport, decoders: [LineDecoder()]).enqueue(TestEndpoint()).resume(expecting: User.self)
         #expect(user == User(id: 7, name: "Ada"))
     }
 
     @Test func aMediaTypeNoDecoderReadsFailsWithUnsupportedMediaType() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/html; charset=utf-8"], body: Data("<html>oops</html>".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/html; charset=utf-8"]), body: Data("<html>oops</html>".utf8))
         await #expect {
             _ = try await client(transport).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
@@ -67,7 +67,7 @@ struct ContentTypeDecodingTests {
     }
 
     @Test func anEndpointDecoderIsUsedWhateverTheContentType() async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: Data("7;Ada".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: Data("7;Ada".utf8))
         let user = try await client(transport).enqueue(DecodingEndpoint(responseDecoder: LineDecoder())).resume(expecting: User.self)
         #expect(user == User(id: 7, name: "Ada"))
     }
@@ -76,13 +76,13 @@ struct ContentTypeDecodingTests {
         let snake = JSONDecoder()
         snake.keyDecodingStrategy = .convertFromSnakeCase
         struct Profile: Decodable, Sendable { let displayName: String }
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: Data(#"{"display_name":"Ada"}"#.utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"display_name":"Ada"}"#.utf8))
         let profile = try await client(transport).enqueue(DecodingEndpoint(responseDecoder: JSONBodyDecoder(snake))).resume(expecting: Profile.self)
         #expect(profile.displayName == "Ada")
     }
 
     @Test func anErrorADecoderThrowsIsKeptInTheDecodingFailure() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/x-line"], body: Data("not a line".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/x-line"]), body: Data("not a line".utf8))
         await #expect {
             _ = try await client(transport, decoders: [LineDecoder()]).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
@@ -94,7 +94,7 @@ struct ContentTypeDecodingTests {
     }
 
     @Test func jsonOfTheWrongShapeKeepsTheDecodingErrorAndTheResponse() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: Data(#"{"id":"seven"}"#.utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"id":"seven"}"#.utf8))
         await #expect {
             _ = try await client(transport).enqueue(TestEndpoint()).resume(expecting: User.self)
         } throws: { error in
@@ -104,7 +104,7 @@ struct ContentTypeDecodingTests {
     }
 
     @Test func textThatIsNotValidInItsCharsetFailsWithInvalidText() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data([0x48, 0xFF, 0xFE, 0x49]))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/plain; charset=utf-8"]), body: Data([0x48, 0xFF, 0xFE, 0x49]))
         await #expect {
             _ = try await client(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
@@ -122,7 +122,7 @@ struct ContentTypeDecodingTests {
     }
 
     @Test func headResponsesDecodeAsEmptyResponse() async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json", "Content-Length": "120"])
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json", "Content-Length": "120"]))
         let value = try await client(transport).enqueue(TestEndpoint(method: .head)).resume(expecting: EmptyResponse.self)
         #expect(value == EmptyResponse())
     }
@@ -136,7 +136,7 @@ struct DefaultHeaderTests {
         decoders: [any ResponseBodyDecoder] = [],
         configure: @escaping (inout Configuration) -> Void = { _ in }
     ) async throws -> TransportRequest {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: ContentTypeDecodingTests.userJSON)
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: ContentTypeDecodingTests.userJSON)
         let client = makeClient(transport) {
             $0.responseDecoders = decoders
             configure(&$0)
@@ -156,7 +156,7 @@ struct DefaultHeaderTests {
     }
 
     @Test func anEndpointDecoderAsksForItsOwnMediaTypes() async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/x-line"], body: Data("7;Ada".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/x-line"]), body: Data("7;Ada".utf8))
         _ = try await makeClient(transport).enqueue(DecodingEndpoint(responseDecoder: LineDecoder())).resume(expecting: User.self)
         #expect(await transport.last?.header("Accept") == "text/x-line, application/x-line")
     }
@@ -270,7 +270,7 @@ struct ProblemDetailsTests {
         """#.utf8)
 
     @Test func aProblemResponseIsReadableFromTheResponseError() async throws {
-        let transport = RecordingTransport(status: 403, headers: ["Content-Type": "application/problem+json"], body: Self.body)
+        let transport = RecordingTransport(status: 403, headers: HTTPFields(["Content-Type": "application/problem+json"]), body: Self.body)
         let result: Result<Response, CourierError>
         do { result = .success(try await makeClient(transport).enqueue(TestEndpoint()).resume()) } catch { result = .failure(error) }
         guard case .failure(let error) = result else {

@@ -18,7 +18,7 @@ struct ResponseTests {
     @Test("other status codes fail with the whole response kept", arguments: [199, 300, 304, 400, 401, 404, 500, 503])
     func failureCodes(status: Int) async {
         let body = Data(#"{"error":"nope"}"#.utf8)
-        let transport = RecordingTransport(status: status, headers: ["Content-Type": "application/json", "X-Trace": "t1"], body: body)
+        let transport = RecordingTransport(status: status, headers: HTTPFields(["Content-Type": "application/json", "X-Trace": "t1"]), body: body)
         await #expect {
             _ = try await makeClient(transport).enqueue(TestEndpoint(pathString: "/x")).resume()
         } throws: { error in
@@ -91,14 +91,14 @@ struct ResponseTests {
             ("text/plain; charset=utf-8", Data([0xEF, 0xBB, 0xBF, 0x61]), "a"),
         ])
     func text(contentType: String, body: Data, expected: String) async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": contentType], body: body)
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": contentType]), body: body)
         let text = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         #expect(text == expected)
     }
 
     @Test("bytes that are not valid in the charset fail with invalidText")
     func invalidText() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data([0x61, 0xFF, 0xFE]))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/plain; charset=utf-8"]), body: Data([0x61, 0xFF, 0xFE]))
         await #expect {
             _ = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
@@ -111,7 +111,7 @@ struct ResponseTests {
 
     @Test("an unknown charset fails with unsupportedCharset")
     func unknownCharset() async {
-        let transport = RecordingTransport(headers: ["Content-Type": "text/plain; charset=klingon"], body: Data("a".utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "text/plain; charset=klingon"]), body: Data("a".utf8))
         await #expect {
             _ = try await makeClient(transport).enqueue(TestEndpoint()).resume(expecting: String.self)
         } throws: { error in
@@ -126,7 +126,7 @@ struct ResponseTests {
     func emptyResponse() async throws {
         let empty = try await makeClient(RecordingTransport(status: 204)).enqueue(TestEndpoint()).resume(expecting: EmptyResponse.self)
         #expect(empty == EmptyResponse())
-        let head = try await makeClient(RecordingTransport(headers: ["Content-Length": "10"])).enqueue(TestEndpoint(method: .head)).resume(
+        let head = try await makeClient(RecordingTransport(headers: HTTPFields(["Content-Length": "10"]))).enqueue(TestEndpoint(method: .head)).resume(
             expecting: EmptyResponse.self)
         #expect(head == EmptyResponse())
     }

@@ -29,7 +29,7 @@ func stubNetwork(status: Int = 200, contentType: String? = "application/xml", bo
 /// A stub answering every request with `data` and `contentType`.
 func stubNetwork(status: Int = 200, contentType: String? = "application/xml", data: Data) -> NetworkStub {
     let network = NetworkStub()
-    let headers = contentType.map { ["Content-Type": $0] } ?? [:]
+    let headers: HTTPFields = contentType.map { [.contentType: $0] } ?? [:]
     network.stub { _ in .data(data, status: status, headers: headers) }
     return network
 }

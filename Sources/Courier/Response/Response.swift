@@ -43,20 +43,10 @@ public struct Response: Sendable, Equatable {
         self.location = location
     }
 
-    /// Creates a response from plain values, for tests and custom transports. Header names that
-    /// are not valid tokens are skipped.
-    ///
-    /// - Precondition: `statusCode` is in `0...999`, as `HTTPResponse.Status(code:)` requires (it
-    ///   traps otherwise). A transport reading a status from the network must check it first and
-    ///   report a bad one as a `TransportFailure` (`badServerResponse`), never pass it on.
-    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
-        var fields = HTTPFields()
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            if let fieldName = HTTPField.Name(name) {
-                fields.append(HTTPField(name: fieldName, value: value))
-            }
-        }
-        self.init(status: HTTPResponse.Status(code: statusCode), headers: fields, body: body, url: url)
+    /// A response from plain values, for the package's tests. Header names that are not valid
+    /// tokens are skipped. `statusCode` must be in `0...999` (`HTTPResponse.Status(code:)` traps).
+    package init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
+        self.init(status: HTTPResponse.Status(code: statusCode), headers: HTTPFields(headers), body: body, url: url)
     }
 
     /// The numeric status code, e.g. `200`.
@@ -195,5 +185,16 @@ extension HTTPFields {
     func firstValue(for name: HTTPField.Name) -> String? {
         for field in self where field.name == name { return field.value }
         return nil
+    }
+}
+
+extension HTTPFields {
+    /// Fields from a dictionary, in name order; names that are not valid tokens are skipped (the
+    /// package's tests write headers this way).
+    package init(_ plain: [String: String]) {
+        self.init()
+        for (name, value) in plain.sorted(by: { $0.key < $1.key }) {
+            if let fieldName = HTTPField.Name(name) { append(HTTPField(name: fieldName, value: value)) }
+        }
     }
 }

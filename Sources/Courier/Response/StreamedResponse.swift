@@ -15,7 +15,7 @@ public import HTTPTypes
 ///         let response = try await next(request)
 ///         if response.headerValue(for: "Content-Type")?.hasPrefix("text/html") == true {
 ///             response.body.cancel()                       // stop the transfer: nobody reads it
-///             return StreamedResponse(statusCode: 502, url: response.url)
+///             return StreamedResponse(status: .badGateway, url: response.url)
 ///         }
 ///         return response
 ///     }
@@ -58,11 +58,8 @@ public struct StreamedResponse: Sendable {
         source = response.source
     }
 
-    /// Creates a response with a whole body from plain values, for tests, custom transports and
-    /// middleware that answer on their own. Header names that are not valid tokens are skipped.
-    ///
-    /// - Precondition: `statusCode` is in `0...999`, as for ``Response/init(statusCode:headers:body:url:)``.
-    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
+    /// A response with a whole body from plain values, for the package's tests.
+    package init(statusCode: Int, headers: [String: String] = [:], body: Data = Data(), url: URL) {
         self.init(Response(statusCode: statusCode, headers: headers, body: body, url: url))
     }
 

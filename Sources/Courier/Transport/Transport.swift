@@ -16,7 +16,7 @@ public import HTTPTypes
 /// ```swift
 /// struct CannedTransport: Transport {
 ///     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
-///         StreamedResponse(statusCode: 200, body: Data(#"{"id":1}"#.utf8), url: request.url)
+///         StreamedResponse(status: .ok, body: ResponseBody(Data(#"{"id":1}"#.utf8)), url: request.url)
 ///     }
 /// }
 /// ```

@@ -225,7 +225,7 @@ extension StubResponse {
     }
 
     init(_ fixture: FixtureFormat.Fixture) {
-        self.init(statusCode: fixture.statusCode, headers: fixture.headerDictionary, body: fixture.body)
+        self.init(statusCode: fixture.statusCode, headers: fixture.headerFields, body: fixture.body)
     }
 }
 
@@ -247,7 +247,7 @@ extension NetworkStub {
             do {
                 return try directory.response(for: request)
             } catch {
-                return .text("CourierTesting: \(error)", status: 501, headers: ["X-Courier-Stub": "invalid-fixture"])
+                return .text("CourierTesting: \(error)", status: 501, headers: [.courierStub: "invalid-fixture"])
             }
         }
     }

@@ -43,23 +43,6 @@ enum FixtureFormat {
         var headerFields: HTTPFields {
             HTTPFields(fields.map { HTTPField(name: $0.name, value: $0.value) })
         }
-
-        /// The fields as a dictionary, repeated names (compared ignoring case) joined with `", "`
-        /// under the first spelling, as `HTTPURLResponse` presents them.
-        var headerDictionary: [String: String] {
-            var result: [String: String] = [:]
-            var spelling: [String: String] = [:]
-            for field in fields {
-                let key = field.name.canonicalName
-                if let name = spelling[key] {
-                    result[name, default: ""] += ", " + field.value
-                } else {
-                    spelling[key] = field.name.rawName
-                    result[field.name.rawName] = field.value
-                }
-            }
-            return result
-        }
     }
 
     // MARK: Parsing

@@ -76,7 +76,7 @@ enum TestingGuide {
         #expect(network.requests.last?.headerValue(for: "Authorization") == "Bearer AT-2")
     }
 
-    // Documentation/Testing.md:258
+    // Documentation/Testing.md:259
     @Test static func reportsOfflineState() async throws {
         let network = NetworkStub()
         network.stub(.get, "/users/42", with: .failure(URLError(.notConnectedToInternet)))
@@ -92,7 +92,7 @@ enum TestingGuide {
         }
     }
 
-    // Documentation/Testing.md:293
+    // Documentation/Testing.md:294
     struct NewUser: Codable, Sendable, Equatable {
         var name: String
     }
@@ -116,7 +116,7 @@ enum TestingGuide {
         #expect(try request.decodeJSON(NewUser.self) == NewUser(name: "Ada"))
     }
 
-    // Documentation/Testing.md:343
+    // Documentation/Testing.md:344
     @Test(.timeLimit(.minutes(1)))
     static func cancellingStopsTheRequest() async throws {
         let network = NetworkStub()
@@ -134,7 +134,7 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:378
+    // Documentation/Testing.md:379
     @Test(arguments: 0..<20)
     static func eachTestSeesOnlyItsOwnStub(index: Int) async throws {
         let network = NetworkStub()
@@ -147,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:573
+    // Documentation/Testing.md:574
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -187,13 +187,13 @@ enum TestingGuide {
         #expect(network.unmatchedRequests.isEmpty)
     }
 
-    // Documentation/Testing.md:335
-    static func line335() async throws {
+    // Documentation/Testing.md:336
+    static func line336() async throws {
         evaluate(network.stub(.get, "/report", with: try .json(report).delayed(by: .seconds(2))))
     }
 
-    // Documentation/Testing.md:406
-    static func line406() async throws {
+    // Documentation/Testing.md:407
+    static func line407() async throws {
         let session = URLSession(configuration: network.configuration)
         _ = session
         let (data, response) = try await session.data(from: URL(string: "https://api.example.com/ping")!)
@@ -201,8 +201,8 @@ enum TestingGuide {
         _ = response
     }
 
-    // Documentation/Testing.md:425
-    @Test("Documentation/Testing.md:425") static func line425() async throws {
+    // Documentation/Testing.md:426
+    @Test("Documentation/Testing.md:426") static func line426() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
         _ = transport
         var configuration = Configuration(transport: transport)
@@ -216,8 +216,8 @@ enum TestingGuide {
         #expect(await transport.count == 2)
     }
 
-    // Documentation/Testing.md:445
-    @Test("Documentation/Testing.md:445") static func line445() async throws {
+    // Documentation/Testing.md:446
+    @Test("Documentation/Testing.md:446") static func line446() async throws {
         let clock = TestClock()
         _ = clock
         var configuration = Configuration(transport: RecordingTransport(script: [.status(503)]))
@@ -233,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:514
-    @Test("Documentation/Testing.md:514") static func line514() async throws {
+    // Documentation/Testing.md:515
+    @Test("Documentation/Testing.md:515") static func line515() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -248,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:615
-    static func line615() async throws {
+    // Documentation/Testing.md:616
+    static func line616() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"

@@ -28,7 +28,7 @@ struct TwoCachesTests {
 
     @Test(arguments: [CachePolicy.useProtocolRules, .reload, .returnCachedElseLoad])
     func withCouriersCacheEveryRequestIsMarkedBelowIt(policy: CachePolicy) async throws {
-        let transport = RecordingTransport(status: 200, headers: ["Cache-Control": "no-store"], body: Data("{}".utf8))
+        let transport = RecordingTransport(status: 200, headers: HTTPFields(["Cache-Control": "no-store"]), body: Data("{}".utf8))
         let client = Self.client(transport, cache: HTTPCache())
         _ = try await client.enqueue(Item(cachePolicy: policy)).resume()
         let sent = try #require(await transport.last)

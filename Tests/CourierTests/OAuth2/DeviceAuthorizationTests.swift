@@ -17,11 +17,11 @@ enum DeviceFixtures {
     }
 
     static func error(_ code: String, status: Int = 400) -> RecordingTransport.Answer {
-        .status(status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"\#(code)"}"#.utf8))
+        .status(status, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"error":"\#(code)"}"#.utf8))
     }
 
     static func json(_ body: String, status: Int = 200) -> RecordingTransport.Answer {
-        .status(status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        .status(status, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(body.utf8))
     }
 
     static let token = json(OAuth2Fixtures.tokenJSON)

@@ -33,7 +33,7 @@ enum OAuth2Fixtures {
         _ status: Int = 200, _ body: String = tokenJSON,
         contentType: String = "application/json"
     ) -> RecordingTransport {
-        RecordingTransport(status: status, headers: ["Content-Type": contentType], body: Data(body.utf8))
+        RecordingTransport(status: status, headers: HTTPFields(["Content-Type": contentType]), body: Data(body.utf8))
     }
 
     /// A transport that fails every request with `error`, counting the attempts.

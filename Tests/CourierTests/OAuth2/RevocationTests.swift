@@ -73,7 +73,7 @@ struct RevocationTests {
     @Test("503 is transient, and no answer is a transient transport failure")
     func transient() async throws {
         let unavailable = await RevocationFixtures.error { () async throws(CourierError) in
-            try await RevocationFixtures.endpoint(RecordingTransport(status: 503, headers: ["Retry-After": "3"])).revoke("t")
+            try await RevocationFixtures.endpoint(RecordingTransport(status: 503, headers: HTTPFields(["Retry-After": "3"]))).revoke("t")
         }
         let failure = try #require(OAuth2Fixtures.revocationFailure(unavailable))
         #expect(failure.reason == .unexpectedStatus && failure.statusCode == 503 && !failure.isPermanent)

@@ -15,7 +15,7 @@ private struct SilentTransport: Transport {
 @Suite("Completion-handler resume")
 struct CompletionHandlerTests {
     @Test func theCompletionReceivesTheDecodedValue() async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: Data(#"{"id":7}"#.utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"id":7}"#.utf8))
         let result = await withCheckedContinuation { continuation in
             makeClient(transport).enqueue(TestEndpoint()).resume(expecting: [String: Int].self) { continuation.resume(returning: $0) }
         }

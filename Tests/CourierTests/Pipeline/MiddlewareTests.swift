@@ -121,7 +121,7 @@ struct MiddlewareTests {
     }
 
     @Test func aMiddlewareCanReplaceTheResponse() async throws {
-        let transport = RecordingTransport(headers: ["Content-Type": "application/json"], body: Data(#"{"rewritten":false}"#.utf8))
+        let transport = RecordingTransport(headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"rewritten":false}"#.utf8))
         let client = makeClient(transport) { $0.middleware = [Rewriting()] }
 
         let body = try await client.enqueue(TestEndpoint()).resume(expecting: [String: Bool].self)

@@ -6,7 +6,7 @@ import Testing
 
 /// Answers with the given statuses in turn (the last one forever).
 private func sequenceTransport(_ statuses: [Int], headers: [String: String] = [:]) -> RecordingTransport {
-    RecordingTransport(script: statuses.map { .status($0, headers: headers) })
+    RecordingTransport(script: statuses.map { .status($0, headers: HTTPFields(headers)) })
 }
 
 @Suite("Retries through the client")
