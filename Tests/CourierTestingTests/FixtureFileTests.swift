@@ -32,10 +32,12 @@ struct FixtureFileTests {
         #expect(response.body == Data("ok".utf8))
     }
 
-    @Test func repeatedFieldsAreJoinedUnderTheFirstSpelling() throws {
+    @Test func repeatedFieldsAreKeptInOrder() throws {
         let response = try StubResponse(fixture: Data("HTTP/1.1 200 OK\nVary: Accept\nvary: Accept-Encoding\nX-B: 2\n\n".utf8))
 
-        #expect(response.headers == HTTPFields(["Vary": "Accept, Accept-Encoding", "X-B": "2"]))
+        #expect(response.headers[values: .vary] == ["Accept", "Accept-Encoding"])
+        #expect(response.headers[HTTPField.Name("X-B")!] == "2")
+        #expect(response.headers.count == 3)
     }
 
     @Test func everyByteOfABinaryBodyIsKept() throws {

@@ -36,6 +36,13 @@ extension Call {
     public func stream() async throws(CourierError) -> StreamedResponse {
         var options = options
         options.collectsBody = false
+        if let progress = options.progress {
+            // Upload progress only: the body is the caller's to count. Both end with the head.
+            defer { progress.end() }
+            options.progress = nil
+            options.uploadMeter = progress.uploadMeter
+            return try await client.send(endpoint, options: options)
+        }
         return try await client.send(endpoint, options: options)
     }
 }

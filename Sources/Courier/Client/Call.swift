@@ -33,6 +33,8 @@ public struct Call: Sendable {
         let preferred = endpoint.responseDecoder
         var options = options
         options.accept = Self.accept(for: type, preferred: preferred, decoders: decoders)
+        if let progress = options.progress { options.observe(progress) }
+        defer { options.progress?.end() }
         let response = try await client.send(endpoint, options: options).collected
         return try response.decode(type, preferred: preferred, json: client.configuration.decoder, decoders: decoders)
     }
@@ -56,6 +58,10 @@ public struct Call: Sendable {
     /// ``Requestable/acceptableStatusCodes``.
     /// - Throws: as ``resume(expecting:)``, without the decoding error.
     public func resume() async throws(CourierError) -> Response {
-        try await client.send(endpoint, options: options).collected
+        guard let progress = options.progress else { return try await client.send(endpoint, options: options).collected }
+        defer { progress.end() }
+        var options = options
+        options.observe(progress)
+        return try await client.send(endpoint, options: options).collected
     }
 }

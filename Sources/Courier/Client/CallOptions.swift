@@ -21,10 +21,19 @@ struct CallOptions: Sendable {
     /// Replaces the endpoint's whole-exchange timeout (an event stream's connection lifetime, a
     /// download's wait for the head, see ``BodyIdleTimeout``).
     var timeout: Duration?
+    /// The progress sequences of a call made with ``Call/withProgress()``, until a resume or a
+    /// download turns them into the two meters below.
+    var progress: CallProgress?
     /// Counts the request body as the transport reads it, when upload progress is observed.
     var uploadMeter: ProgressMeter?
     /// Counts the response body as it is read, when download progress is observed.
     var downloadMeter: ProgressMeter?
+
+    /// Counts this call's body and response into `progress`'s meters.
+    mutating func observe(_ progress: CallProgress) {
+        uploadMeter = progress.uploadMeter
+        downloadMeter = progress.downloadMeter
+    }
 
     /// Options that replace the endpoint's headers named like one of `headers` with them.
     mutating func replaceHeaders(with headers: [HeaderItem]) {

@@ -44,7 +44,8 @@ extension Call {
     /// - Parameter options: reconnection delays and limits; the defaults suit most servers.
     /// - Returns: the events, in order, each delivered once.
     public func events(_ options: EventSource.Options = EventSource.Options()) -> EventSource {
-        EventSource(client: client, endpoint: endpoint, options: options)
+        self.options.progress?.end()  // an event stream reports no progress
+        return EventSource(client: client, endpoint: endpoint, options: options)
     }
 }
 

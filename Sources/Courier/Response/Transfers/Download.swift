@@ -11,7 +11,7 @@ extension Call {
     /// URL to the same `destination` continues from there. The timeout limits each wait (the head,
     /// a gap in the body), not the transfer; ``DownloadOptions/maximumDuration`` bounds the run.
     ///
-    /// To observe progress, download through ``withProgress()``; to pause, use
+    /// To observe progress, download a call made with ``withProgress()``; to pause, use
     /// ``makeDownload(to:options:resumingFrom:)``.
     ///
     /// ```swift
@@ -31,7 +31,12 @@ extension Call {
     ///   keeps answering ranges inconsistently, the last connection failure once the attempts
     ///   are spent; ``CourierError/cancelled`` when the task is cancelled.
     public func download(to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError) -> DownloadedFile {
-        try await DownloadTransfer(call: self, destination: destination, options: options, meter: nil).run()
+        guard let progress = self.options.progress else {
+            return try await DownloadTransfer(call: self, destination: destination, options: options, meter: nil).run()
+        }
+        defer { progress.end() }
+        let upload = observing(upload: progress.uploadMeter, download: nil)
+        return try await DownloadTransfer(call: upload, destination: destination, options: options, meter: progress.downloadMeter).run()
     }
 
     /// A download to `destination` that can be paused and resumed, not started yet: call
@@ -52,7 +57,8 @@ extension Call {
     public func makeDownload(
         to destination: URL, options: DownloadOptions = DownloadOptions(), resumingFrom resumeData: DownloadResumeData? = nil
     ) -> Download {
-        Download(call: self, destination: destination, options: options, resumeData: resumeData)
+        self.options.progress?.end()  // a pausable download reports into its own `progress`
+        return Download(call: observing(upload: nil, download: nil), destination: destination, options: options, resumeData: resumeData)
     }
 }
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// How far an upload or a download has come.
 ///
-/// Courier reports it through ``TransferProgressUpdates`` only: ``CallWithProgress/uploadProgress``,
-/// ``CallWithProgress/downloadProgress`` and ``Download/progress``. Values of one transfer never go backwards, at most about 20 arrive per second, and the last one of a
+/// Courier reports it through ``TransferProgressUpdates`` only: ``Call/uploadProgress``,
+/// ``Call/downloadProgress`` and ``Download/progress``. Values of one transfer never go backwards, at most about 20 arrive per second, and the last one of a
 /// transfer that succeeded counts every byte of the body.
 ///
 /// ```swift
