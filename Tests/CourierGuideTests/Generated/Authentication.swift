@@ -172,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:377
-    static func line377() async throws {
+    // Documentation/Authentication.md:385
+    static func line385() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -187,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:397
-    static func line397() async throws {
+    // Documentation/Authentication.md:405
+    static func line405() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -202,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:420
-    static func line420() async throws {
+    // Documentation/Authentication.md:428
+    static func line428() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -219,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:447
-    static func line447() async throws {
+    // Documentation/Authentication.md:455
+    static func line455() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -229,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:465
-    static func line465() async throws {
+    // Documentation/Authentication.md:473
+    static func line473() async throws {
         do {
             _ = try await client.enqueue(DeleteRepository(name: "courier")).resume()   // 401 or 403
         } catch {
@@ -242,8 +242,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:485
-    static func line485() async throws {
+    // Documentation/Authentication.md:493
+    static func line493() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -258,8 +258,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:527
-    static func line527() async throws {
+    // Documentation/Authentication.md:570
+    static func line570() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store
