@@ -9,7 +9,7 @@ import HTTPTypes
 /// fields, written `<redacted>`; secrets in other bodies and in paths are not found, so review
 /// recordings before committing them. In replay, a request without a fixture is answered `501`
 /// with `X-Courier-Stub: no-fixture` and listed in ``missingFixtures``; an unreadable fixture
-/// fails the call with ``CourierError/transport(_:)``. Documentation/Testing.md has the rules.
+/// fails the call with `CourierError.transport(_:)`. Documentation/Testing.md has the rules.
 ///
 /// ```swift
 /// let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"
