@@ -1,33 +1,29 @@
 public import Courier
 /// Watches whether the device has a usable network path, and tells you when that changes.
 ///
-/// On Apple platforms other than watchOS it is an `NWPathMonitor`. On watchOS it watches
-/// nothing: Apple's TN3135 says a normal watch app's `NWPathMonitor` reports no usable path even
-/// while URLSession works (through the paired iPhone, Wi-Fi or cellular), so the path there is
-/// ``ConnectivityPath/Status/requiresConnection`` for as long as the monitor runs: the system
-/// decides when a request is made, and `Constraint.connectivity(_:timeout:clock:)` holds no call.
-/// On Linux it listens to the kernel's rtnetlink
-/// notifications (links, addresses and routes, IPv4 and IPv6) on a thread of its own, after
-/// reading the current tables; there a path is usable when a **default route** (in any routing
-/// table) leads through an interface that is not loopback, is up and running (a cable pulled or
-/// a Wi-Fi association lost clears "running"), and has an address of the route's family. A host
-/// that can reach only its own subnet counts as unsatisfied.
+/// On Apple platforms it is an `NWPathMonitor`; on watchOS it watches nothing and the path is
+/// always ``ConnectivityPath/Status/requiresConnection``. On Linux it follows the kernel's
+/// rtnetlink notifications; a path is usable when a **default route** leads through an interface
+/// that is up and running and has an address. To hold calls while offline, give it to
+/// `Constraint.connectivity(_:timeout:clock:)`. Share one monitor per application; ``stop()``
+/// (or releasing the last reference) ends it.
 ///
 /// ```swift
 /// let monitor = try ConnectivityMonitor()
-/// print(monitor.currentPath)                 // satisfied via wlan0
-///
-/// Task {
-///     for await path in monitor.paths() {    // the current path first, then each change
-///         offlineBanner.isHidden = path.status != .unsatisfied
-///     }
+/// for await path in monitor.paths() {    // the current path first, then each change
+///     offlineBanner.isHidden = path.status != .unsatisfied
 /// }
 /// ```
-///
-/// To hold calls while offline, give the monitor to `Constraint.connectivity(_:timeout:clock:)`.
-/// Create one monitor for the application and share it: each one on Linux has a socket and a
-/// thread. ``stop()`` (or releasing the last reference) ends it.
 public final class ConnectivityMonitor: Sendable {
+    // watchOS: Apple's TN3135 says a normal watch app's NWPathMonitor reports no usable path even
+    // while URLSession works (through the paired iPhone, Wi-Fi or cellular), so the system decides
+    // when a request is made, and Constraint.connectivity holds no call there.
+    // Linux: rtnetlink notifications (links, addresses and routes, IPv4 and IPv6) on a thread of its
+    // own, after reading the current tables. The default route may be in any routing table; its
+    // interface must not be loopback, must be up and running (a cable pulled or a Wi-Fi association
+    // lost clears "running"), and must have an address of the route's family. A host that can
+    // reach only its own subnet counts as unsatisfied. Each monitor on Linux has a socket and a
+    // thread, hence one per application.
     private let broadcaster: PathBroadcaster
     private let source: Source
 
@@ -54,28 +50,22 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Starts watching the system's network paths.
     ///
-    /// On Linux it returns once the kernel has answered the first dumps of its link, address and
-    /// route tables, so ``currentPath`` is known at once. On Apple platforms it returns at once,
-    /// without blocking its caller: until `NWPathMonitor`'s first update arrives (usually within
-    /// milliseconds) ``currentPath`` is ``ConnectivityPath/Status/requiresConnection``, which holds
-    /// no call; ``paths()`` delivers the real path as soon as it is known. On watchOS the path is
-    /// ``ConnectivityPath/Status/requiresConnection`` for as long as the monitor runs (see the
-    /// type's documentation).
+    /// On Linux it returns once the kernel has listed its tables, so ``currentPath`` is known at
+    /// once. On Apple platforms it returns at once; until the first update arrives ``currentPath``
+    /// is ``ConnectivityPath/Status/requiresConnection``, which holds no call.
     ///
+    /// ```swift
+    /// let monitor = try? ConnectivityMonitor()   // nil: cannot watch the network here; send without waiting
+    /// ```
     /// - Throws: `CourierError.transport(_:)` (kind `TransportFailure.Kind.other`, with a
     ///   message) when the system cannot be watched: on Linux when a netlink socket cannot be
     ///   made or the kernel refuses to list its tables (a sandbox that forbids netlink), and on
     ///   platforms that have neither.
-    ///
-    /// ```swift
-    /// let monitor: ConnectivityMonitor?
-    /// do {
-    ///     monitor = try ConnectivityMonitor()
-    /// } catch {
-    ///     monitor = nil   // cannot watch the network here: send without waiting
-    /// }
-    /// ```
     public convenience init() throws(CourierError) {
+        // On Linux: the first dumps of the link, address and route tables. On Apple platforms it does
+        // not block its caller: NWPathMonitor's first update usually comes within milliseconds, and
+        // paths() delivers the real path as soon as it is known. On watchOS the path stays
+        // .requiresConnection for as long as the monitor runs (see the type).
         #if os(Linux)
             try self.init(linuxNetworkNamespacePath: nil)
         #elseif os(watchOS)

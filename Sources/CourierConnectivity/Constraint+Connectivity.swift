@@ -5,40 +5,13 @@ extension Constraint {
     /// A constraint that holds calls while `monitor` sees no usable network path, releases them
     /// all the moment one appears, and fails a call that waited longer than `timeout` with
     /// `CourierError.transport(_:)`: kind `TransportFailure.Kind.cannotConnect` with a
-    /// `URLError(.notConnectedToInternet)`, the error URLSession gives for a request sent
-    /// offline, so code that handles one handles both. Attach it like any `Constraint`.
+    /// `URLError(.notConnectedToInternet)`, as URLSession fails a request sent offline. A cancelled
+    /// call leaves at once. Once the monitor stops, it holds no call.
     ///
     /// ```swift
-    /// enum API {
-    ///     static let monitor = try? ConnectivityMonitor()
-    ///     static let online = monitor.map { Constraint.connectivity($0, timeout: .seconds(20)) }
-    /// }
-    ///
-    /// struct GetOrders: Requestable {
-    ///     var constraints: [Constraint] { API.online.map { [$0] } ?? [] }
-    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-    /// }
-    ///
-    /// do {
-    ///     let orders = try await client.enqueue(GetOrders()).resume(expecting: [Order].self)
-    /// } catch .transport(let failure) where failure.urlError?.code == .notConnectedToInternet {
-    ///     showOfflineBanner()   // waited 20 seconds with no network
-    /// }
+    /// static let online = (try? ConnectivityMonitor()).map { Constraint.connectivity($0, timeout: .seconds(20)) }
+    /// var constraints: [Constraint] { API.online.map { [$0] } ?? [] }   // in a Requestable
     /// ```
-    ///
-    /// The rules:
-    /// - **No wait when online.** A call arriving while the path is satisfied (or
-    ///   ``ConnectivityPath/Status/requiresConnection``, where the connection attempt is what
-    ///   activates the path) goes on at once.
-    /// - **All released together.** Every call that arrived offline waits for the same change,
-    ///   and every one still waiting is released, exactly once, when the path becomes usable.
-    /// - **Timeouts and cancellation are per call.** Each call's `timeout` runs from the moment it
-    ///   starts waiting, on `clock`; a cancelled call leaves at once with
-    ///   `CourierError.cancelled`. Neither disturbs the others.
-    /// - **A stopped monitor holds nothing.** Once the monitor stops (``ConnectivityMonitor/stop()``,
-    ///   or its system source failed), waiting calls are released and new ones are not held: a
-    ///   broken monitor must not turn into an outage; the transport reports the real error.
-    ///
     /// - Parameters:
     ///   - monitor: Where the path comes from. Share one monitor between constraints.
     ///   - timeout: How long one call may wait for a usable path; `nil` waits as long as it takes.
@@ -49,6 +22,18 @@ extension Constraint {
         timeout: Duration? = .seconds(30),
         clock: any Clock<Duration> = ContinuousClock()
     ) -> Constraint {
+        // The rules (Documentation/Connectivity.md says the same):
+        // - No wait when online. A call arriving while the path is satisfied (or .requiresConnection,
+        //   where the connection attempt is what activates the path) goes on at once.
+        // - All released together. Every call that arrived offline waits for the same change, and every
+        //   one still waiting is released, exactly once, when the path becomes usable.
+        // - Timeouts and cancellation are per call. Each call's `timeout` runs from the moment it starts
+        //   waiting, on `clock`; a cancelled call leaves with CourierError.cancelled. Neither disturbs
+        //   the others.
+        // - A stopped monitor holds nothing. Once the monitor stops (stop(), or its system source
+        //   failed), waiting calls are released and new ones are not held: a broken monitor must not
+        //   turn into an outage; the transport reports the real error.
+        // The URLError matches URLSession's so that code that handles one handles both.
         Constraint(
             name: "connectivity",
             timeout: timeout,

@@ -1,29 +1,30 @@
 import Courier
 /// The Linux monitor's conversation with the kernel, as a pure state machine: which dumps to ask
 /// for, what the answers and notifications do to the ``ConnectivityState``, and when the path
-/// is ready or has changed. The thread that owns the socket sends what it says and feeds it what
-/// arrives; it is tested here without a socket, message by message.
-///
-/// The rules:
-/// - **Start with dumps.** Links, then addresses, then routes, one dump at a time (the kernel
-///   runs one dump per socket). The path is ``Action/ready(_:)`` once all three are in.
-/// - **Notifications in between count.** A change announced while a dump is running is applied
-///   to the state and to the dump's fresh copy, so neither misses it; when the dump ends its
-///   fresh copy replaces that part of the state. A dump the kernel marks interrupted
-///   (`NLM_F_DUMP_INTR`: the table changed under it) is asked for again.
-/// - **Re-read routes when the kernel may have changed them silently.** It removes IPv4 routes
-///   without a message when their interface goes down or loses an address; so a link that goes
-///   up or down, an address that goes away, or a route deletion that matches nothing known
-///   makes the monitor dump the routes again.
-/// - **Lost messages mean starting over.** When the socket's buffer overflowed (`ENOBUFS`), a
-///   datagram was cut short, or the kernel says `NLMSG_OVERRUN`, every table is dumped again.
-/// - **Publish settled views only.** A path is published after a batch of messages when no dump
-///   is pending, and only when it differs from the last one published; so a link that comes
-///   back up is not reported usable on the strength of a route the kernel removed while it was
-///   down.
-/// - **Fail rather than loop.** A dump the kernel refuses, or a malformed datagram while a dump
-///   runs, ends the session (``Action/fail(_:)``).
+/// is ready or has changed.
 struct NetlinkSession: Sendable {
+    // The thread that owns the socket sends what it says and feeds it what arrives; it is tested
+    // without a socket, message by message.
+    //
+    // The rules:
+    // - Start with dumps. Links, then addresses, then routes, one dump at a time (the kernel runs
+    //   one dump per socket). The path is .ready(_:) once all three are in.
+    // - Notifications in between count. A change announced while a dump is running is applied to
+    //   the state and to the dump's fresh copy, so neither misses it; when the dump ends its fresh
+    //   copy replaces that part of the state. A dump the kernel marks interrupted
+    //   (`NLM_F_DUMP_INTR`: the table changed under it) is asked for again.
+    // - Re-read routes when the kernel may have changed them silently. It removes IPv4 routes
+    //   without a message when their interface goes down or loses an address; so a link that goes
+    //   up or down, an address that goes away, or a route deletion that matches nothing known makes
+    //   the monitor dump the routes again.
+    // - Lost messages mean starting over. When the socket's buffer overflowed (`ENOBUFS`), a
+    //   datagram was cut short, or the kernel says `NLMSG_OVERRUN`, every table is dumped again.
+    // - Publish settled views only. A path is published after a batch of messages when no dump is
+    //   pending, and only when it differs from the last one published; so a link that comes back
+    //   up is not reported usable on the strength of a route the kernel removed while it was down.
+    // - Fail rather than loop. A dump the kernel refuses, or a malformed datagram while a dump runs,
+    //   ends the session (.fail(_:)).
+
     /// What the owner must do, in order.
     enum Action: Equatable, Sendable {
         /// Send this dump request to the kernel.

@@ -1,41 +1,24 @@
 public import Courier
 
 /// A ready-made `Requestable`: an endpoint described by a chain of modifiers instead of a type
-/// of its own.
+/// of its own. Each modifier returns a new value, so an endpoint can be stored and shared.
 ///
-/// Start from an ``API`` and chain modifiers; each returns a new value, so an endpoint can be
-/// stored, shared between tasks and used as the start of others:
+/// `Policy` is ``BodyForbidden`` for GET and HEAD and ``BodyAllowed`` otherwise: the body
+/// modifiers exist only for the latter. `Model` is what `resume()` returns: `Response` until
+/// ``returning(_:)`` names a `Decodable` type. A bad path segment, header, query value or base
+/// URL fails the call with `CourierError.invalidRequest(_:)` when it is resumed, before
+/// anything is sent.
 ///
 /// ```swift
-/// enum GitHub {
-///     static let api = API(string: "https://api.github.example", headers: [.accept("application/vnd.github+json")])
-///
-///     static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
-///         api.get("users", login).returning(User.self)
-///     }
-///     static func repositories(of login: String, page: Int) -> Endpoint<BodyForbidden, [Repository]> {
-///         api.get("users", login, "repos").query("page", page).query("per_page", 100).returning([Repository].self)
-///     }
-///     static func createGist(_ gist: NewGist) -> Endpoint<BodyAllowed, Gist> {
-///         api.post("gists").json(gist).returning(Gist.self)
-///     }
-/// }
-///
-/// let user = try await client.enqueue(GitHub.user("octocat")).resume()   // a User
+/// let api = API(string: "https://api.github.example")
+/// let repositories = api.get("users", login, "repos").query("page", 2).returning([Repository].self)
+/// let gist = api.post("gists").json(newGist).returning(Gist.self)
+/// let user = try await client.enqueue(api.get("users", "octocat").returning(User.self)).resume()
 /// ```
-///
-/// The two type parameters:
-/// - `Policy` is ``BodyForbidden`` for GET and HEAD and ``BodyAllowed`` for the other methods; the
-///   body modifiers exist only for the latter, so `api.get("x").json(value)` does not compile.
-/// - `Model` is what `client.enqueue(endpoint).resume()` returns: `Response` (the raw,
-///   validated response, as for any `Requestable`) until ``returning(_:)`` names a `Decodable`
-///   type.
-///
-/// Nothing is checked or encoded in a way that can fail while the chain is built: a bad path
-/// segment, a bad header, a query value that does not encode, a base URL that does not parse
-/// fail the call with `CourierError.invalidRequest(_:)` when it is resumed, before anything is
-/// sent. Every value is `Sendable`.
 public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
+    // Nothing is checked or encoded in a way that can fail while the chain is built; every check
+    // happens when the call is resumed. `api.get("x").json(value)` does not compile. Every value
+    // is Sendable.
     var parts: EndpointParts
 
     init(parts: EndpointParts) {

@@ -2,10 +2,7 @@ public import Courier
 
 /// An endpoint that names the type its responses decode to, so that a call needs no
 /// `expecting:`: `client.enqueue(endpoint)` returns a ``TypedCall`` whose ``TypedCall/resume()``
-/// gives that type.
-///
-/// ``Endpoint`` conforms once ``Endpoint/returning(_:)`` has named a `Decodable` model; an
-/// endpoint type of your own can conform too:
+/// gives that type. An endpoint that does not conform gets a plain `Call`, as before.
 ///
 /// ```swift
 /// struct GetUser: ResponseDeclaring {
@@ -14,13 +11,11 @@ public import Courier
 ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
 ///     func path() throws(CourierError) -> URLPath { try URLPath(segments: ["users", String(id)]) }
 /// }
-///
 /// let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
 /// ```
-///
-/// An endpoint that does not conform gets a plain `Call` from `client.enqueue(_:)`, as
-/// before: its `Call.resume()` returns the `Response`.
 public protocol ResponseDeclaring: Requestable {
+    // Endpoint conforms once returning(_:) has named a Decodable model.
+
     /// What a successful response decodes to (`Data`, `String` and `EmptyResponse` work as in
     /// `Call.resume(expecting:)`).
     associatedtype ResponseModel: Decodable & Sendable

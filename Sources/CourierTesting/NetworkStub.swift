@@ -7,50 +7,39 @@ public import Courier
     public import Foundation
 #endif
 
-/// A stand-in for the network, for tests: answers requests with stubbed responses and records
-/// every request that arrives.
+/// A stand-in for the network, for tests: answers requests with stubbed responses and records them all.
 ///
-/// Plug it into Courier in one of two ways, register responses by method and path or with a
-/// closure, run the code under test, then look at ``requests``:
-///
-/// - **A scope** (recommended): run the test with the `.stubbedNetwork` trait or inside
-///   ``withStubbedNetwork(_:isolation:_:)``. Every request that uses Courier's default transport
-///   (`Client()`, token endpoints, revocation, discovery, device flow, downloads, event streams)
-///   is answered by the stub directly, the same way on Linux and Apple platforms.
-/// - **A transport of its own**: ``makeTransport()`` (or any `URLSession` through
-///   ``configuration``), which also exercises URLSession; only the clients given it use it.
+/// Use it in a scope (the `.stubbedNetwork` trait or ``withStubbedNetwork(_:isolation:_:)``),
+/// or give clients ``makeTransport()`` and keep the stub as long as they use it. Routes are tried
+/// in order; a request no route answers is recorded in ``unmatchedRequests`` and never sent
+/// anywhere. No redirects are followed, no cookies kept, nothing cached.
 ///
 /// ```swift
 /// @Test(.stubbedNetwork) func fetchesTheUser() async throws {
 ///     let network = try #require(NetworkStub.current)
 ///     network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
-///
-///     let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
-///
-///     #expect(user.name == "Ada")
+///     _ = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
 ///     #expect(network.requests.map(\.path) == ["/users/42"])
 /// }
 /// ```
-///
-/// **Isolation.** A scope is a task-local value: tests running at once each send to their own
-/// stub. Through ``makeTransport()``, each stub answers only the sessions made from its own
-/// ``configuration`` or ``makeTransport()``; nothing is added to the requests to achieve this:
-/// each stub has its own `URLProtocol` class.
-///
-/// **Matching.** Routes are tried in the order they were registered; the first that answers
-/// wins. A request that no route answers is recorded in ``requests`` and in
-/// ``unmatchedRequests``, and is never sent anywhere. In a scope the call fails at once with
-/// `CourierError/transport(_:)` whose description names the method and URL. Through
-/// ``makeTransport()`` it gets `501 Not Implemented` with the header
-/// `X-Courier-Stub: unmatched` and a `text/plain` body naming its method and URL (through
-/// Courier: `CourierError/response(_:)`).
-///
-/// **Lifetime.** A scope keeps its stub alive. Otherwise keep the stub for as long as its
-/// transport is used: a session whose stub has been released answers `501` with the header
-/// `X-Courier-Stub: released`.
-///
-/// Redirects are not followed, cookies are not stored or sent, and nothing is cached.
 public final class NetworkStub: Sendable {
+    // The two ways in, in full (Documentation/Testing.md):
+    // - A scope: every request that uses Courier's default transport (`Client()`, token endpoints,
+    //   revocation, discovery, device flow, downloads, event streams) is answered by the stub
+    //   directly, the same way on Linux and Apple platforms. An unmatched request fails at once with
+    //   CourierError.transport whose description names the method and URL.
+    // - A transport of its own: makeTransport() (or any URLSession through configuration), which
+    //   also exercises URLSession; only the clients given it use it. An unmatched request gets `501
+    //   Not Implemented` with `X-Courier-Stub: unmatched` and a `text/plain` body naming its method
+    //   and URL (through Courier: CourierError.response).
+    //
+    // Isolation: a scope is a task-local value, so tests running at once each send to their own
+    // stub. Through makeTransport(), each stub answers only the sessions made from its own
+    // configuration or makeTransport(); nothing is added to the requests to achieve this: each stub
+    // has its own URLProtocol class.
+    //
+    // Lifetime: a scope keeps its stub alive. Otherwise the stub must live as long as its transport
+    // is used: a session whose stub has been released answers `501` with `X-Courier-Stub: released`.
     private let id: UInt64
     let storage: StubStorage
 
@@ -100,18 +89,13 @@ public final class NetworkStub: Sendable {
     ///
     /// ```swift
     /// network.stub(.get, "/users/42", with: try .json(user))
-    /// network.stub(.get, "/search?q=swift", with: .json("[]"))           // this exact query only
-    /// network.stub(.get, "/search", ignoringQuery: true, with: .json("[]")) // any query
-    /// network.stub(.get, "/me", with: .status(401), times: 1)              // the first request…
-    /// network.stub(.get, "/me", with: try .json(me))                       // …and all later ones
+    /// network.stub(.get, "/me", with: .status(401), times: 1)              // the first request only
     /// ```
     /// - Parameters:
     ///   - method: the method the request must have.
-    ///   - path: the path the request must have, percent-encoded as sent (Courier encodes
-    ///     everything but RFC 3986 unreserved characters in segments it builds and in query
-    ///     items). Unless `ignoringQuery`, the query is part of the comparison: `"/users"`
-    ///     matches only requests without a query, `"/users?page=2"` only that query. The host
-    ///     and port are not compared.
+    ///   - path: the path the request must have, percent-encoded as sent. Unless `ignoringQuery`,
+    ///     the query is part of the comparison: `"/users"` matches only requests without a query,
+    ///     `"/users?page=2"` only that query. The host and port are not compared.
     ///   - ignoringQuery: compare the path only, whatever the query.
     ///   - response: the answer.
     ///   - times: how many requests this route answers before it is used up and later routes
@@ -123,6 +107,8 @@ public final class NetworkStub: Sendable {
         with response: StubResponse,
         times: Int? = nil
     ) {
+        // Courier percent-encodes everything but RFC 3986 unreserved characters in segments it builds
+        // and in query items, so that is how `path` must be written.
         if let times, times <= 0 { return }
         storage.add(
             .path(method: method.rawValue, path: path, ignoringQuery: ignoringQuery, response: response),

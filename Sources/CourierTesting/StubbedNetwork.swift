@@ -5,31 +5,10 @@ import Foundation
 /// `network`, never sent to the network.
 ///
 /// Inside the scope, `Configuration.defaultTransport` sends to `network`: clients made with
-/// `Client()` or `Configuration()` (also those created before, outside the test),
-/// `OAuth2TokenEndpoint` and `TokenRefresher` refreshes, revocation, discovery, the device flow,
-/// downloads and event streams. The request is answered from `network`'s routes directly,
-/// without URLSession or async-http-client, the same way on Linux and Apple platforms, so what
-/// runs is everything above the transport: request building, middleware, authentication,
-/// retries, status validation, decoding. A request that no route answers fails at once with
-/// `CourierError/transport(_:)` naming its method and URL, and is listed in
-/// ``NetworkStub/unmatchedRequests``.
-///
-/// Child tasks and `Task { }` started inside the scope are in it; `Task.detached` is not.
-/// Scopes of parallel tests are independent, and scopes nest (the innermost wins). A client
-/// given a transport of its own (`Configuration(transport:)`) is not affected.
-///
-/// ```swift
-/// @Test func fetchesTheUser() async throws {
-///     try await withStubbedNetwork { network in
-///         network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada")))
-///         let user = try await Client().enqueue(GetUser(id: 42)).resume(expecting: User.self)
-///         #expect(user.name == "Ada")
-///     }
-/// }
-/// ```
-///
-/// With Swift Testing, the ``Testing/Trait/stubbedNetwork`` trait does the same for a test or
-/// a suite.
+/// `Client()`, token endpoints, revocation, discovery, the device flow, downloads and event
+/// streams. A request that no route answers fails at once with `CourierError/transport(_:)`.
+/// Child tasks and `Task { }` are in the scope; `Task.detached` is not, nor a client given a
+/// transport of its own. With Swift Testing, the ``Testing/Trait/stubbedNetwork`` trait does the same.
 ///
 /// - Parameters:
 ///   - network: the stub that answers; a new, empty one by default.
@@ -42,6 +21,13 @@ public func withStubbedNetwork<Value>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (NetworkStub) async throws -> Value
 ) async rethrows -> Value {
+    // Clients made before the scope, outside the test, are in it too: the default transport is
+    // looked up per request. The request is answered from `network`'s routes directly, without
+    // URLSession or async-http-client, the same way on Linux and Apple platforms, so what runs is
+    // everything above the transport: request building, middleware, authentication, retries, status
+    // validation, decoding. An unmatched request's error names its method and URL, and the request
+    // is listed in NetworkStub.unmatchedRequests. Scopes of parallel tests are independent, and
+    // scopes nest (the innermost wins).
     try await DefaultTransportScope.$transport.withValue(StubbedNetworkTransport(network: network)) {
         try await body(network)
     }

@@ -3,11 +3,8 @@
 
     /// A Swift Testing trait that runs each test in a scope of its own NetworkStub
     /// (``withStubbedNetwork(_:isolation:_:)``): every Courier request that uses the default
-    /// transport is answered by that stub, never sent to the network.
-    ///
-    /// Use it as `.stubbedNetwork`, on a test or a suite (each test of the suite, and each case
-    /// of a parameterized test, gets a new, empty stub), and reach the stub with
-    /// ``NetworkStub/current``:
+    /// transport is answered by that stub, never sent to the network. On a suite, each test (and
+    /// each case of a parameterized test) gets a new, empty stub; reach it with ``NetworkStub/current``.
     ///
     /// ```swift
     /// @Suite(.stubbedNetwork) struct ProfileTests {

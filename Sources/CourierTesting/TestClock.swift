@@ -1,15 +1,13 @@
 import Courier
 public import Foundation
 
-/// A clock your tests move by hand, for `Configuration/clock` (retry delays) and
-/// `Constraint` timeouts: no test waits for real time.
+/// A clock your tests move by hand, for `Configuration/clock` (retry delays) and `Constraint` timeouts.
 ///
-/// Two ways to use it:
-/// - **manual** (the default): `sleep` suspends until ``advance(by:)`` moves the clock past its
-///   deadline. Use it to check what happens *during* a delay: await ``waitForSleepers(_:)``,
-///   check, then advance.
-/// - **immediate** (`TestClock(sleepsReturnImmediately: true)`): every `sleep` moves the clock to
-///   its deadline and returns at once. Use it when only the delays matter: read ``sleeps``.
+/// By default `sleep` suspends until ``advance(by:)`` moves the clock past its deadline (await
+/// ``waitForSleepers(_:)``, check, then advance). With `sleepsReturnImmediately: true` every
+/// `sleep` moves the clock to its deadline and returns at once; read ``sleeps``. Cancelling a
+/// sleeping task ends its sleep with `CancellationError`. A client reads a `Retry-After` date
+/// against the clock's ``date``, so the delay a date means is exact.
 ///
 /// ```swift
 /// let clock = TestClock(sleepsReturnImmediately: true)
@@ -17,18 +15,6 @@ public import Foundation
 /// configuration.clock = clock
 /// _ = try await Client(configuration: configuration).enqueue(GetUser()).resume()
 /// #expect(clock.sleeps.count == 2)   // two retries, and no real time spent
-/// ```
-///
-/// Cancelling a sleeping task ends its sleep at once with `CancellationError`.
-///
-/// The clock also tells the date (``date``), and a client whose `Configuration/clock` it is reads
-/// a server's `Retry-After` date against it, so the delay a date means is exact:
-///
-/// ```swift
-/// let clock = TestClock(sleepsReturnImmediately: true)
-/// let retryAt = clock.date.addingTimeInterval(7)   // sent as `Retry-After: <HTTP-date>`
-/// // … a 503 with that header, then a 200 …
-/// #expect(clock.sleeps == [.seconds(7)])
 /// ```
 public final class TestClock: Clock, Sendable {
     /// A point on the test clock: the time since the clock was made.

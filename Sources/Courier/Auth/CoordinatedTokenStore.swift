@@ -1,16 +1,6 @@
-/// A ``TokenStore`` whose credential other processes (or other store instances) may share, and
-/// which can lock them out while a ``TokenRefresher`` reads, refreshes and writes it.
-///
-/// With single-use rotating refresh tokens, two processes that share one token file and refresh
-/// on their own spend the same refresh token twice (the server then revokes the family) or
-/// overwrite each other's rotated token. When its store conforms, ``TokenRefresher``:
-/// - refreshes inside ``withExclusiveAccess(_:)``: it re-reads the store first, and if another
-///   holder already stored a newer credential that is not about to expire, uses that one
-///   instead of refreshing (an expiring newer one is refreshed with *its* refresh token);
-/// - saves after ``TokenRefresher/reset(to:)`` and removes after ``TokenRefresher/signOut()``
-///   inside it too, so another process's refresh cannot write over them.
-///
-/// ``FileTokenStore`` conforms with an advisory `flock` on a lock file next to the token file.
+/// A ``TokenStore`` whose credential other processes may share, and which can lock them out
+/// while a ``TokenRefresher`` reads, refreshes and writes it (so none of them spends the same
+/// rotating refresh token twice). ``FileTokenStore`` conforms with an advisory `flock`.
 ///
 /// ```swift
 /// actor SharedStore: CoordinatedTokenStore {
@@ -23,6 +13,13 @@
 /// }
 /// ```
 public protocol CoordinatedTokenStore: TokenStore {
+    // TokenRefresher refreshes inside withExclusiveAccess(_:), re-reading the store first: if
+    // another holder already stored a newer credential that is not about to expire, it uses that one
+    // instead of refreshing (an expiring newer one is refreshed with *its* refresh token). It saves
+    // after reset(to:) and removes after signOut() inside it too, so another process's refresh
+    // cannot write over them. Documentation/Authentication.md ("Several processes sharing one token
+    // file") says the same for users.
+
     /// Runs `body` while no other holder of the same stored credential runs its own
     /// `withExclusiveAccess`, and returns what `body` returns.
     ///

@@ -3,22 +3,16 @@ import Foundation
 /// When a ``TokenRefresher`` may refresh: the backoff after transient failures and the loop
 /// guard. A pure value, so its arithmetic is tested without any actor or clock.
 ///
-/// Backoff after `n` consecutive transient failures is `initial × 2^(n-1)`, capped:
-///
-/// | failures | 1 | 2 | 3 | 4 | 5 | 6 | 7+ |
-/// | --- | --- | --- | --- | --- | --- | --- | --- |
-/// | wait (initial 1 s, cap 60 s) | 1 s | 2 s | 4 s | 8 s | 16 s | 32 s | 60 s |
-///
-/// No jitter: one refresher makes one request at a time, so there is no herd to spread out.
-///
-/// Loop guard: at most `maximumRefreshes` attempts in any `refreshWindow`; one more means the
-/// server keeps rejecting what it just issued.
-///
-/// Every computation saturates: any count of failures and any policy, however absurd
-/// (`Duration` extremes, a negative backoff or window), gives a wait between zero and the
-/// largest `Duration` this type builds (``longestWait``), never an arithmetic trap. A daemon in
-/// an hours-long auth outage counts thousands of consecutive failures.
+/// Backoff after `n` consecutive transient failures is `initial × 2^(n-1)`, capped, without
+/// jitter. The loop guard allows at most `maximumRefreshes` attempts in any `refreshWindow`.
+/// Every computation saturates between zero and ``longestWait``, never trapping.
 struct RefreshSchedule: Sendable {
+    // With initial 1 s and cap 60 s the waits are 1, 2, 4, 8, 16, 32, then 60 s. No jitter: one
+    // refresher makes one request at a time, so there is no herd to spread out. One attempt more
+    // than the loop guard allows means the server keeps rejecting what it just issued.
+    // Saturating matters: any count of failures and any policy, however absurd (`Duration`
+    // extremes, a negative backoff or window), must give a wait, never an arithmetic trap; a daemon
+    // in an hours-long auth outage counts thousands of consecutive failures.
     enum Permission: Equatable {
         case allowed
         case backingOff(retryAfter: Duration, last: RefreshFailure)

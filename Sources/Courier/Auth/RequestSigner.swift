@@ -4,34 +4,20 @@ import HTTPTypes
 /// Custom authentication: code that adds credentials to each attempt of a request, for schemes
 /// other than Basic and Bearer (an API key, an HMAC signature, AWS SigV4-style signing).
 ///
-/// A signer runs in the authentication stage, once per attempt (every retry and every replay is
-/// signed anew, so a signature can cover a fresh date or nonce), after the request's origin was
-/// checked against ``Configuration/authorizedHosts`` and before the request is sent. No stage
-/// above authentication sees what it adds.
-///
-/// The request it returns must go where the request it was given was going: a signer that
-/// changes the scheme or the authority fails the call with
-/// ``AuthenticationFailure/hostNotAuthorized(host:)`` unless the new origin is authorized too,
-/// and the framing headers stay refused as everywhere else.
+/// A signer runs once per attempt (every retry and replay is signed anew), after the origin was
+/// checked against ``Configuration/authorizedHosts``. A signer that moves the request to an
+/// origin not authorized fails the call with ``AuthenticationFailure/hostNotAuthorized(host:)``.
+/// Name the headers and query items that carry a secret in ``Configuration/redaction`` so logs
+/// hide them and redirects to another origin drop them. ``APIKeySigner`` covers API keys;
+/// Documentation/Authentication.md shows an HMAC signer.
 ///
 /// ```swift
-/// struct HMACSigner: RequestSigner {
-///     let key: SymmetricKey
-///     func sign(_ request: inout TransportRequest, context: SigningContext) async throws(CourierError) {
-///         let date = ISO8601DateFormatter().string(from: Date())
-///         let message = "\(request.head.method.rawValue)\n\(request.head.path ?? "/")\n\(date)"
-///         let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
-///         request.head.headerFields[HTTPField.Name("X-Date")!] = date
-///         request.head.headerFields[.authorization] = "HMAC " + Data(mac).base64EncodedString()
-///     }
-/// }
 /// configuration.authentication = .signed(HMACSigner(key: key))
 /// ```
-///
-/// Name the headers and query items that carry a secret in ``Configuration/redaction`` (or add
-/// them to `request.redaction`), unless the standard patterns already match them, so that logs
-/// hide them and redirects to another origin drop them.
 public protocol RequestSigner: Sendable {
+    // The signer runs in the authentication stage, before the request is sent: no stage above
+    // authentication sees what it adds. The framing headers stay refused as everywhere else.
+
     /// Adds this attempt's credentials to `request`.
     /// - Throws: any ``CourierError``; the call fails with it and nothing is sent.
     func sign(_ request: inout TransportRequest, context: SigningContext) async throws(CourierError)

@@ -2,50 +2,39 @@ public import Foundation
 
 /// The single owner of a bearer credential, and the one place it is refreshed.
 ///
-/// Every call that needs the credential asks ``validCredential()``. When the token is within the
-/// leeway of its expiry, the first caller starts **one** refresh and every other caller, however
-/// many, awaits that same refresh. The new credential is saved to the store *before* the refresh
-/// is cleared, so a caller that arrives while the store is being written joins the refresh in
-/// flight instead of starting a second one with a refresh token that was just spent.
+/// Every call that needs the credential asks ``validCredential()``. When the token nears expiry,
+/// the first caller starts **one** refresh and every other caller awaits that same refresh. A
+/// permanent failure (the token endpoint answers 400 or 401) fails every later call with
+/// ``AuthenticationFailure/refreshFailed(_:)`` until ``reset(to:)`` or ``signOut()``; transient
+/// failures back off; a refresh loop stops with
+/// ``AuthenticationFailure/refreshLoopDetected(refreshes:window:)``. The store always ends up
+/// holding what the refresher decided last. Documentation/Authentication.md has the details.
 ///
 /// ```swift
-/// let endpoint = OAuth2TokenEndpoint(baseURL: try BaseURL(host: "auth.example.com"),
-///                                    path: try URLPath("/oauth/token"),
-///                                    clientAuthentication: .basic(clientID: "app", clientSecret: secret))
 /// let refresher = TokenRefresher(store: InMemoryTokenStore(signedInCredential), tokenEndpoint: endpoint)
 /// var configuration = Configuration(authentication: .bearer(refresher))
 /// configuration.authorizedHosts = ["api.example.com"]
 /// ```
-///
-/// Failures:
-/// - **Permanent** (the token endpoint answers 400 or 401, e.g. `invalid_grant`): every waiting
-///   call and every later call fails at once with ``AuthenticationFailure/refreshFailed(_:)``,
-///   with no further traffic to the token endpoint, until ``reset(to:)`` or ``signOut()``.
-/// - **Transient** (network, timeout, 5xx, malformed body): the waiting calls fail; a later call
-///   may refresh again once the backoff (``Policy/initialBackoff``, doubling up to
-///   ``Policy/maximumBackoff``) has passed. Calls before then fail at once with
-///   ``RefreshFailure/Reason/backingOff(retryAfter:)``.
-/// - **Loop**: more than ``Policy/maximumRefreshes`` refreshes within ``Policy/refreshWindow``
-///   (a server that rejects every fresh token) stops refreshing with
-///   ``AuthenticationFailure/refreshLoopDetected(refreshes:window:)`` until ``reset(to:)``.
-///
-/// A caller whose task is cancelled stops waiting with ``CourierError/cancelled``; the refresh
-/// goes on for the others and its result is stored.
-///
-/// Each refresh is counted once, however many callers it served, in the swift-metrics counter
-/// `courier_token_refreshes_total` by `outcome` (`success`, `adopted`, `rejected`, `failed`,
-/// `store_failed`, `superseded`), through the metrics factory the process has when the refresher
-/// is created (bootstrapped, or bound with `withMetricsFactory(_:_:)` around its creation).
-///
-/// Store order: the refresher performs one store operation at a time (``TokenStore/load()``,
-/// ``TokenStore/save(_:)``, ``TokenStore/remove()``), in the order it decided them, so the store
-/// ends up holding what the refresher decided last: a ``signOut()`` or ``reset(to:)`` always
-/// wins over a refresh that finished before it, however slow that refresh's save is, and a
-/// refresh that finishes after them is dropped (it is cancelled, and its result never written).
-/// A load that returns after a reset or sign-out is ignored. With a ``CoordinatedTokenStore``
-/// (``FileTokenStore`` is one) refreshes, resets and sign-outs also hold the store's lock, so
-/// processes sharing one token file do not spend or overwrite each other's refresh tokens.
 public actor TokenRefresher {
+    // The new credential is saved to the store *before* the refresh is cleared, so a caller that
+    // arrives while the store is being written joins the refresh in flight instead of starting a
+    // second one with a refresh token that was just spent. A caller whose task is cancelled stops
+    // waiting with `.cancelled`; the refresh goes on for the others and its result is stored.
+    //
+    // Transient failures (network, timeout, 5xx, malformed body) fail the waiting calls; calls
+    // before the backoff (Policy.initialBackoff, doubling up to Policy.maximumBackoff) has passed
+    // fail at once with RefreshFailure.Reason.backingOff(retryAfter:). More than
+    // Policy.maximumRefreshes refreshes within Policy.refreshWindow is a loop.
+    //
+    // Store order: one store operation at a time (load, save, remove), in the order they were
+    // decided, so signOut() or reset(to:) always wins over a refresh that finished before it,
+    // however slow that refresh's save is; a refresh that finishes after them is cancelled and
+    // never written; a load that returns after a reset or sign-out is ignored. With a
+    // CoordinatedTokenStore, refreshes, resets and sign-outs also hold the store's lock.
+    //
+    // Each refresh is counted once, however many callers it served, in the swift-metrics counter
+    // `courier_token_refreshes_total` by `outcome` (Documentation/Observability.md), through the
+    // metrics factory the process has when the refresher is created.
     typealias Refresh = @Sendable (TokenCredential?) async throws(CourierError) -> TokenCredential
     typealias Waiter = CheckedContinuation<Result<TokenCredential, CourierError>, Never>
     private typealias LoadTask = Task<Result<TokenCredential?, CourierError>, Never>

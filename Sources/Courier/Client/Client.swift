@@ -183,22 +183,21 @@ public actor Client {
     /// lets the held calls go, in the order they arrived (Conduit's `awaitsOutgoingCompletion`).
     ///
     /// ```swift
-    /// // Rotate the API key with no request in flight, and none starting meanwhile:
     /// try await client.runExclusively { try await keychain.rotateAPIKey() }
     /// ```
-    /// Exclusive actions run one after another, in the order they were asked for; the calls they
-    /// hold wait for all of them. A held call whose task is cancelled leaves at once with
-    /// ``CourierError/cancelled``.
-    ///
-    /// What would wait for itself forever fails at once with
-    /// ``InvalidRequest/wouldDeadlock(_:)`` instead: calling `runExclusively` from inside a call in
-    /// flight on this client (a middleware, a constraint's `satisfy`) or from inside another
-    /// exclusive action, and calls through this client from inside `action` (use another client,
-    /// or the transport, there). Tasks started with `Task { }` from those places inherit the
-    /// context and are refused too; `Task.detached` ones are not and would wait.
+    /// Exclusive actions run one after another. A held call whose task is cancelled leaves at once
+    /// with ``CourierError/cancelled``. Calling it from inside a call in flight on this client or
+    /// another exclusive action, and calls through this client from inside `action`, fail at once
+    /// with ``InvalidRequest/wouldDeadlock(_:)`` (so do `Task { }`s started there).
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/wouldDeadlock(_:)`` as
     ///   above; otherwise whatever `action` throws, after the held calls have been released.
     public func runExclusively<T: Sendable>(_ action: @Sendable () async throws -> T) async throws -> T {
+        // Exclusive actions run in the order they were asked for; the calls they hold wait for all of
+        // them. What would wait for itself forever fails at once instead: runExclusively from a
+        // middleware or a constraint's `satisfy` of a call in flight, or from another exclusive action;
+        // calls through this client from inside `action` (use another client, or the transport, there).
+        // Tasks started with `Task { }` from those places inherit the context (CallScope) and are
+        // refused too; `Task.detached` ones are not and would wait.
         let scope = CallScope.current
         if scope.isInCall(on: self) {
             throw CourierError.invalidRequest(

@@ -2,8 +2,9 @@ public import Foundation
 
 /// The scheme, host and optional port that every endpoint of an API shares.
 ///
-/// Construction validates the host (see the rules below) and the port, so a `BaseURL` that
-/// exists is always one Courier can send to.
+/// Construction validates the host and the port, so a `BaseURL` that exists is always one
+/// Courier can send to. The host is an RFC 1123 name, an IPv4 dotted quad or an IPv6 literal in
+/// brackets; non-ASCII names must be given in punycode.
 ///
 /// ```swift
 /// let api = try BaseURL(host: "api.example.com")                       // https://api.example.com
@@ -11,12 +12,12 @@ public import Foundation
 /// let v6 = try BaseURL(scheme: .http, host: "[::1]", port: 8080)
 /// let parsed = try BaseURL(string: "http://localhost:8080")
 /// ```
-///
-/// Host rules: an RFC 1123 name (labels of 1–63 letters, digits and inner hyphens, at most 253
-/// characters), an IPv4 dotted quad with octets 0–255, or an IPv6 literal in brackets. No
-/// scheme, slash, user-info, port, white space or non-ASCII character (use punycode). A name
-/// whose last label is all digits is read as IPv4 and must be a valid dotted quad.
 public struct BaseURL: Hashable, Sendable {
+    // Host rules in full: an RFC 1123 name (labels of 1–63 letters, digits and inner hyphens, at
+    // most 253 characters), an IPv4 dotted quad with octets 0–255, or an IPv6 literal in brackets.
+    // No scheme, slash, user-info, port, white space or non-ASCII character. A name whose last
+    // label is all digits is read as IPv4 and must be a valid dotted quad.
+
     /// The URL scheme: `http` or `https`.
     public enum Scheme: String, Hashable, Sendable, CaseIterable {
         /// Plain HTTP. Use it for loopback and test servers.

@@ -64,18 +64,16 @@ public struct RequestBody: Sendable {
     /// (CourierXML builds its `.xml` bodies on it).
     ///
     /// ```swift
-    /// extension RequestBody {
-    ///     static func csv(_ rows: [[String]]) -> RequestBody {
-    ///         .custom(contentType: "text/csv; charset=utf-8") { Data(CSV.encode(rows).utf8) }
-    ///     }
+    /// static func csv(_ rows: [[String]]) -> RequestBody {
+    ///     .custom(contentType: "text/csv; charset=utf-8") { Data(CSV.encode(rows).utf8) }
     /// }
     /// ```
-    /// An error thrown by `encode` fails the call with ``InvalidRequest/encodingFailed(_:underlyingError:)``
-    /// (a ``CourierError`` is passed through as it is).
     /// - Parameters:
     ///   - contentType: the media type.
     ///   - headers: other headers the format calls for, sent unless the endpoint sets them.
-    ///   - encode: makes the bytes, once per build of the request.
+    ///   - encode: makes the bytes, once per build of the request. An error it throws fails the
+    ///     call with ``InvalidRequest/encodingFailed(_:underlyingError:)`` (a ``CourierError`` is
+    ///     passed through as it is).
     public static func custom(
         contentType: String, headers: [HeaderItem] = [],
         encode: @escaping @Sendable () throws -> Data

@@ -2,10 +2,9 @@ public import Foundation
 
 /// Every error a Courier API throws.
 ///
-/// Public throwing APIs are declared `throws(CourierError)`, so a `catch` sees this type
-/// without casting. Each case keeps its evidence: the transport failure keeps the
-/// `URLError`, a rejected response keeps status, headers and body, a decoding failure keeps
-/// the `DecodingError` and the response it came from.
+/// Public throwing APIs are declared `throws(CourierError)`, so a `catch` sees this type without
+/// casting. Each case keeps its evidence (the `URLError`, the rejected response, the `DecodingError`).
+/// It and the failure enums it carries may gain cases: `switch` needs an `@unknown default`.
 ///
 /// ```swift
 /// do {
@@ -16,9 +15,6 @@ public import Foundation
 ///     print(error)   // never prints header values or whole bodies
 /// }
 /// ```
-///
-/// This enum and the failure enums it carries may gain cases in later versions: a `switch` over
-/// one needs an `@unknown default` (a `catch` pattern does not).
 #if hasAttribute(nonexhaustive)
     @nonexhaustive
 #endif

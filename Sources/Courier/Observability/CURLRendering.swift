@@ -6,23 +6,25 @@ extension TransportRequest {
     /// or by the request's own ``TransportRequest/redaction`` when `redaction` is `nil` (which
     /// includes the names a ``RequestSigner`` such as ``APIKeySigner`` added).
     ///
-    /// One line, arguments in single quotes (a `'` inside becomes `'\''`), headers in the
-    /// request's order. `-X METHOD` for every method but `GET` (and `--head` for `HEAD`);
-    /// `--globoff` when the URL contains `[`, `]`, `{` or `}`, so curl does not read them as
-    /// a glob pattern. The body:
-    /// - `application/x-www-form-urlencoded`: `--data-binary` with secret fields redacted;
-    /// - JSON (`application/json`, `…+json`): `--data-binary` with secret keys redacted at any
-    ///   depth (keys sorted);
-    /// - other UTF-8 text without control characters: `--data-binary` as it is;
-    /// - anything else, anything longer than 4 KiB after redaction (or
-    ///   longer than 64 KiB before, which is not parsed), and streamed bodies: `--data-binary @-  # N bytes of <content type>, not shown`, so the
-    ///   command runs with the body piped in and the comment says what it was.
+    /// Secret form fields and JSON keys in the body are redacted too. A body that is not text, is
+    /// longer than 4 KiB, or is streamed is not shown: the command reads it from standard input
+    /// (`--data-binary @-`) and a comment says what it was.
     ///
     /// ```swift
     /// print(request.curlCommand())
     /// // curl -X POST 'https://id.example.com/token' -H 'Content-Type: application/x-www-form-urlencoded' --data-binary 'grant_type=refresh_token&refresh_token=<redacted>'
     /// ```
     public func curlCommand(redaction: Redaction? = nil) -> String {
+        // One line, arguments in single quotes (a `'` inside becomes `'\''`), headers in the request's
+        // order. `-X METHOD` for every method but `GET` (and `--head` for `HEAD`); `--globoff` when the
+        // URL contains `[`, `]`, `{` or `}`, so curl does not read them as a glob pattern. The body:
+        // - `application/x-www-form-urlencoded`: `--data-binary` with secret fields redacted;
+        // - JSON (`application/json`, `…+json`): `--data-binary` with secret keys redacted at any depth
+        //   (keys sorted);
+        // - other UTF-8 text without control characters: `--data-binary` as it is;
+        // - anything else, anything longer than 4 KiB after redaction (or longer than 64 KiB before,
+        //   which is not parsed), and streamed bodies: `--data-binary @-  # N bytes of <content type>,
+        //   not shown`, so the command runs with the body piped in and the comment says what it was.
         let redaction = redaction ?? self.redaction
         var arguments = ["curl"]
         let method = head.method.rawValue

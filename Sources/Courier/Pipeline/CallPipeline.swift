@@ -1,34 +1,31 @@
 import Foundation
 
-/// Every stage a call passes through, in order: this file is the map.
-///
-/// ```
-/// Client.enqueue(endpoint) → Call.resume() / stream() / download(to:) / events()
-///   → Client.send(endpoint, options:)   the one way out (CallOptions: what the call changes)
-///   call span and metrics, when a backend is there (Observability/CallObservation.swift)
-///   pause-and-drain admission → constraints → RequestBuilder (endpoint + options → TransportRequest)
-///   ┌ 1. Configuration.middleware   users' stages, outermost first
-///   │ 2. Requestable.middleware     the endpoint's own stages (then a progress observer's counter)
-///   │ 2½. CacheStage                stored responses, validation, storing (Pipeline/Cache/CacheStage.swift)
-///   │ 3. RetryStage                 attempts and delays (Pipeline/RetryStage.swift)
-///   │ 4. AuthenticationStage        host check, signing, the one 401 replay (Auth/AuthenticationStage.swift)
-///   │ 5. AttemptObservation         log line, metrics and client span per attempt (Observability/AttemptObservation.swift)
-///   └ 6. transport                  checkSendable, Configuration.transport, then (for calls
-///                                   that want it whole) the body, up to maximumResponseSize
-///   size limit (StreamedResponse.whole(upTo:)) and status validation → decoding (Call.resume(expecting:))
-/// ```
-///
-/// Built-in stages are ``Middleware`` like users' own; a request reaches a stage exactly as the
-/// stages above it left it, and only stages below authentication see a credential.
-///
-/// Stages 1–4 are one list, built once per call with only the stages that do something (no
-/// cache stage without ``Configuration/cache``, no retry stage without retries, no
-/// authentication stage without a credential), and run by
-/// recursing through it by index. Every stage is an async function whose frame each call's task
-/// allocates anew, so the common call (no middleware, no retries, no credential) goes straight to
-/// stages 5–6. Courier's own stages are called through their non-escaping `run`, so that a call
-/// allocates no closure for them.
+/// Every stage a call passes through, in order (the map is the comment at the top of the type).
 struct CallPipeline: Sendable {
+    // Client.enqueue(endpoint) → Call.resume() / stream() / download(to:) / events()
+    //   → Client.send(endpoint, options:)   the one way out (CallOptions: what the call changes)
+    //   call span and metrics, when a backend is there (Observability/CallObservation.swift)
+    //   pause-and-drain admission → constraints → RequestBuilder (endpoint + options → TransportRequest)
+    //   ┌ 1. Configuration.middleware   users' stages, outermost first
+    //   │ 2. Requestable.middleware     the endpoint's own stages (then a progress observer's counter)
+    //   │ 2½. CacheStage                stored responses, validation, storing (Pipeline/Cache/CacheStage.swift)
+    //   │ 3. RetryStage                 attempts and delays (Pipeline/RetryStage.swift)
+    //   │ 4. AuthenticationStage        host check, signing, the one 401 replay (Auth/AuthenticationStage.swift)
+    //   │ 5. AttemptObservation         log line, metrics and client span per attempt (Observability/AttemptObservation.swift)
+    //   └ 6. transport                  checkSendable, Configuration.transport, then (for calls
+    //                                   that want it whole) the body, up to maximumResponseSize
+    //   size limit (StreamedResponse.whole(upTo:)) and status validation → decoding (Call.resume(expecting:))
+    //
+    // Built-in stages are Middleware like users' own; a request reaches a stage exactly as the
+    // stages above it left it, and only stages below authentication see a credential.
+    //
+    // Stages 1–4 are one list, built once per call with only the stages that do something (no
+    // cache stage without Configuration.cache, no retry stage without retries, no authentication
+    // stage without a credential), and run by recursing through it by index. Every stage is an
+    // async function whose frame each call's task allocates anew, so the common call (no
+    // middleware, no retries, no credential) goes straight to stages 5–6. Courier's own stages are
+    // called through their non-escaping `run`, so that a call allocates no closure for them.
+
     /// One of stages 1–4.
     enum Stage: Sendable {
         case middleware(any Middleware)

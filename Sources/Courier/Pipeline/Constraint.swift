@@ -3,38 +3,32 @@
 /// While the constraint is unsatisfied, every caller of ``waitUntilSatisfied()`` waits, and
 /// exactly **one** `satisfy` runs at a time, however many wait. When it succeeds, every waiter
 /// is released; when it fails, every waiter fails with a ``ConstraintFailure`` that keeps the
-/// error.
+/// error, and the next caller starts a new run. ``invalidate()`` makes the next run call
+/// `satisfy` without asking `isSatisfied`.
 ///
 /// ```swift
-/// let session = Constraint(
-///     name: "session",
-///     timeout: .seconds(30),
-///     isSatisfied: { await sessionStore.sessionID != nil },
-///     satisfy: { try await sessionStore.startSession() }   // must make isSatisfied true
-/// )
-///
+/// let session = Constraint(name: "session", timeout: .seconds(30),
+///                          isSatisfied: { await sessionStore.sessionID != nil },
+///                          satisfy: { try await sessionStore.startSession() })   // must make isSatisfied true
 /// try await session.waitUntilSatisfied()   // returns at once when a session exists
-/// // … send the request …
-/// session.invalidate()                     // the server said the session expired
 /// ```
-///
-/// The rules:
-/// - **Check first.** A caller that finds no run in flight asks `isSatisfied`; if it says yes,
-///   the caller returns at once without waiting. Otherwise the caller starts a run (or joins the
-///   one in flight). A run asks `isSatisfied` once more and calls `satisfy` only if it still
-///   says no, so a run that finished a moment ago is not repeated.
-/// - **One run, shared.** Callers that arrive while a run is in flight join it and get its
-///   result. `isSatisfied` may be called by several callers at once: keep it cheap and free of
-///   side effects. After `satisfy` succeeds, `isSatisfied` should return `true`.
-/// - **No sticky failure.** A failed run fails its waiters; the next caller starts a new run.
-/// - **Leaving early.** A waiter whose task is cancelled leaves at once with
-///   ``CourierError/cancelled``; a waiter that waits longer than ``timeout`` leaves with
-///   ``ConstraintFailure/Reason/timedOut(after:)``. Neither disturbs the other waiters, and
-///   neither cancels `satisfy`: it runs to the end (even if every waiter has left) and its result
-///   goes to whoever is still waiting.
-/// - **Invalidation.** ``invalidate()`` makes the next run call `satisfy` without asking
-///   `isSatisfied` (which may still say yes about a session the server has dropped).
 public final class Constraint: Sendable {
+    // The rules in full:
+    // - Check first. A caller that finds no run in flight asks `isSatisfied`; if it says yes, the
+    //   caller returns at once without waiting. Otherwise the caller starts a run (or joins the one
+    //   in flight). A run asks `isSatisfied` once more and calls `satisfy` only if it still says
+    //   no, so a run that finished a moment ago is not repeated.
+    // - One run, shared. Callers that arrive while a run is in flight join it and get its result.
+    //   `isSatisfied` may be called by several callers at once: keep it cheap and free of side
+    //   effects. After `satisfy` succeeds, `isSatisfied` should return `true`.
+    // - No sticky failure. A failed run fails its waiters; the next caller starts a new run.
+    // - Leaving early. A waiter whose task is cancelled leaves at once with `.cancelled`; a waiter
+    //   that waits longer than `timeout` leaves with `.timedOut(after:)`. Neither disturbs the other
+    //   waiters, and neither cancels `satisfy`: it runs to the end (even if every waiter has left)
+    //   and its result goes to whoever is still waiting.
+    // - Invalidation. invalidate() makes the next run call `satisfy` without asking `isSatisfied`
+    //   (which may still say yes about a session the server has dropped).
+
     /// The name that identifies the constraint in errors and logs.
     ///
     /// ```swift
@@ -88,14 +82,6 @@ public final class Constraint: Sendable {
     ///     called concurrently.
     ///   - satisfy: Makes the precondition hold (logs in, asks for consent, …). Never runs twice
     ///     at once. A thrown error fails every waiter of that run.
-    ///
-    /// ```swift
-    /// let session = Constraint(
-    ///     name: "session",
-    ///     isSatisfied: { await sessionStore.sessionID != nil },
-    ///     satisfy: { try await sessionStore.startSession() }
-    /// )
-    /// ```
     public convenience init(
         name: String,
         timeout: Duration? = nil,
@@ -136,20 +122,13 @@ public final class Constraint: Sendable {
     /// Returns once the constraint is satisfied, running `satisfy` if needed (shared with every
     /// other caller waiting at the same time).
     ///
+    /// ```swift
+    /// try await session.waitUntilSatisfied()
+    /// ```
     /// - Throws: ``CourierError/cancelled`` when the calling task is cancelled (the caller leaves
     ///   at once; the run goes on for the others), or ``CourierError/constraint(_:)`` when
     ///   `satisfy` failed (``ConstraintFailure/Reason/satisfyFailed(_:)``, keeping its error) or
     ///   this caller waited longer than ``timeout`` (``ConstraintFailure/Reason/timedOut(after:)``).
-    ///
-    /// ```swift
-    /// do {
-    ///     try await session.waitUntilSatisfied()
-    /// } catch .constraint(let failure) {
-    ///     print(failure)   // Constraint "session" failed: …
-    /// } catch {
-    ///     // CourierError.cancelled
-    /// }
-    /// ```
     public func waitUntilSatisfied() async throws(CourierError) {
         do {
             try await waitOrThrow()

@@ -1,27 +1,27 @@
 /// The pure state machine behind ``Constraint``: a ``SingleFlight`` of waiters for the run (the
 /// `isSatisfied` check and, if needed, `satisfy`), plus whether the constraint was invalidated.
-///
-/// It does no async work and knows nothing about continuations, clocks or tasks: the
-/// ``Constraint`` class keeps one under a lock, asks it what to do, and does it outside the
-/// lock. `Waiter` is whatever the owner needs to resume a caller later (the class stores a
-/// continuation; tests store plain values).
-///
-/// The rules:
-/// - At most one run is in flight. The first waiter to arrive while none is running starts one;
-///   every waiter that arrives while it runs joins it.
-/// - A finished run releases every waiter still registered, with the run's result. A failure is
-///   not remembered: the next arrival starts a new run.
-/// - A waiter can leave early (cancellation, timeout), even before it registered; the run goes
-///   on for the others, and goes on even when nobody is left (unless the gate abandons
-///   unwatched runs, below).
-/// - ``invalidate()`` makes the next run skip the `isSatisfied` check and call `satisfy`. It
-///   stays in force until a run that *started after* the last invalidation succeeds.
-/// - A gate made with `abandonsUnwatchedRuns` (for a `satisfy` that only waits, with no side
-///   effect, such as waiting for a network path) ends a run the moment its last waiter leaves
-///   early: ``abandonRunIfUnwatched()`` says which, the owner cancels it, and the next arrival
-///   starts a fresh run. Without it a wait that nobody wants any more would go on forever,
-///   holding whatever it waits on.
 struct ConstraintGate<Waiter> {
+    // It does no async work and knows nothing about continuations, clocks or tasks: the Constraint
+    // class keeps one under a lock, asks it what to do, and does it outside the lock. `Waiter` is
+    // whatever the owner needs to resume a caller later (the class stores a continuation; tests
+    // store plain values).
+    //
+    // The rules:
+    // - At most one run is in flight. The first waiter to arrive while none is running starts one;
+    //   every waiter that arrives while it runs joins it.
+    // - A finished run releases every waiter still registered, with the run's result. A failure is
+    //   not remembered: the next arrival starts a new run.
+    // - A waiter can leave early (cancellation, timeout), even before it registered; the run goes
+    //   on for the others, and goes on even when nobody is left (unless the gate abandons
+    //   unwatched runs, below).
+    // - invalidate() makes the next run skip the `isSatisfied` check and call `satisfy`. It stays
+    //   in force until a run that *started after* the last invalidation succeeds.
+    // - A gate made with `abandonsUnwatchedRuns` (for a `satisfy` that only waits, with no side
+    //   effect, such as waiting for a network path) ends a run the moment its last waiter leaves
+    //   early: abandonRunIfUnwatched() says which, the owner cancels it, and the next arrival starts
+    //   a fresh run. Without it a wait that nobody wants any more would go on forever, holding
+    //   whatever it waits on.
+
     /// Identifies a waiter from ``makeWaiterID()`` on, so that it can leave early.
     typealias WaiterID = SingleFlight<Waiter>.ID
 

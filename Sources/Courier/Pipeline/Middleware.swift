@@ -1,13 +1,16 @@
 /// A step every request of a client (or of one endpoint) passes through, on its way to the
 /// network and back: an async onion.
 ///
-/// Each middleware gets the request and `next`, the rest of the pipeline. It can
-/// - decorate the request, then `return try await next(request)`;
-/// - short-circuit: throw a ``CourierError`` or return a response of its own without calling
-///   `next`;
-/// - inspect or replace the response `next` returned: its head at once, its body by reading,
-///   wrapping or replacing ``StreamedResponse/body``;
-/// - call `next` again (a retry of its own).
+/// Each middleware gets the request and `next`, the rest of the pipeline. It can decorate the
+/// request and call `next`; short-circuit (throw a ``CourierError`` or return a response of its
+/// own); inspect or replace the response, its head at once and its body through
+/// ``StreamedResponse/body``; or call `next` again.
+///
+/// ``Configuration/middleware`` runs first, outermost, in array order; then the endpoint's
+/// ``Requestable/middleware``; then retry, authentication and the transport. So a middleware
+/// sees one outcome per call (retries happen below it) and never the credentials Courier attaches. For calls
+/// that want the body whole (``Call/resume()``) it sees a whole body
+/// (``ResponseBody/wholeData``). Documentation/Middleware.md describes the order and bodies.
 ///
 /// ```swift
 /// struct RequestID: Middleware {
@@ -20,22 +23,14 @@
 /// }
 /// let client = Client(configuration: Configuration(middleware: [RequestID()]))
 /// ```
-///
-/// **Order.** ``Configuration/middleware`` runs first, outermost, in array order; then the
-/// endpoint's ``Requestable/middleware``; then Courier's own stages: retry, authentication
-/// (host check, signing, the 401 replay) and attempt observation (log line, metrics); then the
-/// transport (the list is in `Pipeline/CallPipeline.swift`). So the first middleware sees the
-/// request first and the response last, sees one outcome per call (retries happen below it),
-/// and every middleware sees the request before credentials are attached: a logging middleware
-/// cannot leak a token it never saw.
-///
-/// **Bodies.** For calls that want the body whole (``Call/resume()``,
-/// ``Call/resume(expecting:)``) the transport stage reads it, up to
-/// ``TransportRequest/maximumResponseSize``, before the response goes up: so a connection lost
-/// mid-body is retried like one lost before the head, and every middleware sees a whole body
-/// (``ResponseBody/wholeData``). A middleware that returns a body of its own may stream it; the
-/// call collects it under the same limit.
 public protocol Middleware: Sendable {
+    // Below the users' middleware: Courier's own stages (retry, authentication — host check,
+    // signing, the 401 replay — and attempt observation — log line, metrics), then the transport;
+    // the list is in Pipeline/CallPipeline.swift. The transport stage reads a whole body, up to
+    // TransportRequest.maximumResponseSize, before the response goes up: so a connection lost
+    // mid-body is retried like one lost before the head. A middleware that returns a body of its
+    // own may stream it; the call collects it under the same limit.
+
     /// The rest of the pipeline: the next middleware, or authentication and the transport.
     typealias Next = @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse
 

@@ -19,28 +19,26 @@ enum RetryAfter: Sendable, Equatable {
     /// `HTTP-date`: wait until this moment, e.g. `Retry-After: Sun, 06 Nov 1994 08:49:37 GMT`.
     case date(Date)
 
-    /// Parses a `Retry-After` field value.
-    ///
-    /// Accepts `delay-seconds` (one or more ASCII digits; a number too large for `UInt64` is read
-    /// as `UInt64.max` seconds, "very long") and the three HTTP-date forms of RFC 9110 §5.6.7:
-    /// - IMF-fixdate, the one servers must send: `Sun, 06 Nov 1994 08:49:37 GMT`
-    /// - obsolete RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`
-    /// - obsolete asctime: `Sun Nov  6 08:49:37 1994`
-    ///
-    /// Leading and trailing spaces and tabs are ignored. Names are case-sensitive, as in the RFC.
+    /// Parses a `Retry-After` field value: `delay-seconds` or one of the three HTTP-date forms of
+    /// RFC 9110 §5.6.7 (IMF-fixdate, obsolete RFC 850, obsolete asctime).
     ///
     /// ```swift
     /// RetryAfter(parsing: " 30 ", receivedAt: Date())    // .seconds(30)
     /// RetryAfter(parsing: "-1", receivedAt: Date())      // nil: not 1*DIGIT
     /// ```
-    ///
     /// - Parameters:
     ///   - value: the field value.
-    ///   - now: when the response was received. Only the RFC 850 form needs it: its two-digit
-    ///     year is the one, of the two candidates 100 years apart, that lies within 50 years of
-    ///     `now` (a year that would be more than 50 years in the future is read as the most
-    ///     recent past year with the same last two digits, RFC 9110 §5.6.7).
+    ///   - now: when the response was received; only the RFC 850 form (two-digit year) needs it.
     init?(parsing value: String, receivedAt now: Date) {
+        // delay-seconds is one or more ASCII digits; a number too large for UInt64 is read as
+        // UInt64.max seconds, "very long". The date forms:
+        // - IMF-fixdate, the one servers must send: `Sun, 06 Nov 1994 08:49:37 GMT`
+        // - obsolete RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`
+        // - obsolete asctime: `Sun Nov  6 08:49:37 1994`
+        // Leading and trailing spaces and tabs are ignored. Names are case-sensitive, as in the RFC.
+        // An RFC 850 two-digit year is the one, of the two candidates 100 years apart, that lies within
+        // 50 years of `now` (a year more than 50 years in the future is read as the most recent past
+        // year with the same last two digits, RFC 9110 §5.6.7).
         let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
         if trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {

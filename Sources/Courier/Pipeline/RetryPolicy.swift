@@ -4,18 +4,11 @@ import HTTPTypes
 /// When and how soon to send a request again after it failed: a value the client consults after
 /// each attempt (set it as ``Configuration/retryPolicy``).
 ///
-/// A request is retried only when every one of these holds:
-/// 1. the attempt ended with a retryable status (``retryableStatusCodes``) or a retryable
-///    transport failure (timeout, lost connection, no connection, DNS failure);
-/// 2. attempts remain (``maxAttempts`` counts the first one);
-/// 3. repeating it is safe: an idempotent method (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or
-///    POST/PATCH carrying an ``idempotencyKeyHeader``;
-/// 4. its body can be sent again (not a single-use stream);
-/// 5. the server's `Retry-After`, if any, is not longer than ``maxRetryAfter``.
-///
-/// The wait is the server's `Retry-After` when it sent one, otherwise "full jitter"
-/// exponential backoff: a delay drawn uniformly from zero to `min(maxDelay, baseDelay × 2^(n−1))`
-/// after attempt n.
+/// A request is retried only when the attempt ended with a retryable status
+/// (``retryableStatusCodes``) or transport failure, attempts remain (``maxAttempts``), the
+/// method is idempotent (or POST/PATCH carries an ``idempotencyKeyHeader``), the body can be sent
+/// again, and any `Retry-After` is within ``maxRetryAfter``. The wait is the server's
+/// `Retry-After`, otherwise full-jitter exponential backoff.
 ///
 /// ```swift
 /// var policy = RetryPolicy.default            // 3 attempts, 250 ms base, 30 s cap
@@ -126,23 +119,9 @@ public struct RetryPolicy: Sendable {
 
     /// The decision after attempt `attempt` (1-based) ended with `outcome`.
     ///
-    /// The checks run in this order, and the first that fails gives the reason:
-    /// the outcome itself (``RetryDecision/Reason/success``, ``RetryDecision/Reason/notRetryableStatus``,
-    /// ``RetryDecision/Reason/cancelled``, ``RetryDecision/Reason/notRetryableError``), then
-    /// ``RetryDecision/Reason/attemptsExhausted``, ``RetryDecision/Reason/notIdempotent``,
-    /// ``RetryDecision/Reason/bodyNotReplayable`` and ``RetryDecision/Reason/retryAfterTooLong``.
-    ///
-    /// A response counts the same whether it arrives as `.success(response)` (straight from a
-    /// transport) or as `.failure(.response(response))` (after status validation).
-    ///
-    /// ```swift
-    /// var rng = SystemRandomNumberGenerator()
-    /// let decision = RetryPolicy.default.decision(
-    ///     after: 1, request: request,
-    ///     outcome: .failure(.transport(TransportFailure(kind: .timedOut))),
-    ///     now: Date(), random: &rng)
-    /// // .retry(after: d) with d somewhere in 0...250 ms
-    /// ```
+    /// The checks run in this order, and the first that fails gives the reason: the outcome
+    /// itself, then attempts, idempotency, a replayable body and `Retry-After`
+    /// (see ``RetryDecision/Reason``).
     ///
     /// - Parameters:
     ///   - attempt: the number of the attempt that just ended, from 1.
@@ -157,6 +136,10 @@ public struct RetryPolicy: Sendable {
         now: Date,
         random: inout some RandomNumberGenerator
     ) -> RetryDecision {
+        // The order of reasons: success, notRetryableStatus, cancelled, notRetryableError (the
+        // outcome), then attemptsExhausted, notIdempotent, bodyNotReplayable, retryAfterTooLong.
+        // A response counts the same whether it arrives as `.success(response)` (straight from a
+        // transport) or as `.failure(.response(response))` (after status validation).
         // 1. Is the outcome worth another try at all?
         var retryableResponse: Response?
         switch outcome {

@@ -1,31 +1,33 @@
 /// The one single-flight state machine: callers wait for a shared run (a token refresh, a
 /// constraint's `satisfy`, an exclusive action), and each of them may leave early.
 ///
-/// A pure value type. It does no async work and never resumes anything: every mutating call
-/// returns what the owner must do (start the run, resume these waiters, resume this one with
-/// cancellation), and the owner does it *after* releasing whatever lock guards the machine. The
-/// owners are thin: ``ConstraintGate`` (for ``Constraint``), ``PauseGate`` (for
-/// ``Client/runExclusively(_:)``) and ``TokenRefresher``. `Waiter` is whatever the owner needs to
-/// resume a caller later (a continuation; tests use plain values).
-///
-/// A caller's life:
-/// 1. ``makeID()`` hands it an id. Ids increase, so they also record the order of arrival.
-/// 2. ``register(_:id:)`` or ``join(_:id:)`` registers it as a waiter (or says why not).
-/// 3. It is handed back exactly once: by ``finish()`` when the run ends, or by ``cancel(_:)``
-///    when it leaves early. Never both, never twice.
-///
-/// Every id handed out must be registered or joined once: the machine remembers it until then.
-///
-/// Cancellation can come at any moment, also before the caller registered: a task cancelled
-/// early runs its cancellation handler before the code that would register it. So
-/// ``cancel(_:)`` remembers a cancellation for an id that was handed out and not registered yet,
-/// and the registration answers ``Registration/cancelled``. Nothing is remembered for an id
-/// that was already handed back (its cancellation raced the release and lost) or never handed
-/// out, so what is remembered is bounded by the callers between ``makeID()`` and registration.
-///
-/// The machine does not remember how a run ended: a failure is not sticky, and the caller that
-/// arrives after the run finished starts (or waits for) the next one.
+/// A pure value type: every mutating call returns what the owner must do, and the owner does
+/// it after releasing whatever lock guards the machine.
 struct SingleFlight<Waiter> {
+    // It does no async work and never resumes anything: every mutating call returns what the owner
+    // must do (start the run, resume these waiters, resume this one with cancellation). The owners
+    // are thin: ConstraintGate (for Constraint), PauseGate (for Client.runExclusively(_:)) and
+    // TokenRefresher. `Waiter` is whatever the owner needs to resume a caller later (a
+    // continuation; tests use plain values).
+    //
+    // A caller's life:
+    // 1. makeID() hands it an id. Ids increase, so they also record the order of arrival.
+    // 2. register(_:id:) or join(_:id:) registers it as a waiter (or says why not).
+    // 3. It is handed back exactly once: by finish() when the run ends, or by cancel(_:) when it
+    //    leaves early. Never both, never twice.
+    //
+    // Every id handed out must be registered or joined once: the machine remembers it until then.
+    //
+    // Cancellation can come at any moment, also before the caller registered: a task cancelled
+    // early runs its cancellation handler before the code that would register it. So cancel(_:)
+    // remembers a cancellation for an id that was handed out and not registered yet, and the
+    // registration answers `.cancelled`. Nothing is remembered for an id that was already handed
+    // back (its cancellation raced the release and lost) or never handed out, so what is
+    // remembered is bounded by the callers between makeID() and registration.
+    //
+    // The machine does not remember how a run ended: a failure is not sticky, and the caller that
+    // arrives after the run finished starts (or waits for) the next one.
+
     /// Identifies a caller from ``makeID()`` until it is handed back.
     typealias ID = UInt64
 

@@ -14,22 +14,22 @@ protocol ChunkProducer: AnyObject, Sendable {
 /// delegate) and the one reader of a streamed ``ResponseBody``.
 ///
 /// Past ``highWater`` buffered bytes it asks the producer to pause; once the reader has taken
-/// the buffer down to ``lowWater`` it asks it to resume. So a slow reader holds at most
-/// `highWater` bytes plus what the producer delivers before its pause takes effect, whatever the
-/// size of the body.
-///
-/// A producer that cannot pause (`canPause` false: corelibs URLSession on Linux, where
-/// suspending a task mid-transfer removes it from libcurl and the transfer never resumes)
-/// keeps delivering; past `highWater` the buffer then writes what the reader has not taken to an
-/// unlinked temporary file (``SpillFile``) and reads it back in order. Memory stays bounded;
-/// disk holds the backlog of a slow reader.
-///
-/// The producer is held weakly: the transfer keeps the buffer alive only through its reader, and
-/// a buffer dropped before its end stops the transfer.
-///
-/// `@unchecked Sendable`: all mutable state is in `state` or (`spill`, not `Sendable`) used only
-/// under `state`'s lock; continuations are resumed and the producer is called outside the lock.
+/// the buffer down to ``lowWater`` it asks it to resume. A producer that cannot pause spills the
+/// backlog to an unlinked temporary file (``SpillFile``).
 final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
+    // So a slow reader holds at most `highWater` bytes plus what the producer delivers before its
+    // pause takes effect, whatever the size of the body. A producer that cannot pause (`canPause`
+    // false: corelibs URLSession on Linux, where suspending a task mid-transfer removes it from
+    // libcurl and the transfer never resumes) keeps delivering; past `highWater` the buffer then
+    // writes what the reader has not taken to a SpillFile and reads it back in order. Memory stays
+    // bounded; disk holds the backlog of a slow reader.
+    //
+    // The producer is held weakly: the transfer keeps the buffer alive only through its reader, and
+    // a buffer dropped before its end stops the transfer.
+    //
+    // `@unchecked Sendable`: all mutable state is in `state` or (`spill`, not `Sendable`) used only
+    // under `state`'s lock; continuations are resumed and the producer is called outside the lock.
+
     /// Bytes buffered before the producer is asked to pause.
     static let highWater = 1 << 20
     /// Bytes left in the buffer when the producer is asked to resume.

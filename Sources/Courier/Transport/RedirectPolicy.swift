@@ -8,34 +8,34 @@ import HTTPTypes
 #endif
 
 /// What Courier does to a redirect URLSession is about to follow: follow it, but never carry
-/// credentials to another origin.
-///
-/// URLSession builds the redirected request by copying the request that got the 3xx and changing
-/// its URL (and, for 301/302 POST and 303, its method and body). corelibs-foundation copies
-/// every header, `Authorization` and `Cookie` included, whatever the new host; so, without this
-/// policy, a server could send a caller's bearer token to any host just by answering a redirect.
-///
-/// The policy compares origins (RFC 6454: scheme, host, port) and, when the redirect leaves the
-/// origin of the request the caller sent, removes the headers in ``strippedHeaders``.
-/// A downgrade from `https` to `http` changes the scheme, so it is always cross-origin.
-///
-/// Once stripped, credentials stay stripped: in a chain A → B → A the final request to A carries
-/// none. Two things make sure of it. URLSession derives each hop from the previous one, so a header
-/// removed at A → B is not there to keep at B → A; and, should a platform ever derive hops from
-/// the original request instead, a hop whose *previous* origin differs from its own is stripped
-/// too. Putting credentials back would be a confused deputy: B chose the path, query and (with
-/// 307/308) the method on A, and A would see them as the caller's authenticated request.
-///
-/// What is stripped: `Authorization`, `Proxy-Authorization`, `Cookie`, and every header the
-/// request's ``Redaction`` treats as secret (``Redaction/isSecret(headerName:)``: `X-Api-Key`,
-/// `X-Auth-Token`, `Private-Token`, …), since an application may use any of them as a credential
-/// under its own name. `Proxy-Authorization` goes too: a proxy normally consumes it, but a
-/// misconfigured or absent proxy would forward it to the new origin, and a proxied redirect that
-/// loses it fails loudly (407) rather than leaking.
-///
-/// A redirect from `https` to `http` is never followed (``allowsFollowing(from:to:)``): the 3xx
-/// itself, with its `Location`, becomes the response.
+/// credentials to another origin, and never follow `https` to `http`.
 enum RedirectPolicy {
+    // URLSession builds the redirected request by copying the request that got the 3xx and changing
+    // its URL (and, for 301/302 POST and 303, its method and body). corelibs-foundation copies every
+    // header, `Authorization` and `Cookie` included, whatever the new host; so, without this policy,
+    // a server could send a caller's bearer token to any host just by answering a redirect.
+    //
+    // The policy compares origins (RFC 6454: scheme, host, port) and, when the redirect leaves the
+    // origin of the request the caller sent, removes the headers in `strippedHeaders`. A downgrade
+    // from `https` to `http` changes the scheme, so it is always cross-origin.
+    //
+    // Once stripped, credentials stay stripped: in a chain A → B → A the final request to A carries
+    // none. Two things make sure of it. URLSession derives each hop from the previous one, so a
+    // header removed at A → B is not there to keep at B → A; and, should a platform ever derive hops
+    // from the original request instead, a hop whose *previous* origin differs from its own is
+    // stripped too. Putting credentials back would be a confused deputy: B chose the path, query and
+    // (with 307/308) the method on A, and A would see them as the caller's authenticated request.
+    //
+    // What is stripped: `Authorization`, `Proxy-Authorization`, `Cookie`, and every header the
+    // request's Redaction treats as secret (`isSecret(headerName:)`: `X-Api-Key`, `X-Auth-Token`,
+    // `Private-Token`, …), since an application may use any of them as a credential under its own
+    // name. `Proxy-Authorization` goes too: a proxy normally consumes it, but a misconfigured or
+    // absent proxy would forward it to the new origin, and a proxied redirect that loses it fails
+    // loudly (407) rather than leaking.
+    //
+    // A redirect from `https` to `http` is never followed (allowsFollowing(from:to:)): the 3xx
+    // itself, with its `Location`, becomes the response.
+
     /// Header names (compared case-insensitively) always removed from a redirect that leaves the
     /// origin, whatever the redaction says.
     static let strippedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]

@@ -4,26 +4,22 @@ public import HTTPTypes
 /// The one seam between Courier's pipeline and the wire.
 ///
 /// A transport sends one fully built request and returns the response head with a body that
-/// is still arriving (``StreamedResponse``), or throws a ``CourierError``:
-/// ``CourierError/transport(_:)`` when no response arrived, ``CourierError/cancelled`` when the
-/// calling task was cancelled. Errors after the head (a connection lost mid-body, the deadline,
-/// the size limit) are thrown by the body's reader. It does not validate status codes, decode
-/// bodies, retry, or authenticate: the pipeline does that around it.
-///
-/// ``URLSessionTransport`` is the default. Write your own to send through another HTTP stack
-/// or to fake the network in tests:
+/// is still arriving (``StreamedResponse``), or throws ``CourierError/transport(_:)`` when no
+/// response arrived and ``CourierError/cancelled`` when the calling task was cancelled. Errors
+/// after the head are thrown by the body's reader. A transport that streams wraps its chunks with
+/// ``ResponseBody/init(_:expectedLength:)`` and stops the transfer when the body is dropped.
 ///
 /// ```swift
-/// struct CannedTransport: Transport {
+/// struct CannedTransport: Transport {   // fakes the network in tests
 ///     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
 ///         StreamedResponse(status: .ok, body: ResponseBody(Data(#"{"id":1}"#.utf8)), url: request.url)
 ///     }
 /// }
 /// ```
-///
-/// A transport that streams wraps its chunks with ``ResponseBody/init(_:expectedLength:)``; it
-/// must stop the transfer when the body is cancelled or dropped unread.
 public protocol Transport: Sendable {
+    // A transport does not validate status codes, decode bodies, retry, or authenticate: the
+    // pipeline does that around it. "Dropped" above means cancelled or dropped unread.
+
     /// Sends `request` and returns the response head and its body, whatever the status code.
     /// - Throws: ``CourierError/transport(_:)``, ``CourierError/cancelled`` when the calling task
     ///   is cancelled (the request must then be stopped, not left to finish in the background).

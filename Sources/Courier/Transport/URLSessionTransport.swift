@@ -10,32 +10,27 @@ import HTTPTypesFoundation
 
 /// The default ``Transport``: URLSession, on Apple platforms and on Linux (libcurl).
 ///
-/// Each transport owns one `URLSession` with a session-level delegate that
-/// - answers every authentication challenge, never with a stored credential: Courier attaches
-///   credentials itself, only where they belong. A 401 is returned as the response, never
-///   answered with a stored credential;
-/// - hands the head over as soon as it arrives, with the body streaming through a bounded
-///   buffer (a body announced at 256 KiB or less comes whole, with the head): past 1 MiB
-///   unread, the task is suspended on Apple platforms; on Linux, where URLSession cannot pause a
-///   transfer, the backlog goes to an unlinked temporary file;
-/// - stops the URLSession task when the calling `Task` is cancelled, when the body is cancelled
-///   or dropped unread, and when the body passes ``TransportRequest/maximumResponseSize``;
-/// - enforces the request's timeout with Courier's own deadline, to the millisecond, on Linux too.
+/// Each transport owns one `URLSession`; keep one per configuration and share it. It never
+/// answers an authentication challenge with a stored credential (a 401 is the response),
+/// streams the body through a bounded buffer, stops the task when the call or its body is
+/// cancelled or passes ``TransportRequest/maximumResponseSize``, and enforces each request's
+/// timeout. Public-key pins (``PinningPolicy``) are checked on Apple platforms; on Linux a pinned
+/// host is never contacted: its calls fail with ``TransportFailure/Kind/pinningFailed``.
 ///
 /// ```swift
-/// let transport = URLSessionTransport()                       // URLSessionConfiguration.default
 /// let config = URLSessionConfiguration.ephemeral
 /// config.httpMaximumConnectionsPerHost = 8
 /// let client = Client(configuration: Configuration(transport: URLSessionTransport(configuration: config)))
 /// ```
-///
-/// Keep one transport per configuration and share it: each owns a connection pool.
-///
-/// Public-key pins (``PinningPolicy``) are checked in the server-trust challenge on Apple
-/// platforms. On Linux a pinned host is never contacted: its calls fail with
-/// ``TransportFailure/Kind/pinningFailed`` (use
-/// ``AsyncHTTPClientTransport``, Linux's default, which checks pins).
 public final class URLSessionTransport: Transport {
+    // The session-level delegate hands the head over as soon as it arrives, with the body
+    // streaming through a ChunkBuffer (a body announced at 256 KiB or less comes whole, with the
+    // head): past 1 MiB unread, the task is suspended on Apple platforms; on Linux, where URLSession
+    // cannot pause a transfer, the backlog goes to an unlinked temporary file. The request's timeout
+    // is Courier's own deadline, to the millisecond, on Linux too. On Linux use
+    // AsyncHTTPClientTransport (Linux's default) for pinning: corelibs raises no server-trust
+    // challenge.
+
     /// The session requests go through.
     public let session: URLSession
     /// The hosts whose server keys are pinned.
@@ -49,46 +44,32 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport with its own session, made from a copy of `configuration` (the
     /// object you pass is never changed).
     ///
-    /// ```swift
-    /// let configuration = URLSessionConfiguration.ephemeral
-    /// configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
-    /// configuration.httpCookieStorage = nil                   // no cookies at all
-    /// configuration.httpMaximumConnectionsPerHost = 8
-    /// #if canImport(Darwin)
-    /// configuration.allowsExpensiveNetworkAccess = false
-    /// #endif
-    /// let transport = URLSessionTransport(configuration: configuration)
-    /// ```
-    ///
-    /// Courier's copy has no `urlCredentialStorage` (Courier attaches credentials itself, only
-    /// where they belong), no `urlCache` unless `keepsURLCache`, a one-week
-    /// `timeoutIntervalForRequest` (each call carries its own timeout, which a shorter session
-    /// value would override on Apple platforms: set ``Configuration/timeout`` instead) and
-    /// Courier's delegate (redirect policy, authentication challenges, streaming). Courier
-    /// attaches the cookies of `httpCookieStorage` itself, so a request's own `Cookie` header is
-    /// kept next to them, and ``Configuration/cache`` keys responses by the cookies sent.
-    ///
-    /// A background configuration (one with an `identifier`) is refused: every call fails with
-    /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``, as background
-    /// sessions do not run the data tasks this transport uses (use `URLSession` directly).
-    ///
-    /// Your other settings apply (the Transports guide lists each one, per platform); where
-    /// `httpAdditionalHeaders` and the request name the same header, the request's value wins. On
-    /// Linux the proxy, resource-timeout, network-access, service-type and TLS-version settings
-    /// have no effect (set the `http_proxy`, `https_proxy` and `no_proxy` environment variables
-    /// for a proxy).
+    /// Courier's copy attaches no stored credentials, has no `urlCache` unless `keepsURLCache`,
+    /// leaves timeouts to ``Configuration/timeout``, and uses Courier's delegate. A background
+    /// configuration (one with an `identifier`) is refused: every call fails with
+    /// ``CourierError/transport(_:)`` of kind ``TransportFailure/Kind/other``. Documentation/Transports.md
+    /// lists what each setting does on each platform.
     /// - Parameters:
     ///   - configuration: the session's settings; copied.
-    ///   - keepsURLCache: whether to keep the configuration's `urlCache`. Off by default: API
-    ///     responses (often personal, often authenticated) then never land in a disk cache, and
-    ///     requests skip the cache lookup. For HTTP caching set ``Configuration/cache``, which
-    ///     works on every transport; keep `urlCache` only to share it with other URLSession code.
-    ///     While a client's ``Configuration/cache`` is set, its requests are sent with
-    ///     `reloadIgnoringLocalCacheData`: `URLCache` may store their responses but never answers
-    ///     them (one cache decides, and a `.reload` or a revalidation reaches the network).
+    ///   - keepsURLCache: whether to keep the configuration's `urlCache` (off by default; for HTTP
+    ///     caching set ``Configuration/cache``, which works on every transport).
     ///   - pinning: public-key pins per host, checked in the server-trust challenge on Apple
-    ///     platforms; on Linux a pinned host is refused (see the type's documentation).
+    ///     platforms; on Linux a pinned host is refused.
     public init(configuration: URLSessionConfiguration = .default, keepsURLCache: Bool = false, pinning: PinningPolicy = .none) {
+        // What the copy changes, and why (the Transports guide has the same table for users):
+        // no `urlCredentialStorage` (Courier attaches credentials itself, only where they belong); no
+        // `urlCache` unless `keepsURLCache` (API responses are often personal, and requests skip the
+        // cache lookup); a one-week `timeoutIntervalForRequest` (each call carries its own timeout, which
+        // a shorter session value would override on Apple platforms); Courier's delegate (redirect
+        // policy, authentication challenges, streaming). Courier attaches the cookies of
+        // `httpCookieStorage` itself, so a request's own `Cookie` header is kept next to them, and
+        // Configuration.cache keys responses by the cookies sent. Background sessions do not run the
+        // data tasks this transport uses. Where `httpAdditionalHeaders` and the request name the same
+        // header, the request's value wins. On Linux the proxy, resource-timeout, network-access,
+        // service-type and TLS-version settings have no effect (set `http_proxy`, `https_proxy` and
+        // `no_proxy` for a proxy). While a client's Configuration.cache is set, its requests are sent
+        // with `reloadIgnoringLocalCacheData`: `URLCache` may store their responses but never answers
+        // them (one cache decides, and a `.reload` or a revalidation reaches the network).
         let settings = SessionSettings(configuration, keepsURLCache: keepsURLCache)
         let delegate = SessionDelegate(pinning: pinning)
         self.pinning = pinning

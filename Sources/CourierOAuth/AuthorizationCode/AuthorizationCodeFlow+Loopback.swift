@@ -4,65 +4,25 @@ public import Foundation
 extension AuthorizationCodeFlow {
     /// Signs in with the authorization code grant through the system browser and a
     /// ``LoopbackRedirectReceiver``: the whole flow for a command-line or desktop tool
-    /// (RFC 8252 §7.3).
-    ///
-    /// It starts a receiver on `127.0.0.1`, builds a flow whose redirect URI is
-    /// `http://127.0.0.1:<port><callbackPath>`, calls `openBrowser` with the authorization URL,
-    /// waits for the redirect (the browser is answered at once), checks it (see
-    /// ``authorizationCode(from:)``) and exchanges the code at the token endpoint. The receiver
-    /// stops listening as soon as the redirect came, or on failure, timeout or cancellation.
-    ///
-    /// ```swift
-    /// // A command-line tool: open the default browser, or print the URL for the user.
-    /// let credential = try await AuthorizationCodeFlow.signIn(
-    ///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-    ///     tokenEndpoint: OAuth2TokenEndpoint(
-    ///         baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
-    ///         clientAuthentication: .publicClient(clientID: "my-cli")),
-    ///     scope: "openid offline_access",
-    ///     timeout: .seconds(300)
-    /// ) { url in
-    ///     print("Opening \(url.host ?? "the sign-in page") in your browser…")
-    ///     let open = Process()
-    ///     open.executableURL = URL(fileURLWithPath: "/usr/bin/open")   // xdg-open on Linux
-    ///     open.arguments = [url.absoluteString]
-    ///     try open.run()
-    /// }
-    /// try await refresher.reset(to: credential)
-    /// ```
-    ///
-    /// `openBrowser` runs while the receiver already waits, so it may return at once (after
-    /// starting a browser) or only when the browser is done. The sign-in does not wait for it
-    /// once the redirect came; it is cancelled if the flow fails, times out or is cancelled. The
-    /// authorization URL it gets carries `state` and the PKCE challenge: open it, do not log it.
+    /// (RFC 8252 §7.3). Not available on watchOS.
     ///
     /// - Parameters:
     ///   - authorizationEndpoint: the authorization endpoint.
-    ///   - tokenEndpoint: the token endpoint; its client authentication gives `client_id`
-    ///     (usually `OAuth2ClientAuthentication.publicClient(clientID:)` for a native app).
+    ///   - tokenEndpoint: the token endpoint; its client authentication gives `client_id`.
     ///   - scope: the scope to ask for; `nil` sends none.
-    ///   - additionalParameters: extra authorization request parameters (see
-    ///     ``init(authorizationEndpoint:tokenEndpoint:redirectURI:scope:additionalParameters:issuer:requiresIssuer:)``).
+    ///   - additionalParameters: extra authorization request parameters.
     ///   - issuer: the expected RFC 9207 `iss`; `nil` ignores it.
     ///   - requiresIssuer: refuse a redirect without `iss`; needs `issuer`.
     ///   - callbackPath: the redirect URI's path.
     ///   - successHTML: the page the browser shows after a redirect that passed every check.
     ///   - failureHTML: the page it shows after any other.
     ///   - timeout: how long to wait for the redirect, from the moment the receiver listens.
-    ///   - openBrowser: opens the authorization URL. A `CourierError` it throws is rethrown as
-    ///     it is, a `CancellationError` becomes `CourierError.cancelled`, and any other error
-    ///     `AuthorizationFailure.unavailable(_:underlyingError:)`.
+    ///   - openBrowser: opens the authorization URL (which carries `state` and the PKCE challenge:
+    ///     do not log it). A `CancellationError` it throws becomes `CourierError.cancelled`.
     /// - Returns: the credential the token endpoint issued.
-    /// - Throws: `CourierError.authentication(_:)` with `AuthenticationFailure.authorizationFailed(_:)`:
-    ///   `AuthorizationFailure.timedOut` (a callback without this flow's `state` never ends the
-    ///   wait: it gets the failure page, and the browser's redirect is still awaited),
-    ///   `AuthorizationFailure.denied(_:)`, `AuthorizationFailure.issuerMismatch(expected:received:)`,
-    ///   `AuthorizationFailure.malformedResponse(_:)` or `AuthorizationFailure.unavailable(_:underlyingError:)`
-    ///   (no loopback socket, or `openBrowser` failed), in every case without a token request;
-    ///   `CourierError.cancelled`; the errors of the initializers; and those of the token
-    ///   endpoint (see `OAuth2TokenEndpoint`).
-    ///
-    /// Not available on watchOS, where normal apps cannot use BSD sockets (Apple's TN3135).
+    /// - Throws: `CourierError.authentication(_:)` with `AuthenticationFailure.authorizationFailed(_:)`
+    ///   (`.timedOut`, `.denied`, `.issuerMismatch`, `.malformedResponse`, `.unavailable`), always
+    ///   without a token request; `CourierError.cancelled`; the errors of the token endpoint.
     @available(watchOS, unavailable)
     public static func signIn(
         authorizationEndpoint: URL,
@@ -77,6 +37,23 @@ extension AuthorizationCodeFlow {
         timeout: Duration = .seconds(300),
         openBrowser: @escaping @Sendable (URL) async throws -> Void
     ) async throws(CourierError) -> TokenCredential {
+        // What it does: starts a receiver on `127.0.0.1`, builds a flow whose redirect URI is
+        // `http://127.0.0.1:<port><callbackPath>`, calls `openBrowser` with the authorization URL,
+        // waits for the redirect (the browser is answered at once), checks it (authorizationCode(from:))
+        // and exchanges the code at the token endpoint. The receiver stops listening as soon as the
+        // redirect came, or on failure, timeout or cancellation. Documentation/Authentication.md has a
+        // full example.
+        //
+        // `openBrowser` runs while the receiver already waits, so it may return at once (after starting
+        // a browser) or only when the browser is done. The sign-in does not wait for it once the
+        // redirect came; it is cancelled if the flow fails, times out or is cancelled. A `CourierError`
+        // it throws is rethrown as it is, any other error becomes `.unavailable(_:underlyingError:)`.
+        //
+        // A callback without this flow's `state` never ends the wait: it gets the failure page, and the
+        // browser's redirect is still awaited (so the result is `.timedOut`, not `.stateMismatch`).
+        // `.unavailable` means no loopback socket, or `openBrowser` failed. The initializers' errors
+        // (a bad callback path or parameter) are thrown too. Unavailable on watchOS because normal apps
+        // cannot use BSD sockets there (Apple's TN3135).
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
         let receiver = try LoopbackRedirectReceiver(callbackPath: callbackPath, successHTML: successHTML, failureHTML: failureHTML)
         defer { receiver.close() }

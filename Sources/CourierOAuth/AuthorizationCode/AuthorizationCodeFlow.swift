@@ -4,32 +4,21 @@ public import Foundation
 /// One authorization request of the authorization code grant with PKCE (RFC 6749 §4.1,
 /// RFC 7636 `S256`), with `state` (§10.12) and, optionally, the issuer check of RFC 9207.
 ///
-/// Create one flow per sign-in: it draws a fresh code verifier and `state`. Send the user to
-/// ``authorizationURL`` (a browser, `ASWebAuthenticationSession`…), then hand the redirect the
-/// browser comes back with to ``complete(with:)``, which checks it and exchanges the code at the
-/// token endpoint:
+/// Create one flow per sign-in. Send the user to ``authorizationURL``, then hand the redirect
+/// the browser comes back with to ``complete(with:)``, which checks it and exchanges the code.
+/// `description` and `dump` never show the code verifier, the `state` or a code.
 ///
 /// ```swift
-/// let flow = try AuthorizationCodeFlow(
-///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-///     tokenEndpoint: tokens,                       // an OAuth2TokenEndpoint, .publicClient(clientID: "my-app")
-///     redirectURI: URL(string: "com.example.app:/oauth/callback")!,
-///     scope: "openid profile",
-///     issuer: "https://auth.example.com", requiresIssuer: true
-/// )
+/// let flow = try AuthorizationCodeFlow(authorizationEndpoint: authorize, tokenEndpoint: tokens,
+///                                      redirectURI: URL(string: "com.example.app:/oauth/callback")!)
 /// openInBrowser(flow.authorizationURL)
-/// // …later, when the app is opened with the redirect:
-/// let credential = try await flow.complete(with: redirectURL)
-/// try await refresher.reset(to: credential)
+/// let credential = try await flow.complete(with: redirectURL)   // later, with the redirect
 /// ```
-///
-/// Command-line and desktop tools can let ``signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``
-/// run a ``LoopbackRedirectReceiver`` for them; Apple apps can use `WebAuthenticationSessionPresenter`.
-///
-/// The flow never prints its secrets: `description`, `debugDescription` and `dump` show the
-/// authorization endpoint and the client id only, never the code verifier, the `state` or an
-/// authorization code.
 public struct AuthorizationCodeFlow: Sendable {
+    // Command-line and desktop tools can let signIn(…) run a LoopbackRedirectReceiver for them;
+    // Apple apps can use WebAuthenticationSessionPresenter. `description`, `debugDescription` and
+    // `dump` show the authorization endpoint and the client id only.
+
     /// The authorization endpoint (RFC 6749 §3.1), e.g. `https://auth.example.com/authorize`.
     public let authorizationEndpoint: URL
     /// The token endpoint the code is exchanged at; its client authentication gives `client_id`.
@@ -69,32 +58,18 @@ public struct AuthorizationCodeFlow: Sendable {
     /// Prepares an authorization request: draws a code verifier and a `state`, and checks the
     /// request can be built. Nothing is sent.
     ///
-    /// ```swift
-    /// let flow = try AuthorizationCodeFlow(
-    ///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-    ///     tokenEndpoint: tokens,
-    ///     redirectURI: URL(string: "http://127.0.0.1:53682/callback")!,
-    ///     scope: "repo read:user",
-    ///     additionalParameters: [QueryItem(name: "prompt", value: "consent")]
-    /// )
-    /// ```
-    ///
     /// - Parameters:
     ///   - authorizationEndpoint: the authorization endpoint. Its own query is kept (Courier's
-    ///     parameters follow it); it must not have a fragment (RFC 6749 §3.1). Use `https` for
-    ///     anything but tests.
+    ///     parameters follow it); it must not have a fragment. Use `https` for anything but tests.
     ///   - tokenEndpoint: where ``complete(with:)`` exchanges the code.
     ///   - redirectURI: the redirect URI registered for the client.
     ///   - scope: the scope to ask for; `nil` sends none.
-    ///   - additionalParameters: extra authorization request parameters. They may not repeat
-    ///     `response_type`, `client_id`, `redirect_uri`, `state`, `code_challenge`,
-    ///     `code_challenge_method`, or `scope` when `scope` is given.
+    ///   - additionalParameters: extra authorization request parameters, e.g. `prompt`. They may not
+    ///     repeat the parameters the flow sets.
     ///   - issuer: the expected `iss` (RFC 9207), compared exactly; `nil` ignores `iss`.
     ///   - requiresIssuer: refuse a response without `iss`; needs `issuer`.
-    /// - Throws: `CourierError.invalidRequest(_:)`: `InvalidRequest.encodingFailed(_:underlyingError:)` naming
-    ///   a repeated or empty parameter name (in `additionalParameters` or the endpoint's query),
-    ///   or `requiresIssuer` without `issuer`; `InvalidRequest.invalidURL(_:)` for an
-    ///   endpoint with a fragment or one `URLComponents` cannot read.
+    /// - Throws: `CourierError.invalidRequest(_:)` for a repeated or empty parameter name,
+    ///   `requiresIssuer` without `issuer`, or an endpoint with a fragment or that cannot be read.
     public init(
         authorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,
@@ -104,6 +79,11 @@ public struct AuthorizationCodeFlow: Sendable {
         issuer: String? = nil,
         requiresIssuer: Bool = false
     ) throws(CourierError) {
+        // The parameters the flow sets: `response_type`, `client_id`, `redirect_uri`, `state`,
+        // `code_challenge`, `code_challenge_method`, and `scope` when `scope` is given. A repeated or
+        // empty name (in additionalParameters or the endpoint's query) and requiresIssuer without
+        // issuer are .encodingFailed naming it; an endpoint with a fragment (RFC 6749 §3.1) or one
+        // URLComponents cannot read is .invalidURL.
         try self.init(
             authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint, redirectURI: redirectURI,
             scope: scope, additionalParameters: additionalParameters, issuer: issuer, requiresIssuer: requiresIssuer,
@@ -208,31 +188,28 @@ public struct AuthorizationCodeFlow: Sendable {
     /// without sending anything. ``complete(with:)`` calls it; call it yourself only to exchange
     /// the code another way.
     ///
-    /// ```swift
-    /// let code = try flow.authorizationCode(from: URL(string: "com.example.app:/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=…")!)
-    /// ```
-    ///
-    /// Only the query is read (RFC 6749 §4.1.2; a fragment is ignored), decoded as
-    /// `application/x-www-form-urlencoded`. The checks run in this order, and the first that
-    /// fails is thrown:
-    /// 1. the redirect is at most 8 KiB, goes to ``redirectURI`` (same scheme, host, port and
-    ///    path), has a well-formed query and no response parameter (`code`, `state`, `error`,
-    ///    `error_description`, `error_uri`, `iss`) twice; else `AuthorizationFailure.malformedResponse(_:)`;
-    /// 2. `state` is present and equals ``state``; else `AuthorizationFailure.stateMismatch`.
-    ///    This comes before `error`, so that a forged redirect (a page that sends the browser to
-    ///    the redirect URI with `error=…` of its choosing) is reported as forged, never as the
-    ///    server's answer;
-    /// 3. no `error`; else `AuthorizationFailure.denied(_:)` with `error`, `error_description`
-    ///    and `error_uri`;
-    /// 4. with an ``issuer``: `iss`, when present, equals it exactly, and is present when
-    ///    ``requiresIssuer``; else `AuthorizationFailure.issuerMismatch(expected:received:)`.
-    ///    Without an ``issuer``, `iss` is ignored;
-    /// 5. `code` is present and not empty; else `AuthorizationFailure.malformedResponse(_:)`.
-    ///
+    /// The checks run in this order, and the first that fails is thrown: the redirect is
+    /// well-formed and goes to ``redirectURI`` (else `.malformedResponse`); `state` equals ``state``
+    /// (else `.stateMismatch`, checked before `error` so a forged error redirect is reported as
+    /// forged); no `error` (else `.denied`); `iss` matches ``issuer`` when one is set (else
+    /// `.issuerMismatch`); `code` is present (else `.malformedResponse`).
     /// - Returns: the authorization code.
     /// - Throws: `CourierError.authentication(_:)` with
     ///   `AuthenticationFailure.authorizationFailed(_:)` and the failure above.
     public func authorizationCode(from redirect: URL) throws(CourierError) -> String {
+        // Only the query is read (RFC 6749 §4.1.2; a fragment is ignored), decoded as
+        // `application/x-www-form-urlencoded`. The checks in full:
+        // 1. the redirect is at most 8 KiB, goes to redirectURI (same scheme, host, port and path), has
+        //    a well-formed query and no response parameter (`code`, `state`, `error`,
+        //    `error_description`, `error_uri`, `iss`) twice; else .malformedResponse;
+        // 2. `state` is present and equals state; else .stateMismatch. This comes before `error`, so
+        //    that a forged redirect (a page that sends the browser to the redirect URI with `error=…`
+        //    of its choosing) is reported as forged, never as the server's answer;
+        // 3. no `error`; else .denied with `error`, `error_description` and `error_uri`;
+        // 4. with an issuer: `iss`, when present, equals it exactly, and is present when
+        //    requiresIssuer; else .issuerMismatch(expected:received:). Without an issuer, `iss` is
+        //    ignored;
+        // 5. `code` is present and not empty; else .malformedResponse.
         do {
             return try AuthorizationResponse.code(from: redirect, expecting: expectation)
         } catch {

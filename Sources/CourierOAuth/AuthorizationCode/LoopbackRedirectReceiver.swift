@@ -9,44 +9,40 @@ public import Foundation
     import Darwin
 #endif
 
-/// Receives an OAuth2 redirect on the loopback interface, for command-line and desktop tools
-/// (RFC 8252 §7.3 and §8.3): it listens on `127.0.0.1` (and `::1`, when the host has it, on
-/// the same port) on a port the kernel picks, for one redirect only.
+/// Receives one OAuth2 redirect on the loopback interface (`127.0.0.1`, and `::1` when the host
+/// has it) on a port the kernel picks, for command-line and desktop tools (RFC 8252 §7.3, §8.3).
 ///
-/// ```swift
-/// let receiver = try LoopbackRedirectReceiver(callbackPath: "/callback")
-/// defer { receiver.close() }
-/// let flow = try AuthorizationCodeFlow(authorizationEndpoint: authorize, tokenEndpoint: tokens,
-///                                      redirectURI: receiver.redirectURI)   // http://127.0.0.1:<port>/callback
-/// async let redirect = receiver.waitForRedirect(timeout: .seconds(300))
-/// try openInBrowser(flow.authorizationURL)
-/// let credential = try await flow.complete(with: redirect)
-/// ```
-///
+/// The socket listens from `init` until the redirect came, the wait timed out or was cancelled,
+/// or ``close()`` was called. It binds only loopback addresses and prints and logs nothing.
 /// ``AuthorizationCodeFlow/signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``
 /// does all of this in one call.
 ///
-/// The socket listens from `init` (so that ``redirectURI`` is known) until the redirect came,
-/// the wait timed out or was cancelled, or ``close()`` was called. While waiting it answers:
-/// - a `GET` of the callback path: the redirect. It gets the success or failure page and ends
-///   the wait; the listening sockets are closed before the wait returns. A callback that is not
-///   the awaited one (a `state` other than the flow's, or a target that makes no URL) gets the
-///   failure page and the wait goes on: any local process can request the callback, and the
-///   browser's redirect must still find the port open;
-/// - another path (`/favicon.ico`, a probe): 404; another method on the callback path: 405;
-///   a target that is not a path: 400; a head over 8 KiB: 431. The wait goes on;
-/// - a connection that sends no complete head within 5 seconds is closed, and at most 16
-///   connections are read at once (more wait in the kernel's queue), so a stalled or hostile
-///   local client cannot keep the browser's request from being read.
-///
-/// It binds only loopback addresses, never `0.0.0.0`, prints and logs nothing, and runs its
-/// socket loop (`poll(2)` with a wake pipe, no sleeping) on a thread of its own, off Swift's
-/// cooperative pool. Any local process can connect to a loopback port: that is why the flow
-/// checks `state` and PKCE binds the code to this process's verifier.
-///
-/// Not available on watchOS, where normal apps cannot use BSD sockets (Apple's TN3135).
+/// ```swift
+/// let receiver = try LoopbackRedirectReceiver(callbackPath: "/callback")
+/// let flow = try AuthorizationCodeFlow(authorizationEndpoint: authorize, tokenEndpoint: tokens, redirectURI: receiver.redirectURI)
+/// async let redirect = receiver.waitForRedirect(timeout: .seconds(300), state: flow.state)
+/// try openInBrowser(flow.authorizationURL)
+/// let credential = try await flow.complete(with: redirect)
+/// ```
 @available(watchOS, unavailable)
 public final class LoopbackRedirectReceiver: Sendable {
+    // While waiting it answers:
+    // - a `GET` of the callback path: the redirect. It gets the success or failure page and ends
+    //   the wait; the listening sockets are closed before the wait returns. A callback that is not
+    //   the awaited one (a `state` other than the flow's, or a target that makes no URL) gets the
+    //   failure page and the wait goes on: any local process can request the callback, and the
+    //   browser's redirect must still find the port open;
+    // - another path (`/favicon.ico`, a probe): 404; another method on the callback path: 405; a
+    //   target that is not a path: 400; a head over 8 KiB: 431. The wait goes on;
+    // - a connection that sends no complete head within 5 seconds is closed, and at most 16
+    //   connections are read at once (more wait in the kernel's queue), so a stalled or hostile
+    //   local client cannot keep the browser's request from being read.
+    //
+    // It never binds `0.0.0.0`, and runs its socket loop (`poll(2)` with a wake pipe, no sleeping)
+    // on a thread of its own, off Swift's cooperative pool. Any local process can connect to a
+    // loopback port: that is why the flow checks `state` and PKCE binds the code to this process's
+    // verifier. Not available on watchOS, where normal apps cannot use BSD sockets (Apple's TN3135).
+
     /// The page a browser gets for a redirect that carries a code, and, in
     /// ``AuthorizationCodeFlow/signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``,
     /// one that passed every check: plain, short, and without external resources.
@@ -94,11 +90,6 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// Starts listening on `127.0.0.1` (and `::1` on the same port when possible) on an
     /// ephemeral port. Nothing is accepted until ``waitForRedirect(timeout:state:)``; connections
     /// made before wait in the kernel's queue.
-    ///
-    /// ```swift
-    /// let receiver = try LoopbackRedirectReceiver(callbackPath: "/oauth/callback")
-    /// print(receiver.redirectURI)   // http://127.0.0.1:53682/oauth/callback
-    /// ```
     ///
     /// - Parameters:
     ///   - callbackPath: the path of the redirect URI: starts with `/`, and holds only RFC 3986
@@ -164,32 +155,22 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// Call it once; the listening sockets are closed when it returns or throws.
     ///
     /// ```swift
-    /// let redirect = try await receiver.waitForRedirect(timeout: .seconds(120))
-    /// let credential = try await flow.complete(with: redirect)
-    /// ```
-    ///
-    /// The browser gets ``successHTML`` when the redirect has a `code` and no `error`, and
-    /// ``failureHTML`` otherwise; the redirect itself is not checked here (``AuthorizationCodeFlow``
-    /// does that). A callback with neither `code` nor `error`, or (when `state` is given) whose
-    /// `state` is not exactly that one, is not the redirect: it gets ``failureHTML`` and the wait
-    /// goes on, so that another local process cannot end the sign-in by requesting the callback
-    /// first. Pass the flow's ``AuthorizationCodeFlow/state``:
-    ///
-    /// ```swift
     /// let redirect = try await receiver.waitForRedirect(timeout: .seconds(120), state: flow.state)
     /// ```
-    ///
+    /// A callback with neither `code` nor `error`, or whose `state` is not `state`, gets
+    /// ``failureHTML`` and the wait goes on. The redirect itself is checked by ``AuthorizationCodeFlow``.
     /// - Parameters:
     ///   - timeout: how long to wait for the redirect; must be positive.
     ///   - state: the `state` the redirect must carry; `nil` accepts any.
-    /// - Throws: `CourierError.cancelled` when the task is cancelled or ``close()`` is called
-    ///   (the sockets are closed at once); `CourierError.authentication(_:)` with
-    ///   `AuthenticationFailure.authorizationFailed(_:)` and `AuthorizationFailure.timedOut`
-    ///   after `timeout`, `AuthorizationFailure.malformedResponse(_:)` for a callback request that
-    ///   makes no URL, or `AuthorizationFailure.unavailable(_:underlyingError:)` when the receiver was already
-    ///   used or closed or the socket failed; `CourierError.invalidRequest(_:)` with
-    ///   `InvalidRequest.invalidTimeout(_:)` for a non-positive timeout.
+    /// - Throws: `CourierError.cancelled` when the task is cancelled or ``close()`` is called;
+    ///   `AuthenticationFailure.authorizationFailed(_:)` with `.timedOut` after `timeout`,
+    ///   `.malformedResponse` for a callback that makes no URL, or `.unavailable` when the receiver
+    ///   was already used or closed; `InvalidRequest.invalidTimeout(_:)` for a non-positive timeout.
     public func waitForRedirect(timeout: Duration = .seconds(300), state: String? = nil) async throws(CourierError) -> URL {
+        // The browser gets successHTML when the redirect has a `code` and no `error`, and failureHTML
+        // otherwise. A callback that is not the redirect does not end the wait, so that another local
+        // process cannot end the sign-in by requesting the callback first: pass the flow's state.
+        // Cancellation and close() close the sockets at once; a socket failure is .unavailable too.
         try await receive(timeout: timeout) { redirect in Self.handle(redirect, state: state) }.get()
     }
 

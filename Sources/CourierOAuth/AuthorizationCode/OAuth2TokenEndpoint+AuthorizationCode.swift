@@ -3,18 +3,8 @@ public import Foundation
 
 extension OAuth2TokenEndpoint {
     /// Exchanges an authorization code for a token: the `authorization_code` grant (RFC 6749
-    /// §4.1.3) with its PKCE verifier (RFC 7636 §4.5).
-    ///
-    /// ``AuthorizationCodeFlow/complete(with:)`` calls it after checking the redirect; call it
-    /// yourself only when you received and checked the code another way.
-    ///
-    /// ```swift
-    /// let code = try flow.authorizationCode(from: redirect)
-    /// let credential = try await tokens.authorizationCode(code, redirectURI: flow.redirectURI, codeVerifier: flow.codeVerifier)
-    /// ```
-    ///
-    /// The body is `grant_type=authorization_code`, `code`, `redirect_uri`, `code_verifier`
-    /// (when given), then the client authentication's parameters.
+    /// §4.1.3) with its PKCE verifier (RFC 7636 §4.5). ``AuthorizationCodeFlow/complete(with:)``
+    /// calls it after checking the redirect; call it yourself only when you checked the code another way.
     ///
     /// - Parameters:
     ///   - code: the authorization code from the redirect; must not be empty.
@@ -31,6 +21,8 @@ extension OAuth2TokenEndpoint {
         redirectURI: URL,
         codeVerifier: String?
     ) async throws(CourierError) -> TokenCredential {
+        // The body is `grant_type=authorization_code`, `code`, `redirect_uri`, `code_verifier` (when
+        // given), then the client authentication's parameters.
         guard !code.isEmpty else {
             throw .invalidRequest(.encodingFailed("the authorization code is empty"))
         }

@@ -5,20 +5,16 @@
 
     /// Runs an ``AuthorizationCodeFlow`` in an `ASWebAuthenticationSession`: the system's
     /// in-app browser sheet, which shares cookies with Safari (unless ephemeral) and returns to
-    /// the app through the redirect URI's private-use scheme (RFC 8252 §7.1).
+    /// the app through the redirect URI's private-use scheme (RFC 8252 §7.1). Only available on
+    /// iOS, macOS and visionOS.
     ///
     /// ```swift
     /// let flow = try AuthorizationCodeFlow(
     ///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-    ///     tokenEndpoint: tokens,
-    ///     redirectURI: URL(string: "com.example.app:/oauth/callback")!,
-    ///     scope: "openid profile"
-    /// )
+    ///     tokenEndpoint: tokens, redirectURI: URL(string: "com.example.app:/oauth/callback")!)
     /// let presenter = WebAuthenticationSessionPresenter(anchor: view.window!)
     /// let credential = try await presenter.authorize(flow)
     /// ```
-    ///
-    /// Only available on iOS, macOS and visionOS.
     @MainActor
     public final class WebAuthenticationSessionPresenter: NSObject, ASWebAuthenticationPresentationContextProviding {
         /// The window the sheet is presented over.

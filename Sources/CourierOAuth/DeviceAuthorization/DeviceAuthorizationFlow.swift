@@ -6,40 +6,37 @@ public import Foundation
 /// approves on another device; the flow polls the token endpoint until they do.
 ///
 /// ```swift
-/// let tokens = OAuth2TokenEndpoint(
-///     baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
-///     clientAuthentication: .publicClient(clientID: "my-cli"))
-/// let flow = DeviceAuthorizationFlow(
-///     deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device")!,
-///     tokenEndpoint: tokens, scope: "profile offline_access")
+/// let flow = DeviceAuthorizationFlow(deviceAuthorizationEndpoint: deviceEndpoint, tokenEndpoint: tokens)
 /// let credential = try await flow.run { authorization in
 ///     print("Open \(authorization.verificationURI) and enter \(authorization.userCode)")
 /// }
-/// try await refresher.reset(to: credential)
 /// ```
 ///
-/// Requests go through the token endpoint's transport, with its client authentication and its
-/// timeout, never through a `Client`. Waits between polls are on the injected `clock`, so tests
-/// can run a whole flow without waiting (with `TestClock` from `CourierTesting`).
-///
-/// Polling (``waitForApproval(_:)``), as RFC 8628 §3.4–3.5 asks:
-/// - waits ``DeviceAuthorization/interval`` before **every** poll, the first included;
-/// - `authorization_pending`: polls again after the interval;
-/// - `slow_down`: adds 5 s to the interval, for this and every later poll;
-/// - no answer (a network error, a timeout) or a 5xx or 429 answer: waits twice as long as the
-///   time before (interval × 2, × 4… up to 60 s, or the interval if larger) and polls again; the
-///   next ordinary answer brings the wait back to the interval. It does not fail for that before
-///   the code expires;
-/// - `access_denied`: `AuthorizationFailure.denied(_:)`;
-/// - `expired_token`, or a next poll that would only come after `expires_in` has passed:
-///   `AuthorizationFailure.expired`. In the second case the flow waits until the code's
-///   lifetime has passed and fails then, without sending another poll;
-/// - any other OAuth2 error (`invalid_client`, `invalid_grant`…) or an unreadable 2xx answer:
-///   the token endpoint's error as it is, `AuthenticationFailure.refreshFailed(_:)`;
-/// - the calling task is cancelled: `CourierError.cancelled` at once, and no further request.
-///
-/// Neither the flow nor its errors ever print the device code or a token.
+/// Polling follows RFC 8628 §3.4–3.5: `authorization_pending` and network errors keep it
+/// polling, `access_denied` fails with `AuthorizationFailure.denied(_:)`, an expired code with
+/// `AuthorizationFailure.expired`, and cancellation stops it at once. Requests go through the
+/// token endpoint's transport. Neither the flow nor its errors ever print the device code or a token.
 public struct DeviceAuthorizationFlow: Sendable {
+    // Requests go through the token endpoint's transport, with its client authentication and its
+    // timeout, never through a Client. Waits between polls are on the injected `clock`, so tests can
+    // run a whole flow without waiting (with TestClock from CourierTesting).
+    //
+    // Polling (waitForApproval(_:)), as RFC 8628 §3.4–3.5 asks:
+    // - waits DeviceAuthorization.interval before every poll, the first included;
+    // - `authorization_pending`: polls again after the interval;
+    // - `slow_down`: adds 5 s to the interval, for this and every later poll;
+    // - no answer (a network error, a timeout) or a 5xx or 429 answer: waits twice as long as the
+    //   time before (interval × 2, × 4… up to 60 s, or the interval if larger) and polls again; the
+    //   next ordinary answer brings the wait back to the interval. It does not fail for that before
+    //   the code expires;
+    // - `access_denied`: .denied(_:);
+    // - `expired_token`, or a next poll that would only come after `expires_in` has passed:
+    //   .expired. In the second case the flow waits until the code's lifetime has passed and fails
+    //   then, without sending another poll;
+    // - any other OAuth2 error (`invalid_client`, `invalid_grant`…) or an unreadable 2xx answer: the
+    //   token endpoint's error as it is, AuthenticationFailure.refreshFailed(_:);
+    // - the calling task is cancelled: CourierError.cancelled at once, and no further request.
+
     /// Where ``start()`` sends the device authorization request.
     public let deviceAuthorizationEndpoint: URL
     /// Where the flow polls for the token; its client authentication, transport and timeout are
@@ -62,12 +59,6 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     /// Creates a device flow. Nothing is sent until ``start()``.
     ///
-    /// ```swift
-    /// let flow = DeviceAuthorizationFlow(
-    ///     deviceAuthorizationEndpoint: metadata.deviceAuthorizationEndpoint!,
-    ///     tokenEndpoint: tokens, scope: "read", clock: TestClock())
-    /// ```
-    ///
     /// - Parameters:
     ///   - deviceAuthorizationEndpoint: the server's device authorization endpoint: an `http` or
     ///     `https` URL without query, fragment or user-info (checked by ``start()``).
@@ -75,8 +66,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     ///   - scope: the scope to ask for; `nil` sends none. It becomes the credential's scope when
     ///     the token response has none.
     ///   - additionalParameters: extra form parameters for the device authorization request, sent
-    ///     after `scope`. They may not repeat `scope` (when `scope` is given) or the client
-    ///     authentication's `client_id` / `client_secret`.
+    ///     after `scope`. They may not repeat `scope` (when given) or the client authentication's.
     ///   - clock: the clock the flow waits on between polls, and measures the code's lifetime
     ///     with; `ContinuousClock` by default.
     public init(
@@ -117,27 +107,23 @@ public struct DeviceAuthorizationFlow: Sendable {
         return try await waitForApproval(authorization)
     }
 
-    /// Asks the server for a device code and a user code (RFC 8628 §3.1): a form `POST` of
-    /// `scope`, the additional parameters and the client authentication (`client_id`, or the
-    /// Basic header), exactly as the token endpoint sends them.
+    /// Asks the server for a device code and a user code (RFC 8628 §3.1).
     ///
     /// ```swift
     /// let authorization = try await flow.start()
     /// show(authorization.userCode, at: authorization.verificationURIComplete ?? authorization.verificationURI)
     /// ```
-    ///
     /// - Returns: what to show the user, and what ``waitForApproval(_:)`` needs.
-    /// - Throws:
-    ///   - `CourierError.invalidRequest(_:)` when the endpoint URL or a parameter cannot be
-    ///     sent, without sending anything;
-    ///   - `AuthorizationFailure.malformedResponse(_:)` (inside
-    ///     `AuthenticationFailure.authorizationFailed(_:)`) for a 2xx whose body is not a valid
-    ///     response (see the limits on ``DeviceAuthorization``), or one larger than 64 KiB;
-    ///   - `AuthenticationFailure.refreshFailed(_:)` as the token endpoint reports failures:
-    ///     `rejected` with the `OAuth2Error` for 400/401 (e.g. `invalid_client`,
-    ///     `invalid_scope`), `unexpectedStatus` for other statuses, `transport` for no answer;
-    ///   - `CourierError.cancelled` when the task is cancelled.
+    /// - Throws: `CourierError.invalidRequest(_:)` when the endpoint URL or a parameter cannot be
+    ///   sent, without sending anything; `AuthorizationFailure.malformedResponse(_:)` for a 2xx
+    ///   whose body is not a valid response (limits: the Authentication guide) or is over 64 KiB;
+    ///   `AuthenticationFailure.refreshFailed(_:)` as the token endpoint reports failures; or
+    ///   `CourierError.cancelled`.
     public func start() async throws(CourierError) -> DeviceAuthorization {
+        // The request is a form `POST` of `scope`, the additional parameters and the client
+        // authentication (`client_id`, or the Basic header), exactly as the token endpoint sends them.
+        // refreshFailed reasons: `rejected` with the OAuth2Error for 400/401 (e.g. `invalid_client`,
+        // `invalid_scope`), `unexpectedStatus` for other statuses, `transport` for no answer.
         let (baseURL, path) = try OAuth2Exchange.split(deviceAuthorizationEndpoint)
         var reserved = Set(tokenEndpoint.clientAuthentication.bodyParameters.map(\.name))
         var form: [QueryItem] = []
@@ -207,32 +193,24 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     // MARK: - Polling
 
-    /// Polls the token endpoint until the user approves, refuses, or the code expires
-    /// (RFC 8628 §3.4–3.5; see ``DeviceAuthorizationFlow`` for every answer and what it does).
+    /// Polls the token endpoint until the user approves, refuses, or the code expires (RFC 8628 §3.4–3.5).
     ///
     /// ```swift
-    /// let authorization = try await flow.start()
-    /// print("Enter \(authorization.userCode) at \(authorization.verificationURI)")
     /// do {
     ///     let credential = try await flow.waitForApproval(authorization)
-    /// } catch .authentication(.authorizationFailed(.denied)) {
-    ///     print("Access was refused.")
     /// } catch .authentication(.authorizationFailed(.expired)) {
     ///     print("The code expired; run the command again.")
     /// }
     /// ```
-    ///
-    /// Each poll is `grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code=…`
-    /// followed by the client authentication's parameters, sent by the token endpoint.
-    ///
     /// - Parameter authorization: what ``start()`` returned. From another flow, its lifetime is
     ///   measured from ``DeviceAuthorization/expiresAt`` by the wall clock instead.
     /// - Returns: the credential; its scope is the response's, or else the requested ``scope``.
     /// - Throws: `AuthorizationFailure.denied(_:)` or `AuthorizationFailure.expired` (inside
     ///   `AuthenticationFailure.authorizationFailed(_:)`), the token endpoint's
-    ///   `AuthenticationFailure.refreshFailed(_:)` for other errors, or
-    ///   `CourierError.cancelled`.
+    ///   `AuthenticationFailure.refreshFailed(_:)` for other errors, or `CourierError.cancelled`.
     public func waitForApproval(_ authorization: DeviceAuthorization) async throws(CourierError) -> TokenCredential {
+        // Each poll is `grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code=…`
+        // followed by the client authentication's parameters, sent by the token endpoint.
         let deadline: Duration
         if authorization.issuedOn == ObjectIdentifier(clock) {
             deadline = authorization.issuedAt + authorization.expiresIn

@@ -3,22 +3,24 @@ import Foundation
 
 /// A successful device authorization response (RFC 8628 §3.2), read with limits: every value
 /// here is shown to a person or sent back to the server, so nothing unbounded or unprintable
-/// gets through.
-///
-/// - `device_code`: a non-empty string of at most 4096 UTF-8 bytes (sent back in every poll).
-/// - `user_code`: a non-empty string of at most 256 UTF-8 bytes without control characters (it is
-///   printed on a terminal or screen; an escape sequence there could rewrite what the user sees).
-/// - `verification_uri`: an `https` URL (plain `http` only on a loopback host) of at most 2048
-///   bytes. Google's non-standard `verification_url` is read when `verification_uri` is absent.
-/// - `verification_uri_complete`: optional, the same rules (also read as `verification_url_complete`).
-/// - `expires_in`: required; a number or a string holding one, greater than 0 and at most 86400
-///   (one day: device codes live minutes; a larger value is a broken server).
-/// - `interval`: optional (5 s when absent or `null`); a number or numeric string from 0 to
-///   3600; raised to 1 s when smaller, so a server cannot make the client poll in a tight loop.
-///
-/// A failure names the field and the problem, from a fixed list, never a value: a device code
-/// cannot end up in an error message or a log.
+/// gets through. A failure names the field and the problem, never a value.
 struct DeviceAuthorizationResponse: Decodable, Equatable {
+    // The limits:
+    // - `device_code`: a non-empty string of at most 4096 UTF-8 bytes (sent back in every poll).
+    // - `user_code`: a non-empty string of at most 256 UTF-8 bytes without control characters (it
+    //   is printed on a terminal or screen; an escape sequence there could rewrite what the user
+    //   sees).
+    // - `verification_uri`: an `https` URL (plain `http` only on a loopback host) of at most 2048
+    //   bytes. Google's non-standard `verification_url` is read when `verification_uri` is absent.
+    // - `verification_uri_complete`: optional, the same rules (also read as
+    //   `verification_url_complete`).
+    // - `expires_in`: required; a number or a string holding one, greater than 0 and at most 86400
+    //   (one day: device codes live minutes; a larger value is a broken server).
+    // - `interval`: optional (5 s when absent or `null`); a number or numeric string from 0 to 3600;
+    //   raised to 1 s when smaller, so a server cannot make the client poll in a tight loop.
+    // Failure messages come from a fixed list, so a device code cannot end up in an error message
+    // or a log.
+
     static let maximumDeviceCodeLength = 4096
     static let maximumUserCodeLength = 256
     static let maximumURILength = 2048

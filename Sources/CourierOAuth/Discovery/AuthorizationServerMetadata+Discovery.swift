@@ -5,47 +5,38 @@ extension AuthorizationServerMetadata {
     /// The most of a metadata document that is read.
     static let maximumDocumentSize = 256 << 10
 
-    /// Fetches and checks the metadata of the authorization server identified by `issuer`.
-    ///
-    /// ```swift
-    /// let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com/tenant")!)
-    /// // GET https://auth.example.com/.well-known/oauth-authorization-server/tenant
-    /// // and, if that is 404: GET https://auth.example.com/tenant/.well-known/openid-configuration
-    /// ```
-    ///
-    /// Order: the RFC 8414 §3.1 URL first (`/.well-known/oauth-authorization-server` inserted
-    /// between the host and the issuer's path, a trailing `/` of the path removed); when that
-    /// answers 404 or 410, the OpenID Connect Discovery URL (`/.well-known/openid-configuration`
-    /// appended to the issuer's path). RFC 8414 comes first because it is the OAuth standard and
-    /// its URL cannot collide with a path-based tenant's own paths; OpenID providers that only
-    /// publish the OIDC document cost one extra request. Any other status stops discovery.
-    ///
-    /// The document's `issuer` must be **exactly** `issuer.absoluteString` (RFC 8414 §3.3,
-    /// OpenID Discovery §4.3), character for character: `https://a.example` and
-    /// `https://a.example/` are different issuers. This is what stops a server from passing
-    /// off another's metadata (mix-up attacks).
+    /// Fetches and checks the metadata of the authorization server identified by `issuer`: the
+    /// RFC 8414 URL first, then, on a 404 or 410, the OpenID Connect Discovery URL. The document's
+    /// `issuer` must be exactly `issuer.absoluteString`.
     ///
     /// - Parameters:
-    ///   - issuer: the issuer identifier: an `https` URL (or `http` on a loopback host, for tests
-    ///     and local development) without query or fragment.
+    ///   - issuer: the issuer identifier: an `https` URL (or `http` on a loopback host) without
+    ///     query or fragment.
     ///   - transport: where the requests go; `Configuration.defaultTransport` by default.
     ///   - timeout: how long each request may take.
     /// - Returns: the checked metadata.
-    /// - Throws:
-    ///   - `CourierError.invalidRequest(_:)` for an issuer that is not such a URL, without
-    ///     sending anything;
-    ///   - `AuthorizationFailure.issuerMismatch(expected:received:)` (inside
-    ///     `AuthenticationFailure.authorizationFailed(_:)`) when the document names another issuer;
-    ///   - `AuthorizationFailure.malformedResponse(_:)` for a 2xx document that is not valid
-    ///     metadata (not JSON, an endpoint that is not `https`…) or is larger than 256 KiB;
-    ///   - `CourierError.response(_:)` for any other status (e.g. 404 on both URLs, 500);
-    ///   - `CourierError.transport(_:)` when the server cannot be reached;
-    ///   - `CourierError.cancelled` when the task is cancelled.
+    /// - Throws: `CourierError.invalidRequest(_:)` for a bad issuer, without sending anything;
+    ///   `AuthorizationFailure.issuerMismatch(expected:received:)` or `.malformedResponse(_:)`
+    ///   (inside `AuthenticationFailure.authorizationFailed(_:)`) for a wrong or invalid document
+    ///   (or one over 256 KiB); `CourierError.response(_:)` for any other status;
+    ///   `CourierError.transport(_:)`; `CourierError.cancelled`.
     public static func discover(
         issuer: URL,
         transport: any Transport = Configuration.defaultTransport,
         timeout: Duration = .seconds(30)
     ) async throws(CourierError) -> AuthorizationServerMetadata {
+        // The URLs, for `https://auth.example.com/tenant`:
+        // GET https://auth.example.com/.well-known/oauth-authorization-server/tenant (RFC 8414 §3.1:
+        // inserted between the host and the issuer's path, a trailing `/` of the path removed), and,
+        // if that answers 404 or 410, GET https://auth.example.com/tenant/.well-known/openid-configuration
+        // (appended to the issuer's path). RFC 8414 comes first because it is the OAuth standard and
+        // its URL cannot collide with a path-based tenant's own paths; OpenID providers that only
+        // publish the OIDC document cost one extra request. Any other status stops discovery.
+        //
+        // The issuer comparison (RFC 8414 §3.3, OpenID Discovery §4.3) is character for character:
+        // `https://a.example` and `https://a.example/` are different issuers. This is what stops a
+        // server from passing off another's metadata (mix-up attacks). A document that is not valid
+        // metadata: not JSON, an endpoint that is not `https`…
         let (baseURL, candidates) = try wellKnownPaths(for: issuer)
         var lastResponse: Response?
         for path in candidates {

@@ -4,33 +4,29 @@ public import Foundation
 /// A client for an OAuth2 token revocation endpoint (RFC 7009): tells the authorization server
 /// that a refresh or access token is no longer needed, so that it stops being honoured.
 ///
+/// Each request is sent like a token request, straight to the transport, never through a
+/// `Client`, and never following a redirect. Failures are
+/// `AuthenticationFailure.revocationFailed(_:)` with a `RefreshFailure`: permanent for a 400 or
+/// 401, transient otherwise. Its `description` never shows a secret.
+///
 /// ```swift
 /// let revocation = OAuth2RevocationEndpoint(
-///     baseURL: try BaseURL(host: "auth.example.com"),
-///     path: try URLPath("/oauth/revoke"),
+///     baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/revoke"),
 ///     clientAuthentication: .publicClient(clientID: "my-app"))
 /// try await revocation.revoke(refreshToken, hint: .refreshToken)
-/// // or, signing out of a refresher at the same time:
-/// let outcome = try await refresher.signOut(revokingAt: revocation)
 /// ```
-///
-/// Each request is a form `POST` of `token`, `token_type_hint` (when given) and the client
-/// authentication, sent like a token request (same headers, client authentication and form
-/// encoding as `OAuth2TokenEndpoint`) straight to the transport, never through a `Client`, and
-/// never following a redirect.
-///
-/// Failures are `AuthenticationFailure.revocationFailed(_:)`, carrying a `RefreshFailure` built
-/// as `OAuth2TokenEndpoint` builds its own:
-/// - 400 or 401 (`unsupported_token_type`, `invalid_client`…): reason `.rejected` with the
-///   parsed `OAuth2Error` and the status; permanent;
-/// - any other non-2xx status (503 with or without `Retry-After`, 429, 500…): reason
-///   `.unexpectedStatus`; transient, the token may be revoked later;
-/// - no response: reason `.transport(_:)`; transient;
-/// - cancellation: `CourierError.cancelled`; a request that cannot be built:
-///   `CourierError.invalidRequest(_:)`.
-///
-/// Its `description` never shows a secret.
 public struct OAuth2RevocationEndpoint: Sendable {
+    // Each request is a form `POST` of `token`, `token_type_hint` (when given) and the client
+    // authentication (same headers, client authentication and form encoding as
+    // OAuth2TokenEndpoint). The RefreshFailure is built as OAuth2TokenEndpoint builds its own:
+    // - 400 or 401 (`unsupported_token_type`, `invalid_client`…): reason `.rejected` with the parsed
+    //   OAuth2Error and the status; permanent;
+    // - any other non-2xx status (503 with or without `Retry-After`, 429, 500…): reason
+    //   `.unexpectedStatus`; transient, the token may be revoked later;
+    // - no response: reason `.transport(_:)`; transient;
+    // - cancellation: CourierError.cancelled; a request that cannot be built:
+    //   CourierError.invalidRequest(_:).
+
     /// Which kind of token is being revoked (RFC 7009 §2.1 `token_type_hint`): a hint that helps
     /// the server find it; the server looks further when the hint is wrong.
     public enum TokenTypeHint: String, Sendable, CaseIterable {

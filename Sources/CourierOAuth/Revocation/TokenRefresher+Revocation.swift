@@ -2,35 +2,31 @@ public import Courier
 
 extension TokenRefresher {
     /// Signs out like `signOut()` and then asks the authorization server to revoke the
-    /// credential's tokens (RFC 7009): the refresh token first (servers then usually drop the
-    /// access tokens issued with it), then the access token. Returns how revocation went.
+    /// credential's tokens (RFC 7009): the refresh token first, then the access token. The local
+    /// sign-out comes **first** and does not wait for the server. Revocation is best effort,
+    /// bounded by `timeout`: its outcome is returned, never thrown.
     ///
     /// ```swift
-    /// let revocation = try OAuth2RevocationEndpoint(url: metadata.revocationEndpoint!, clientAuthentication: client)
     /// let outcome = try await refresher.signOut(revokingAt: revocation)
     /// if !outcome.isComplete { log.warning("sign-out: \(outcome)") }
     /// ```
-    ///
-    /// The local sign-out comes **first** and does not wait for the server: when this method
-    /// begins, the credential is already forgotten, every waiting and later call fails with
-    /// `AuthenticationFailure.missingCredential`, `AuthEvent.signedOut` is sent and the removal
-    /// from the store is submitted. Revocation is best effort, bounded by `timeout`: its outcome
-    /// is returned, never thrown. A revocation request still running when the time is up is
-    /// cancelled (a transport that ignores cancellation can make this method wait for it).
-    /// Before the credential was ever loaded, the stored one is read first, in store order, so
-    /// that it can be revoked.
-    ///
     /// - Parameters:
     ///   - endpoint: the revocation endpoint.
-    ///   - timeout: how long revocation may take in all, measured on `ContinuousClock`; at least
-    ///     the endpoint's own request timeout should fit in it.
+    ///   - timeout: how long revocation may take in all, measured on `ContinuousClock`.
     /// - Returns: what happened to each token; ``RevocationOutcome/isComplete`` when all were revoked.
-    /// - Throws: `AuthenticationFailure.storeFailed(_:)` if the store cannot remove the
-    ///   credential (revocation is attempted all the same). Never a revocation failure.
+    /// - Throws: `AuthenticationFailure.storeFailed(_:)` if the store cannot remove the credential
+    ///   (revocation is attempted all the same). Never a revocation failure.
     @discardableResult
     public func signOut(
         revokingAt endpoint: OAuth2RevocationEndpoint, timeout: Duration = .seconds(5)
     ) async throws(CourierError) -> RevocationOutcome {
+        // When this method begins, the credential is already forgotten, every waiting and later call
+        // fails with .missingCredential, AuthEvent.signedOut is sent and the removal from the store is
+        // submitted. Servers usually drop the access tokens issued with a refresh token when it is
+        // revoked. A revocation request still running when the time is up is cancelled (a transport
+        // that ignores cancellation can make this method wait for it). Before the credential was ever
+        // loaded, the stored one is read first, in store order, so that it can be revoked. The timeout
+        // should fit at least the endpoint's own request timeout.
         let (held, removal) = signOutLocallyKeepingCredential()
         let outcome = await Self.revoke(await held.value, at: endpoint, within: timeout)
         if let failure = await removal.value {

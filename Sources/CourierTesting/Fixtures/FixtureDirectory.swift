@@ -2,42 +2,31 @@ public import Courier
 public import Foundation
 
 /// A folder of fixture files, one response per file, each named after the request it answers:
-/// `users/42/GET.response` answers `GET /users/42`.
+/// `users/42/GET.response` answers `GET /users/42`, `GET /search?q=swift` is
+/// `search/GET?q=swift.response` (or `search/GET.response`, for any query).
 ///
-/// A fixture file is an HTTP response as `curl -i` prints it: a status line, header lines, a
-/// blank line and the body (see ``StubResponse/init(fixture:)`` for the exact rules):
-///
-/// ```
-/// HTTP/1.1 200 OK
-/// Content-Type: application/json
-///
-/// {"id": 42, "name": "Ada"}
-/// ```
-///
-/// Replay the folder through a ``NetworkStub`` (requests go through URLSession, as in
-/// production) or through a ``FixtureTransport`` (which can also record missing fixtures from a
-/// real server):
+/// A fixture file is an HTTP response as `curl -i` prints it (see ``StubResponse/init(fixture:)``).
+/// Replay the folder through a ``NetworkStub`` or a ``FixtureTransport``, which can also record
+/// missing fixtures. ``fileURL(for:_:)`` tells where a request's fixture goes. Secret query
+/// values (by ``redaction``) are written `%3Credacted%3E`, so no token lands in a file name.
 ///
 /// ```swift
 /// let fixtures = try FixtureDirectory(bundle: .module, folder: "Fixtures")
 /// let network = NetworkStub()
 /// network.stub(fixturesIn: fixtures)
 /// ```
-///
-/// **Names.** A path segment is a folder and the method is the file name, followed by `?` and
-/// the query when there is one: `GET /search?q=swift` is `search/GET?q=swift.response`. A
-/// request with a query that has no such file is answered by the file without the query
-/// (`search/GET.response`), which so answers any query. `GET /` is `GET.response`; a trailing
-/// slash is a folder named `%` (`GET /items/` is `items/%/GET.response`). Segments and queries
-/// are written percent-encoded, as sent, with `:`, `;`, `*`, `\`, `<`, `>`, `|`, `"`, and `/` in a
-/// query, written `%XX`. A name longer than 200 bytes is cut to 200 bytes ending in `~` and a
-/// 16-digit hash of the whole. Secret query values (by ``redaction``) are written `%3Credacted%3E`, so
-/// requests that differ only in a token share a fixture and no token lands in a file name.
-/// ``fileURL(for:_:)`` tells where a request's fixture goes.
-///
-/// The host, the port, the request's headers and its body are not part of the name. On a file
-/// system that ignores case (macOS's default), paths that differ only in case share a fixture.
 public struct FixtureDirectory: Sendable, Equatable {
+    // Names in full (Documentation/Testing.md, "A folder, named by request"): a path segment is a
+    // folder and the method is the file name, followed by `?` and the query when there is one. A
+    // request with a query that has no such file is answered by the file without the query, which
+    // so answers any query. `GET /` is `GET.response`; a trailing slash is a folder named `%` (`GET
+    // /items/` is `items/%/GET.response`). Segments and queries are written percent-encoded, as
+    // sent, with `:`, `;`, `*`, `\`, `<`, `>`, `|`, `"`, and `/` in a query, written `%XX`. A name
+    // longer than 200 bytes is cut to 200 bytes ending in `~` and a 16-digit hash of the whole.
+    // Requests that differ only in a secret query value share a fixture. The host, the port, the
+    // request's headers and its body are not part of the name. On a file system that ignores case
+    // (macOS's default), paths that differ only in case share a fixture.
+
     /// The folder.
     public var url: URL
     /// The largest fixture file read or recorded, in bytes. Default:
@@ -195,7 +184,8 @@ extension StubResponse {
         self.init(try FixtureDirectory.read(url, maximumSize: maximumSize))
     }
 
-    /// The response written in `fixture`, the bytes of a fixture file:
+    /// The response written in `fixture`, the bytes of a fixture file: an HTTP response as
+    /// `curl -i` prints it (a status line, header lines, a blank line and the body).
     ///
     /// ```swift
     /// let response = try StubResponse(fixture: Data("""
@@ -205,22 +195,17 @@ extension StubResponse {
     ///     {"title": "No such user"}
     ///     """.utf8))
     /// ```
-    ///
-    /// - A status line `HTTP/<version> <code> [<reason>]`, code 200–599. Informational heads
-    ///   before it (`HTTP/1.1 100 Continue` and its blank line, as `curl -i` prints them) are
-    ///   skipped.
-    /// - Header lines `Name: value`; white space around the value is dropped; no folded lines.
-    /// - Lines end with LF or CRLF; a UTF-8 byte order mark at the start is skipped. The status
-    ///   line and headers are at most 64 KiB.
-    /// - A blank line, then the body: every byte after it, binary included. With a
-    ///   `Content-Length` and a non-empty body, the body must be exactly that long, and one
-    ///   line break after it (an editor's final newline) is dropped; without one, the body is
-    ///   everything, a final line break included. A file that ends after its headers has an
-    ///   empty body.
-    ///
-    /// So `curl -si https://api.example.com/users/42 > users/42/GET.response` makes a fixture.
     /// - Throws: ``FixtureError`` naming the malformed line.
     public init(fixture: Data) throws(FixtureError) {
+        // The rules (Documentation/Testing.md, "The format"): a status line
+        // `HTTP/<version> <code> [<reason>]`, code 200–599, informational heads before it (`HTTP/1.1
+        // 100 Continue` and its blank line) skipped; header lines `Name: value`, white space around the
+        // value dropped, no folded lines; LF or CRLF; a UTF-8 byte order mark at the start skipped; the
+        // head at most 64 KiB. Then a blank line and the body: every byte after it, binary included.
+        // With a `Content-Length` and a non-empty body, the body must be exactly that long, and one line
+        // break after it (an editor's final newline) is dropped; without one, the body is everything,
+        // a final line break included. A file that ends after its headers has an empty body. So
+        // `curl -si https://api.example.com/users/42 > users/42/GET.response` makes a fixture.
         self.init(try FixtureFormat.parse(fixture))
     }
 

@@ -2,27 +2,20 @@ import Foundation
 import HTTPTypes
 
 /// The fixture file format: an HTTP/1.1 response as it travels, the way `curl -i` prints it.
-///
-/// ```
-/// HTTP/1.1 200 OK
-/// Content-Type: application/json
-///
-/// {"id": 42, "name": "Ada"}
-/// ```
-///
-/// - A status line `HTTP/<version> <code> [<reason>]`. The version is not checked beyond its
-///   shape (`HTTP/1.1`, `HTTP/2`); the code must be 200–599. Informational heads before it
-///   (`HTTP/1.1 100 Continue` and its blank line, as `curl -i` prints them) are skipped.
-/// - Header lines `Name: value`: a token, a colon, a value of text and tabs (white space around
-///   it is dropped). Repeated names are kept in order.
-/// - Lines end with LF or CRLF; a UTF-8 byte order mark at the start is skipped.
-/// - A blank line, then the body: every byte after it, as it is (binary too). When the head has
-///   a `Content-Length` and the body is not empty, the body must be exactly that long; one line
-///   break after it (an editor's final newline) is dropped. A file that ends after its headers
-///   has an empty body.
-///
-/// The head is at most ``maximumHeadSize`` bytes; the whole file's limit is the reader's.
 enum FixtureFormat {
+    // - A status line `HTTP/<version> <code> [<reason>]`. The version is not checked beyond its
+    //   shape (`HTTP/1.1`, `HTTP/2`); the code must be 200–599. Informational heads before it
+    //   (`HTTP/1.1 100 Continue` and its blank line, as `curl -i` prints them) are skipped.
+    // - Header lines `Name: value`: a token, a colon, a value of text and tabs (white space around
+    //   it is dropped). Repeated names are kept in order.
+    // - Lines end with LF or CRLF; a UTF-8 byte order mark at the start is skipped.
+    // - A blank line, then the body: every byte after it, as it is (binary too). When the head has
+    //   a `Content-Length` and the body is not empty, the body must be exactly that long; one line
+    //   break after it (an editor's final newline) is dropped. A file that ends after its headers
+    //   has an empty body.
+    //
+    // The head is at most maximumHeadSize bytes; the whole file's limit is the reader's.
+
     /// 64 KiB for the status line and all header lines.
     static let maximumHeadSize = 64 * 1024
 

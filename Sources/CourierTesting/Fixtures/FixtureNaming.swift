@@ -3,23 +3,23 @@ import Foundation
 
 /// Where a request's fixture lives in a ``FixtureDirectory``: one folder per path segment, and
 /// a file named after the method (and the query) in the folder of the path.
-///
-/// | request | file |
-/// | --- | --- |
-/// | `GET /users/42` | `users/42/GET.response` |
-/// | `GET /` | `GET.response` |
-/// | `POST /users` | `users/POST.response` |
-/// | `GET /search?q=swift&page=2` | `search/GET?q=swift&page=2.response` |
-/// | `GET /api/items/` (trailing slash) | `api/items/%/GET.response` |
-///
-/// Segments and the query are written as sent (percent-encoded), except that `/` in a query,
-/// and `:`, `;`, `*`, `\`, `<`, `>`, `|`, `"`, spaces, control characters and non-ASCII
-/// anywhere, become `%XX`; an empty segment (a trailing slash) is the folder `%`; a segment of
-/// dots and a segment ending in `.response` have their dots written `%2E`; a segment or file
-/// name longer than 200 bytes is cut to 200 bytes ending in `~`, 16 hex digits of a hash of the
-/// whole, and the extension. Secret query values (by the directory's `Redaction`) are written
-/// `%3Credacted%3E`. Paths and queries are split by Unicode scalars, never by characters.
 enum FixtureNaming {
+    // | request | file |
+    // | --- | --- |
+    // | `GET /users/42` | `users/42/GET.response` |
+    // | `GET /` | `GET.response` |
+    // | `POST /users` | `users/POST.response` |
+    // | `GET /search?q=swift&page=2` | `search/GET?q=swift&page=2.response` |
+    // | `GET /api/items/` (trailing slash) | `api/items/%/GET.response` |
+    //
+    // Segments and the query are written as sent (percent-encoded), except that `/` in a query,
+    // and `:`, `;`, `*`, `\`, `<`, `>`, `|`, `"`, spaces, control characters and non-ASCII
+    // anywhere, become `%XX`; an empty segment (a trailing slash) is the folder `%`; a segment of
+    // dots and a segment ending in `.response` have their dots written `%2E`; a segment or file
+    // name longer than 200 bytes is cut to 200 bytes ending in `~`, 16 hex digits of a hash of the
+    // whole, and the extension. Secret query values (by the directory's Redaction) are written
+    // `%3Credacted%3E`. Paths and queries are split by Unicode scalars, never by characters.
+
     /// The extension of every fixture file.
     static let fileExtension = "response"
     /// The longest segment or file name written as it is.

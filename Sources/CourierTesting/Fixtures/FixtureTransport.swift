@@ -5,47 +5,40 @@ import HTTPTypes
 /// A `Transport` that answers from a ``FixtureDirectory``, and can record the fixtures it is
 /// missing from a real server, once.
 ///
+/// Recording writes the final response with every secret header, and secret JSON and form
+/// fields, written `<redacted>`; secrets in other bodies and in paths are not found, so review
+/// recordings before committing them. In replay, a request without a fixture is answered `501`
+/// with `X-Courier-Stub: no-fixture` and listed in ``missingFixtures``; an unreadable fixture
+/// fails the call with `CourierError.transport(_:)`. Documentation/Testing.md has the rules.
+///
 /// ```swift
-/// let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
 /// let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"
 /// let transport = FixtureTransport(
-///     directory: fixtures,
-///     mode: record ? .recordMissing(through: URLSessionTransport()) : .replay)
+///     directory: fixtures, mode: record ? .recordMissing(through: URLSessionTransport()) : .replay)
 /// let client = Client(configuration: Configuration(transport: transport))
 /// ```
-///
-/// Run the tests once with `RECORD_FIXTURES=1` against a test server: every request without a
-/// fixture goes to the server, and its response is written to the file named after the
-/// request (``FixtureDirectory/fileURL(for:_:)``). Review the files, commit them, and from then
-/// on the tests replay them without a network.
-///
-/// **What is written.** The final response (after the real transport's redirects): status,
-/// reason phrase, header fields and the whole body, decoded. Never secrets: every header the
-/// directory's ``FixtureDirectory/redaction`` calls secret (`Set-Cookie`, `Authorization`,
-/// `X-Api-Key`, `*-Token`…) is written `<redacted>`, URL-valued headers (`Location`) have
-/// their secret query values hidden, and in JSON and form bodies the values of secret fields
-/// (`access_token`, `refresh_token`, `password`…) are replaced, the JSON written again with
-/// sorted keys (a body without secrets is written byte for byte). Secrets in other bodies (text,
-/// XML) and in path segments are not found: review recordings before committing them.
-/// Framing is left out (`Transfer-Encoding`, `Connection` and the other hop-by-hop fields, and
-/// `Content-Encoding` and `Content-Length` of a body the transport decompressed). Files are
-/// written atomically: a reader sees the old file or the new one, never half of one.
-///
-/// Each recording is answered from what was written, so the recording run sees exactly what
-/// later replays see (redacted values included). Responses of any status are recorded;
-/// failures (no response) are not: they are thrown as they are.
-///
-/// **Replaying.** A request whose fixture is missing is answered `501 Not Implemented` with the
-/// header `X-Courier-Stub: no-fixture` and a `text/plain` body naming the file it looked for,
-/// and is listed in ``missingFixtures``. A fixture that exists but cannot be read or parsed
-/// fails the call with `CourierError/transport(_:)` (kind
-/// `TransportFailure/Kind/badResponse`) whose message names the file and the line. A body
-/// longer than the request's `TransportRequest/maximumResponseSize` fails with
-/// `TransportFailure/Kind/responseTooLarge`, as over the network.
-///
-/// Two concurrent requests for the same missing fixture are both sent, and the file holds one
-/// of the two responses.
 public final class FixtureTransport: Transport {
+    // What is written: the final response (after the real transport's redirects): status, reason
+    // phrase, header fields and the whole body, decoded. Every header the directory's redaction
+    // calls secret (`Set-Cookie`, `Authorization`, `X-Api-Key`, `*-Token`…) is written
+    // `<redacted>`, URL-valued headers (`Location`) have their secret query values hidden, and in
+    // JSON and form bodies the values of secret fields (`access_token`, `refresh_token`,
+    // `password`…) are replaced, the JSON written again with sorted keys (a body without secrets is
+    // written byte for byte). Framing is left out (`Transfer-Encoding`, `Connection` and the other
+    // hop-by-hop fields, and `Content-Encoding` and `Content-Length` of a body the transport
+    // decompressed). Files are written atomically: a reader sees the old file or the new one.
+    //
+    // Each recording is answered from what was written, so the recording run sees exactly what
+    // later replays see (redacted values included). Responses of any status are recorded; failures
+    // (no response) are not: they are thrown as they are.
+    //
+    // Replaying: the 501's `text/plain` body names the file it looked for. A fixture that cannot be
+    // read or parsed fails with kind `.badResponse`, naming the file and the line; a body longer
+    // than the request's maximumResponseSize fails with `.responseTooLarge`, as over the network.
+    //
+    // Two concurrent requests for the same missing fixture are both sent, and the file holds one of
+    // the two responses.
+
     /// Where responses come from.
     public enum Mode: Sendable {
         /// Only from the fixture files; nothing is sent.

@@ -3,43 +3,30 @@ import Foundation
 public import XMLCoder
 
 extension RequestBody {
-    /// Any `Encodable` value as an XML document, encoded with XMLCoder's `XMLEncoder` and sent as
-    /// `application/xml; charset=utf-8`.
+    /// Any `Encodable` value as an XML document, encoded with XMLCoder's `XMLEncoder` and sent as `application/xml; charset=utf-8`.
     ///
     /// ```swift
-    /// struct NewOrder: Encodable, Sendable { var sku: String; var quantity: Int }
-    ///
     /// var body: RequestBody? { .xml(NewOrder(sku: "A-1", quantity: 2), rootKey: "order") }
-    /// // <?xml version="1.0" encoding="UTF-8"?>
-    /// // <order><sku>A-1</sku><quantity>2</quantity></order>
+    /// // <?xml version="1.0" encoding="UTF-8"?><order><sku>A-1</sku><quantity>2</quantity></order>
     /// ```
-    /// The value is encoded when the request is built, once per send. The result is checked to be
-    /// well-formed XML before it is sent: a key that is not an XML name (`"first name"`) or a
-    /// character XML cannot carry (`"\u{1}"`) fails the call with
-    /// `InvalidRequest/encodingFailed(_:underlyingError:)` rather than sending a broken document, and so does a
-    /// value XMLCoder cannot put at the top level (a bare `String` or `Date`).
-    ///
+    /// The value is encoded once per send and checked to be well-formed XML: a key that is not an
+    /// XML name, a character XML cannot carry, or a bare top-level value fails the call with
+    /// `InvalidRequest/encodingFailed(_:underlyingError:)` rather than sending a broken document.
     /// - Parameters:
     ///   - value: a struct, class, dictionary or array.
     ///   - rootKey: the root element's name; by default the type's name (`NewOrder`).
-    ///   - encoder: makes the `XMLEncoder` to use, called once per encoding (an `XMLEncoder` is a
-    ///     mutable class, so Courier never shares one between requests). By default one that also
+    ///   - encoder: makes the `XMLEncoder` to use, called once per encoding. By default one that
     ///     writes CR (and, in attributes, tab and LF) as character references, so they arrive as sent.
-    ///     ```swift
-    ///     .xml(order, encoder: {
-    ///         let encoder = XMLEncoder()
-    ///         encoder.outputFormatting = .prettyPrinted
-    ///         encoder.dateEncodingStrategy = .iso8601
-    ///         return encoder
-    ///     })
-    ///     ```
-    ///   - header: the XML declaration; `nil` sends none. Its `encoding` must be `UTF-8` (or `nil`):
-    ///     the bytes are UTF-8.
+    ///   - header: the XML declaration; `nil` sends none. Its `encoding` must be `UTF-8` (or `nil`).
     public static func xml(
         _ value: some Encodable & Sendable, rootKey: String? = nil,
         encoder: (@Sendable () -> XMLEncoder)? = nil,
         header: XMLHeader? = XMLHeader(version: 1.0, encoding: "UTF-8")
     ) -> RequestBody {
+        // Examples of refused input: a key `"first name"`, a character `"\u{1}"`, a bare `String` or
+        // `Date` (XMLCoder cannot put it at the top level). A new XMLEncoder per encoding because it is
+        // a mutable class, so Courier never shares one between requests. The bytes are always
+        // UTF-8, hence the header's encoding.
         .custom(contentType: "application/xml; charset=utf-8") {
             try XMLCoding.encode(value, rootKey: rootKey, encoder: encoder?() ?? XMLCoding.defaultEncoder(), header: header)
         }

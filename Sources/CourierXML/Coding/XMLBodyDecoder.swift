@@ -3,39 +3,30 @@ import Foundation
 public import XMLCoder
 
 /// Decodes XML response bodies into `Decodable` models with XMLCoder's `XMLDecoder`:
-/// `application/xml`, `text/xml` and every `+xml` type (`application/atom+xml`,
-/// `application/rss+xml`, …).
+/// `application/xml`, `text/xml` and every `+xml` type (`application/atom+xml`, …).
 ///
-/// Register it for the whole client, where it is chosen by `Content-Type`, or name it as one
-/// endpoint's decoder:
+/// Before XMLCoder sees the body, Courier settles its charset and checks the document: bad text
+/// fails with `DecodingFailure/Reason/invalidText(charset:)`; a document that is not well-formed,
+/// has a `<!DOCTYPE`, or passes one of the ``limits`` fails with
+/// `DecodingFailure/Reason/decodingError(_:)` holding the ``XMLParsingError`` (with line and
+/// column); a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
 ///
 /// ```swift
 /// var configuration = Configuration()
-/// configuration.responseDecoders = [XMLBodyDecoder()]
-/// let client = Client(configuration: configuration)
-/// let feed = try await client.enqueue(GetFeed()).resume(expecting: Feed.self)
-///
-/// struct GetFeed: Requestable {
-///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "example.com") }
-///     var responseDecoder: (any ResponseBodyDecoder)? { XMLBodyDecoder() }   // whatever the Content-Type
-/// }
+/// configuration.responseDecoders = [XMLBodyDecoder()]   // chosen by Content-Type
+/// // or for one endpoint, whatever the Content-Type:
+/// var responseDecoder: (any ResponseBodyDecoder)? { XMLBodyDecoder() }
 /// ```
-///
-/// Before XMLCoder sees the body, Courier settles its charset (a byte-order mark, the
-/// `Content-Type`'s `charset`, the XML declaration, else UTF-8) and checks the document:
-/// - bytes that are not valid text in that charset fail with
-///   `DecodingFailure/Reason/invalidText(charset:)` (an unknown charset with
-///   `DecodingFailure/Reason/unsupportedCharset(_:)`), as `Response/text()` does;
-/// - a document that is not well-formed, has a `<!DOCTYPE` (refused: no XXE, no entity
-///   expansion), holds a NUL, starts with bytes in another encoding than its charset (UTF-16 served
-///   as `charset=utf-8`), or passes one of the ``limits`` (nesting depth, element count,
-///   attributes per element), or has text in so many pieces that XMLCoder would take seconds to
-///   join them (``XMLParsingError/Reason/textTooFragmented``), fails with
-///   `DecodingFailure/Reason/decodingError(_:)` holding a
-///   `DecodingError.dataCorrupted` whose underlying error is the ``XMLParsingError`` (with line
-///   and column); XMLCoder never sees such a document;
-/// - a well-formed document of the wrong shape fails with XMLCoder's `DecodingError`.
 public struct XMLBodyDecoder: ResponseBodyDecoder {
+    // The charset: a byte-order mark, the Content-Type's `charset`, the XML declaration, else UTF-8.
+    // Bytes that are not valid text in that charset fail with .invalidText(charset:) (an unknown
+    // charset with .unsupportedCharset(_:)), as Response.text() does. Refused before XMLCoder sees
+    // them, as a DecodingError.dataCorrupted whose underlying error is the XMLParsingError: a
+    // document that is not well-formed, has a `<!DOCTYPE` (no XXE, no entity expansion), holds a
+    // NUL, starts with bytes in another encoding than its charset (UTF-16 served as
+    // `charset=utf-8`), passes one of the limits (nesting depth, element count, attributes per
+    // element), or has text in so many pieces that XMLCoder would take seconds to join them
+    // (XMLParsingError.Reason.textTooFragmented).
     private let makeDecoder: @Sendable () -> XMLDecoder
     /// What a response may hold before XMLCoder sees it; ``XMLParsingLimits/default`` unless
     /// given. The default depth, 128, keeps XMLCoder's recursion well within a 512 KB thread stack
@@ -53,18 +44,18 @@ public struct XMLBodyDecoder: ResponseBodyDecoder {
     /// let decoder = XMLBodyDecoder {
     ///     let decoder = XMLDecoder()
     ///     decoder.dateDecodingStrategy = .iso8601
-    ///     decoder.shouldProcessNamespaces = true   // match keys without their prefixes
     ///     return decoder
     /// }
     /// ```
     /// - Parameters:
     ///   - limits: what a response may hold (depth, elements, attributes per element);
     ///     ``XMLParsingLimits/default`` unless given.
-    ///   - makeDecoder: makes the `XMLDecoder` to use, called once per response (an
-    ///     `XMLDecoder` is a mutable class, so Courier never shares one between calls). Its
-    ///     `errorContextLength` is set to 0: XMLCoder's error context can crash on some documents,
-    ///     and Courier reports the line and column itself.
+    ///   - makeDecoder: makes the `XMLDecoder` to use, called once per response. Its
+    ///     `errorContextLength` is set to 0.
     public init(limits: XMLParsingLimits = .default, _ makeDecoder: @escaping @Sendable () -> XMLDecoder = { XMLDecoder() }) {
+        // A new XMLDecoder per response: it is a mutable class, so Courier never shares one between
+        // calls. errorContextLength is 0 because XMLCoder's error context can crash on some documents,
+        // and Courier reports the line and column itself.
         self.limits = limits
         self.makeDecoder = makeDecoder
     }

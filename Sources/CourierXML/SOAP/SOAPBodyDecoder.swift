@@ -5,36 +5,27 @@ public import XMLCoder
 /// Decodes the payload of a SOAP 1.1 or 1.2 response (`Envelope/Body/<payload>`) into a
 /// `Decodable` model with XMLCoder, and throws the ``SOAPFault`` when the body holds a fault.
 ///
-/// ```swift
-/// struct GetPriceResponse: Decodable, Sendable { var Price: Decimal }
+/// Coding keys match local names (`Price` for `m:Price`). A fault in a 200 is kept in
+/// `DecodingFailure/Reason/decoderError(_:)`; read it with `CourierError/soapFault`. Since
+/// `resume(expecting: EmptyResponse.self)` asks no decoder, use `resume()` and
+/// `Response/soapFault` for one-way operations.
 ///
+/// ```swift
 /// struct GetPrice: Requestable {
-///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
-///     var method: HTTPMethod { .post }
-///     var body: RequestBody? { .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"])), action: "urn:GetPrice") }
+///     // baseURL(), method, body: .soap(…)
 ///     var responseDecoder: (any ResponseBodyDecoder)? { SOAPBodyDecoder() }
 /// }
-/// // <soap:Envelope …><soap:Body><m:GetPriceResponse xmlns:m="urn:stock"><m:Price>1.90</m:Price></m:GetPriceResponse></soap:Body></soap:Envelope>
-/// let price = try await client.enqueue(GetPrice()).resume(expecting: GetPriceResponse.self).Price   // 1.90
+/// let price = try await client.enqueue(GetPrice()).resume(expecting: GetPriceResponse.self).Price
 /// ```
-///
-/// - The version is read from the envelope's namespace; the payload is the first element in
-///   `Body`. It is handed to XMLCoder on its own, with the namespace declarations in scope copied
-///   onto it, and (by default) with `shouldProcessNamespaces` on, so that coding keys match local
-///   names (`Price` for `m:Price`). For the payload as a tree, call
-///   `Response/soapPayload(limits:)` on the response of `resume()`.
-/// - A `Fault` in `Body` is thrown as ``SOAPFault``: Courier keeps it in
-///   `DecodingFailure/Reason/decoderError(_:)`, and `CourierError/soapFault` reads it.
-///   (A fault with status 500 fails the call before decoding, with `CourierError/response(_:)`;
-///   `Response/soapFault` reads it there.)
-/// - A root that is not a SOAP `Envelope` is a `DecodingError.dataCorrupted`, a missing `Body` a
-///   `DecodingError.keyNotFound`, an empty `Body` a `DecodingError.valueNotFound`; bad text and
-///   malformed XML are reported as by ``XMLBodyDecoder``.
-///
-/// Courier answers `resume(expecting: EmptyResponse.self)` without asking any decoder, so a fault
-/// in a 200 goes unnoticed there: use `resume()` and `Response/soapFault` for one-way
-/// operations.
 public struct SOAPBodyDecoder: ResponseBodyDecoder {
+    // The version is read from the envelope's namespace; the payload is the first element in Body.
+    // It is handed to XMLCoder on its own, with the namespace declarations in scope copied onto it,
+    // and (by default) with shouldProcessNamespaces on. For the payload as a tree, call
+    // Response.soapPayload(limits:) on the response of resume(). A fault with status 500 fails the
+    // call before decoding, with CourierError.response(_:); Response.soapFault reads it there.
+    // A root that is not a SOAP Envelope is a DecodingError.dataCorrupted, a missing Body a
+    // DecodingError.keyNotFound, an empty Body a DecodingError.valueNotFound; bad text and malformed
+    // XML are reported as by XMLBodyDecoder.
     private let makeDecoder: @Sendable () -> XMLDecoder
     /// What a response may hold (the whole envelope) before it is read; ``XMLParsingLimits/default``
     /// unless given. Past a limit the call fails as for ``XMLBodyDecoder``.
@@ -56,15 +47,15 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
     /// }
     /// ```
     /// - Parameters:
-    ///   - limits: what a response may hold (depth, elements, attributes per element);
-    ///     ``XMLParsingLimits/default`` unless given.
+    ///   - limits: what a response may hold; ``XMLParsingLimits/default`` unless given.
     ///   - makeDecoder: makes the `XMLDecoder` for the payload, once per response. The default has
-    ///     `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0, as in
-    ///     ``XMLBodyDecoder``.
+    ///     `shouldProcessNamespaces` on. Its `errorContextLength` is set to 0.
     public init(
         limits: XMLParsingLimits = .default,
         _ makeDecoder: @escaping @Sendable () -> XMLDecoder = SOAPBodyDecoder.namespaceAwareDecoder
     ) {
+        // errorContextLength is 0 for the same reason as in XMLBodyDecoder: XMLCoder's error context
+        // can crash on some documents, and Courier reports the line and column itself.
         self.limits = limits
         self.makeDecoder = makeDecoder
     }

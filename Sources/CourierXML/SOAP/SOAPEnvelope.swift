@@ -12,12 +12,10 @@ public import XMLCoder
 /// try envelope.document().xmlString()
 /// // <?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">
 /// // <soap:Body><m:GetPrice xmlns:m="urn:stock"><m:Item>Apples</m:Item></m:GetPrice></soap:Body></soap:Envelope>
-/// // (one line)
 /// ```
 ///
-/// The envelope's elements use the prefix ``prefix``: by default `soap` for SOAP 1.1 and `env`
-/// for SOAP 1.2 (``SOAPVersion/defaultPrefix``), declared on the `Envelope`. The `Header` element
-/// is written only when there are header entries.
+/// The envelope's elements use the prefix ``prefix`` (`soap` for 1.1, `env` for 1.2 by
+/// default). The `Header` element is written only when there are header entries.
 public struct SOAPEnvelope: Sendable {
     /// The SOAP version.
     ///
@@ -64,8 +62,7 @@ public struct SOAPEnvelope: Sendable {
     /// is built.
     ///
     /// ```swift
-    /// struct GetPrice: Encodable, Sendable { var Item: String }
-    /// let envelope = SOAPEnvelope(version: .v1_1, body: GetPrice(Item: "Apples"), namespace: "urn:stock")
+    /// let envelope = SOAPEnvelope(body: GetPrice(Item: "Apples"), namespace: "urn:stock")
     /// // …<soap:Body><GetPrice xmlns="urn:stock"><Item>Apples</Item></GetPrice></soap:Body>…
     /// ```
     /// - Parameters:
@@ -74,8 +71,7 @@ public struct SOAPEnvelope: Sendable {
     ///   - header: header entries; none by default.
     ///   - body: a struct, class, dictionary or array (as for `RequestBody.xml`).
     ///   - rootKey: the body entry's element name; by default the type's name.
-    ///   - namespace: when given, declared as the default namespace of the body entry
-    ///     (`xmlns="…"`), so the entry and its children are in it.
+    ///   - namespace: when given, the default namespace (`xmlns="…"`) of the body entry.
     ///   - encoder: makes the `XMLEncoder`, as for `RequestBody.xml`.
     public init(
         version: SOAPVersion = .v1_1, prefix: String? = nil, header: [XMLTreeNode] = [],
@@ -118,25 +114,12 @@ public struct SOAPEnvelope: Sendable {
 }
 
 extension RequestBody {
-    /// A SOAP message, with the `Content-Type` and action headers of its version:
-    ///
-    /// - SOAP 1.1: `Content-Type: text/xml; charset=utf-8` and `SOAPAction: "<action>"` (quoted;
-    ///   `""` when `action` is `nil`);
-    /// - SOAP 1.2: `Content-Type: application/soap+xml; charset=utf-8; action="<action>"` (no
-    ///   `action` parameter when it is `nil`), and no `SOAPAction` header.
+    /// A SOAP message, with the `Content-Type` and action headers of its version: for SOAP 1.1
+    /// `text/xml; charset=utf-8` and `SOAPAction: "<action>"`; for SOAP 1.2
+    /// `application/soap+xml; charset=utf-8; action="<action>"` and no `SOAPAction`.
     ///
     /// ```swift
-    /// struct GetPrice: Requestable {
-    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
-    ///     func path() throws(CourierError) -> URLPath { try URLPath("/StockService") }
-    ///     var method: HTTPMethod { .post }
-    ///     var body: RequestBody? {
-    ///         .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice", attributes: ["xmlns:m": "urn:stock"],
-    ///                                              elements: [XMLTreeNode("m:Item", text: "Apples")])),
-    ///               action: "urn:stock#GetPrice")
-    ///     }
-    ///     var responseDecoder: (any ResponseBodyDecoder)? { SOAPBodyDecoder() }
-    /// }
+    /// var body: RequestBody? { .soap(SOAPEnvelope(body: XMLTreeNode("m:GetPrice")), action: "urn:stock#GetPrice") }
     /// ```
     /// An endpoint header of the same name replaces `SOAPAction`. A body that cannot be encoded
     /// or written fails the call with `InvalidRequest/encodingFailed(_:underlyingError:)`.
@@ -148,6 +131,7 @@ extension RequestBody {
         _ envelope: SOAPEnvelope, action: String? = nil,
         formatting: XMLTreeFormatting = .compact
     ) -> RequestBody {
+        // With a `nil` action, SOAP 1.1 sends `SOAPAction: ""` and SOAP 1.2 no `action` parameter.
         .custom(contentType: envelope.version.contentType(action: action), headers: envelope.version.headers(action: action)) {
             try envelope.document().xmlData(formatting)
         }

@@ -1,20 +1,10 @@
 public import Courier
 
-/// A SOAP fault, from either version, in one shape.
+/// A SOAP fault, from either version, in one shape (``code``, ``subcodes``, ``reasons``,
+/// ``role``, ``node``, ``detail``).
 ///
-/// | field | SOAP 1.1 | SOAP 1.2 |
-/// | --- | --- | --- |
-/// | ``code`` | `faultcode` | `Code/Value` |
-/// | ``subcodes`` | none (dotted 1.1 codes such as `Client.Auth` stay in ``code``) | `Code/Subcode/Value`, outermost first |
-/// | ``reasons`` | `faultstring` (its `xml:lang`, if any) | every `Reason/Text` with its `xml:lang` |
-/// | ``role`` | `faultactor` | `Role` |
-/// | ``node`` | none | `Node` |
-/// | ``detail`` | `detail` | `Detail` |
-///
-/// A fault usually arrives with status 500, so the call fails with `CourierError/response(_:)`;
-/// read it from the response. A fault in a 200 response makes ``SOAPBodyDecoder`` throw it, kept
-/// in `DecodingFailure/Reason/decoderError(_:)`. `CourierError/soapFault` finds it
-/// either way:
+/// A fault with status 500 fails the call with `CourierError/response(_:)`; a fault in a 200
+/// makes ``SOAPBodyDecoder`` throw it. `CourierError/soapFault` finds it either way:
 ///
 /// ```swift
 /// do {
@@ -22,11 +12,21 @@ public import Courier
 /// } catch {
 ///     if let fault = error.soapFault {
 ///         print(fault.category, fault.code.localName, fault.reason)   // Optional(.sender) Client Unknown item
-///         let reason = fault.detail?.firstDescendant(named: "m:Reason")?.text
 ///     }
 /// }
 /// ```
 public struct SOAPFault: Error, Sendable, Equatable {
+    // | field | SOAP 1.1 | SOAP 1.2 |
+    // | --- | --- | --- |
+    // | code | `faultcode` | `Code/Value` |
+    // | subcodes | none (dotted 1.1 codes such as `Client.Auth` stay in code) | `Code/Subcode/Value`, outermost first |
+    // | reasons | `faultstring` (its `xml:lang`, if any) | every `Reason/Text` with its `xml:lang` |
+    // | role | `faultactor` | `Role` |
+    // | node | none | `Node` |
+    // | detail | `detail` | `Detail` |
+    //
+    // In a 200 the decoder's fault is kept in DecodingFailure.Reason.decoderError(_:).
+
     /// A fault code: a qualified name, resolved to its namespace.
     ///
     /// ```swift

@@ -1,10 +1,7 @@
 /// How much structure a parsed XML document may have: bounds that keep a hostile document from
-/// crashing the process (deep nesting overflows the stack of recursive code such as XMLCoder's
-/// decoder) or making it work for a long time.
+/// crashing the process or making it work for a long time.
 ///
-/// Every XML reader in CourierXML takes one: ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``,
-/// ``XMLBodyDecoder``, ``SOAPBodyDecoder``, `Response/xmlDocument(limits:)` and
-/// `Response/soapPayload(limits:)`. A document past a limit fails with an
+/// Every XML reader in CourierXML takes one. A document past a limit fails with an
 /// ``XMLParsingError`` (``XMLParsingError/Reason/tooDeep(maximumDepth:)``,
 /// ``XMLParsingError/Reason/tooManyElements(maximumElementCount:)`` or
 /// ``XMLParsingError/Reason/tooManyAttributes(maximumAttributesPerElement:)``) before any tree is
@@ -14,9 +11,12 @@
 /// var limits = XMLParsingLimits()
 /// limits.maximumDepth = 32                      // our documents are shallow
 /// let decoder = XMLBodyDecoder(limits: limits)
-/// let document = try XMLTreeDocument(data: body, limits: XMLParsingLimits(maximumElementCount: 10_000))
 /// ```
 public struct XMLParsingLimits: Sendable, Hashable {
+    // Deep nesting overflows the stack of recursive code such as XMLCoder's decoder. The readers:
+    // XMLTreeDocument.init(data:charset:preservingWhitespace:limits:), XMLBodyDecoder,
+    // SOAPBodyDecoder, Response.xmlDocument(limits:) and Response.soapPayload(limits:).
+
     /// How deeply elements may nest; the root element is at depth 1. 128 by default.
     ///
     /// XMLCoder decodes recursively; 128 leaves room to spare on a 512 KB stack, the size of

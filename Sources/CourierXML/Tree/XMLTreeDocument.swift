@@ -2,27 +2,24 @@ public import Foundation
 
 /// An XML document as a value: the XML declaration and the root ``XMLTreeNode``.
 ///
-/// Named `XMLTreeDocument` rather than `XMLDocument`, which Foundation already defines on macOS
-/// (and FoundationXML on Linux).
+/// Parsing is safe with untrusted input: a document with a `<!DOCTYPE` is refused (no XXE, no
+/// entity expansion), ``XMLParsingLimits`` bound its size, and errors are typed with a line and
+/// column. Comments and processing instructions are dropped.
 ///
 /// ```swift
 /// let document = try XMLTreeDocument(string: """
-///     <?xml version="1.0" encoding="UTF-8"?>
 ///     <catalog><book id="b1" lang="en"><title>Dune</title><price>9.99</price></book></catalog>
 ///     """)
 /// let book = document.root.firstChild(named: "book")!
-/// book.attributes.map(\.name)                              // ["id", "lang"], in document order
 /// try book.firstChild(named: "price")?.value(Double.self)  // 9.99
-/// try document.xmlString(.prettyPrinted)
 /// ```
-///
-/// Parsing is safe with untrusted input: a document with a `<!DOCTYPE` is refused (so no entity
-/// is ever declared: no XXE, no "billion laughs"), whatever charset it is in; ``XMLParsingLimits``
-/// bound its depth, element count and attributes; and errors are typed with a line and column.
-/// A tree of any depth is copied, compared, hashed, written and freed without recursion.
-/// Comments and processing instructions are dropped. Parsing, then writing, then parsing again
-/// gives an equal tree.
 public struct XMLTreeDocument: Sendable, Hashable {
+    // Named XMLTreeDocument rather than XMLDocument, which Foundation already defines on macOS (and
+    // FoundationXML on Linux). The `<!DOCTYPE` refusal holds whatever charset the document is in,
+    // so no entity is ever declared ("billion laughs" included). A tree of any depth is copied,
+    // compared, hashed, written and freed without recursion. Parsing, then writing, then parsing
+    // again gives an equal tree.
+
     /// The XML declaration, `<?xml version="1.0" encoding="UTF-8"?>`.
     ///
     /// ```swift
@@ -89,19 +86,13 @@ public struct XMLTreeDocument: Sendable, Hashable {
 
     /// Parses a document from bytes.
     ///
-    /// ```swift
-    /// let document = try XMLTreeDocument(data: response.body, charset: response.charset)
-    /// ```
     /// - Parameters:
     ///   - data: the document.
-    ///   - charset: the `charset` of the `Content-Type` it came with, if any. The charset is
-    ///     taken, as RFC 7303 says, from a byte-order mark, then this, then the XML declaration,
-    ///     else UTF-8. UTF-8, US-ASCII, ISO-8859-1/2, Windows-1252, UTF-16 and UTF-32 are read.
-    ///   - preservingWhitespace: when `false` (the default), an element holding elements
-    ///     separated only by whitespace loses that whitespace: it is the indentation of a
-    ///     pretty-printed document. An element with any other text or a CDATA section keeps all of
-    ///     its text. Pass `true` to keep whitespace everywhere, for mixed content such as
-    ///     `<p><b>a</b> <i>b</i></p>` where the space matters.
+    ///   - charset: the `charset` of the `Content-Type` it came with, if any. The charset is taken
+    ///     from a byte-order mark, then this, then the XML declaration, else UTF-8 (RFC 7303).
+    ///   - preservingWhitespace: when `false` (the default), whitespace between child elements (the
+    ///     indentation of a pretty-printed document) is dropped; an element with any other text
+    ///     keeps all of it. Pass `true` for mixed content such as `<p><b>a</b> <i>b</i></p>`.
     ///   - limits: how deep, how many elements, how many attributes per element;
     ///     ``XMLParsingLimits/default`` unless given.
     /// - Throws: ``XMLParsingError`` with the line and column of the problem: not well-formed, a
@@ -110,6 +101,8 @@ public struct XMLTreeDocument: Sendable, Hashable {
         data: Data, charset: String? = nil, preservingWhitespace: Bool = false,
         limits: XMLParsingLimits = .default
     ) throws(XMLParsingError) {
+        // Charsets read: UTF-8, US-ASCII, ISO-8859-1/2, Windows-1252, UTF-16 and UTF-32. An element
+        // with a CDATA section keeps all of its text too.
         let result = try XMLTreeParser.parse(data, charset: charset, preservingWhitespace: preservingWhitespace, limits: limits)
         guard let root = result.root else { throw XMLParsingError(reason: .noRootElement) }
         self.root = root

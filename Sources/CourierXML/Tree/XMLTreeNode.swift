@@ -1,30 +1,24 @@
 /// An XML element as a value: its name, its attributes in document order, and its children
-/// (elements, text and CDATA sections).
+/// (elements, text and CDATA sections). Comments and processing instructions are not kept.
 ///
-/// Named `XMLTreeNode` rather than `XMLNode` or `XMLElement`: Foundation has classes of those
-/// names on macOS (and FoundationXML on Linux), and a file importing both Foundation and
-/// CourierXML would find the short names ambiguous.
-///
-/// Build one in code, or read one with ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``:
+/// Build one in code, or read one with ``XMLTreeDocument/init(data:charset:preservingWhitespace:limits:)``.
+/// Names are qualified names as written (`soap:Body`); ``prefix`` and ``localName`` split them.
 ///
 /// ```swift
-/// let order = XMLTreeNode("order", attributes: ["id": "42", "currency": "EUR"], elements: [
+/// let order = XMLTreeNode("order", attributes: ["id": "42"], elements: [
 ///     XMLTreeNode("item", attributes: ["sku": "A-1"], text: "Tea & biscuits"),
 ///     XMLTreeNode("total", text: "9.50"),
 /// ])
-/// order[attribute: "id"]                          // "42"
 /// try order.firstChild(named: "total")?.value(Decimal.self)   // 9.50
-/// try order.xmlString()
-/// // <order id="42" currency="EUR"><item sku="A-1">Tea &amp; biscuits</item><total>9.50</total></order>
+/// try order.xmlString()   // <order id="42"><item sku="A-1">Tea &amp; biscuits</item><total>9.50</total></order>
 /// ```
-///
-/// Names are qualified names as written (`soap:Body`): ``prefix`` and ``localName`` split them,
-/// and ``namespaceDeclaration(forPrefix:)`` reads the `xmlns` attributes of this element.
-/// Comments and processing instructions are not kept.
-///
-/// A tree may be of any depth: comparing, hashing, writing, searching, reading its text and
-/// freeing it never recurse, so none of them can overflow the stack.
 public struct XMLTreeNode: Sendable, Hashable {
+    // Named XMLTreeNode rather than XMLNode or XMLElement: Foundation has classes of those names on
+    // macOS (and FoundationXML on Linux), and a file importing both Foundation and CourierXML would
+    // find the short names ambiguous. namespaceDeclaration(forPrefix:) reads the `xmlns` attributes
+    // of this element. A tree may be of any depth: comparing, hashing, writing, searching, reading
+    // its text and freeing it never recurse, so none of them can overflow the stack.
+
     /// One attribute: a qualified name and its value (unescaped).
     ///
     /// ```swift

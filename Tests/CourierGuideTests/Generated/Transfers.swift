@@ -19,7 +19,7 @@ enum TransfersGuide {
         func path() throws(CourierError) -> URLPath { try URLPath(segments: ["images", name]) }
     }
 
-    // Documentation/Transfers.md:243
+    // Documentation/Transfers.md:245
     struct UploadVideo: Requestable {
         var file: URL
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "media.example.com") }
@@ -33,7 +33,7 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:313
+    // Documentation/Transfers.md:315
     struct Notifications: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         func path() throws(CourierError) -> URLPath { try URLPath("/v1/notifications") }
@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:494
+    // Documentation/Transfers.md:496
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -115,8 +115,8 @@ enum TransfersGuide {
         evaluate(await progressTask.value)                            // the progress ends with the download
     }
 
-    // Documentation/Transfers.md:243
-    static func line243() async throws {
+    // Documentation/Transfers.md:245
+    static func line245() async throws {
         let call = client.enqueue(UploadVideo(file: movie)).withProgress()
         _ = call
         let watcher = Task { @MainActor in                 // read on the main actor, for a UI
@@ -130,8 +130,8 @@ enum TransfersGuide {
         evaluate(await watcher.value)
     }
 
-    // Documentation/Transfers.md:273
-    static func line273() async throws {
+    // Documentation/Transfers.md:275
+    static func line275() async throws {
         let call = client.enqueue(GetImage(name: "noble.iso")).withProgress()
         _ = call
         let counting = Task {
@@ -153,8 +153,8 @@ enum TransfersGuide {
         print("\(file.byteCount) bytes, \(updates) progress updates, last: \(last.map(String.init(describing:)) ?? "none")")
     }
 
-    // Documentation/Transfers.md:313
-    static func line313() async throws {
+    // Documentation/Transfers.md:315
+    static func line315() async throws {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher)))
         _ = client
         do {
@@ -183,8 +183,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:413
-    static func line413() async throws {
+    // Documentation/Transfers.md:415
+    static func line415() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -197,16 +197,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:448
-    static func line448() async throws {
+    // Documentation/Transfers.md:450
+    static func line450() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:463
-    static func line463() async throws {
+    // Documentation/Transfers.md:465
+    static func line465() async throws {
         let once = EventSource.Options(maximumReconnectAttempts: 0)
         _ = once
         for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
@@ -215,8 +215,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:480
-    static func line480() async throws {
+    // Documentation/Transfers.md:482
+    static func line482() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }

@@ -7,37 +7,30 @@ extension OAuth2TokenEndpoint {
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
     /// Exchanges the resource owner's user name and password for a token: the `password` grant
-    /// (RFC 6749 §4.3).
-    ///
-    /// Use it only where the client is highly trusted and no redirect-based flow is possible
-    /// (the OAuth 2.0 Security BCP, RFC 9700, says it MUST NOT be used otherwise).
+    /// (RFC 6749 §4.3). Use it only where the client is highly trusted and no redirect-based flow
+    /// is possible (RFC 9700). The password is never logged or put into an error.
     ///
     /// ```swift
     /// let credential = try await tokens.password(username: "alice", password: typedPassword, scope: "profile")
-    /// try await refresher.reset(to: credential)
     /// ```
-    ///
-    /// The body is `grant_type=password&username=…&password=…`, then `scope`, then the
-    /// additional parameters, then the client authentication's body parameters. The password is
-    /// never logged or put into an error.
-    ///
     /// - Parameters:
     ///   - username: the resource owner's user name.
     ///   - password: the resource owner's password.
-    ///   - scope: the scope to ask for, sent as `scope`; `nil` sends none. It becomes the
-    ///     credential's scope when the response has no `scope`.
+    ///   - scope: the scope to ask for; `nil` sends none (kept when the response has no `scope`).
     ///   - additionalParameters: extra form parameters, sent after `scope`. They may not repeat
-    ///     `grant_type`, `username`, `password`, `scope` (when `scope` is given) or the client
-    ///     authentication's `client_id` / `client_secret`.
+    ///     the grant's or the client authentication's parameters.
     /// - Returns: the new credential.
-    /// - Throws: the errors listed on ``OAuth2TokenEndpoint`` (a wrong password is usually
-    ///   `invalid_grant`: ``AuthenticationFailure/refreshFailed(_:)``, permanent).
+    /// - Throws: the errors listed on ``OAuth2TokenEndpoint`` (a wrong password is usually a permanent ``AuthenticationFailure/refreshFailed(_:)``).
     public func password(
         username: String,
         password: String,
         scope: String? = nil,
         additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
+        // The body is `grant_type=password&username=…&password=…`, then `scope`, then the additional
+        // parameters, then the client authentication's body parameters. The OAuth 2.0 Security BCP
+        // (RFC 9700) says the grant MUST NOT be used unless the client is highly trusted and no
+        // redirect-based flow is possible. Afterwards, install the credential with refresher.reset(to:).
         var parameters = [QueryItem(name: "username", value: username), QueryItem(name: "password", value: password)]
         if let scope { parameters.append(QueryItem(name: "scope", value: scope)) }
         return try await requestCredential(
@@ -50,32 +43,26 @@ extension OAuth2TokenEndpoint {
     }
 
     /// Exchanges a signed JWT for a token: the JWT bearer authorization grant (RFC 7523 §2.1),
-    /// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`.
+    /// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`. Signing the JWT is the caller's part.
     ///
     /// ```swift
-    /// let assertion = try makeSignedJWT(issuer: "my-service", audience: tokens.url.absoluteString)
-    /// let credential = try await tokens.jwtBearer(assertion: assertion, scope: "reports.read")
+    /// let credential = try await tokens.jwtBearer(assertion: signedJWT, scope: "reports.read")
     /// ```
-    ///
-    /// Signing the JWT is the caller's part; this sends it as `assertion` and reads the answer.
-    /// The client may authenticate as well (RFC 7523 §3.1 makes it optional), with the endpoint's
-    /// ``OAuth2ClientAuthentication``.
-    ///
     /// - Parameters:
     ///   - assertion: the serialized JWT. Must not be empty.
     ///   - scope: the scope to ask for, sent as `scope`; `nil` sends none.
     ///   - additionalParameters: extra form parameters, sent after `scope`. They may not repeat
-    ///     `grant_type`, `assertion`, `scope` (when `scope` is given) or the client
-    ///     authentication's `client_id` / `client_secret`.
+    ///     `grant_type`, `assertion`, `scope` (when given) or the client authentication's parameters.
     /// - Returns: the new credential.
     /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty assertion, without sending
-    ///   anything; otherwise the errors listed on ``OAuth2TokenEndpoint`` (a rejected assertion is
-    ///   `invalid_grant`, permanent).
+    ///   anything; otherwise the errors listed on ``OAuth2TokenEndpoint``.
     public func jwtBearer(
         assertion: String,
         scope: String? = nil,
         additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
+        // The client may authenticate as well (RFC 7523 §3.1 makes it optional), with the endpoint's
+        // OAuth2ClientAuthentication. A rejected assertion is `invalid_grant`, a permanent failure.
         guard !assertion.isEmpty else {
             throw .invalidRequest(.encodingFailed("the JWT bearer assertion is empty"))
         }

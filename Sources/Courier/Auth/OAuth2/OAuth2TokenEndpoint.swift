@@ -2,46 +2,41 @@ public import Foundation
 import HTTPTypes
 
 /// A client for an OAuth2 token endpoint (RFC 6749): the `refresh_token` grant, the
-/// `client_credentials` grant, and any other grant by name.
+/// `client_credentials` grant, and any other grant by name. ``TokenRefresher`` uses it to renew
+/// a bearer token; apps can also call it directly.
 ///
-/// ``TokenRefresher`` uses it to renew a bearer token; apps can also call it directly, for
-/// example to sign in with the `password` or `authorization_code` grant.
+/// Every request is a form-encoded `POST` sent straight to the ``Transport``, never through a
+/// ``Client``, and never carries the access token. Every failure is a ``CourierError``: a 400
+/// or 401 (`invalid_grant`, `invalid_client`…), or an OAuth2 error body without a token, is a **permanent**
+/// ``AuthenticationFailure/refreshFailed(_:)`` with the parsed ``OAuth2Error``; another status,
+/// a malformed body or no response is a transient `refreshFailed` (see ``RefreshFailure/Reason``);
+/// a bad request is ``CourierError/invalidRequest(_:)`` and nothing is sent. Its `description`
+/// shows the token URL and the client id, never the secret.
 ///
 /// ```swift
-/// let tokens = OAuth2TokenEndpoint(
-///     baseURL: try BaseURL(host: "auth.example.com"),
-///     path: try URLPath("/oauth/token"),
-///     clientAuthentication: .basic(clientID: "my-app", clientSecret: secret)
-/// )
 /// let renewed = try await tokens.refresh(expiredCredential)
 /// ```
-///
-/// Every request is a `POST` with `Content-Type: application/x-www-form-urlencoded; charset=utf-8`
-/// and `Accept: application/json`, and goes straight to the ``Transport``: never through a
-/// ``Client``, so the client's authentication and middleware never see it, it can never wait on
-/// its own refresh, and it never carries the (expired) access token. The body holds
-/// `grant_type` first, then the grant's parameters, then `scope`, then the additional
-/// parameters, then `client_id` and `client_secret` when the client authenticates in the body;
-/// every name and value is percent-encoded (see ``OAuth2ClientAuthentication``).
-///
-/// Every failure is thrown as a ``CourierError``:
-/// - the endpoint answered 400 or 401 (`invalid_grant`, `invalid_client`…), or answered 2xx with
-///   an OAuth2 error body and no token: ``CourierError/authentication(_:)`` with
-///   ``AuthenticationFailure/refreshFailed(_:)``, reason ``RefreshFailure/Reason/rejected``, the
-///   parsed ``OAuth2Error`` (when the body is one) and the status; **permanent**;
-/// - any other non-2xx status (429, 500, 503…): reason ``RefreshFailure/Reason/unexpectedStatus``,
-///   the OAuth2 error if there is one, the status; transient;
-/// - a 2xx whose body is not a token response (not JSON, truncated, a required field missing):
-///   reason ``RefreshFailure/Reason/malformedResponse(_:)`` naming the field, the status; transient;
-/// - no response (network error, timeout): reason ``RefreshFailure/Reason/transport(_:)`` keeping
-///   the ``TransportFailure``; transient;
-/// - the calling task was cancelled: ``CourierError/cancelled``;
-/// - the request could not be built (a parameter repeating one the grant sets, a non-positive
-///   timeout): ``CourierError/invalidRequest(_:)``, and nothing is sent.
-///
-/// The failures are `refreshFailed` whatever the grant, so that one `catch` handles them all.
-/// Its `description` shows the token URL and the client id, never the secret.
 public struct OAuth2TokenEndpoint: Sendable {
+    // The request: `Content-Type: application/x-www-form-urlencoded; charset=utf-8` and
+    // `Accept: application/json`. Not going through a Client means the client's authentication and
+    // middleware never see it and it can never wait on its own refresh. The body holds `grant_type`
+    // first, then the grant's parameters, then `scope`, then the additional parameters, then
+    // `client_id` and `client_secret` when the client authenticates in the body; every name and
+    // value is percent-encoded (see OAuth2ClientAuthentication).
+    //
+    // The failures in full (all are `refreshFailed` whatever the grant, so one `catch` handles them):
+    // - 400 or 401, or a 2xx with an OAuth2 error body and no token: reason `.rejected`, the parsed
+    //   OAuth2Error (when the body is one) and the status; permanent;
+    // - any other non-2xx status (429, 500, 503…): `.unexpectedStatus`, the OAuth2 error if there
+    //   is one, the status; transient;
+    // - a 2xx whose body is not a token response: `.malformedResponse(_:)` naming the field;
+    //   transient;
+    // - no response (network error, timeout): `.transport(_:)` keeping the TransportFailure;
+    //   transient;
+    // - the calling task was cancelled: CourierError.cancelled;
+    // - the request could not be built (a parameter repeating one the grant sets, a non-positive
+    //   timeout): CourierError.invalidRequest, and nothing is sent.
+
     /// The token endpoint's scheme, host and port.
     public let baseURL: BaseURL
     /// The token endpoint's path, e.g. `/oauth/token`.
@@ -57,15 +52,6 @@ public struct OAuth2TokenEndpoint: Sendable {
 
     /// Creates a token endpoint client. Nothing is sent until a grant is requested.
     ///
-    /// ```swift
-    /// let tokens = OAuth2TokenEndpoint(
-    ///     baseURL: try BaseURL(host: "auth.example.com"),
-    ///     path: try URLPath("/oauth/token"),
-    ///     clientAuthentication: .publicClient(clientID: "my-app"),
-    ///     timeout: .seconds(10)
-    /// )
-    /// ```
-    ///
     /// - Parameters:
     ///   - baseURL: the token endpoint's scheme, host and port.
     ///   - path: the token endpoint's path.
@@ -74,9 +60,8 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///     transport of its own rather than one whose requests pass through your client.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
-    ///   - now: the clock that dates tokens: `issuedAt` is the moment the request was sent and
-    ///     `expiresAt` is that moment plus `expires_in`, so network latency only ever makes a
-    ///     token look shorter-lived, never longer.
+    ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and
+    ///     `expiresAt` that plus `expires_in` (latency only makes a token look shorter-lived).
     public init(
         baseURL: BaseURL,
         path: URLPath,
@@ -99,25 +84,16 @@ public struct OAuth2TokenEndpoint: Sendable {
     }
 
     /// Exchanges the credential's refresh token for a new access token: the `refresh_token`
-    /// grant (RFC 6749 §6).
+    /// grant (RFC 6749 §6). The request never carries the access token.
     ///
-    /// ```swift
-    /// let renewed = try await tokens.refresh(credential)
-    /// try await store.save(renewed)          // the old refresh token may now be spent
-    /// ```
-    ///
-    /// The request carries `grant_type=refresh_token` and `refresh_token`, never the access
-    /// token. The returned credential keeps `credential.refreshToken` when the response has no
-    /// `refresh_token`, and keeps the requested scope (or, without one, `credential.scope`) when
-    /// the response has no `scope` (§5.1: an omitted scope is the one requested).
-    ///
+    /// The returned credential keeps `credential.refreshToken` when the response has no
+    /// `refresh_token`, and the requested scope (or `credential.scope`) when it has no `scope`.
     /// - Parameters:
     ///   - credential: the credential to renew; only its refresh token and scope are used.
     ///   - scope: a narrower scope to ask for (§6), sent as `scope`; `nil` sends none.
     ///   - additionalParameters: extra form parameters, sent after `scope`. They may not repeat
-    ///     `grant_type`, `refresh_token`, `scope` (when `scope` is given) or the client
-    ///     authentication's `client_id` / `client_secret`.
-    /// - Returns: the new credential.
+    ///     `grant_type`, `refresh_token`, `scope` (when given) or the client authentication's parameters.
+    /// - Returns: the new credential. Save it: the old refresh token may now be spent.
     /// - Throws: ``AuthenticationFailure/missingCredential`` (inside ``CourierError/authentication(_:)``)
     ///   when `credential` has no refresh token (`nil` or empty), without sending anything;
     ///   otherwise the errors listed on ``OAuth2TokenEndpoint``.
@@ -126,6 +102,7 @@ public struct OAuth2TokenEndpoint: Sendable {
         scope: String? = nil,
         additionalParameters: [QueryItem] = []
     ) async throws(CourierError) -> TokenCredential {
+        // §5.1: an omitted scope in the response is the one requested.
         guard let refreshToken = credential.refreshToken, !refreshToken.isEmpty else {
             throw .authentication(.missingCredential)
         }
@@ -174,24 +151,13 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// authentication's body parameters.
     ///
     /// ```swift
-    /// // authorization_code with PKCE (§4.1.3, RFC 7636):
-    /// let credential = try await tokens.requestToken(grantType: "authorization_code", parameters: [
-    ///     QueryItem(name: "code", value: code),
-    ///     QueryItem(name: "redirect_uri", value: "com.example.app:/callback"),
-    ///     QueryItem(name: "code_verifier", value: verifier),
-    /// ])
-    /// // password (§4.3):
-    /// let signedIn = try await tokens.requestToken(grantType: "password", parameters: [
-    ///     QueryItem(name: "username", value: user), QueryItem(name: "password", value: password),
-    /// ])
+    /// let credential = try await tokens.requestToken(grantType: "urn:example:grant", parameters: [QueryItem(name: "code", value: code)])
     /// ```
-    ///
     /// - Parameters:
-    ///   - grantType: the `grant_type` value, e.g. `"password"`, or an absolute URI for an
-    ///     extension grant (§4.5). Must not be empty.
-    ///   - parameters: the grant's parameters, as `[QueryItem]` (`QueryItem(name: "code", value:
-    ///     code)`), form-encoded in this order. They may not contain `grant_type` or the client
-    ///     authentication's `client_id` / `client_secret`. A `scope` among them becomes the
+    ///   - grantType: the `grant_type` value, or an absolute URI for an extension grant (§4.5).
+    ///     Must not be empty.
+    ///   - parameters: the grant's parameters, form-encoded in this order. They may not contain
+    ///     `grant_type` or the client authentication's parameters. A `scope` among them becomes the
     ///     credential's scope when the response has none.
     /// - Returns: the new credential.
     /// - Throws: ``CourierError/invalidRequest(_:)`` for an empty grant type; otherwise the errors

@@ -8,31 +8,27 @@
         }
 
         /// Runs `body` holding an exclusive advisory lock (`flock`) on the lock file next to the
-        /// token file (`.token.lock` for `token`), so that other processes, and other stores of
-        /// the same file in this process, wait while `body` reads, refreshes and writes.
+        /// token file (`.token.lock` for `token`), so other processes, and other stores of the same
+        /// file in this process, wait while `body` reads, refreshes and writes.
         ///
-        /// ``TokenRefresher`` calls it around every refresh, reset and sign-out; call it yourself to
-        /// read-modify-write the file from other code:
+        /// ``TokenRefresher`` calls it around every refresh, reset and sign-out. The lock binds only
+        /// code that asks for it, not someone writing the file by hand. Not reentrant.
         ///
         /// ```swift
         /// try await store.withExclusiveAccess {
         ///     if let credential = try await store.load() { try await store.save(adjusted(credential)) }
         /// }
         /// ```
-        ///
-        /// The lock is only advisory: it binds code that asks for it (every Courier process does),
-        /// not someone writing the file by hand. Waiting never blocks a thread: the lock is polled
-        /// without blocking (`LOCK_NB`), 1 ms apart at first and then at most 50 ms apart, for up to
-        /// 60 seconds (twice the token endpoint's default timeout). The lock file is created `0600`
-        /// on first use, under the same rules as the token file (a regular file, never through a
-        /// symbolic link), and is never deleted: deleting a lock file others may hold breaks it.
-        ///
-        /// Not reentrant: calling it on the same store from inside `body` throws at once.
         /// - Throws: whatever `body` throws, unchanged; ``TokenStoreError/io(_:underlyingError:)`` if the lock file
         ///   cannot be opened or locked, if the lock is still held elsewhere after 60 seconds, or
         ///   for a nested call; `CancellationError` if the calling task is cancelled while waiting.
         @discardableResult
         public func withExclusiveAccess<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+            // Waiting never blocks a thread: the lock is polled without blocking (`LOCK_NB`), 1 ms apart
+            // at first and then at most 50 ms apart, for up to 60 seconds (twice the token endpoint's
+            // default timeout). The lock file is created `0600` on first use, under the same rules as the
+            // token file (a regular file, never through a symbolic link), and is never deleted: deleting
+            // a lock file others may hold breaks it.
             let store = ObjectIdentifier(self)
             if Self.locksHeldByTask.contains(where: { $0.store == store && activeLocks.contains($0.id) }) {
                 throw TokenStoreError.io("withExclusiveAccess on \(url.path) was called from inside its own body; it is not reentrant")

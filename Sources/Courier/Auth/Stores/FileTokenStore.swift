@@ -8,22 +8,24 @@
         import _CryptoExtras
     #endif
 
+    // The file format, the atomic write and what the store does not protect against are
+    // described in Documentation/Authentication.md ("The token file").
     /// A ``TokenStore`` that keeps the credential in one AES-256-GCM encrypted file.
     ///
-    /// The key is either a raw 256-bit key you supply (keep it in the Keychain, a secret manager or
-    /// similar; ``makeRandomKey()`` creates one) or is derived from a passphrase with
-    /// **PBKDF2-HMAC-SHA256** over the passphrase's UTF-8 bytes (used as given, with no Unicode
-    /// normalization), a random 16-byte salt per file, and 600,000 iterations (the OWASP 2023 figure
-    /// for PBKDF2-HMAC-SHA256) unless you choose from 210,000 to 10,000,000. The derived key is cached for the file's salt, so only the first
-    /// load or save of a store pays for the derivation (it runs on the actor; expect a fraction of
-    /// a second at the default).
+    /// The key is a raw 256-bit key (``makeRandomKey()`` creates one) or is derived from a
+    /// passphrase with PBKDF2-HMAC-SHA256 (600,000 iterations by default, a random salt per file).
+    /// ``load()`` returns `nil` only when the file does not exist; a truncated, modified or
+    /// wrong-key file, a path that is not a regular file, or a file over 1 MiB is a
+    /// ``TokenStoreError``. Each save atomically replaces the file with one of mode `0600`.
+    /// Processes sharing the file refresh once per expiry (``withExclusiveAccess(_:)``).
+    /// ``description`` shows only the path, never a token or key.
     ///
     /// ```swift
-    /// let url = URL(fileURLWithPath: "/var/lib/myapp/token")
     /// let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
     /// try await store.save(credential)
     /// let restored = try await store.load()   // nil only if the file does not exist
     /// ```
+<<<<<<< HEAD
     ///
     /// ## File format (version 1)
     ///
@@ -74,6 +76,8 @@
     /// older file written under the same key. The key or passphrase stays in memory for the
     /// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
     /// `String(reflecting:)` and `dump` show only the path.
+=======
+>>>>>>> shape2-docs
     public actor FileTokenStore: TokenStore {
         /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
         static let defaultRounds = 600_000

@@ -7,23 +7,24 @@
     ///
     /// The item is identified by `service` and `account`; its data is the JSON-encoded
     /// ``TokenCredential``. By default it is readable after the first unlock and never leaves the
-    /// device (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`): background refreshes work
-    /// while the device is locked, and backups restored elsewhere do not carry the token.
+    /// device (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`). On macOS it goes to the
+    /// data-protection keychain, or to the login keychain for a process not entitled to that one
+    /// (see ``usesDataProtectionKeychain``).
     ///
     /// ```swift
     /// let store = KeychainTokenStore(service: "com.example.myapp.oauth")
     /// try await store.save(credential)
     /// let restored = try await store.load()   // nil if there is no item
     /// ```
-    ///
-    /// On macOS the item goes to the data-protection keychain (`kSecUseDataProtectionKeychain`),
-    /// the only one that honours the accessibility setting. That needs a signed app with a
-    /// keychain access group; a process without one (an unsigned command-line tool, a test runner)
-    /// gets `errSecMissingEntitlement` there, and by default the store then uses the user's login
-    /// keychain instead, where accessibility is ignored. Pass `usesDataProtectionKeychain: true`
-    /// to fail instead, or `false` to use the login keychain from the start. The default
-    /// accessibility needs no passcode: only ``Accessibility/whenPasscodeSetThisDeviceOnly`` does.
     public actor KeychainTokenStore: TokenStore {
+        // The default accessibility lets background refreshes work while the device is locked, and
+        // backups restored elsewhere do not carry the token; it needs no passcode (only
+        // `.whenPasscodeSetThisDeviceOnly` does). On macOS only the data-protection keychain
+        // (`kSecUseDataProtectionKeychain`) honours accessibility. It needs a signed app with a keychain
+        // access group; a process without one (an unsigned command-line tool, a test runner) gets
+        // `errSecMissingEntitlement` there, and by default the store then falls back to the login
+        // keychain, where accessibility is ignored. `usesDataProtectionKeychain: true` fails instead,
+        // `false` uses the login keychain from the start.
         /// When the item can be read, mapped onto `kSecAttrAccessible…`.
         public enum Accessibility: Sendable, Equatable {
             /// `kSecAttrAccessibleWhenUnlocked`: only while unlocked; migrates to new devices.

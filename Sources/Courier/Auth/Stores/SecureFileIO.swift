@@ -79,26 +79,23 @@ enum SecureFileIO {
         }
     }
 
-    /// Replaces the file at `url` with `data` atomically: a temporary file in the same directory,
-    /// created `0600` (`O_CREAT | O_EXCL | O_NOFOLLOW`, then `fchmod` so the umask cannot change
-    /// it), written, `fsync`ed and renamed over the target; then the directory is `fsync`ed. A
-    /// reader sees the old file or the new one, never a part. The parent directory is created
-    /// `0700` if missing.
+    /// Replaces the file at `url` with `data` atomically, so a reader sees the old file or the new
+    /// one, never a part. The file is created `0600`; a missing parent directory is created `0700`.
     ///
     /// With `synchronizing: false` (a cache's entries, which a checksum protects and which may be
-    /// lost) neither `fsync` is done: the rename is still atomic against concurrent readers and a
-    /// crash of the process, not against a power loss.
-    ///
-    /// With `protectedUntilFirstUserAuthentication` (an HTTP cache's files: the app's own data),
-    /// on iOS, tvOS, watchOS and visionOS the file gets that data protection class
-    /// (`FileProtectionType.completeUntilFirstUserAuthentication`) before it is renamed into
-    /// place; elsewhere it changes nothing.
+    /// lost) nothing is `fsync`ed: the rename is still atomic against concurrent readers and a
+    /// crash of the process, not against a power loss. With
+    /// `protectedUntilFirstUserAuthentication`, on iOS, tvOS, watchOS and visionOS the file gets
+    /// `FileProtectionType.completeUntilFirstUserAuthentication`; elsewhere it changes nothing.
     /// - Throws: `.io` naming the step that failed, or saying that the target exists and is not a
     ///   regular file (a symbolic link, a directory, a FIFO…: it is left alone); the temporary
     ///   file is removed.
     static func writeAtomically(
         _ data: Data, to url: URL, synchronizing: Bool = true, protectedUntilFirstUserAuthentication: Bool = false
     ) throws(TokenStoreError) {
+        // A temporary file in the same directory, created `0600` (`O_CREAT | O_EXCL | O_NOFOLLOW`,
+        // then `fchmod` so the umask cannot change it), written, `fsync`ed and renamed over the
+        // target; then the directory is `fsync`ed. The data protection class is set before the rename.
         let directory = url.deletingLastPathComponent()
         let directoryFD = try openDirectory(directory, creating: true)
         defer { _ = close(directoryFD) }

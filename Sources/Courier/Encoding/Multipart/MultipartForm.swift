@@ -8,34 +8,29 @@ public import Foundation
 /// var form = MultipartForm()
 /// form.append(text: "Ada", name: "author")
 /// form.append(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), name: "report")   // application/pdf
-/// form.append(data: thumbnail, name: "thumbnail", filename: "thumb.png")       // image/png
-///
-/// struct Upload: Requestable {
-///     let form: MultipartForm
-///     var method: HTTPMethod { .post }
-///     var body: RequestBody? { .multipart(form) }
-///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-/// }
+/// var body: RequestBody? { .multipart(form) }
 /// ```
 ///
-/// Nothing is read or checked while the form is assembled: appending never fails. When the
-/// request is built, every name, filename and per-part header is checked, the size of every file
-/// is taken (without reading it) and the total becomes the `Content-Length`. Files are read in
-/// 64 KiB chunks while the body is sent and are never held whole in memory. Invalid input fails
-/// the call with a ``CourierError/invalidRequest(_:)`` before anything is sent:
-/// - a name or filename with a control character (CR, LF, NUL, …: a header-injection attempt):
-///   ``InvalidRequest/invalidMultipartForm(_:)``;
-/// - a per-part header name that is not an RFC 9110 token, or a value with control characters:
-///   ``InvalidRequest/invalidHeaderName(_:)``, ``InvalidRequest/invalidHeaderValue(name:)``;
-/// - a per-part `Content-Disposition` header (Courier writes it): ``InvalidRequest/invalidMultipartForm(_:)``;
-/// - a missing or unreadable file: ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
-///
-/// Names and filenames are written as WHATWG HTML forms write them: `"` becomes `%22`, anything
-/// else (non-ASCII included) is sent as raw UTF-8, with no RFC 2231 `filename*` (RFC 7578 §4.2, §5.1).
-///
-/// A form is replayable (after a 401, or a second ``Call/resume()``) unless it holds a
+/// Appending never fails: invalid input (a control character in a name, a bad per-part header,
+/// a missing file) fails the call with ``CourierError/invalidRequest(_:)`` before anything is
+/// sent. A form is replayable unless it holds a
 /// ``append(stream:length:name:filename:contentType:headers:)`` part.
 public struct MultipartForm: Sendable {
+    // Nothing is read or checked while the form is assembled. When the request is built, every
+    // name, filename and per-part header is checked, the size of every file is taken (without
+    // reading it) and the total becomes the `Content-Length`. Files are read in 64 KiB chunks while
+    // the body is sent and are never held whole in memory. The errors:
+    // - a name or filename with a control character (CR, LF, NUL, …: a header-injection attempt):
+    //   .invalidMultipartForm;
+    // - a per-part header name that is not an RFC 9110 token, or a value with control characters:
+    //   .invalidHeaderName, .invalidHeaderValue(name:);
+    // - a per-part `Content-Disposition` header (Courier writes it): .invalidMultipartForm;
+    // - a missing or unreadable file: .bodySourceFailed.
+    //
+    // Names and filenames are written as WHATWG HTML forms write them: `"` becomes `%22`, anything
+    // else (non-ASCII included) is sent as raw UTF-8, with no RFC 2231 `filename*` (RFC 7578 §4.2,
+    // §5.1).
+
     /// The boundary between parts.
     ///
     /// ```swift
@@ -123,15 +118,9 @@ public struct MultipartForm: Sendable {
     /// Appends a file, streamed from disk while the body is sent: it is never loaded whole into
     /// memory. Its size is taken when the request is built, without reading it.
     ///
-    /// ```swift
-    /// form.append(fileAt: URL(fileURLWithPath: "/tmp/video.mp4"), name: "video")
-    /// // Content-Disposition: form-data; name="video"; filename="video.mp4"
-    /// // Content-Type: video/mp4
-    /// ```
     /// A file that is missing when the request is built fails the call with
-    /// ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` and nothing is sent; one that disappears or changes
-    /// size before it is sent stops the upload with the same error. So does a file that contains
-    /// the boundary (scanned while it is sent, at a cost of about 0.1 s per GiB).
+    /// ``InvalidRequest/bodySourceFailed(_:underlyingError:)`` and nothing is sent; one that disappears
+    /// or changes size before it is sent, or contains the boundary, stops the upload with the same error.
     /// - Parameters:
     ///   - url: a file URL.
     ///   - name: the field's name.
@@ -143,6 +132,8 @@ public struct MultipartForm: Sendable {
         fileAt url: URL, name: String, filename: String? = nil, contentType: String? = nil,
         headers: [HeaderItem] = []
     ) {
+        // The file is scanned for the boundary while it is sent, at a cost of about 0.1 s per GiB
+        // (Documentation/LinuxNotes.md).
         parts.append(
             Part(
                 name: name, filename: filename ?? url.lastPathComponent,
@@ -153,15 +144,9 @@ public struct MultipartForm: Sendable {
     /// is sent. The sequence is read once, so the form becomes single-use: a second send fails with
     /// ``InvalidRequest/bodyNotReplayable``.
     ///
-    /// ```swift
-    /// let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
-    /// form.append(stream: chunks, length: nil, name: "log", filename: "log.ndjson",
-    ///             contentType: "application/x-ndjson")
-    /// ```
     /// - Parameters:
-    ///   - stream: the part's bytes, in order. An error it throws, or a byte count other than
-    ///     `length`, fails the call with ``InvalidRequest/bodySourceFailed(_:underlyingError:)``, as does the
-    ///     boundary occurring in it.
+    ///   - stream: the part's bytes, in order. An error it throws, a byte count other than `length`,
+    ///     or the boundary occurring in it fails the call with ``InvalidRequest/bodySourceFailed(_:underlyingError:)``.
     ///   - length: the exact number of bytes, when known; `nil` makes the whole body's length
     ///     unknown, so it is sent with chunked transfer encoding.
     ///   - name: the field's name.

@@ -2,26 +2,22 @@ public import Foundation
 
 /// A nested query value: a string, a number, a bool, `null`, an array or a dictionary.
 ///
-/// Write one with literals; the formatting is decided by ``QueryStringFormattingOptions``.
+/// Write one with literals; the formatting is decided by ``QueryStringFormattingOptions``. A NaN
+/// or infinite ``double(_:)`` cannot be sent and fails the call with
+/// ``InvalidRequest/encodingFailed(_:underlyingError:)``; an empty array or dictionary writes
+/// nothing at all.
 ///
 /// ```swift
 /// let parameters: QueryParameters = ["include": ["fuzzy", "not mean"], "limit": 20, "exact": true, "cursor": nil]
 /// // cursor&exact=true&include%5B0%5D=fuzzy&include%5B1%5D=not%20mean&limit=20
 /// ```
-///
-/// How each case is written:
-/// - ``string(_:)`` as it is (percent-encoded);
-/// - ``integer(_:)`` in decimal: `1234`;
-/// - ``double(_:)`` as Swift's shortest round-trip description: `1.234`, `3.0`, `1e-07`;
-///   a NaN or infinite double cannot be sent and fails the call with
-///   ``InvalidRequest/encodingFailed(_:underlyingError:)``;
-/// - ``decimal(_:)`` by its `description`: `12.50` is `12.5`;
-/// - ``bool(_:)`` as `true` or `false`;
-/// - ``null`` as a bare name with no `=`: `flag`;
-/// - ``array(_:)`` and ``dictionary(_:)`` per ``QueryStringFormattingOptions/arrayFormat`` and
-///   ``QueryStringFormattingOptions/dictionaryFormat``; dictionary keys in sorted order, array
-///   elements in their order. An empty array or dictionary writes nothing at all.
 public enum QueryValue: Sendable, Equatable {
+    // How each case is written: .string as it is (percent-encoded); .integer in decimal: `1234`;
+    // .double as Swift's shortest round-trip description: `1.234`, `3.0`, `1e-07`; .decimal by its
+    // `description`: `12.50` is `12.5`; .bool as `true` or `false`; .null as a bare name with no
+    // `=`: `flag`; .array and .dictionary per the options' arrayFormat and dictionaryFormat,
+    // dictionary keys in sorted order, array elements in their order.
+
     /// Text: `.string("a b")` → `a%20b`.
     case string(String)
     /// A whole number: `.integer(1234)` → `1234`.
@@ -124,12 +120,8 @@ extension QueryValue: ExpressibleByDictionaryLiteral {
 /// them with a dictionary literal, or encode any `Encodable` whose top level is keyed:
 ///
 /// ```swift
-/// struct Search: Requestable {
-///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
-///     var queryParameters: QueryParameters? { ["q": "cats", "page": ["size": 20, "after": "x1"]] }
-/// }
-/// // /?page%5Bafter%5D=x1&page%5Bsize%5D=20&q=cats
-///
+/// var queryParameters: QueryParameters? { ["q": "cats", "page": ["size": 20, "after": "x1"]] }
+/// // ?page%5Bafter%5D=x1&page%5Bsize%5D=20&q=cats
 /// struct Filter: Encodable { var tags: [String]; var since: Date? }
 /// let parameters = try QueryParameters(encoding: Filter(tags: ["a", "b"], since: nil))
 /// // tags%5B0%5D=a&tags%5B1%5D=b
@@ -155,29 +147,26 @@ public struct QueryParameters: Sendable, Equatable {
     }
 
     /// Parameters from any `Encodable` (a struct, a `[String: …]` dictionary) whose top level is
-    /// keyed; nested containers become nested parameters.
+    /// keyed; nested containers become nested parameters. A `Date` becomes an ISO 8601 string in
+    /// UTC with whole seconds, `Data` a Base64 string, and an absent optional writes nothing.
     ///
     /// ```swift
-    /// struct Query: Encodable { var term: String; var page: Page; var ids: [Int]; var cursor: String? }
-    /// struct Page: Encodable { var size: Int }
-    /// let parameters = try QueryParameters(encoding: Query(term: "a b", page: Page(size: 20), ids: [4, 2], cursor: nil))
-    /// // ids%5B0%5D=4&ids%5B1%5D=2&page%5Bsize%5D=20&term=a%20b
+    /// struct Query: Encodable { var term: String; var ids: [Int]; var cursor: String? }
+    /// let parameters = try QueryParameters(encoding: Query(term: "a b", ids: [4, 2], cursor: nil))
+    /// // ids%5B0%5D=4&ids%5B1%5D=2&term=a%20b
     /// ```
-    ///
-    /// What the value encodes becomes: `String` ``QueryValue/string(_:)``; signed and unsigned
-    /// integers ``QueryValue/integer(_:)`` (a `UInt64` beyond `Int64.max` becomes
-    /// ``QueryValue/decimal(_:)``); `Double` ``QueryValue/double(_:)``; `Float` its own shortest
-    /// description (`Float(1.1)` is `1.1`, not `1.100000023841858`); `Decimal`
-    /// ``QueryValue/decimal(_:)``; `Bool` ``QueryValue/bool(_:)``; `Date` an ISO 8601 string in
-    /// UTC with whole seconds (`2024-05-01T12:00:00Z`); `URL` its `absoluteString`; `Data` its
-    /// Base64 string; an explicit `encodeNil` ``QueryValue/null`` (a bare name). An optional that
-    /// is absent (`encodeIfPresent`, as synthesized `Encodable` does for `nil`) writes nothing.
-    ///
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/encodingFailed(_:underlyingError:)``
     ///   when the value throws while encoding, encodes a NaN or infinite number, or its top level
     ///   is not keyed (an array or a single value). The message names the coding path, never the
     ///   value.
     public init(encoding value: some Encodable) throws(CourierError) {
+        // What the value encodes becomes: `String` .string; signed and unsigned integers .integer (a
+        // `UInt64` beyond `Int64.max` becomes .decimal); `Double` .double; `Float` its own shortest
+        // description (`Float(1.1)` is `1.1`, not `1.100000023841858`); `Decimal` .decimal; `Bool`
+        // .bool; `Date` an ISO 8601 string in UTC with whole seconds (`2024-05-01T12:00:00Z`); `URL` its
+        // `absoluteString`; `Data` its Base64 string; an explicit `encodeNil` .null (a bare name). An
+        // optional that is absent (`encodeIfPresent`, as synthesized `Encodable` does for `nil`) writes
+        // nothing.
         let encoded: QueryValue
         do {
             encoded = try QueryValueEncoder.encode(value)

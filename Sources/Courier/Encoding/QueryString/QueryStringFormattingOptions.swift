@@ -1,29 +1,24 @@
 /// How query strings and form bodies are formatted: arrays, dictionaries, spaces, plus signs and
-/// reserved characters.
-///
-/// The names follow mindbody/Conduit's `QueryStringFormattingOptions`, so code written against
-/// Conduit migrates by renaming the module. The defaults give the most widely understood output:
+/// reserved characters. The names follow mindbody/Conduit's `QueryStringFormattingOptions`.
 ///
 /// ```swift
 /// // ["tags": ["a b", "c+d"], "filter": ["size": 2]]
-/// QueryStringFormattingOptions()
-/// // filter%5Bsize%5D=2&tags%5B0%5D=a%20b&tags%5B1%5D=c%2Bd
-///
+/// QueryStringFormattingOptions()   // filter%5Bsize%5D=2&tags%5B0%5D=a%20b&tags%5B1%5D=c%2Bd
 /// QueryStringFormattingOptions(arrayFormat: .commaSeparated, dictionaryFormat: .dotNotated,
-///                              spaceEncodingRule: .replacedWithDecodedPlus)
-/// // filter.size=2&tags=a+b,c%2Bd
+///                              spaceEncodingRule: .replacedWithDecodedPlus)   // filter.size=2&tags=a+b,c%2Bd
 /// ```
 ///
-/// Set it for a whole client with ``Configuration/queryStringOptions`` or for one endpoint
-/// with ``Requestable/queryStringOptions``.
-///
-/// Whatever the options, these characters are always percent-encoded inside names and values,
-/// so no value can change the query's structure: `&`, `=`, `#`, `[`, `]`, `%`, every other
-/// character outside RFC 3986's unreserved set (letters, digits, `-`, `.`, `_`, `~`) except
-/// the reserved characters `!*'();:@$,/?` (see ``percentEncodedReservedCharacterSet``), and
-/// every non-ASCII character (as UTF-8 bytes, upper-case hex: `é` → `%C3%A9`). Space and `+`
-/// follow ``spaceEncodingRule`` and ``plusSymbolEncodingRule``.
+/// Set it with ``Configuration/queryStringOptions`` or ``Requestable/queryStringOptions``.
+/// Whatever the options, `&`, `=`, `#`, `[`, `]`, `%` and non-ASCII characters are always
+/// percent-encoded inside names and values, so no value can change the query's structure.
 public struct QueryStringFormattingOptions: Sendable, Equatable {
+    // Always percent-encoded: every character outside RFC 3986's unreserved set (letters, digits,
+    // `-`, `.`, `_`, `~`) except the reserved characters `!*'();:@$,/?` (see
+    // percentEncodedReservedCharacterSet), and every non-ASCII character (as UTF-8 bytes,
+    // upper-case hex: `é` → `%C3%A9`). Space and `+` follow spaceEncodingRule and
+    // plusSymbolEncodingRule. Conduit's names let code written against Conduit migrate by renaming
+    // the module; the defaults give the most widely understood output.
+
     /// How an array parameter is written.
     ///
     /// ```swift

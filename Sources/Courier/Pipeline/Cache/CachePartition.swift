@@ -4,21 +4,22 @@ import HTTPTypes
 /// The credential partitions of ``HTTPCache`` entries: a response to a call that carries a
 /// credential is stored, and found, only under that credential's partition, so that it is never
 /// served to another.
-///
-/// - Basic: a keyed SHA-256 of the user name and password.
-/// - Bearer: the ``TokenRefresher``'s session, a random value that a reset or a sign-out replaces
-///   (a refresh keeps it: the new token belongs to the same user). Ending a session purges its
-///   entries from the caches that stored them.
-/// - A ``RequestSigner``: a random value per client.
-/// - Secret header fields the request has above the authentication stage (an `Authorization` in
-///   the endpoint's ``Requestable/headerItems``, a cookie or API key a middleware adds): a keyed
-///   SHA-256 of them, within the partition above.
-///
-/// Every partition is made with a key or a value drawn in this process, so it means nothing to
-/// another process: a disk cache drops credentialed entries when it opens (a later process cannot
-/// tell whether its credential belongs to the same user without keeping something derived from a
-/// secret on disk).
 enum CachePartition {
+    // The partitions:
+    // - Basic: a keyed SHA-256 of the user name and password.
+    // - Bearer: the TokenRefresher's session, a random value that a reset or a sign-out replaces
+    //   (a refresh keeps it: the new token belongs to the same user). Ending a session purges its
+    //   entries from the caches that stored them.
+    // - A RequestSigner: a random value per client.
+    // - Secret header fields the request has above the authentication stage (an `Authorization` in
+    //   the endpoint's headerItems, a cookie or API key a middleware adds): a keyed SHA-256 of them,
+    //   within the partition above.
+    //
+    // Every partition is made with a key or a value drawn in this process, so it means nothing to
+    // another process: a disk cache drops credentialed entries when it opens (a later process cannot
+    // tell whether its credential belongs to the same user without keeping something derived from a
+    // secret on disk).
+
     /// The key of this process's partitions.
     private static let processKey: [UInt8] = {
         var generator = SystemRandomNumberGenerator()

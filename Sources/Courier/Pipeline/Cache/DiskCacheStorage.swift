@@ -15,37 +15,39 @@ import HTTPTypes
 /// index file (``CacheIndexCoding``) listing them in LRU order, bounded by the bytes of the entry
 /// files, least recently used evicted first.
 ///
-/// Every file is written with ``SecureFileIO/writeAtomically(_:to:synchronizing:protectedUntilFirstUserAuthentication:)``:
-/// `0600`, through a temporary file renamed over the target, so a reader sees a whole file or
-/// none; on iOS, tvOS, watchOS and visionOS with the data protection of the app's own data
-/// (complete until first user authentication). Entry files are not `fsync`ed (a checksum catches
-/// a torn one; losing a cache entry is harmless); the index is, when written.
-///
-/// One storage at a time uses a folder: each holds an exclusive `flock` on the folder's `lock`
-/// file for its lifetime. A storage that cannot take it (another process, or another storage of
-/// this process, has the folder) stores nothing and finds nothing, rather than corrupting the
-/// index.
-///
-/// Crash safety comes from the order of writes and from checking on open and on read:
-/// - an index says whether it was "clean" when written: every entry file then in the folder is
-///   one it names. Before the first entry file is written after that, the flag is cleared in
-///   place (and `fsync`ed);
-/// - an entry file is written before the index names it: a crash between them leaves a file the
-///   index does not name, and an index that is not clean. Opening such an index lists the folder
-///   and deletes those files, the temporary files left by a crash mid-write, and the records
-///   whose file is missing. Opening a clean index does not list the folder;
-/// - a removal deletes the file before the index forgets it;
-/// - an entry file that is missing, truncated, corrupt or holds another key is a miss and is
-///   forgotten (and deleted) when read; an unreadable index empties the cache.
-///
-/// The index is rewritten after every ``indexWriteInterval`` changes and on ``flush()``, not on
-/// every change: entries stored since the last write are lost by a crash (their files are
-/// deleted as unknown on the next open), never served wrongly. Recency changes by lookups are
-/// kept in memory and written with the next index write.
-///
-/// Opening reads the index (and lists the folder after a crash); it never reads the entry files.
-/// Lookups read the files of one URI only.
+/// One storage at a time uses a folder; a storage that cannot lock it stores nothing and finds
+/// nothing. A crash loses entries stored since the last index write, never serves a wrong one.
 final class DiskCacheStorage: CacheStorage {
+    // Every file is written with SecureFileIO.writeAtomically: `0600`, through a temporary file
+    // renamed over the target, so a reader sees a whole file or none; on iOS, tvOS, watchOS and
+    // visionOS with the data protection of the app's own data (complete until first user
+    // authentication). Entry files are not `fsync`ed (a checksum catches a torn one; losing a cache
+    // entry is harmless); the index is, when written.
+    //
+    // One storage at a time: each holds an exclusive `flock` on the folder's `lock` file for its
+    // lifetime. A storage that cannot take it (another process, or another storage of this process,
+    // has the folder) stores nothing and finds nothing, rather than corrupting the index.
+    //
+    // Crash safety comes from the order of writes and from checking on open and on read:
+    // - an index says whether it was "clean" when written: every entry file then in the folder is
+    //   one it names. Before the first entry file is written after that, the flag is cleared in
+    //   place (and `fsync`ed);
+    // - an entry file is written before the index names it: a crash between them leaves a file the
+    //   index does not name, and an index that is not clean. Opening such an index lists the folder
+    //   and deletes those files, the temporary files left by a crash mid-write, and the records
+    //   whose file is missing. Opening a clean index does not list the folder;
+    // - a removal deletes the file before the index forgets it;
+    // - an entry file that is missing, truncated, corrupt or holds another key is a miss and is
+    //   forgotten (and deleted) when read; an unreadable index empties the cache.
+    //
+    // The index is rewritten after every `indexWriteInterval` changes and on flush(), not on every
+    // change: entries stored since the last write are lost by a crash (their files are deleted as
+    // unknown on the next open), never served wrongly. Recency changes by lookups are kept in memory
+    // and written with the next index write.
+    //
+    // Opening reads the index (and lists the folder after a crash); it never reads the entry files.
+    // Lookups read the files of one URI only.
+
     /// The index file's name.
     static let indexName = "index"
     /// The lock file's name.

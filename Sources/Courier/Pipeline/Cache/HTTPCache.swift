@@ -2,25 +2,24 @@ public import Foundation
 
 /// A private HTTP cache (RFC 9111) for one or more clients: set ``Configuration/cache`` to use it.
 ///
-/// It sits in the pipeline above the transport, so it behaves the same over every transport.
 /// Fresh stored responses answer `GET` (and `HEAD`) calls without a request; stale ones are
-/// revalidated with `If-None-Match`/`If-Modified-Since`, and a `304` refreshes them. What is
-/// stored follows the response's `Cache-Control`, `Expires` and `Vary`. Each call's
-/// ``Requestable/cachePolicy`` can reload, prefer stored responses or forbid the network, and
-/// ``Response/source`` tells where a response came from.
-///
-/// Responses to calls that carry a credential are stored under that credential's session: they
-/// are never served to another credential, and they are removed when a ``TokenRefresher`` is
-/// reset or signed out. A disk cache keeps them only for the life of the process.
-///
-/// Calls that collect their body (``Call/resume()``, ``Call/resume(expecting:)``) use the
-/// cache; streams, downloads, event streams and range requests bypass it.
+/// revalidated. Responses to calls that carry a credential are never served to another
+/// credential, are removed when a ``TokenRefresher`` is reset or signed out, and a disk cache
+/// keeps them only for the life of the process. Only calls that collect their body
+/// (``Call/resume()``, ``Call/resume(expecting:)``) use the cache. Documentation/Caching.md
+/// has the rules.
 ///
 /// ```swift
 /// let cache = try HTTPCache(directory: cachesFolder.appendingPathComponent("api"), capacity: 50 << 20)
 /// let client = Client(configuration: Configuration(cache: cache))
 /// ```
 public final class HTTPCache: Sendable {
+    // The cache sits in the pipeline above the transport, so it behaves the same over every
+    // transport. Stale responses are revalidated with `If-None-Match`/`If-Modified-Since`, and a
+    // `304` refreshes them. What is stored follows the response's `Cache-Control`, `Expires` and
+    // `Vary`. Each call's Requestable.cachePolicy can reload, prefer stored responses or forbid the
+    // network, and Response.source tells where a response came from. Streams, downloads, event
+    // streams and range requests bypass the cache.
     let storage: any CacheStorage
     /// Whether a stale response within its `stale-while-revalidate` window answers while a
     /// background request revalidates it (RFC 5861 §3).

@@ -1,41 +1,31 @@
 public import Foundation
 
-/// Which public keys a server may present: SPKI SHA-256 pins per host, in the style of
-/// RFC 7469 (HTTP Public Key Pinning), checked by the transport on every new TLS connection
-/// before any request is written to it.
+/// Which public keys a server may present: SPKI SHA-256 pins per host (RFC 7469 style),
+/// checked by the transport on every new TLS connection before any request is written to it.
 ///
-/// A pin is the SHA-256 of a certificate's DER-encoded SubjectPublicKeyInfo, the value
-/// `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
-/// prints. A host is pinned when the policy names it; its connections then succeed only when
-/// the server's leaf certificate carries one of the host's keys, **in addition to** the usual
-/// certificate and host-name validation (a pin never makes an untrusted certificate trusted).
-/// Hosts the policy does not name are not pinned.
-///
-/// Give every host a backup pin: the key you will rotate to next, kept offline. With one pin, a
-/// lost or compromised key locks your app out of its own server.
+/// A pinned host's connections succeed only when the server's certificate carries one of the
+/// host's keys, **in addition to** the usual validation; hosts the policy does not name are not
+/// pinned. A mismatch fails the call with ``CourierError/transport(_:)`` of kind
+/// ``TransportFailure/Kind/pinningFailed`` and nothing is sent. Give every host a backup pin.
+/// Documentation/Transports.md says how to compute a pin and which keys each transport sees.
 ///
 /// ```swift
-/// let pinning = PinningPolicy([
-///     "api.example.com": [
-///         try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),  // current key
-///         try .init(sha256Base64: "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="),  // backup key
-///     ]
-/// ])
-/// let transport = try AsyncHTTPClientTransport(configuration: .init(tls: .init(pinning: pinning)))
+/// let pinning = PinningPolicy(["api.example.com": [
+///     try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),  // current key
+///     try .init(sha256Base64: "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="),  // backup key
+/// ]])
 /// ```
-///
-/// A mismatch fails the call with ``CourierError/transport(_:)`` of kind
-/// ``TransportFailure/Kind/pinningFailed``, naming the host, the key it presented and the pins;
-/// nothing of the request is sent. What a pin may name depends on what the platform hands over:
-/// on Apple platforms (``URLSessionTransport``) the system's validated chain, so a pin may be
-/// the leaf's key, an intermediate's or the root's; on Linux (``AsyncHTTPClientTransport``) the
-/// leaf only, so pin leaf keys there, with a backup leaf key.
-///
-/// Where pins are checked: ``AsyncHTTPClientTransport`` on every platform, ``URLSessionTransport``
-/// on Apple platforms (in its server-trust challenge). corelibs URLSession on Linux raises no
-/// server-trust challenge, so a ``URLSessionTransport`` there refuses to send anything to a
-/// pinned host (kind ``TransportFailure/Kind/pinningFailed``) rather than send it unpinned.
 public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
+    // A pin is the SHA-256 of a certificate's DER-encoded SubjectPublicKeyInfo, the value
+    // `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
+    // prints. A pin never makes an untrusted certificate trusted. With one pin, a lost or
+    // compromised key locks an app out of its own server. What a pin may name depends on what the
+    // platform hands over: on Apple platforms (URLSessionTransport) the system's validated chain, so
+    // a pin may be the leaf's key, an intermediate's or the root's; AsyncHTTPClientTransport sees the
+    // leaf only. corelibs URLSession on Linux raises no server-trust challenge, so a
+    // URLSessionTransport there refuses to send anything to a pinned host rather than send it
+    // unpinned.
+
     /// One acceptable public key: the SHA-256 of its DER-encoded SubjectPublicKeyInfo.
     public struct Pin: Sendable, Hashable, CustomStringConvertible {
         /// The 32-byte digest.
