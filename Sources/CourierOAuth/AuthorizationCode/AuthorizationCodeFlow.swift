@@ -16,7 +16,7 @@ public import Foundation
 /// ```
 public struct AuthorizationCodeFlow: Sendable {
     // Command-line and desktop tools can let signIn(…) run a LoopbackRedirectReceiver for them;
-    // Apple apps can use WebAuthenticationSessionPresenter. `description`, `debugDescription` and
+    // Apple apps can use WebAuthenticationSessionPresenter. `description`, `String(reflecting:)` and
     // `dump` show the authorization endpoint and the client id only.
 
     /// The authorization endpoint (RFC 6749 §3.1), e.g. `https://auth.example.com/authorize`.

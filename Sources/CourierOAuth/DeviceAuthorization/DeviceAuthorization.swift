@@ -12,7 +12,7 @@ public import Foundation
 /// ```
 ///
 /// The device code that the flow sends back to the token endpoint is kept inside: it is
-/// neither public nor in the `description`, the `debugDescription` or a `dump`, since anyone
+/// neither public nor in the `description`, `String(reflecting:)` or a `dump`, since anyone
 /// holding it could collect the user's token.
 public struct DeviceAuthorization: Sendable {
     /// The code the user types at ``verificationURI``, e.g. `WDJB-MJHT`. Not secret: it is

@@ -25,59 +25,6 @@
     /// try await store.save(credential)
     /// let restored = try await store.load()   // nil only if the file does not exist
     /// ```
-<<<<<<< HEAD
-    ///
-    /// ## File format (version 1)
-    ///
-    /// | offset | bytes | content |
-    /// | --- | --- | --- |
-    /// | 0 | 4 | magic `"CRTK"` (`43 52 54 4B`) |
-    /// | 4 | 1 | format version, `1` |
-    /// | 5 | 1 | key derivation: `1` raw key, `2` PBKDF2-HMAC-SHA256 |
-    /// | 6 | 16 | *(passphrase only)* salt |
-    /// | 22 | 4 | *(passphrase only)* iteration count, unsigned big-endian |
-    /// | 6 or 26 | 12 | AES-GCM nonce, random for every save |
-    /// | … | n | ciphertext of the JSON-encoded ``TokenCredential`` (`JSONEncoder` defaults) |
-    /// | end − 16 | 16 | AES-GCM tag |
-    ///
-    /// Everything after the header is AES-GCM's combined representation (nonce ‖ ciphertext ‖ tag).
-    /// The header (6 bytes for a raw key, 26 for a passphrase) is authenticated as AES-GCM
-    /// additional data, so changing any byte of the file, header or body, fails authentication.
-    ///
-    /// ## Errors
-    ///
-    /// ``load()`` returns `nil` only when the file does not exist. A file that is truncated,
-    /// modified, not a token file, of another version, or written under another key is a
-    /// ``TokenStoreError``, never a crash and never an empty store. AES-GCM cannot tell a wrong key
-    /// from a modified file: both are ``TokenStoreError/authenticationFailed``.
-    ///
-    /// ## Writing
-    ///
-    /// Each save writes a temporary file in the same directory, created with mode `0600` from
-    /// the start, `fsync`s it and renames it over the target, so readers (and a crash) see the
-    /// old file or the new one, never a mix, and the file is never readable by others. A missing
-    /// parent directory is created with mode `0700`.
-    ///
-    /// The token path must be a regular file or absent. A symbolic link, a FIFO, a device or a
-    /// directory there is ``TokenStoreError/io(_:underlyingError:)`` for ``load()`` and ``save(_:)`` alike: it is
-    /// never followed, never opened in a way that could block, and never replaced. A file larger
-    /// than 1 MiB is refused by its size, before anything is read.
-    ///
-    /// ## Sharing the file between processes
-    ///
-    /// The store is a ``CoordinatedTokenStore``: ``withExclusiveAccess(_:)`` holds an advisory
-    /// `flock` on `.<name>.lock` next to the file. A ``TokenRefresher`` refreshes inside it and
-    /// re-reads the file first, so processes (or stores) sharing one file refresh once per expiry
-    /// and never overwrite each other's rotated refresh tokens.
-    ///
-    /// ## What it does not protect against
-    ///
-    /// Someone who can write the file can delete it (the store then reads as empty) or put back an
-    /// older file written under the same key. The key or passphrase stays in memory for the
-    /// store's lifetime. Tokens, keys and passphrases are never printed: ``description``,
-    /// `String(reflecting:)` and `dump` show only the path.
-=======
->>>>>>> shape2-docs
     public actor FileTokenStore: TokenStore {
         /// The PBKDF2 iteration count used unless you pass another: 600,000 (OWASP, 2023).
         static let defaultRounds = 600_000
