@@ -78,7 +78,7 @@ struct Demo: Sendable {
     func createUser(_ new: NewUser) async -> (User?, Outcome) {
         do {
             let response = try await client.enqueue(CreateUser(api: api, user: new)).resume()
-            let user = try response.decode(User.self, using: client.configuration.decoder)
+            let user = try response.decode(User.self, using: JSONBodyDecoder(client.configuration.decoder))
             guard response.statusCode == 201 else {
                 return (user, .failed("expected 201 Created, got \(response.statusCode)"))
             }
@@ -137,7 +137,7 @@ struct Demo: Sendable {
             return .failed("expected a 404, but the API answered with a user (#\(user.id) \(user.name))")
         } catch .response(let response) where response.statusCode == 404 {
             // The error keeps the whole response: decode the API's error body from it.
-            let body = try? response.decode(APIErrorBody.self, using: client.configuration.decoder)
+            let body = try? response.decode(APIErrorBody.self, using: JSONBodyDecoder(client.configuration.decoder))
             let message = body.map { "\"\($0.message)\"" } ?? "no JSON error body"
             return .passed(".response, status \(response.statusCode), \(message); description: \(CourierError.response(response))")
         } catch {

@@ -49,7 +49,7 @@ struct CacheHardeningIntegrationTests {
             #expect(jar.cookies?.first?.value == "bob")
             let bobs = try await client.enqueue(try call("/whoami")).resume()
             #expect(bobs.source == .network)
-            #expect(try bobs.decode(Who.self, using: JSONDecoder()).cookie == "auditsession=bob")
+            #expect(try bobs.decode(Who.self, using: JSONBodyDecoder()).cookie == "auditsession=bob")
             #expect(await origin.hits("/whoami") == 2)
         }
     }

@@ -39,7 +39,7 @@ struct ResponseTests {
         let response = try await client.enqueue(TestEndpoint(.get, "/users/3")).resume()
 
         #expect(response.mediaType == "application/json")
-        #expect(try response.decode(User.self, using: JSONDecoder()) == User(id: 3, name: "Katherine"))
+        #expect(try response.decode(User.self, using: JSONBodyDecoder()) == User(id: 3, name: "Katherine"))
     }
 
     @Test func aTextStubDecodesAsString() async throws {

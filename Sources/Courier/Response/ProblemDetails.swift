@@ -82,7 +82,7 @@ public struct ProblemDetails: Sendable, Equatable {
         let response = Response(
             statusCode: code, headers: ["Content-Type": "application/problem+json"],
             body: body, url: URL(fileURLWithPath: "/"))
-        return try response.decode(type, using: decoder)
+        return try response.decode(type, using: JSONBodyDecoder(decoder))
     }
 }
 

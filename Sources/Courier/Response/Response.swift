@@ -10,7 +10,7 @@ public import HTTPTypes
 /// ```swift
 /// let response = try await client.enqueue(Ping()).resume()
 /// if response.statusCode == 204 { … }
-/// let etag = response.headerValue(for: "ETag")
+/// let etag = response.headers[.eTag]
 /// ```
 public struct Response: Sendable, Equatable {
     /// The status, e.g. `.ok` (swift-http-types).
@@ -57,7 +57,7 @@ public struct Response: Sendable, Equatable {
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.
-    public func headerValue(for name: String) -> String? {
+    package func headerValue(for name: String) -> String? {
         headers.value(named: name)
     }
 

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The value to expect from a response that has no body: 204 No Content, 205, or a HEAD request.
 ///
@@ -16,11 +16,8 @@ public struct EmptyResponse: Decodable, Sendable, Equatable {
 
 extension Response {
     /// The body as text, decoded with the `charset` of the `Content-Type` header (UTF-8 when
-    /// none is given). A UTF-8 byte-order mark is dropped.
-    /// - Throws: ``CourierError/decoding(_:)`` with ``DecodingFailure/Reason/invalidText(charset:)``
-    ///   when the bytes are not valid in that charset, or
-    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)`` for a charset Courier does not know.
-    public func text() throws(CourierError) -> String {
+    /// none is given), a UTF-8 byte-order mark dropped: what `decode(String.self)` gives.
+    package func text() throws(CourierError) -> String {
         let charset = self.charset ?? "utf-8"
         guard let encoding = Self.encoding(forCharset: charset) else {
             throw .decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: self, expectedType: "String"))
@@ -35,17 +32,19 @@ extension Response {
         return text
     }
 
-    /// Decodes the body as `type`: `Data` gives the raw bytes, `String` the text (see ``text()``),
-    /// ``EmptyResponse`` ignores the body, anything else is decoded as JSON with `decoder`.
-    /// - Throws: ``CourierError/decoding(_:)`` keeping the `DecodingError` and this response.
-    public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws(CourierError) -> T {
-        try decode(type, using: JSONBodyDecoder(decoder))
-    }
-
-    /// Decodes the body as `type` with `decoder`, whatever the `Content-Type`: `Data`, `String`
-    /// and ``EmptyResponse`` are handled as in ``decode(_:using:)-(_,JSONDecoder)``.
-    /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response.
-    public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder) throws(CourierError) -> T {
+    /// Decodes the body as `type` with `decoder`, JSON unless you pass another, whatever the
+    /// `Content-Type`: `Data` gives the raw bytes, `String` the text in the `Content-Type`'s
+    /// charset (UTF-8 when none is given), ``EmptyResponse`` ignores the body.
+    ///
+    /// ```swift
+    /// let response = try await client.enqueue(GetUser(id: 42)).resume()
+    /// let user = try response.decode(User.self)
+    /// let report = try response.decode(Report.self, using: JSONBodyDecoder(snakeCaseDecoder))
+    /// ```
+    /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response;
+    ///   for `String`, ``DecodingFailure/Reason/invalidText(charset:)`` or
+    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)``.
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder = JSONBodyDecoder()) throws(CourierError) -> T {
         if Self.isBuiltIn(type) { return try builtIn(type) }
         return try decoded(type, using: decoder)
     }

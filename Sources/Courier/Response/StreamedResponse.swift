@@ -13,7 +13,7 @@ public import HTTPTypes
 ///     func intercept(_ request: TransportRequest, context: MiddlewareContext,
 ///                    next: Next) async throws(CourierError) -> StreamedResponse {
 ///         let response = try await next(request)
-///         if response.headerValue(for: "Content-Type")?.hasPrefix("text/html") == true {
+///         if response.headers[.contentType]?.hasPrefix("text/html") == true {
 ///             response.body.cancel()                       // stop the transfer: nobody reads it
 ///             return StreamedResponse(status: .badGateway, url: response.url)
 ///         }
@@ -68,7 +68,7 @@ public struct StreamedResponse: Sendable {
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.
-    public func headerValue(for name: String) -> String? {
+    package func headerValue(for name: String) -> String? {
         headers.value(named: name)
     }
 

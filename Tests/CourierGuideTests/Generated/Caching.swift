@@ -37,7 +37,7 @@ enum CachingGuide {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
-            print("stored, \(response.headerValue(for: "Age") ?? "0") s old")
+            print("stored, \(response.headers[.age] ?? "0") s old")
         }
     }
 

@@ -59,7 +59,7 @@ enum TransfersGuide {
     static func line13() async throws {
         let response = try await client.enqueue(ExportOrders()).stream()
         _ = response
-        print(response.statusCode, response.headerValue(for: "Content-Type") ?? "")
+        print(response.statusCode, response.headers[.contentType] ?? "")
         for try await chunk in response.body {          // Data, as it arrives
             evaluate(try file.write(contentsOf: chunk))
         }
