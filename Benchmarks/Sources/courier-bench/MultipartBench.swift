@@ -210,8 +210,8 @@ struct DrainingTransport: Transport {
             break
         }
         return StreamedResponse(
-            statusCode: 200, headers: ["Content-Type": "application/json"],
-            body: Data(#"{"bytes":\#(count)}"#.utf8), url: request.url)
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody(Data(#"{"bytes":\#(count)}"#.utf8)), url: request.url)
     }
 }
 

@@ -218,8 +218,8 @@ enum TransfersBench {
 struct LengthProbeTransport: Transport {
     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
         StreamedResponse(
-            statusCode: 200, headers: ["Content-Type": "application/json"],
-            body: Data(#"{"bytes":\#(request.body?.count ?? -1)}"#.utf8), url: request.url)
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody(Data(#"{"bytes":\#(request.body?.count ?? -1)}"#.utf8)), url: request.url)
     }
 }
 

@@ -31,7 +31,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     ][reader.choice(5)]
     let body = reader.rest()
     guard let url = URL(string: "https://fuzz.example/StockService") else { return 0 }
-    let response = Response(statusCode: 200, headers: ["Content-Type": contentType], body: Data(body), url: url)
+    let response = Response(status: .ok, headers: HTTPFields([HTTPField(name: .contentType, value: contentType)]), body: Data(body), url: url)
 
     let fault = response.soapFault
     if let fault {

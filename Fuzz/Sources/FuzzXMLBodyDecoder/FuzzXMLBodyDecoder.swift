@@ -37,7 +37,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let body = reader.rest()
     guard let url = URL(string: "https://fuzz.example/catalog") else { return 0 }
     let contentType = "application/xml" + (charset.map { "; charset=\($0)" } ?? "")
-    let response = Response(statusCode: 200, headers: ["Content-Type": contentType], body: Data(body), url: url)
+    let response = Response(status: .ok, headers: HTTPFields([HTTPField(name: .contentType, value: contentType)]), body: Data(body), url: url)
 
     var decoded = false
     do {
