@@ -239,33 +239,4 @@ public struct Configuration: Sendable {
         self.maximumResponseSize = maximumResponseSize
         self.cache = cache
     }
-
-    /// Whether credentials may be sent to `url`, for an endpoint that declared `declaredOrigin`
-    /// (see ``authorizedHosts``).
-    func authorizes(_ url: URL, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
-        Self.authorizes(url, declaredOrigin: declaredOrigin, hosts: authorizedHosts)
-    }
-
-    /// ``authorizes(_:declaredOrigin:)`` for an origin already worked out.
-    func authorizes(_ origin: RedirectPolicy.Origin, declaredOrigin: RedirectPolicy.Origin?) -> Bool {
-        Self.authorizes(origin, declaredOrigin: declaredOrigin, hosts: authorizedHosts)
-    }
-
-    /// ``authorizes(_:declaredOrigin:)`` against `hosts` (an ``authorizedHosts`` list).
-    static func authorizes(_ url: URL, declaredOrigin: RedirectPolicy.Origin?, hosts: Set<String>) -> Bool {
-        guard let origin = RedirectPolicy.Origin(url) else { return false }
-        return authorizes(origin, declaredOrigin: declaredOrigin, hosts: hosts)
-    }
-
-    /// ``authorizes(_:declaredOrigin:)`` for an origin already worked out, against `hosts`.
-    static func authorizes(_ origin: RedirectPolicy.Origin, declaredOrigin: RedirectPolicy.Origin?, hosts: Set<String>) -> Bool {
-        for entry in hosts {
-            if entry.utf8.contains(UInt8(ascii: ":")), entry.range(of: "://", options: .literal) != nil {
-                if let entryURL = URL(string: entry), RedirectPolicy.Origin(entryURL) == origin { return true }
-            } else if origin == declaredOrigin, origin.matches(host: entry) {
-                return true
-            }
-        }
-        return false
-    }
 }

@@ -36,42 +36,6 @@ enum RedirectPolicy {
     // A redirect from `https` to `http` is never followed (allowsFollowing(from:to:)): the 3xx
     // itself, with its `Location`, becomes the response.
 
-    /// Header names (compared case-insensitively) always removed from a redirect that leaves the
-    /// origin, whatever the redaction says.
-    static let strippedHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
-
-    /// The request to send for a redirect.
-    /// - Parameters:
-    ///   - new: the request URLSession proposes for the redirect.
-    ///   - original: the request the caller sent (the task's `originalRequest`); `nil` when unknown,
-    ///     which is treated as a different origin.
-    ///   - previous: the URL that answered with the redirect (the previous hop), if known.
-    ///   - redaction: which other headers carry secrets.
-    /// - Returns: `new`, without ``strippedHeaders`` and the redaction's secret headers when its
-    ///   origin differs from the original's or from the previous hop's.
-    static func request(
-        _ new: URLRequest, after original: URLRequest?, from previous: URL? = nil,
-        redaction: Redaction = .default
-    ) -> URLRequest {
-        keepsCredentials(to: new.url, original: original?.url, previous: previous) ? new : stripped(new, redaction: redaction)
-    }
-
-    /// Whether a redirected request to `new` may keep the credentials of the request the caller
-    /// sent to `original`: only when both, and the hop that answered with the redirect
-    /// (`previous`, when known), share one origin.
-    static func keepsCredentials(to new: URL?, original: URL?, previous: URL?) -> Bool {
-        guard let new, let original, let target = Origin(new), target == Origin(original) else { return false }
-        return previous.map { Origin($0) == target } ?? true
-    }
-
-    /// `fields` without ``strippedHeaders`` and without the headers `redaction` treats as secret.
-    static func stripped(_ fields: HTTPFields, redaction: Redaction = .default) -> HTTPFields {
-        HTTPFields(
-            fields.filter { field in
-                !strippedHeaders.contains(field.name.canonicalName) && !redaction.isSecret(headerName: field.name.rawName)
-            })
-    }
-
     /// The statuses that redirect: 301, 302, 303, 307, 308 (300 and 304 are answers).
     static func isRedirect(_ status: Int) -> Bool {
         switch status {
@@ -167,16 +131,6 @@ enum RedirectPolicy {
     static func resendsStreamBody(_ new: URLRequest, after original: URLRequest?) -> Bool {
         guard let original, original.httpBodyStream != nil else { return false }
         return (new.httpMethod ?? "GET").uppercased() == (original.httpMethod ?? "GET").uppercased()
-    }
-
-    /// `request` without ``strippedHeaders`` and without the headers `redaction` treats as secret.
-    static func stripped(_ request: URLRequest, redaction: Redaction = .default) -> URLRequest {
-        var request = request
-        for name in (request.allHTTPHeaderFields ?? [:]).keys
-        where strippedHeaders.contains(name.lowercased()) || redaction.isSecret(headerName: name) {
-            request.setValue(nil, forHTTPHeaderField: name)
-        }
-        return request
     }
 
     /// An RFC 6454 origin: scheme and host lowercased, the port made explicit (80 for `http`,
