@@ -1,4 +1,5 @@
 public import Courier
+
 /// Watches whether the device has a usable network path, and tells you when that changes.
 ///
 /// On Apple platforms it is an `NWPathMonitor`; on watchOS it watches nothing and the path is

@@ -1,4 +1,5 @@
 import Courier
+
 /// The Linux monitor's conversation with the kernel, as a pure state machine: which dumps to ask
 /// for, what the answers and notifications do to the ``ConnectivityState``, and when the path
 /// is ready or has changed.

@@ -14,7 +14,6 @@ extension Endpoint: CustomStringConvertible, CustomReflectable {
         "\(method.rawValue) \(printableURL)"
     }
 
-
     /// Method, redacted URL, header names, the body's media type and the model type: what
     /// `dump(_:)` and reflection-based loggers show, never a header value or the body.
     public var customMirror: Mirror {

@@ -27,7 +27,8 @@ struct FixtureTransportTests {
     // MARK: Recording
 
     @Test func aMissingFixtureIsRecordedOnceAndThenReplayed() async throws {
-        let upstream = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"id": 42, "name": "Ada"}"#.utf8))
+        let upstream = RecordingTransport(
+            status: 200, headers: HTTPFields(["Content-Type": "application/json"]), body: Data(#"{"id": 42, "name": "Ada"}"#.utf8))
         let transport = FixtureTransport(directory: directory, mode: .recordMissing(through: upstream))
         let client = client(transport)
 

@@ -75,7 +75,6 @@ extension TokenCredential: CustomStringConvertible, CustomReflectable {
         return "TokenCredential(\(parts.joined(separator: ", ")))"
     }
 
-
     /// Every property, with both tokens shown as `<redacted>`, so that `dump(_:)` and
     /// reflection-based loggers cannot reach them. `Codable` still encodes the real tokens.
     ///

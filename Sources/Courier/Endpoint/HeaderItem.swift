@@ -53,7 +53,6 @@ extension HeaderItem: CustomStringConvertible, CustomReflectable {
         "\(Redaction.printableHeaderName(name)): \(printableValue)"
     }
 
-
     /// The name and the value as ``description`` shows them, so that `dump(_:)` and
     /// reflection-based loggers cannot reach a secret value.
     ///

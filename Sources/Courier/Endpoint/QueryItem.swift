@@ -37,7 +37,6 @@ extension QueryItem: CustomStringConvertible, CustomReflectable {
         return "\(name)=\(value)"
     }
 
-
     /// The name and the value as ``description`` shows it, so that `dump(_:)` and
     /// reflection-based loggers cannot reach a secret value.
     ///

@@ -269,7 +269,6 @@ extension AuthorizationCodeFlow: CustomStringConvertible, CustomReflectable {
         "AuthorizationCodeFlow(\(authorizationEndpoint.redactedForLogging), clientID: \(clientID.debugDescription))"
     }
 
-
     /// The authorization endpoint (without its query) and the client id only, so that `dump`
     /// and reflection-based loggers cannot reach the verifier or the `state`.
     public var customMirror: Mirror {

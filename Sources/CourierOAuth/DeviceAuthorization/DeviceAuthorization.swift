@@ -56,7 +56,6 @@ extension DeviceAuthorization: CustomStringConvertible, CustomReflectable {
         "DeviceAuthorization(userCode: \(userCode.debugDescription), verificationURI: \(verificationURI.absoluteString), expiresIn: \(expiresIn), interval: \(interval))"
     }
 
-
     /// The public values only, so that `dump` and reflection-based loggers never reach the
     /// device code.
     public var customMirror: Mirror {

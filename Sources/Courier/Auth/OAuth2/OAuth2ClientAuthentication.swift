@@ -66,7 +66,6 @@ extension OAuth2ClientAuthentication: CustomStringConvertible, CustomReflectable
         }
     }
 
-
     /// A mirror without children, so that `dump` and reflection-based loggers cannot reach the
     /// secret.
     public var customMirror: Mirror {

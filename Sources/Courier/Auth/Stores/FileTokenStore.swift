@@ -330,7 +330,6 @@
         /// ```
         public nonisolated var description: String { "FileTokenStore(\(url.path))" }
 
-
         /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
         /// loggers never reach the key, the passphrase or a derived key.
         ///

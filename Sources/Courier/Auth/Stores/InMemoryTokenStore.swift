@@ -48,7 +48,6 @@ extension InMemoryTokenStore: CustomStringConvertible, CustomReflectable {
     /// `InMemoryTokenStore`; never the credential.
     public nonisolated var description: String { "InMemoryTokenStore" }
 
-
     /// A mirror without children, so `dump(store)` and reflection-based loggers never reach the
     /// credential.
     public nonisolated var customMirror: Mirror {

@@ -110,7 +110,8 @@
                 do {
                     _ = try NIOSSLContext(configuration: tls)
                 } catch {
-                    throw .invalidRequest(.invalidTLSConfiguration("the TLS configuration cannot be used (a client key that does not match its certificate?): \(error)"))
+                    throw .invalidRequest(
+                        .invalidTLSConfiguration("the TLS configuration cannot be used (a client key that does not match its certificate?): \(error)"))
                 }
             }
             self.init(verified: Self.withCourierSettings(configuration), pinning: pinning)
