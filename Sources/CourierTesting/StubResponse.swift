@@ -149,11 +149,15 @@ extension HTTPFields {
         return copy
     }
 
-    /// The fields as Foundation's `HTTPURLResponse` takes them: repeated fields joined by `", "`.
+    /// The fields as Foundation's `HTTPURLResponse` takes them: repeated fields joined by `", "`,
+    /// also when their names differ in case (`Set-Cookie` and `set-cookie` are one field name,
+    /// and two keys for it would leave `HTTPURLResponse` keeping either), under the first spelling.
     var foundationHeaders: [String: String] {
         var headers: [String: String] = [:]
+        var spelling: [String: String] = [:]
         for field in self {
-            let name = field.name.rawName
+            let name = spelling[field.name.canonicalName] ?? field.name.rawName
+            spelling[field.name.canonicalName] = name
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }
         return headers

@@ -16,8 +16,11 @@ extension Call {
     /// await watcher.value
     /// ```
     ///
-    /// A call made without it has no progress machinery at all.
+    /// A call made without it has no progress machinery at all. Called again on a call whose
+    /// sequences have not ended, it keeps them (a reader of the first ones would otherwise wait
+    /// for a transfer that reports elsewhere); on one whose sequences ended, it makes new ones.
     public func withProgress() -> Call {
+        if let progress = options.progress, !progress.hasEnded { return self }
         var call = self
         call.options.progress = CallProgress()
         return call
@@ -59,6 +62,9 @@ struct CallProgress: Sendable {
         (download, downloadMeter) = ProgressMeter.makeUpdates(.download)
     }
 
+    /// Whether the sequences have ended (a terminal operation ran).
+    var hasEnded: Bool { uploadMeter.hasEnded || downloadMeter.hasEnded }
+
     /// Ends both sequences.
     func end() {
         uploadMeter.end()
@@ -81,8 +87,7 @@ struct DownloadCountingStage: Middleware {
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
         var response = try await next(request)
-        let expected = response.body.expectedLength.map(Int64.init)
-        response.body = ResponseBody(CountedChunks(base: response.body, meter: meter, expected: expected), expectedLength: response.body.expectedLength)
+        response.body = CountedChunks.body(response.body, counting: meter)
         return response
     }
 }
@@ -95,6 +100,13 @@ struct CountedChunks: AsyncSequence, Sendable {
     let base: ResponseBody
     let meter: ProgressMeter
     let expected: Int64?
+
+    /// `body`, counted into `meter` as it is read. A body counted already (as it arrived, in
+    /// the transport stage) is counted again from memory: the meter drops what it reported.
+    static func body(_ body: ResponseBody, counting meter: ProgressMeter) -> ResponseBody {
+        let expected = body.expectedLength.map(Int64.init)
+        return ResponseBody(CountedChunks(base: body, meter: meter, expected: expected), expectedLength: body.expectedLength)
+    }
 
     func makeAsyncIterator() -> Iterator {
         Iterator(base: base.makeAsyncIterator(), counter: ChunkCounter(ticker: ProgressTicker(meter), expected: expected))

@@ -46,6 +46,10 @@ struct CallPipeline: Sendable {
     /// Whether the caller wants the body whole (``CallOptions/collectsBody``): it is then read
     /// in stage 6, inside the retry loop.
     let collectsBody: Bool
+    /// The meter of a call that observes download progress and reads the body whole: stage 6
+    /// counts an accepted body into it as it arrives (the counting stage above only sees it once
+    /// it is whole, which for a response from the network is too late to show any progress).
+    let liveDownloadMeter: ProgressMeter?
 
     /// The stages of a call to `endpoint` through `client`.
     /// - Parameters:
@@ -92,6 +96,7 @@ struct CallPipeline: Sendable {
         self.client = client
         self.trace = trace
         self.collectsBody = options.collectsBody
+        self.liveDownloadMeter = options.collectsBody ? options.downloadMeter : nil
     }
 
     /// Runs the call's stages around the transport.
@@ -163,7 +168,16 @@ struct CallPipeline: Sendable {
             // checked here, the last moment before the wire.
             if !checked { try RequestBuilder.checkSendable(request) }
             var response = try await client.configuration.transport.send(request.belowHTTPCache(client.configuration.cache != nil))
-            if collectsBody { response = try await response.whole(upTo: request.maximumResponseSize) }
+            if collectsBody {
+                // Only an accepted body is the one whose progress is reported: a refused attempt's
+                // (a 503 before a retry) would leave the values above the final body's size.
+                if let meter = liveDownloadMeter, response.body.wholeData == nil,
+                    context.endpoint.acceptableStatusCodes.contains(response.statusCode)
+                {
+                    response.body = CountedChunks.body(response.body, counting: meter)
+                }
+                response = try await response.whole(upTo: request.maximumResponseSize)
+            }
             AttemptObservation.observe(request, response: response, started: started, metrics: context.metrics, logger: client.configuration.logger)
             return response
         } catch {

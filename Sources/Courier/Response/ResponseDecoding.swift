@@ -26,10 +26,25 @@ extension Response {
         if encoding == .utf8, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             bytes = bytes.dropFirst(3)
         }
-        guard let text = String(data: bytes, encoding: encoding) else {
+        // Foundation drops a trailing partial UTF-16 or UTF-32 code unit without a word (a
+        // 5-byte UTF-32 body reads as one character): a truncated body is invalid text.
+        let unit = Self.codeUnitSize(of: encoding)
+        guard bytes.count % unit == 0, var text = String(data: bytes, encoding: encoding) else {
             throw .decoding(DecodingFailure(reason: .invalidText(charset: charset), response: self, expectedType: "String"))
         }
+        // A byte-order mark is no part of the text, in UTF-16 and UTF-32 as in UTF-8 (Foundation
+        // keeps it for the charsets that name their byte order).
+        if unit > 1, text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
         return text
+    }
+
+    /// The size in bytes of `encoding`'s code unit: 2 for UTF-16, 4 for UTF-32, else 1.
+    private static func codeUnitSize(of encoding: String.Encoding) -> Int {
+        switch encoding {
+        case .utf16, .utf16LittleEndian, .utf16BigEndian: 2
+        case .utf32, .utf32LittleEndian, .utf32BigEndian: 4
+        default: 1
+        }
     }
 
     /// Decodes the body as `type` with `decoder`, JSON unless you pass another, whatever the

@@ -173,7 +173,9 @@ extension StubResponse {
     /// network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url))
     /// ```
     ///
-    /// Repeated header fields are joined with `", "` (as `HTTPURLResponse` presents them).
+    /// Repeated header fields are kept, each a field of ``headers``; answered through
+    /// URLSession (``NetworkStub/makeTransport()``) they arrive joined with `", "`, as
+    /// `HTTPURLResponse` presents them.
     /// - Parameters:
     ///   - url: the fixture file to read.
     ///   - maximumSize: the largest file accepted, in bytes.

@@ -193,6 +193,9 @@ final class ProgressMeter: Sendable {
         continuation.yield(progress)
     }
 
+    /// Whether ``end()`` was called.
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
     /// Ends the sequence; later values are dropped. Calling it again does nothing.
     func end() {
         let first = state.withLock { state in

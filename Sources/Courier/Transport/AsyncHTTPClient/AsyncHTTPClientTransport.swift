@@ -167,9 +167,7 @@
             // One client per key of the policy: a wildcard's subdomains share theirs.
             for (host, pins) in pinning.pinsByHost {
                 var hostConfiguration = base
-                let check = Self.pinCheck(host: host, pins: pins)
-                hostConfiguration.http1_1ConnectionDebugInitializer = check
-                hostConfiguration.http2ConnectionDebugInitializer = check
+                Self.installPinCheck(Self.pinCheck(host: host, pins: pins), in: &hostConfiguration)
                 pinned[host] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: hostConfiguration)
             }
             pinnedClients = pinned
@@ -210,9 +208,7 @@
                 if let client = clients[key] { return client }
                 var configuration = baseConfiguration
                 if let pinKey = key.pinKey, let pins = pinning.pinsByHost[pinKey] {
-                    let check = Self.pinCheck(host: pinKey, pins: pins)
-                    configuration.http1_1ConnectionDebugInitializer = check
-                    configuration.http2ConnectionDebugInitializer = check
+                    Self.installPinCheck(Self.pinCheck(host: pinKey, pins: pins), in: &configuration)
                 }
                 // No limit (a stream): the exchange inflates, a piece at a time (``BodyInflater``).
                 configuration.decompression = limit == nil ? .disabled : .enabled(limit: Self.decompressionLimit(for: maximumResponseSize))
@@ -242,6 +238,20 @@
             var bytes = 1 << 20
             while bytes < maximumResponseSize { bytes <<= 1 }
             return bytes
+        }
+
+        /// Runs `check` on every new connection of `configuration`'s client, before the caller's
+        /// own connection hooks (which it used to replace: a caller's logging hook then never ran
+        /// for a pinned host). A connection the check refuses never reaches them.
+        static func installPinCheck(
+            _ check: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>, in configuration: inout HTTPClient.Configuration
+        ) {
+            func chained(_ own: (@Sendable (any Channel) -> EventLoopFuture<Void>)?) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+                guard let own else { return check }
+                return { channel in check(channel).flatMap { own(channel) } }
+            }
+            configuration.http1_1ConnectionDebugInitializer = chained(configuration.http1_1ConnectionDebugInitializer)
+            configuration.http2ConnectionDebugInitializer = chained(configuration.http2ConnectionDebugInitializer)
         }
 
         /// A connection hook that lets a connection to `host` into the pool only when its server
