@@ -1,8 +1,9 @@
 import Courier
-@testable import CourierTesting
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import CourierTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
