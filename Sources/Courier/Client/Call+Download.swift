@@ -1,35 +1,22 @@
 public import Foundation
 
 extension Call {
-    /// Sends the request and writes the response body to the file at `destination`, holding
-    /// only a few chunks in memory, and returns once the file is whole.
-    ///
-    /// `destination` never holds a partial file: the body goes to `.<name>.courier-download` next
-    /// to it, is synced, then renamed over it. A dropped connection is continued with
-    /// `Range`/`If-Range` (up to ``DownloadOptions/maximumResumeAttempts`` times); what arrived
-    /// stays on disk when the download fails or is cancelled, and the next download of the same
-    /// URL to the same `destination` continues from there. The timeout limits each wait (the head,
-    /// a gap in the body), not the transfer; ``DownloadOptions/maximumDuration`` bounds the run.
-    ///
-    /// To observe progress, download a call made with ``withProgress()``; to pause, use
-    /// ``makeDownload(to:options:resumingFrom:)``.
+    /// Sends the request and writes the body to `destination`, a few chunks in memory at a time,
+    /// and returns once the file is whole. `destination` never holds a partial file; a dropped
+    /// connection is continued with `Range`/`If-Range`, and what arrived stays on disk for the
+    /// next download of the same URL to the same place. Progress: a call made with
+    /// ``withProgress()``; pausing: ``makeDownload(to:options:resumingFrom:)``.
     ///
     /// ```swift
-    /// let file = try await client.enqueue(GetImage(name: "noble.iso"))
-    ///     .download(to: URL(filePath: "/var/cache/noble.iso"))
-    /// print(file.byteCount)
+    /// let file = try await client.enqueue(GetImage(name: "noble.iso")).download(to: isoURL)
     /// ```
-    ///
     /// - Parameters:
-    ///   - destination: a file URL; its directory must exist and be writable.
-    ///   - options: how many times to continue after a dropped connection, and a limit on the
-    ///     whole run.
-    /// - Throws: as ``stream()`` before the body; ``CourierError/transport(_:)`` with a
-    ///   ``TransportFailure/Kind/fileSystem`` failure when the file cannot be written (disk
-    ///   full, no permission: the message names the file and the reason), with
-    ///   ``TransportFailure/Kind/badResponse`` when the server sends more than it announced or
-    ///   keeps answering ranges inconsistently, the last connection failure once the attempts
-    ///   are spent; ``CourierError/cancelled`` when the task is cancelled.
+    ///   - destination: a file URL in a folder that exists and is writable.
+    ///   - options: how often to continue after a dropped connection, a limit on the run.
+    /// - Throws: as ``stream()`` before the body; ``CourierError/transport(_:)`` of kind
+    ///   ``TransportFailure/Kind/fileSystem`` (naming the file) or
+    ///   ``TransportFailure/Kind/badResponse`` (more than announced, inconsistent ranges), the last
+    ///   connection failure once the attempts are spent; ``CourierError/cancelled``.
     public func download(to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError) -> DownloadedFile {
         guard let progress = self.options.progress else {
             return try await DownloadTransfer(call: self, destination: destination, options: options, meter: nil).run()

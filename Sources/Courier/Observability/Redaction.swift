@@ -1,58 +1,18 @@
-/// Which secrets to hide when a request, a response, a URL or an error is printed, and the
-/// functions that hide them.
+/// Which secrets to hide when a request, a response, a URL or an error is printed.
 ///
-/// Courier never prints a credential. A header value, query item or body field is hidden
-/// (replaced by ``placeholder``) when its name is secret, and a name is secret when:
-/// - it matches one of the standard name patterns: it contains
-///   `token`, `secret`, `key`, `password`, `passwd`, `pwd`, `passphrase`, `credential`,
-///   `signature`, `session`, `cookie`, `authorization`, `jwt`, `csrf` or `xsrf`, or starts with
-///   `auth`, also after an `X-` prefix), **or**
-/// - it is listed in ``headers``, ``queryItems`` or ``formFields`` (for names no pattern can
-///   guess: `code`, `sig`, `assertion`),
-/// - **unless** it is listed in ``exposed``, which always wins.
-///
-/// So `Api-Key`, `X-Access-Token`, `Private-Token`, `X-Amz-Security-Token`, `X-Auth-User`, a
-/// JSON key `authorization` and a query item `session_id` are all hidden without being listed.
-/// Patterns err on the side of hiding too much (`Idempotency-Key`, `author` and `token_type`
-/// are hidden too); add such names to ``exposed`` to see them:
+/// A header value, query item, form field or JSON value is replaced by ``placeholder`` when its
+/// name is secret: it matches the standard patterns (contains `token`, `secret`, `key`,
+/// `password`, `session`, `cookie`, `authorization`…, or starts with `auth`), or is listed in
+/// ``headers``, ``queryItems`` or ``formFields`` — unless it is listed in ``exposed``. A URL's
+/// user-info is always hidden. ``Configuration/redaction`` applies to the client's log lines and
+/// to the headers a redirect to another origin leaves behind; descriptions of values and errors
+/// always use ``default``. `Documentation/Middleware.md` says how names match and what is hidden.
 ///
 /// ```swift
 /// var redaction = Redaction.default
 /// redaction.headers.insert("X-Tenant")               // also hide this header
 /// redaction.exposed.insert("Idempotency-Key")        // show this one, although it matches `key`
-/// redaction.queryItems.remove("code")                // show `code` query items
-/// print(request.curlCommand(redaction: redaction))
 /// ```
-///
-/// ## How names match
-/// Names compare case-insensitively and ignoring `-` and `_`, so `access_token`, `Access-Token`
-/// and `accessToken` are the same name. Query and form names are percent-decoded first (also
-/// `+` as a space, and up to three times, so `access%5Ftoken` and `access%255Ftoken` match).
-/// A structured name is secret when any of its parts is: `user[password]`, `password[]`,
-/// `auth[0][token]` and `user.password` are all hidden.
-///
-/// ## What is hidden
-/// - Every field of a secret header, whatever its value (commas and repeated fields included).
-///   For `Authorization` and `Proxy-Authorization` a well-known scheme stays visible
-///   (`Bearer <redacted>`). A header that is not secret but whose value is an `http(s)` URL
-///   (`Location`, `Referer`) is redacted like a request URL.
-/// - In URLs: the whole user-info (`https://<redacted>@host/`), and the values of secret
-///   `name=value` items of the query and the fragment (OAuth implicit-flow tokens travel
-///   there) and of path parameters (`/p;jsessionid=<redacted>`). Items are separated by `&` or
-///   `;`, so `?a=1;access_token=x` is hidden too.
-/// - In `application/x-www-form-urlencoded` bodies: the values of secret fields. In JSON
-///   bodies: the values of secret object keys, at any depth (``formFields`` serves both).
-///
-/// Not hidden: secrets in path segments (`/reset/{token}`), in URLs nested inside query values,
-/// and in text bodies that are neither form-encoded nor JSON. Bodies never appear in
-/// `describe(_:)`; ``TransportRequest/curlCommand(redaction:)`` shows at most
-/// 4 KiB of a redacted form, JSON or text body.
-///
-/// ## Where it is used
-/// ``Configuration/redaction`` decides what the client's log lines hide, and which headers a
-/// transport strips when a redirect leaves the origin (``isSecret(headerName:)``). Descriptions
-/// of values and errors (`QueryItem`, `HeaderItem`, ``CourierError``, ``TransportRequest``)
-/// have no configuration at hand and always use ``default``.
 public struct Redaction: Sendable, Equatable {
     /// Header names that are secret in addition to those the name patterns match.
     /// Default: ``defaultHeaders``.
