@@ -83,7 +83,10 @@ private final class PropertyOrigin: Transport, StoredCookieSource {
             case 2: headers["Vary"] = "Authorization"
             default: break
             }
-            state.validations[etag] = Validation(at: now, maxAge: maxAge)
+            // A `304` without `Cache-Control` leaves the stored response's directives in effect
+            // (RFC 9111 §4.3.4: only the fields it carries replace the stored ones), freshly dated.
+            let lifetime = notModified && control == nil ? state.validations[etag]?.maxAge ?? maxAge : maxAge
+            state.validations[etag] = Validation(at: now, maxAge: lifetime)
             if notModified {
                 return StreamedResponse(statusCode: 304, headers: headers, url: request.url)
             }
@@ -150,6 +153,14 @@ struct CachePropertyTests {
         await propertyCheck(count: 60, input: Gen.int(in: 0...99_999).array(of: 1...40)) { codes in
             try await Self.run(codes.map(Step.init), onDisk: onDisk)
         }
+    }
+
+    /// A sequence the property check found (CI rehearsal, 2026-11-28): a `304` without
+    /// `Cache-Control` keeps the stored `max-age=30`, so the next call is served from storage
+    /// (the check's model used to take that `304` for `max-age=0`).
+    @Test(arguments: [false, true])
+    func notModifiedWithoutDirectivesKeepsTheStoredOnes(onDisk: Bool) async throws {
+        try await Self.run([97640, 0, 0, 0, 8415, 7, 35360, 48320].map(Step.init), onDisk: onDisk)
     }
 
     private static func run(_ steps: [Step], onDisk: Bool) async throws {
