@@ -1,6 +1,7 @@
 #if AsyncHTTPClientLinked
     import AsyncHTTPClient
     import NIOCore
+    import NIOSSL
     @testable import Courier
     import FlyingFox
     import Foundation
@@ -52,6 +53,17 @@
             var configured = Self.careless
             configured.timeout.connect = TimeAmount.seconds(3)
             #expect(AsyncHTTPClientTransport.withCourierSettings(configured).timeout.connect == TimeAmount.seconds(3))
+        }
+
+        @Test("without a TLS configuration of the caller's, connections need TLS 1.2 at least; the caller's is kept")
+        func minimumTLSVersion() throws {
+            let settings = AsyncHTTPClientTransport.withCourierSettings(AsyncHTTPClient.HTTPClient.Configuration())
+            #expect(settings.tlsConfiguration?.minimumTLSVersion == .tlsv12)
+            var mine = AsyncHTTPClient.HTTPClient.Configuration()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.minimumTLSVersion = .tlsv13
+            mine.tlsConfiguration = tls
+            #expect(AsyncHTTPClientTransport.withCourierSettings(mine).tlsConfiguration?.minimumTLSVersion == .tlsv13)
         }
 
         @Test("connections are not retried by async-http-client, and it traces nothing")

@@ -55,8 +55,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:123
-    static func line123() async throws {
+    // Documentation/Transports.md:124
+    static func line124() async throws {
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -68,8 +68,8 @@ enum TransportsGuide {
     }
     #endif
 
-    // Documentation/Transports.md:144
-    static func line144() async throws {
+    // Documentation/Transports.md:145
+    static func line145() async throws {
         let configuration = URLSessionConfiguration.default
         _ = configuration
         configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
@@ -88,8 +88,8 @@ enum TransportsGuide {
     }
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:218
-    static func line218() async throws {
+    // Documentation/Transports.md:219
+    static func line219() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caURL.path))                // only this CA
@@ -99,8 +99,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:233
-    static func line233() async throws {
+    // Documentation/Transports.md:234
+    static func line234() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.certificateChain = try NIOSSLCertificate.fromPEMFile(chainURL.path).map { .certificate($0) }   // leaf first
@@ -112,8 +112,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:254
-    static func line254() async throws {
+    // Documentation/Transports.md:255
+    static func line255() async throws {
         let pins = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key

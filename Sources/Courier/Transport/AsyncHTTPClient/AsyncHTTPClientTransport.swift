@@ -94,7 +94,8 @@
         /// Courier keeps four settings its own: redirects are followed by Courier, not by
         /// async-http-client; gzip and deflate are decoded within each call's size limit; a failed
         /// connection is not retried (``RetryPolicy`` decides); async-http-client traces nothing
-        /// (Courier traces each request). A `connect` timeout left unset is the call's deadline.
+        /// (Courier traces each request). A `connect` timeout left unset is the call's deadline;
+        /// without a TLS configuration of yours, connections need TLS 1.2 at least.
         ///
         /// ```swift
         /// var settings = HTTPClient.Configuration()
@@ -139,13 +140,20 @@
             self.clientTraces = client.tracer != nil
         }
 
-        /// `configuration` with Courier's own settings: no redirects followed, decompression
+        /// `configuration` with Courier's own settings: TLS 1.2 at least unless the caller gave a
+        /// TLS configuration, no redirects followed, decompression
         /// bounded by the default response limit, no connection retries, no tracer, and each
         /// call's own deadline instead of async-http-client's 10 s connect timeout (which also
         /// bounds the wait for a pooled connection, so it would fail requests queued behind a
         /// busy pool).
         static func withCourierSettings(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
             var configuration = configuration
+            if configuration.tlsConfiguration == nil {
+                // async-http-client's own default would accept TLS 1.0 and 1.1.
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.minimumTLSVersion = .tlsv12
+                configuration.tlsConfiguration = tls
+            }
             configuration.redirectConfiguration = .disallow
             if configuration.timeout.connect == nil { configuration.timeout.connect = .hours(1) }
             configuration.decompression = .enabled(limit: Self.decompressionLimit(for: Courier.Configuration.defaultMaximumResponseSize))
