@@ -168,7 +168,7 @@ struct Demo: Sendable {
                 baseURL: api,
                 path: try URLPath("/oauth/token"),
                 clientAuthentication: .basic(clientID: DemoClient.id, clientSecret: DemoClient.secret),
-                transport: Configuration.defaultTransport,
+                configuration: Configuration(transport: Configuration.defaultTransport),
                 timeout: .seconds(10)
             )
             signedIn = try await tokens.requestToken(

@@ -423,7 +423,7 @@ actor AuthorizationServer {
     nonisolated var tokenEndpoint: OAuth2TokenEndpoint {
         OAuth2TokenEndpoint(
             baseURL: baseURL, path: try! URLPath("/token"), clientAuthentication: .publicClient(clientID: "cli"),
-            transport: TransportKind.platformDefault.make())
+            configuration: Configuration(transport: TransportKind.platformDefault.make()))
     }
 
     func configure(_ change: @Sendable (inout Options) -> Void) {

@@ -95,7 +95,7 @@ extension TestServer {
     nonisolated func deviceFlow(clock: TestClock) throws -> DeviceAuthorizationFlow {
         let tokens = OAuth2TokenEndpoint(
             baseURL: baseURL, path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "tv-app"),
-            transport: TransportKind.platformDefault.make(), timeout: generousTimeout)
+            configuration: Configuration(transport: TransportKind.platformDefault.make()), timeout: generousTimeout)
         return DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "\(baseURL)/device")!, tokenEndpoint: tokens, scope: "profile",
             clock: clock)

@@ -17,11 +17,11 @@ struct OAuth2EndpointsIntegrationTests {
             let transport = TransportKind.platformDefault.make()
             let tokens = OAuth2TokenEndpoint(
                 baseURL: test.baseURL, path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "app"),
-                transport: transport)
+                configuration: Configuration(transport: transport))
             let refresher = TokenRefresher(store: InMemoryTokenStore(Self.credential), tokenEndpoint: tokens)
             let revocation = OAuth2RevocationEndpoint(
                 baseURL: test.baseURL, path: try URLPath("/revoke"), clientAuthentication: .publicClient(clientID: "app"),
-                transport: transport)
+                configuration: Configuration(transport: transport))
             var events = await refresher.events().makeAsyncIterator()
             let outcome = try await refresher.signOut(revokingAt: revocation, timeout: generousTimeout)
             #expect(await events.next() == .signedOut)
@@ -49,7 +49,7 @@ struct OAuth2EndpointsIntegrationTests {
                     baseURL: server.baseURL, path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "app")))
             let revocation = OAuth2RevocationEndpoint(
                 baseURL: server.baseURL, path: try URLPath("/revoke"), clientAuthentication: .publicClient(clientID: "app"),
-                transport: TransportKind.platformDefault.make())
+                configuration: Configuration(transport: TransportKind.platformDefault.make()))
             var events = await refresher.events().makeAsyncIterator()
             let signOut = Task { try await refresher.signOut(revokingAt: revocation, timeout: .milliseconds(500)) }
             try await awaitCondition("signOut returns despite the hanging endpoint") { _ = try await signOut.value }
@@ -73,9 +73,9 @@ struct OAuth2EndpointsIntegrationTests {
             let document = Self.metadata(issuer: issuer, base: test.baseURL)
             await test.route("GET /.well-known/oauth-authorization-server/tenant") { _ in DeviceAuthorizationServer.json(200, document) }
             let transport = TransportKind.platformDefault.make()
-            let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, transport: transport)
+            let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, configuration: Configuration(transport: transport))
             #expect(metadata.issuer == issuer)
-            let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "app"), transport: transport)
+            let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "app"), configuration: Configuration(transport: transport))
             let flow = try metadata.deviceAuthorizationFlow(tokenEndpoint: tokens, clock: clock)
             let credential = try await flow.run { _ in }
             #expect(credential.accessToken == "AT-2")
@@ -93,7 +93,7 @@ struct OAuth2EndpointsIntegrationTests {
                 return DeviceAuthorizationServer.json(200, document)
             }
             let metadata = try await AuthorizationServerMetadata.discover(
-                issuer: URL(string: issuer)!, transport: TransportKind.platformDefault.make())
+                issuer: URL(string: issuer)!, configuration: Configuration(transport: TransportKind.platformDefault.make()))
             #expect(metadata.revocationEndpoint?.absoluteString == "\(server.baseURL)/revoke")
         }
         #expect(await paths.values == ["/realms/main/.well-known/openid-configuration"])
@@ -106,7 +106,7 @@ struct OAuth2EndpointsIntegrationTests {
             await server.route("GET /.well-known/oauth-authorization-server") { _ in DeviceAuthorizationServer.json(200, document) }
             do {
                 _ = try await AuthorizationServerMetadata.discover(
-                    issuer: server.baseURL.url, transport: TransportKind.platformDefault.make())
+                    issuer: server.baseURL.url, configuration: Configuration(transport: TransportKind.platformDefault.make()))
                 Issue.record("discovered")
             } catch let error as CourierError {
                 guard case .authentication(.authorizationFailed(.issuerMismatch(let expected, let received))) = error else {

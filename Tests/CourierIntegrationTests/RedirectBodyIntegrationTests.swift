@@ -44,7 +44,7 @@ struct RedirectBodyIntegrationTests {
                 await Self.rejectGrants(on: target, at: "POST /stolen", recorder: elsewhere)
                 let tokens = OAuth2TokenEndpoint(
                     baseURL: a.baseURL, path: try URLPath("/token"),
-                    clientAuthentication: .requestBody(clientID: "app", clientSecret: "CLIENT-SECRET"), transport: kind.make())
+                    clientAuthentication: .requestBody(clientID: "app", clientSecret: "CLIENT-SECRET"), configuration: Configuration(transport: kind.make()))
                 let credential = TokenCredential(accessToken: "AT", refreshToken: "RT-SECRET")
 
                 let failure: RefreshFailure
@@ -77,7 +77,7 @@ struct RedirectBodyIntegrationTests {
                 await Self.rejectGrants(on: b, at: "POST /revoke", recorder: elsewhere)
                 let revocation = OAuth2RevocationEndpoint(
                     baseURL: a.baseURL, path: try URLPath("/revoke"),
-                    clientAuthentication: .requestBody(clientID: "app", clientSecret: "CLIENT-SECRET"), transport: kind.make())
+                    clientAuthentication: .requestBody(clientID: "app", clientSecret: "CLIENT-SECRET"), configuration: Configuration(transport: kind.make()))
                 let result: Result<Void, CourierError>
                 do throws(CourierError) {
                     try await revocation.revoke("RT-SECRET", hint: .refreshToken)

@@ -204,7 +204,7 @@ struct ServerSentEventsIntegrationTests {
             let wallClock = ManualWallClock()
             let tokenEndpoint = OAuth2TokenEndpoint(
                 baseURL: server.baseURL, path: try URLPath("/oauth/token"), clientAuthentication: .publicClient(clientID: "sse-test"),
-                transport: kind.make(), now: wallClock.closure)
+                configuration: Configuration(transport: kind.make()), now: wallClock.closure)
             let refresher = TokenRefresher(
                 store: InMemoryTokenStore(
                     TokenCredential(accessToken: "token-1", refreshToken: "refresh-1", expiresAt: wallClock.now.addingTimeInterval(3600))),

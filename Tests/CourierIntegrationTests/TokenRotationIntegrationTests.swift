@@ -355,7 +355,7 @@ extension TokenRotationIntegrationTests {
                     baseURL: server.baseURL,
                     path: try URLPath("/oauth/token"),
                     clientAuthentication: .basic(clientID: RotatingAuthServer.clientID, clientSecret: RotatingAuthServer.clientSecret),
-                    transport: TransportKind.platformDefault.make(),
+                    configuration: Configuration(transport: TransportKind.platformDefault.make()),
                     // Longer than the server's hold (`Bounds.serverHold`): a held token request
                     // must be released by the test, never time out first (on a starved machine it
                     // did, and the refresh failed as transient).

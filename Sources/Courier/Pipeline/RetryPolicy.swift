@@ -69,6 +69,10 @@ public struct RetryPolicy: Sendable {
     /// policy.generatesIdempotencyKey = true
     /// ```
     public var generatesIdempotencyKey: Bool
+    /// Whether a request is sent again only when its attempt never reached the server (a refused
+    /// connection, a failed name lookup), whatever its method: for the OAuth2 form `POST`s,
+    /// whose refresh token or device code a second delivery could spend.
+    package var retriesOnlyUnsentRequests = false
 
     /// Creates a policy; every parameter has the default of the property of the same name.
     ///
@@ -161,7 +165,12 @@ public struct RetryPolicy: Sendable {
         guard attempt < max(maxAttempts, 1) else { return .doNotRetry(.attemptsExhausted) }
 
         // 3. Safe to repeat?
-        guard isSafeToRepeat(request) else { return .doNotRetry(.notIdempotent) }
+        if retriesOnlyUnsentRequests {
+            guard case .failure(.transport(let failure)) = outcome, failure.kind == .cannotConnect || failure.kind == .dnsFailure
+            else { return .doNotRetry(.notIdempotent) }
+        } else {
+            guard isSafeToRepeat(request) else { return .doNotRetry(.notIdempotent) }
+        }
 
         // 4. Can the body be sent again? (A single-use stream has already been read.)
         if let body = request.body, !body.isReplayable { return .doNotRetry(.bodyNotReplayable) }

@@ -15,10 +15,10 @@ public import Foundation
 /// Polling follows RFC 8628 §3.4–3.5: `authorization_pending` and network errors keep it
 /// polling, `access_denied` fails with `AuthorizationFailure.denied(_:)`, an expired code with
 /// `AuthorizationFailure.expired`, and cancellation stops it at once. Requests go through the
-/// token endpoint's transport. Neither the flow nor its errors ever print the device code or a token.
+/// token endpoint's configuration. Neither the flow nor its errors ever print the device code or a token.
 public struct DeviceAuthorizationFlow: Sendable {
-    // Requests go through the token endpoint's transport, with its client authentication and its
-    // timeout, never through a Client. Waits between polls are on the injected `clock`, so tests can
+    // Requests go through the token endpoint's client (its configuration without authentication),
+    // with its client authentication and its timeout. Waits between polls are on the injected `clock`, so tests can
     // run a whole flow without waiting (with TestClock from CourierTesting).
     //
     // Polling (waitForApproval(_:)), as RFC 8628 §3.4–3.5 asks:
@@ -39,7 +39,7 @@ public struct DeviceAuthorizationFlow: Sendable {
 
     /// Where ``start()`` sends the device authorization request.
     public let deviceAuthorizationEndpoint: URL
-    /// Where the flow polls for the token; its client authentication, transport and timeout are
+    /// Where the flow polls for the token; its client authentication, configuration and timeout are
     /// used for the device authorization request too.
     public let tokenEndpoint: OAuth2TokenEndpoint
     /// The scope to ask for, sent as `scope` in the device authorization request.
@@ -133,16 +133,15 @@ public struct DeviceAuthorizationFlow: Sendable {
         }
         try OAuth2Form.validate(additionalParameters, reserved: reserved)
         form += additionalParameters
-        let request = try OAuth2Exchange.formPost(
+        let request = OAuth2Exchange.formPost(
             to: baseURL, path: path, form: form, clientAuthentication: tokenEndpoint.clientAuthentication,
-            transport: tokenEndpoint.transport, timeout: tokenEndpoint.timeout,
-            maximumResponseSize: Self.maximumResponseSize)
+            timeout: tokenEndpoint.timeout, maximumResponseSize: Self.maximumResponseSize)
 
         let sentAt = tokenEndpoint.now()
         let clockTime = clock.now
         let response: Response
         do throws(CourierError) {
-            response = try await OAuth2Exchange.send(request, over: tokenEndpoint.transport)
+            response = try await OAuth2Exchange.send(request, through: tokenEndpoint.client)
         } catch {
             if Task.isCancelled { throw .cancelled }
             switch error {

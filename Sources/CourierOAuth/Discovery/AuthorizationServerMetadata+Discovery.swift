@@ -12,7 +12,8 @@ extension AuthorizationServerMetadata {
     /// - Parameters:
     ///   - issuer: the issuer identifier: an `https` URL (or `http` on a loopback host) without
     ///     query or fragment.
-    ///   - transport: where the requests go; `Configuration.defaultTransport` by default.
+    ///   - configuration: what the requests go through: its transport, headers, middleware,
+    ///     logger, tracer, metrics and retry policy; not its authentication or cache.
     ///   - timeout: how long each request may take.
     /// - Returns: the checked metadata.
     /// - Throws: `CourierError.invalidRequest(_:)` for a bad issuer, without sending anything;
@@ -22,7 +23,7 @@ extension AuthorizationServerMetadata {
     ///   `CourierError.transport(_:)`; `CourierError.cancelled`.
     public static func discover(
         issuer: URL,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30)
     ) async throws(CourierError) -> AuthorizationServerMetadata {
         // The URLs, for `https://auth.example.com/tenant`:
@@ -38,13 +39,13 @@ extension AuthorizationServerMetadata {
         // server from passing off another's metadata (mix-up attacks). A document that is not valid
         // metadata: not JSON, an endpoint that is not `https`…
         let (baseURL, candidates) = try wellKnownPaths(for: issuer)
+        let client = OAuth2Exchange.client(configuration, postsForm: false)
         var lastResponse: Response?
         for path in candidates {
-            let request = try OAuth2Exchange.get(
-                baseURL, path: path, transport: transport, timeout: timeout, maximumResponseSize: maximumDocumentSize)
+            let request = OAuth2Exchange.get(baseURL, path: path, timeout: timeout, maximumResponseSize: maximumDocumentSize)
             let response: Response
             do throws(CourierError) {
-                response = try await OAuth2Exchange.send(request, over: transport)
+                response = try await OAuth2Exchange.send(request, through: client)
             } catch {
                 if Task.isCancelled { throw .cancelled }
                 if case .transport(let failure) = error, failure.kind == .responseTooLarge {
@@ -112,17 +113,18 @@ extension AuthorizationServerMetadata {
     ///
     /// - Parameters:
     ///   - clientAuthentication: how the client authenticates.
-    ///   - transport: where requests go.
+    ///   - configuration: what requests go through (see `OAuth2TokenEndpoint`).
     ///   - timeout: how long one request may take.
     /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
     ///   `token_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.
     public func tokenEndpoint(
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30)
     ) throws(CourierError) -> OAuth2TokenEndpoint {
         let url = try required(self.tokenEndpoint, "token_endpoint")
-        return try OAuth2TokenEndpoint(url: url, clientAuthentication: clientAuthentication, transport: transport, timeout: timeout)
+        return try OAuth2TokenEndpoint(
+            url: url, clientAuthentication: clientAuthentication, configuration: configuration, timeout: timeout)
     }
 
     /// A revocation endpoint client for ``revocationEndpoint``.
@@ -136,15 +138,16 @@ extension AuthorizationServerMetadata {
     ///   `revocation_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.
     public func revocationEndpoint(
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30)
     ) throws(CourierError) -> OAuth2RevocationEndpoint {
         let url = try required(self.revocationEndpoint, "revocation_endpoint")
-        return try OAuth2RevocationEndpoint(url: url, clientAuthentication: clientAuthentication, transport: transport, timeout: timeout)
+        return try OAuth2RevocationEndpoint(
+            url: url, clientAuthentication: clientAuthentication, configuration: configuration, timeout: timeout)
     }
 
     /// A device authorization flow for ``deviceAuthorizationEndpoint``, polling `tokenEndpoint`
-    /// (typically ``tokenEndpoint(clientAuthentication:transport:timeout:)``).
+    /// (typically ``tokenEndpoint(clientAuthentication:configuration:timeout:)``).
     ///
     /// ```swift
     /// let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-tv-app"))

@@ -3,7 +3,7 @@ public import Foundation
 
 /// An authorization server's metadata (RFC 8414 §2, and the OpenID Connect Discovery 1.0
 /// document, which has the same fields): its issuer identifier, its endpoints and what it
-/// supports. Get it with ``discover(issuer:transport:timeout:)``.
+/// supports. Get it with ``discover(issuer:configuration:timeout:)``.
 ///
 /// ```swift
 /// let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
@@ -17,7 +17,7 @@ public import Foundation
 /// the lists are arrays of strings; `authorization_response_iss_parameter_supported` is a
 /// Boolean (`false` when absent). A field Courier does not know is ignored.
 public struct AuthorizationServerMetadata: Sendable, Equatable, Decodable {
-    /// The issuer identifier (`issuer`), as the server wrote it. ``discover(issuer:transport:timeout:)``
+    /// The issuer identifier (`issuer`), as the server wrote it. ``discover(issuer:configuration:timeout:)``
     /// checks that it is exactly the issuer asked for.
     public let issuer: String
     /// `authorization_endpoint`: where the authorization code flow sends the user.

@@ -4,8 +4,8 @@ public import Foundation
 /// A client for an OAuth2 token revocation endpoint (RFC 7009): tells the authorization server
 /// that a refresh or access token is no longer needed, so that it stops being honoured.
 ///
-/// Each request is sent like a token request, straight to the transport, never through a
-/// `Client`, and never following a redirect. Failures are
+/// Each request is sent like a token request: through a configuration's transport and
+/// middleware without its authentication, and never following a redirect. Failures are
 /// `AuthenticationFailure.revocationFailed(_:)` with a `RefreshFailure`: permanent for a 400 or
 /// 401, transient otherwise. Its `description` never shows a secret.
 ///
@@ -42,8 +42,8 @@ public struct OAuth2RevocationEndpoint: Sendable {
     public let path: URLPath
     /// How the client authenticates (the same as at the token endpoint, RFC 7009 §2.1).
     public let clientAuthentication: OAuth2ClientAuthentication
-    /// The transport revocation requests go through.
-    public let transport: any Transport
+    /// What revocation requests go through.
+    let client: Client
     /// How long one revocation request may take.
     public let timeout: Duration
 
@@ -63,19 +63,21 @@ public struct OAuth2RevocationEndpoint: Sendable {
     ///   - baseURL: the endpoint's scheme, host and port.
     ///   - path: the endpoint's path.
     ///   - clientAuthentication: how the client authenticates.
-    ///   - transport: where requests go; `Configuration.defaultTransport` by default.
+    ///   - configuration: what requests go through, as for `OAuth2TokenEndpoint`: its
+    ///     transport, headers, middleware, logger, tracer, metrics and retry policy (a request is
+    ///     sent again only when it never reached the server), not its authentication or cache.
     ///   - timeout: how long one request may take; must be positive.
     public init(
         baseURL: BaseURL,
         path: URLPath,
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30)
     ) {
         self.baseURL = baseURL
         self.path = path
         self.clientAuthentication = clientAuthentication
-        self.transport = transport
+        self.client = OAuth2Exchange.client(configuration, postsForm: true)
         self.timeout = timeout
     }
 
@@ -93,12 +95,12 @@ public struct OAuth2RevocationEndpoint: Sendable {
     public init(
         url: URL,
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30)
     ) throws(CourierError) {
         let (baseURL, path) = try OAuth2Exchange.split(url)
         self.init(
-            baseURL: baseURL, path: path, clientAuthentication: clientAuthentication, transport: transport,
+            baseURL: baseURL, path: path, clientAuthentication: clientAuthentication, configuration: configuration,
             timeout: timeout)
     }
 
@@ -125,12 +127,12 @@ public struct OAuth2RevocationEndpoint: Sendable {
         }
         var form = [QueryItem(name: "token", value: token)]
         if let hint { form.append(QueryItem(name: "token_type_hint", value: hint.rawValue)) }
-        let request = try OAuth2Exchange.formPost(
-            to: baseURL, path: path, form: form, clientAuthentication: clientAuthentication, transport: transport,
+        let request = OAuth2Exchange.formPost(
+            to: baseURL, path: path, form: form, clientAuthentication: clientAuthentication,
             timeout: timeout, maximumResponseSize: Self.maximumResponseSize)
         let response: Response
         do throws(CourierError) {
-            response = try await OAuth2Exchange.send(request, over: transport)
+            response = try await OAuth2Exchange.send(request, through: client)
         } catch {
             if Task.isCancelled { throw .cancelled }
             if case .transport(let failure) = error {

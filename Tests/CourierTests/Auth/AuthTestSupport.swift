@@ -187,7 +187,7 @@ func countingTokenEndpoint(clock: WallClock) throws -> (OAuth2TokenEndpoint, Loc
     }
     let endpoint = OAuth2TokenEndpoint(
         baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
-        clientAuthentication: .publicClient(clientID: "tests"), transport: transport,
+        clientAuthentication: .publicClient(clientID: "tests"), configuration: Configuration(transport: transport),
         now: clock.closure)
     return (endpoint, requests)
 }

@@ -149,7 +149,7 @@ struct ErrorCauseTests {
     func aBrowserErrorIsKept() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "127.0.0.1"), path: try URLPath("/token"), clientAuthentication: .publicClient(clientID: "app"),
-            transport: RecordingTransport())
+            configuration: Configuration(transport: RecordingTransport()))
         do {
             _ = try await AuthorizationCodeFlow.signIn(
                 authorizationEndpoint: URL(string: "http://127.0.0.1:9/authorize")!, tokenEndpoint: tokens, timeout: .seconds(60)

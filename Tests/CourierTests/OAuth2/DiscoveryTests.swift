@@ -50,7 +50,7 @@ struct DiscoveryTests {
     func badIssuer(issuer: String) async {
         let transport = DiscoveryFixtures.transport([:])
         await #expect(throws: CourierError.self) {
-            _ = try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, transport: transport)
+            _ = try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, configuration: Configuration(transport: transport))
         }
         #expect(await transport.count == 0)
     }
@@ -60,7 +60,8 @@ struct DiscoveryTests {
         let transport = DiscoveryFixtures.transport([
             "/.well-known/oauth-authorization-server/tenant": (200, DiscoveryFixtures.document(issuer: "https://auth.example.com/tenant"))
         ])
-        let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com/tenant")!, transport: transport)
+        let metadata = try await AuthorizationServerMetadata.discover(
+            issuer: URL(string: "https://auth.example.com/tenant")!, configuration: Configuration(transport: transport))
         #expect(metadata.issuer == "https://auth.example.com/tenant")
         #expect(metadata.authorizationEndpoint?.absoluteString == "https://auth.example.com/authorize")
         #expect(metadata.tokenEndpoint?.absoluteString == "https://auth.example.com/oauth/token")
@@ -82,7 +83,8 @@ struct DiscoveryTests {
         let transport = DiscoveryFixtures.transport([
             "/tenant/.well-known/openid-configuration": (200, DiscoveryFixtures.document(issuer: "https://auth.example.com/tenant"))
         ])
-        let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com/tenant")!, transport: transport)
+        let metadata = try await AuthorizationServerMetadata.discover(
+            issuer: URL(string: "https://auth.example.com/tenant")!, configuration: Configuration(transport: transport))
         #expect(metadata.issuer == "https://auth.example.com/tenant")
         #expect(await transport.requests.map(\.url.path) == ["/.well-known/oauth-authorization-server/tenant", "/tenant/.well-known/openid-configuration"])
     }
@@ -149,10 +151,11 @@ struct DiscoveryTests {
     func builders() async throws {
         let metadata = try AuthorizationServerMetadata.parse(Data(DiscoveryFixtures.document(issuer: "https://auth.example.com").utf8)).get()
         let transport = RecordingTransport()
-        let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "cli"), transport: transport)
+        let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "cli"), configuration: Configuration(transport: transport))
         #expect(tokens.url.absoluteString == "https://auth.example.com/oauth/token")
         #expect(tokens.clientAuthentication == .publicClient(clientID: "cli"))
-        let revocation = try metadata.revocationEndpoint(clientAuthentication: .publicClient(clientID: "cli"), transport: transport)
+        let revocation = try metadata.revocationEndpoint(
+            clientAuthentication: .publicClient(clientID: "cli"), configuration: Configuration(transport: transport))
         #expect(revocation.url.absoluteString == "https://auth.example.com/oauth/revoke")
         let flow = try metadata.deviceAuthorizationFlow(tokenEndpoint: tokens, scope: "profile", clock: TestClock())
         #expect(flow.deviceAuthorizationEndpoint.absoluteString == "https://auth.example.com/oauth/device")
@@ -164,5 +167,5 @@ struct DiscoveryTests {
 
 /// What discovering `issuer` over `transport` threw, or `nil` if it succeeded.
 func discoveryError(issuer: String, transport: any Transport) async -> CourierError? {
-    await courierError { try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, transport: transport) }
+    await courierError { try await AuthorizationServerMetadata.discover(issuer: URL(string: issuer)!, configuration: Configuration(transport: transport)) }
 }

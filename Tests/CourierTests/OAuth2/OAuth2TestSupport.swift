@@ -22,7 +22,7 @@ enum OAuth2Fixtures {
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
             clientAuthentication: authentication,
-            transport: transport,
+            configuration: Configuration(transport: transport),
             timeout: timeout,
             now: { OAuth2Fixtures.now }
         )

@@ -99,7 +99,7 @@ struct OAuth2TokenRequestTests {
             baseURL: try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080),
             path: try URLPath("/realms/demo/token"),
             clientAuthentication: .publicClient(clientID: "app"),
-            transport: OAuth2Fixtures.answering())
+            configuration: Configuration(transport: OAuth2Fixtures.answering()))
         #expect(endpoint.url.absoluteString == "http://127.0.0.1:8080/realms/demo/token")
     }
 

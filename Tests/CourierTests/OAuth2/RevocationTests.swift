@@ -10,7 +10,8 @@ enum RevocationFixtures {
         _ transport: any Transport, authentication: OAuth2ClientAuthentication = .publicClient(clientID: "app")
     ) throws(CourierError) -> OAuth2RevocationEndpoint {
         try OAuth2RevocationEndpoint(
-            url: URL(string: "https://auth.example.com/oauth/revoke")!, clientAuthentication: authentication, transport: transport)
+            url: URL(string: "https://auth.example.com/oauth/revoke")!, clientAuthentication: authentication, configuration: Configuration(transport: transport)
+        )
     }
 
     static let credential = TokenCredential(

@@ -1,9 +1,9 @@
 package import Foundation
 import HTTPTypes
 
-/// The requests the OAuth2 flows send besides token requests (device authorization, revocation,
-/// discovery): built and validated by ``RequestBuilder`` like every other request, sent straight
-/// to a ``Transport`` (never through a ``Client``), and collected up to a small cap.
+/// The requests the OAuth2 flows send (token, device authorization, revocation, discovery):
+/// endpoints like users' own, sent through a ``Client`` of their own (the caller's configuration
+/// without authentication or cache) and collected up to a small cap.
 package enum OAuth2Exchange {
     /// Splits an absolute endpoint URL into the base URL and path Courier sends to.
     ///
@@ -72,41 +72,62 @@ package enum OAuth2Exchange {
         package func path() throws(CourierError) -> URLPath { urlPath }
     }
 
+    /// The client OAuth2 requests of one endpoint go through: `configuration`'s transport,
+    /// headers, middleware, logger, redaction, tracer, metrics and retry policy, without its
+    /// authentication (these requests carry the client's own credential, and a bearer
+    /// authentication would refresh through them) and without its cache.
+    ///
+    /// - Parameter postsForm: whether the client sends form `POST`s (token, revocation and
+    ///   device-authorization requests): those are sent again only when the first attempt never
+    ///   reached the server (a refused connection, a failed name lookup), so a refresh token is
+    ///   never spent twice.
+    package static func client(_ configuration: Configuration, postsForm: Bool) -> Client {
+        var configuration = configuration
+        configuration.authentication = .none
+        configuration.cache = nil
+        if postsForm {
+            configuration.retryPolicy.generatesIdempotencyKey = false
+            configuration.retryPolicy.retriesOnlyUnsentRequests = true
+        }
+        return Client(configuration: configuration)
+    }
+
     /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic
     /// header when it uses one, and `form` followed by the client authentication's body
     /// parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
     /// client's secret and tokens, and a 3xx is an answer the caller sees as a failure.
     package static func formPost(
         to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport, timeout: Duration, maximumResponseSize: Int
-    ) throws(CourierError) -> TransportRequest {
+        timeout: Duration, maximumResponseSize: Int
+    ) -> Request {
         var headers = [HeaderItem(name: "Accept", value: "application/json")]
         if let authorization = clientAuthentication.authorizationHeaderValue {
             headers.append(HeaderItem(name: "Authorization", value: authorization))
         }
         let body = Data(OAuth2Form.encode(form + clientAuthentication.bodyParameters).utf8)
-        let request = Request(
+        return Request(
             base: baseURL, urlPath: path, method: .post, headerItems: headers,
             body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
             timeout: timeout, maximumResponseSize: maximumResponseSize, redirectMode: .never)
-        return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
     }
 
     /// A `GET` with `Accept: application/json` and nothing else (discovery). It carries no secret,
     /// so it follows redirects like any request; the metadata's `issuer` is checked anyway.
-    package static func get(
-        _ baseURL: BaseURL, path: URLPath, transport: any Transport, timeout: Duration, maximumResponseSize: Int
-    ) throws(CourierError) -> TransportRequest {
-        let request = Request(
+    package static func get(_ baseURL: BaseURL, path: URLPath, timeout: Duration, maximumResponseSize: Int) -> Request {
+        Request(
             base: baseURL, urlPath: path, method: .get,
             headerItems: [HeaderItem(name: "Accept", value: "application/json")], body: nil,
             timeout: timeout, maximumResponseSize: maximumResponseSize, redirectMode: .follow)
-        return try RequestBuilder.build(request, configuration: Configuration(transport: transport))
     }
 
-    /// Sends `request` and collects its body up to the request's cap (a transport that does not
-    /// enforce the cap still cannot hand more over). Errors are the transport's, unchanged.
-    package static func send(_ request: TransportRequest, over transport: any Transport) async throws(CourierError) -> Response {
-        try await transport.send(request).collect(upTo: request.maximumResponseSize)
+    /// Sends `request` through `client` (its middleware, logs, spans, metrics and retries) and
+    /// collects the body up to the request's cap. Any status comes back as a response, for the
+    /// caller to read; errors are the pipeline's, unchanged.
+    package static func send(_ request: Request, through client: Client) async throws(CourierError) -> Response {
+        do throws(CourierError) {
+            return try await client.enqueue(request).resume()
+        } catch .response(let response) {
+            return response
+        }
     }
 }

@@ -91,16 +91,16 @@ extension OAuth2TokenEndpoint {
     }
 
     /// A token endpoint at an absolute URL (from discovery, say), with the same client
-    /// authentication, transport and timeout rules as ``init(baseURL:path:clientAuthentication:transport:timeout:now:)``.
+    /// authentication, configuration and timeout rules as ``init(baseURL:path:clientAuthentication:configuration:timeout:now:)``.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the URL cannot be split into a base URL
     ///   and a path (see ``OAuth2Exchange/split(_:)``).
     package init(
-        url: URL, clientAuthentication: OAuth2ClientAuthentication, transport: any Transport, timeout: Duration,
+        url: URL, clientAuthentication: OAuth2ClientAuthentication, configuration: Configuration, timeout: Duration,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(CourierError) {
         let (baseURL, path) = try OAuth2Exchange.split(url)
         self.init(
-            baseURL: baseURL, path: path, clientAuthentication: clientAuthentication, transport: transport,
+            baseURL: baseURL, path: path, clientAuthentication: clientAuthentication, configuration: configuration,
             timeout: timeout, now: now)
     }
 }

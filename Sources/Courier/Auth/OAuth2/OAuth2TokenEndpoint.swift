@@ -5,8 +5,8 @@ import HTTPTypes
 /// `client_credentials` grant, and any other grant by name. ``TokenRefresher`` uses it to renew
 /// a bearer token; apps can also call it directly.
 ///
-/// Every request is a form-encoded `POST` sent straight to the ``Transport``, never through a
-/// ``Client``, and never carries the access token. Every failure is a ``CourierError``: a 400
+/// Every request is a form-encoded `POST` that goes through a configuration's transport and
+/// middleware like any call, without its authentication, and never carries the access token. Every failure is a ``CourierError``: a 400
 /// or 401 (`invalid_grant`, `invalid_client`…), or an OAuth2 error body without a token, is a **permanent**
 /// ``AuthenticationFailure/refreshFailed(_:)`` with the parsed ``OAuth2Error``; another status,
 /// a malformed body or no response is a transient `refreshFailed` (see ``RefreshFailure/Reason``);
@@ -18,8 +18,10 @@ import HTTPTypes
 /// ```
 public struct OAuth2TokenEndpoint: Sendable {
     // The request: `Content-Type: application/x-www-form-urlencoded; charset=utf-8` and
-    // `Accept: application/json`. Not going through a Client means the client's authentication and
-    // middleware never see it and it can never wait on its own refresh. The body holds `grant_type`
+    // `Accept: application/json`. It goes through a Client of its own (OAuth2Exchange.client): the
+    // configuration's middleware, logs, spans, metrics and stubs see it, its authentication and
+    // cache are left out, so it can never wait on its own refresh; it is sent again only when it
+    // never reached the server (a refresh token must not be spent twice). The body holds `grant_type`
     // first, then the grant's parameters, then `scope`, then the additional parameters, then
     // `client_id` and `client_secret` when the client authenticates in the body; every name and
     // value is percent-encoded (see OAuth2ClientAuthentication).
@@ -43,12 +45,12 @@ public struct OAuth2TokenEndpoint: Sendable {
     public let path: URLPath
     /// How the client authenticates to the endpoint.
     public let clientAuthentication: OAuth2ClientAuthentication
-    /// The transport token requests go through.
-    public let transport: any Transport
     /// How long one token request may take.
     public let timeout: Duration
     /// The clock that dates issued tokens.
     package let now: @Sendable () -> Date
+    /// What token requests go through (``OAuth2Exchange/client(_:postsForm:)``).
+    package let client: Client
 
     /// Creates a token endpoint client. Nothing is sent until a grant is requested.
     ///
@@ -56,8 +58,9 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - baseURL: the token endpoint's scheme, host and port.
     ///   - path: the token endpoint's path.
     ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
-    ///   - transport: where requests go; ``Configuration/defaultTransport`` by default. Use a
-    ///     transport of its own rather than one whose requests pass through your client.
+    ///   - configuration: what token requests go through: its transport, headers, middleware,
+    ///     logger, tracer, metrics and retry policy (a request is sent again only when it never
+    ///     reached the server). Its authentication and cache are not used.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
     ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and
@@ -66,14 +69,14 @@ public struct OAuth2TokenEndpoint: Sendable {
         baseURL: BaseURL,
         path: URLPath,
         clientAuthentication: OAuth2ClientAuthentication,
-        transport: any Transport = Configuration.defaultTransport,
+        configuration: Configuration = Configuration(),
         timeout: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.baseURL = baseURL
         self.path = path
         self.clientAuthentication = clientAuthentication
-        self.transport = transport
+        self.client = OAuth2Exchange.client(configuration, postsForm: true)
         self.timeout = timeout
         self.now = now
     }
@@ -192,16 +195,17 @@ public struct OAuth2TokenEndpoint: Sendable {
         reserved.formUnion(authenticationParameters.map(\.name))
         try OAuth2Form.validate(callerParameters, reserved: reserved)
 
-        let form =
-            [QueryItem(name: "grant_type", value: grantType)]
-            + grantParameters + callerParameters + authenticationParameters
-        let request = try makeRequest(body: Data(OAuth2Form.encode(form).utf8))
+        // The client authentication's body parameters come last (formPost adds them). A token
+        // response is small: 1 MiB is far more than any server sends.
+        let form = [QueryItem(name: "grant_type", value: grantType)] + grantParameters + callerParameters
+        let request = OAuth2Exchange.formPost(
+            to: baseURL, path: path, form: form, clientAuthentication: clientAuthentication,
+            timeout: timeout, maximumResponseSize: 1 << 20)
 
         let sentAt = now()
         let response: Response
         do throws(CourierError) {
-            // Collected up to the cap: a transport that does not enforce it still cannot hand more over.
-            response = try await transport.send(request).collect(upTo: request.maximumResponseSize)
+            response = try await OAuth2Exchange.send(request, through: client)
         } catch {
             if case .transport(let failure) = error {
                 throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
@@ -217,39 +221,6 @@ public struct OAuth2TokenEndpoint: Sendable {
             scope: token.scope ?? requestedScope,
             issuedAt: sentAt
         )
-    }
-
-    /// The transport request: `POST` to the token URL with the form body and no credential but
-    /// the client's own Basic authentication, built and validated by ``RequestBuilder`` like
-    /// every other request.
-    func makeRequest(body: Data) throws(CourierError) -> TransportRequest {
-        var headers = [HeaderItem(name: "Accept", value: "application/json")]
-        if let authorization = clientAuthentication.authorizationHeaderValue {
-            headers.append(HeaderItem(name: "Authorization", value: authorization))
-        }
-        let endpoint = TokenRequest(
-            base: baseURL, tokenPath: path, headerItems: headers,
-            body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"), timeout: timeout)
-        return try RequestBuilder.build(endpoint, configuration: Configuration(transport: transport))
-    }
-
-    /// The token request as an endpoint, so that ``RequestBuilder`` checks it as it checks
-    /// users' endpoints. A token response is small: 1 MiB is far more than any server sends.
-    /// It follows no redirect: a 307/308 would send the form (refresh token, client secret) to
-    /// wherever `Location` says, and a 3xx is a non-permanent failure
-    /// (``RefreshFailure/Reason/unexpectedStatus``).
-    private struct TokenRequest: Requestable {
-        let base: BaseURL
-        let tokenPath: URLPath
-        let headerItems: [HeaderItem]?
-        let body: RequestBody?
-        let timeout: Duration?
-        var method: HTTPMethod { .post }
-        var requiresAuthorization: Bool { false }
-        var maximumResponseSize: Int? { 1 << 20 }
-        var redirectMode: RedirectMode { .never }
-        func baseURL() throws(CourierError) -> BaseURL { base }
-        func path() throws(CourierError) -> URLPath { tokenPath }
     }
 
     /// Reads the endpoint's answer: a token response for 2xx, a typed failure otherwise.
