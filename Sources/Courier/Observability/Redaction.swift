@@ -76,7 +76,7 @@ public struct Redaction: Sendable, Equatable {
     /// ```
     public static let defaultParameterNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "token", "subject_token", "actor_token",
-        "client_secret", "client_assertion", "assertion", "code", "code_verifier", "password",
+        "client_secret", "client_assertion", "assertion", "code", "code_verifier", "device_code", "password",
         "api_key", "apikey", "secret", "sig",
     ]
 

@@ -273,4 +273,50 @@ struct OAuth2OnePathTests {
         let token = try #require(await transport.requests.first { $0.head.path == "/oauth/token" })
         #expect(token.head.headerFields[.authorization]?.hasPrefix("Basic ") == true)
     }
+    /// Each secret-bearing token request, as `(name, secret, send)`.
+    static let grants: [(String, String, @Sendable (OAuth2TokenEndpoint) async throws -> TokenCredential)] = [
+        ("refresh_token", refreshToken, { try await $0.refresh(TokenCredential(accessToken: "AT", refreshToken: refreshToken)) }),
+        ("password", "PASSWORD-S3CR3T", { try await $0.password(username: "ada", password: "PASSWORD-S3CR3T") }),
+        ("jwt-bearer", "ASSERTION-S3CR3T", { try await $0.jwtBearer(assertion: "ASSERTION-S3CR3T") }),
+        (
+            "authorization_code", "CODE-S3CR3T",
+            { try await $0.authorizationCode("CODE-S3CR3T", redirectURI: URL(string: "https://app.example.com/cb")!, codeVerifier: "VERIFIER") }
+        ),
+        (
+            "device_code", "DEVICE-S3CR3T",
+            {
+                try await $0.requestToken(
+                    grantType: "urn:ietf:params:oauth:grant-type:device_code",
+                    parameters: [QueryItem(name: "device_code", value: "DEVICE-S3CR3T")])
+            }
+        ),
+    ]
+
+    /// Prints what it sees, as a careless logging middleware would.
+    private struct Printing: Middleware {
+        let printed: Lines
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            printed.all.withLock { $0 += [request.description, "\(request)", request.curlCommand()] }
+            return try await next(request)
+        }
+    }
+
+    @Test(arguments: 0..<5)
+    func aMiddlewareThatPrintsATokenRequestShowsNoSecret(_ index: Int) async throws {
+        let (name, secret, send) = Self.grants[index]
+        let printed = Lines()
+        let tokens = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: Self.authentication,
+            configuration: Configuration(transport: Self.server(), middleware: [Printing(printed: printed)]))
+        _ = try await send(tokens)
+        let texts = printed.all.withLock { $0 }
+        #expect(texts.count == 3, "\(name)")
+        let basic = Data("app:\(Self.clientSecret)".utf8).base64EncodedString()
+        for text in texts {
+            #expect(!text.contains(secret) && !text.contains(Self.clientSecret) && !text.contains(basic), "\(name): \(text)")
+        }
+        // The curl command shows the form, with the secret's place marked: the check is not vacuous.
+        #expect(texts[2].contains("grant_type=") && texts[2].contains("<redacted>"), "\(name): \(texts[2])")
+    }
 }
