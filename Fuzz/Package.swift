@@ -13,7 +13,7 @@ import PackageDescription
 let targets = [
     "FuzzXMLTree", "FuzzXMLBodyDecoder", "FuzzSOAP",
     "FuzzOAuth2TokenResponse", "FuzzOAuth2ErrorBody", "FuzzDeviceAuthorizationResponse", "FuzzAuthorizationServerMetadata",
-    "FuzzRetryAfter", "FuzzWWWAuthenticate", "FuzzProblemDetails",
+    "FuzzRetryAfter", "FuzzProblemDetails",
     "FuzzBaseURL", "FuzzTokenFileFormat", "FuzzQueryString",
     "FuzzAuthorizationResponse", "FuzzLoopbackRequest", "FuzzLoopbackCallback", "FuzzServerSentEvents",
     "FuzzNetlink",

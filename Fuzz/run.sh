@@ -3,7 +3,7 @@
 # each for a fixed time from a copy of its committed seed corpus (Fuzz/Corpus/<Target>/).
 #
 #   Fuzz/run.sh                        # every target, FUZZ_SECONDS (60) each
-#   Fuzz/run.sh FuzzWWWAuthenticate    # only the named targets
+#   Fuzz/run.sh FuzzRetryAfter         # only the named targets
 #   FUZZ_SECONDS=600 FUZZ_JOBS=1 Fuzz/run.sh FuzzXMLTree
 #
 # Environment:
@@ -46,12 +46,12 @@ if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 # -max_len per target: long enough for the inputs that matter, short enough that each
 # execution stays fast. The XML targets are capped at 8 KiB: a bigger document is not needed to
 # reach every branch (the nesting and element limits are tested with small limits in the unit
-# tests), and only slows each execution. WWW-Authenticate, the authorization response and the
-# loopback request head get past their own 8 KiB limits.
+# tests), and only slows each execution. The authorization response and the loopback request
+# head get past their own 8 KiB limits.
 max_len_for() {
     case "$1" in
         FuzzXMLTree | FuzzXMLBodyDecoder | FuzzSOAP) echo 8192 ;;
-        FuzzWWWAuthenticate | FuzzAuthorizationResponse | FuzzLoopbackRequest) echo 9000 ;;
+        FuzzAuthorizationResponse | FuzzLoopbackRequest) echo 9000 ;;
         FuzzQueryString) echo 1024 ;;
         *) echo 4096 ;;
     esac

@@ -231,21 +231,6 @@ write(R, "rfc850-now-1970", now(0) + b"Thursday, 01-Jan-70 00:00:00 GMT")
 write(R, "rfc850-now-9999", now(253_402_300_799) + b"Monday, 01-Jan-01 00:00:00 GMT")
 write(R, "rfc850-now-1900", now(-EPOCH_1900) + b"Monday, 01-Jan-01 00:00:00 GMT")
 
-# --- WWW-Authenticate (lines become separate fields in the Response half of the target) ---
-W = "FuzzWWWAuthenticate"
-write(W, "rfc9110-example", 'Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"')
-write(W, "bearer-rfc6750", 'Bearer realm="example", error="invalid_token", error_description="The access token expired", '
-      'error_uri="https://example.com/e", scope="openid profile"')
-write(W, "negotiate-token68", "Negotiate YIIBhgYGKwYBBQUCoIIBejCCAXagMDAuBgkqhkiC9xIBAgIGCSqGSIb3EgECAgYKKwYBBAGCNwICHgYKKwYBBAGCNwICCg==")
-write(W, "digest", 'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=SHA-256, '
-      'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"')
-write(W, "several-fields", 'Basic realm="a"\nBearer error="insufficient_scope", scope="repo"\nDPoP algs="ES256 PS256"')
-write(W, "empty-elements", ' ,, Basic realm="a" ,\t, Bearer ,')
-write(W, "malformed-unterminated", 'Basic realm="a", Bearer error="unterminated')
-write(W, "malformed-duplicate", "Bearer realm=a, REALM=b")
-write(W, "escapes-and-utf8", 'Custom a="x, b=y", c="back\\\\slash", d="caf\u00e9 \u2713"')
-write(W, "many-challenges", ", ".join("S%d p=%d" % (i, i) for i in range(40)))
-
 # --- Problem details: 1 byte of Content-Type choice (0 = application/problem+json), then the body ---
 P = "FuzzProblemDetails"
 def problem(name, body, choice=0):
