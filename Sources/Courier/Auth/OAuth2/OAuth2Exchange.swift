@@ -75,7 +75,9 @@ package enum OAuth2Exchange {
     /// The client OAuth2 requests of one endpoint go through: `configuration`'s transport,
     /// headers, middleware, logger, redaction, tracer, metrics and retry policy, without its
     /// authentication (these requests carry the client's own credential, and a bearer
-    /// authentication would refresh through them) and without its cache.
+    /// authentication would refresh through them) and without its cache. A default
+    /// `Authorization` header is left out too: it is the API's credential as much as the
+    /// authentication is, and the authorization server is not the API.
     ///
     /// - Parameter postsForm: whether the client sends form `POST`s (token, revocation and
     ///   device-authorization requests): those are sent again only when the first attempt never
@@ -85,6 +87,7 @@ package enum OAuth2Exchange {
         var configuration = configuration
         configuration.authentication = .none
         configuration.cache = nil
+        configuration.headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
         if postsForm {
             configuration.retryPolicy.generatesIdempotencyKey = false
             configuration.retryPolicy.retriesOnlyUnsentRequests = true
@@ -92,22 +95,24 @@ package enum OAuth2Exchange {
         return Client(configuration: configuration)
     }
 
-    /// A form `POST` like a token request's: `Accept: application/json`, the client's Basic
-    /// header when it uses one, and `form` followed by the client authentication's body
-    /// parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
+    /// A form `POST` like a token request's: `Accept: application/json`, the form's
+    /// `Content-Type` (as a header of the request, so that a configuration's default
+    /// `Content-Type` cannot replace it), the client's Basic header when it uses one, and `form`
+    /// followed by the client authentication's body parameters. It follows no redirect (``RedirectMode/never``): its body and header carry the
     /// client's secret and tokens, and a 3xx is an answer the caller sees as a failure.
     package static func formPost(
         to baseURL: BaseURL, path: URLPath, form: [QueryItem], clientAuthentication: OAuth2ClientAuthentication,
         timeout: Duration, maximumResponseSize: Int
     ) -> Request {
-        var headers = [HeaderItem(name: "Accept", value: "application/json")]
+        let contentType = "application/x-www-form-urlencoded; charset=utf-8"
+        var headers = [HeaderItem(name: "Accept", value: "application/json"), HeaderItem(name: "Content-Type", value: contentType)]
         if let authorization = clientAuthentication.authorizationHeaderValue {
             headers.append(HeaderItem(name: "Authorization", value: authorization))
         }
         let body = Data(OAuth2Form.encode(form + clientAuthentication.bodyParameters).utf8)
         return Request(
             base: baseURL, urlPath: path, method: .post, headerItems: headers,
-            body: .data(body, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
+            body: .data(body, contentType: contentType),
             timeout: timeout, maximumResponseSize: maximumResponseSize, redirectMode: .never)
     }
 
