@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import MetricsTestKit
 import PropertyBased
+import Synchronization
 import Testing
 
 // A hostile review of the one path OAuth2 requests take (token, revocation, device authorization,
@@ -200,6 +201,53 @@ struct OAuth2PathReviewTests {
         }
         // Not vacuous: the dump names the endpoint.
         #expect(texts[0].contains("auth.example.com"))
+    }
+
+    /// Keeps what a careless logging middleware prints of each request.
+    private final class Printed: Sendable {
+        let texts = Mutex<[String]>([])
+    }
+
+    private struct Printing: Middleware {
+        let printed: Printed
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            printed.texts.withLock { $0 += [request.description, request.curlCommand()] }
+            return try await next(request)
+        }
+    }
+
+    /// An API configuration whose redaction exposes names its own API uses harmlessly (a
+    /// `code` query item for a country, a `password` field of a sign-up form…), or lists its
+    /// own form fields instead of the defaults, must not let a careless printing middleware show
+    /// an OAuth2 secret: the token request's secrets are Courier's to hide, whatever the API's
+    /// redaction.
+    @Test(arguments: 0..<5, [false, true])
+    func theAPIsRedactionDoesNotExposeAGrantsSecret(_ index: Int, replacesTheLists: Bool) async throws {
+        let (name, secret, send) = OAuth2OnePathTests.grants[index]
+        let printed = Printed()
+        var configuration = Configuration(transport: OAuth2OnePathTests.server(), middleware: [Printing(printed: printed)])
+        if replacesTheLists {
+            configuration.redaction = Redaction(headers: ["X-Tenant"], queryItems: ["pin"], formFields: ["pin"])
+        } else {
+            configuration.redaction.exposed = [
+                "code", "code_verifier", "device_code", "password", "assertion", "refresh_token", "client_secret", "Authorization",
+                "client_assertion", "subject_token", "actor_token",
+            ]
+        }
+        for authentication in [
+            OAuth2ClientAuthentication.basic(clientID: "app", clientSecret: Self.clientSecret),
+            .requestBody(clientID: "app", clientSecret: Self.clientSecret),
+        ] {
+            _ = try await send(try Self.tokens(configuration, authentication: authentication))
+        }
+        let texts = printed.texts.withLock { $0 }
+        #expect(texts.count == 4, "\(name)")
+        let basic = Data("app:\(Self.clientSecret)".utf8).base64EncodedString()
+        for text in texts {
+            #expect(!text.contains(secret) && !text.contains(Self.clientSecret) && !text.contains(basic), "\(name): \(text)")
+        }
+        // Not vacuous: the form is shown, with its secrets' places marked.
+        #expect(texts[1].contains("grant_type=") && texts[1].contains("<redacted>"), "\(name): \(texts[1])")
     }
 
     // MARK: Size limits

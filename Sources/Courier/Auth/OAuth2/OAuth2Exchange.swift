@@ -88,11 +88,32 @@ package enum OAuth2Exchange {
         configuration.authentication = .none
         configuration.cache = nil
         configuration.headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
+        configuration.redaction = hidingSecrets(configuration.redaction)
         if postsForm {
             configuration.retryPolicy.generatesIdempotencyKey = false
             configuration.retryPolicy.retriesOnlyUnsentRequests = true
         }
         return Client(configuration: configuration)
+    }
+
+    /// The form fields of OAuth2 requests that carry a secret: a token, the client's secret or
+    /// assertion, a grant's code, verifier, device code, password or assertion.
+    static let secretFormFields: Set<String> = [
+        "access_token", "refresh_token", "id_token", "token", "subject_token", "actor_token", "client_secret",
+        "client_assertion", "assertion", "code", "code_verifier", "device_code", "password",
+    ]
+
+    /// `redaction` hiding every OAuth2 secret (``secretFormFields`` and the `Authorization`
+    /// header) whatever it lists or exposes: a name the API's redaction exposes, or leaves out
+    /// of its own lists, because it is harmless in the API's requests (a `code` for a country),
+    /// is still a secret in a token request.
+    static func hidingSecrets(_ redaction: Redaction) -> Redaction {
+        var redaction = redaction
+        redaction.formFields.formUnion(secretFormFields)
+        redaction.headers.insert("Authorization")
+        let secret = Redaction.normalizedSet(secretFormFields.union(["Authorization"]))
+        redaction.exposed = redaction.exposed.filter { !secret.contains(Redaction.normalize($0)) }
+        return redaction
     }
 
     /// A form `POST` like a token request's: `Accept: application/json`, the form's
