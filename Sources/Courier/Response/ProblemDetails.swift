@@ -28,7 +28,7 @@ public struct ProblemDetails: Sendable, Equatable {
     /// A URI reference identifying this occurrence.
     public var instance: String?
     /// The whole body, for extension members (see ``extensions(as:decoder:)``).
-    public var body: Data
+    package var body: Data
 
     /// Creates problem details, to test code that handles them.
     ///

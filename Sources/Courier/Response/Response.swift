@@ -56,7 +56,7 @@ public struct Response: Sendable, Equatable {
     }
 
     /// 200–299, the status codes an endpoint accepts unless it says otherwise.
-    public static let successStatusCodes: Set<Int> = Set(200...299)
+    package static let successStatusCodes: Set<Int> = Set(200...299)
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.

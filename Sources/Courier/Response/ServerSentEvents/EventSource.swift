@@ -12,7 +12,7 @@ public struct EventSource: AsyncSequence, Sendable {
     let client: Client
     let endpoint: any Requestable
     /// How it reconnects.
-    public let options: Options
+    package let options: Options
 
     /// Starts reading: the first connection opens on the first ``Iterator/next()``.
     public func makeAsyncIterator() -> Iterator {
