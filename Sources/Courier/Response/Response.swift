@@ -1,7 +1,7 @@
 public import Foundation
 public import HTTPTypes
 
-/// An HTTP response: its ``head`` (status, headers, the URL that was requested) and its body.
+/// An HTTP response: its ``head`` (status, headers, the URL it came from) and its body.
 ///
 /// Returned by ``Call/resume()`` when the status is acceptable, and carried by
 /// ``CourierError/response(_:)`` when it is not. The public initializers let tests and custom

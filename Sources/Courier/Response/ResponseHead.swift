@@ -1,9 +1,9 @@
 public import Foundation
 public import HTTPTypes
 
-/// The head of a response: status, header fields, the URL that was requested and where the
-/// answer came from. ``Response`` and ``StreamedResponse`` share it as `head`, and offer its
-/// members as their own.
+/// The head of a response: status, header fields, the URL it came from and who answered (the
+/// network or the cache). ``Response`` and ``StreamedResponse`` share it as `head`, and offer
+/// its members as their own.
 ///
 /// ```swift
 /// let response = try await client.enqueue(Ping()).resume()
@@ -25,7 +25,7 @@ public struct ResponseHead: Sendable, Equatable {
     /// - Parameters:
     ///   - status: the status.
     ///   - headers: the header fields.
-    ///   - url: the URL that was requested.
+    ///   - url: the URL the body came from.
     ///   - source: who answered; default: the network.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], url: URL, source: ResponseSource = .network) {
         self.init(status: status, headers: headers, location: ResponseLocation(url), source: source)
@@ -40,7 +40,7 @@ public struct ResponseHead: Sendable, Equatable {
         self.source = source
     }
 
-    /// The URL that was requested (before any redirect).
+    /// The URL the body came from, after any redirects.
     public var url: URL {
         get { location.url }
         set { location = ResponseLocation(newValue) }
