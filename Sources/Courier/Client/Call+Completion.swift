@@ -21,7 +21,7 @@ public struct CallHandle: Sendable {
     }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool {
+    package var isCancelled: Bool {
         task.isCancelled
     }
 }

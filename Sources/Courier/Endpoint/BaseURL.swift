@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The scheme, host and optional port that every endpoint of an API shares.
 ///
@@ -36,7 +36,7 @@ public struct BaseURL: Hashable, Sendable {
     /// The port, or `nil` for the scheme's default.
     public let port: Int?
     /// `host` or `host:port`, as it appears in a URL's authority.
-    public let authority: String
+    package let authority: String
 
     /// Creates a base URL from its parts.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidHost(_:reason:)``
@@ -106,7 +106,7 @@ public struct BaseURL: Hashable, Sendable {
     }
 
     /// The base URL as a `URL` with an empty path, e.g. `https://api.example.com`.
-    public var url: URL {
+    package var url: URL {
         // The parts are validated, so this cannot fail; fall back to a file URL only to stay total.
         URL(string: "\(scheme.rawValue)://\(authority)") ?? URL(fileURLWithPath: "/")
     }

@@ -28,7 +28,7 @@ public struct HeaderItem: Hashable, Sendable {
     }
 
     /// `Content-Type: <value>`.
-    public static func contentType(_ value: String) -> HeaderItem {
+    package static func contentType(_ value: String) -> HeaderItem {
         HeaderItem(name: "Content-Type", value: value)
     }
 

@@ -27,7 +27,7 @@ public struct RequestBody: Sendable {
     public let contentType: String
     /// Other headers the body's format calls for (a SOAP 1.1 `SOAPAction`, say), each sent
     /// unless the endpoint or the configuration sets a header of that name.
-    public let headers: [HeaderItem]
+    package let headers: [HeaderItem]
 
     init(content: Content, contentType: String, headers: [HeaderItem] = []) {
         self.content = content
@@ -142,7 +142,7 @@ public struct RequestBody: Sendable {
     }
 
     /// A ``BodyStream`` you built yourself.
-    public static func stream(_ body: BodyStream, contentType: String = "application/octet-stream") -> RequestBody {
+    package static func stream(_ body: BodyStream, contentType: String = "application/octet-stream") -> RequestBody {
         RequestBody(content: .stream { body }, contentType: contentType)
     }
 

@@ -51,7 +51,7 @@ public protocol Requestable: Sendable {
     /// How long the whole request may take; `nil` uses ``Configuration/timeout``. Default: `nil`.
     var timeout: Duration? { get }
     /// Status codes that count as success; any other fails the call with
-    /// ``CourierError/response(_:)``. Default: ``Response/successStatusCodes`` (200–299).
+    /// ``CourierError/response(_:)``. Default: 200–299.
     var acceptableStatusCodes: Set<Int> { get }
     /// The most bytes of response body this endpoint's calls read, counted after decompression;
     /// `nil` uses ``Configuration/maximumResponseSize``. Default: `nil`.

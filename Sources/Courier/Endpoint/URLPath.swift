@@ -47,7 +47,7 @@ public struct URLPath: Hashable, Sendable {
 
     /// This path with raw `segments` appended, each percent-encoded as in ``init(segments:)``.
     /// - Throws: the errors of ``init(segments:)``.
-    public func appending(_ segments: String...) throws(CourierError) -> URLPath {
+    package func appending(_ segments: String...) throws(CourierError) -> URLPath {
         try appending(contentsOf: segments)
     }
 

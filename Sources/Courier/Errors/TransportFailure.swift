@@ -85,7 +85,7 @@ extension TransportFailure {
     /// ```swift
     /// throw .transport(.responseTooLarge(limit: request.maximumResponseSize ?? 0, url: request.url))
     /// ```
-    public static func responseTooLarge(limit: Int, url: URL?) -> TransportFailure {
+    package static func responseTooLarge(limit: Int, url: URL?) -> TransportFailure {
         TransportFailure(kind: .responseTooLarge, url: url, message: "the response body exceeded the limit of \(limit) bytes")
     }
 }

@@ -49,9 +49,9 @@ extension Response: CustomReflectable {
         return Mirror(
             self,
             children: [
-                "statusCode": statusCode,
-                "url": redaction.redact(url: url),
-                "headers": headers.map { field in
+                "statusCode": head.statusCode,
+                "url": redaction.redact(url: head.url),
+                "headers": head.headers.map { field in
                     "\(field.name.rawName): \(redaction.redactedValue(ofHeader: field.name.rawName, value: field.value))"
                 },
                 "body": "\(body.count) bytes, not shown",

@@ -32,11 +32,11 @@ public final class CallMetrics: Sendable {
         /// Every attempt so far, in order (a 401 replay counts as an attempt).
         public var attempts: [Attempt] = []
         /// The sum of the attempts' durations (retry delays are not included).
-        public var totalDuration: Duration { attempts.reduce(.zero) { $0 + $1.duration } }
+        package var totalDuration: Duration { attempts.reduce(.zero) { $0 + $1.duration } }
         /// Request body bytes over all attempts.
-        public var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.bytesSent ?? 0) } }
+        package var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.bytesSent ?? 0) } }
         /// Response body bytes over all attempts.
-        public var bytesReceived: Int { attempts.reduce(0) { $0 + $1.bytesReceived } }
+        package var bytesReceived: Int { attempts.reduce(0) { $0 + $1.bytesReceived } }
     }
 
     /// The metrics now.

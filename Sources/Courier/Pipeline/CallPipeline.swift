@@ -172,7 +172,7 @@ struct CallPipeline: Sendable {
                 // Only an accepted body is the one whose progress is reported: a refused attempt's
                 // (a 503 before a retry) would leave the values above the final body's size.
                 if let meter = liveDownloadMeter, response.body.wholeData == nil,
-                    context.endpoint.acceptableStatusCodes.contains(response.statusCode)
+                    context.endpoint.acceptableStatusCodes.contains(response.head.statusCode)
                 {
                     response.body = CountedChunks.body(response.body, counting: meter)
                 }

@@ -46,7 +46,7 @@ public final class Constraint: Sendable {
     ///                          satisfy: { try await privacy.askForConsent() })
     /// print(consent.timeout as Any)   // Optional(60.0 seconds)
     /// ```
-    public let timeout: Duration?
+    package let timeout: Duration?
 
     private let clock: any Clock<Duration>
     private let isSatisfied: @Sendable () async -> Bool
@@ -128,7 +128,7 @@ public final class Constraint: Sendable {
     /// - Throws: ``CourierError/cancelled`` when the calling task is cancelled (the caller leaves
     ///   at once; the run goes on for the others), or ``CourierError/constraint(_:)`` when
     ///   `satisfy` failed (``ConstraintFailure/Reason/satisfyFailed(_:)``, keeping its error) or
-    ///   this caller waited longer than ``timeout`` (``ConstraintFailure/Reason/timedOut(after:)``).
+    ///   this caller waited longer than the constraint's timeout (``ConstraintFailure/Reason/timedOut(after:)``).
     public func waitUntilSatisfied() async throws(CourierError) {
         do {
             try await waitOrThrow()

@@ -28,7 +28,7 @@ public struct ProblemDetails: Sendable, Equatable {
     /// A URI reference identifying this occurrence.
     public var instance: String?
     /// The whole body, for extension members (see ``extensions(as:decoder:)``).
-    public var body: Data
+    package var body: Data
 
     /// Creates problem details, to test code that handles them.
     ///
@@ -90,7 +90,7 @@ extension Response {
     /// The RFC 9457 problem details of this response, when its `Content-Type` is
     /// `application/problem+json` and the body is a JSON object; otherwise `nil`.
     public var problemDetails: ProblemDetails? {
-        guard mediaType == "application/problem+json" else { return nil }
+        guard head.mediaType == "application/problem+json" else { return nil }
         return ProblemDetails(json: body)
     }
 }

@@ -55,7 +55,7 @@ extension ResponseBodyDecoder {
 /// ```
 public struct JSONBodyDecoder: ResponseBodyDecoder {
     /// The decoder used.
-    public let decoder: JSONDecoder
+    package let decoder: JSONDecoder
 
     /// Wraps `decoder`.
     public init(_ decoder: JSONDecoder = JSONDecoder()) {

@@ -18,7 +18,7 @@ extension Response {
     /// The body as text, decoded with the `charset` of the `Content-Type` header (UTF-8 when
     /// none is given), a UTF-8 byte-order mark dropped: what `decode(String.self)` gives.
     package func text() throws(CourierError) -> String {
-        let charset = self.charset ?? "utf-8"
+        let charset = head.charset ?? "utf-8"
         guard let encoding = Self.encoding(forCharset: charset) else {
             throw .decoding(DecodingFailure(reason: .unsupportedCharset(charset), response: self, expectedType: "String"))
         }
@@ -89,7 +89,7 @@ extension Response {
     ) throws(CourierError) -> T {
         if Self.isBuiltIn(type) { return try builtIn(type) }
         if let preferred { return try decoded(type, using: preferred) }
-        guard !isJSONOrUntyped, let mediaType else {
+        guard !head.isJSONOrUntyped, let mediaType = head.mediaType else {
             return try decoded(type, using: JSONBodyDecoder(json))
         }
         guard let decoder = decoders.first(where: { $0.canDecode(mediaType: mediaType) }) else {

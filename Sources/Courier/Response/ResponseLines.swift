@@ -15,7 +15,7 @@ extension StreamedResponse {
     ///   that never sends a line break cannot make the reader buffer more: past it, reading fails
     ///   with a ``TransportFailure/Kind/responseTooLarge`` failure and the transfer is stopped.
     public func lines(maximumLength: Int = 1 << 20) -> ResponseLines {
-        ResponseLines(body: body, url: url, maximumLength: maximumLength)
+        ResponseLines(body: body, url: head.url, maximumLength: maximumLength)
     }
 
     /// The body as newline-delimited JSON (NDJSON, JSON Lines): one `T` per line, decoded as it
@@ -37,8 +37,7 @@ extension StreamedResponse {
         _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), maximumLength: Int = 1 << 20
     ) -> DecodedLines<T> {
         DecodedLines(
-            lines: ResponseLines(body: body, url: url, maximumLength: maximumLength),
-            status: status, headers: headers, url: url, decoder: decoder)
+            lines: ResponseLines(body: body, url: head.url, maximumLength: maximumLength), head: head, decoder: decoder)
     }
 }
 
@@ -109,10 +108,8 @@ public struct DecodedLines<Value: Decodable & Sendable>: AsyncSequence, Sendable
     public typealias Failure = CourierError
 
     let lines: ResponseLines
-    let status: HTTPResponse.Status
-    let headers: HTTPFields
-    let url: URL
-
+    /// The head of the response the lines come from, for the response a decoding error keeps.
+    let head: ResponseHead
     let decoder: JSONDecoder
 
     /// Starts reading the body.
@@ -138,7 +135,7 @@ public struct DecodedLines<Value: Decodable & Sendable>: AsyncSequence, Sendable
                     return try sequence.decoder.decode(Value.self, from: line)
                 } catch {
                     sequence.lines.body.cancel()
-                    let response = Response(status: sequence.status, headers: sequence.headers, body: line, url: sequence.url)
+                    let response = Response(head: sequence.head, body: line)
                     let reason: DecodingFailure.Reason = (error as? DecodingError).map { .decodingError($0) } ?? .decoderError(error)
                     throw .decoding(DecodingFailure(reason: reason, response: response, expectedType: String(describing: Value.self)))
                 }

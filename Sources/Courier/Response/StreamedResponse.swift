@@ -21,41 +21,33 @@ public import HTTPTypes
 ///     }
 /// }
 /// ```
+@dynamicMemberLookup
 public struct StreamedResponse: Sendable {
-    /// The status, e.g. `.ok` (swift-http-types).
-    public var status: HTTPResponse.Status
-    /// The header fields (swift-http-types); names compare case-insensitively.
-    public var headers: HTTPFields
+    /// The status, headers, URL and source, shared with ``Response``.
+    public var head: ResponseHead
     /// The body, as it arrives.
     public var body: ResponseBody
-    /// The URL that was requested (before any redirect).
-    public var url: URL {
-        get { location.url }
-        set { location = ResponseLocation(newValue) }
-    }
-    /// Where ``url`` comes from: a response from Courier's transports parses its request's URL
-    /// only when it is read.
-    var location: ResponseLocation
-    /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
-    public var source: ResponseSource = .network
 
     /// Creates a response from a head and a body.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ResponseBody = ResponseBody(), url: URL) {
-        self.init(status: status, headers: headers, body: body, location: ResponseLocation(url))
+        self.init(head: ResponseHead(status: status, headers: headers, location: ResponseLocation(url)), body: body)
     }
 
     /// A response from `location`: from a transport, its request's ``TransportRequest/location``.
     init(status: HTTPResponse.Status, headers: HTTPFields, body: ResponseBody, location: ResponseLocation) {
-        self.status = status
-        self.headers = headers
+        self.init(head: ResponseHead(status: status, headers: headers, location: location), body: body)
+    }
+
+    /// A response of `head` and `body`.
+    @inline(__always)
+    init(head: ResponseHead, body: ResponseBody) {
+        self.head = head
         self.body = body
-        self.location = location
     }
 
     /// A response with a whole body: `response`'s head and bytes.
     public init(_ response: Response) {
-        self.init(status: response.status, headers: response.headers, body: ResponseBody(response.body), location: response.location)
-        source = response.source
+        self.init(head: response.head, body: ResponseBody(response.body))
     }
 
     /// A response with a whole body from plain values, for the package's tests.
@@ -63,13 +55,23 @@ public struct StreamedResponse: Sendable {
         self.init(Response(statusCode: statusCode, headers: headers, body: body, url: url))
     }
 
-    /// The numeric status code, e.g. `200`.
-    public var statusCode: Int { status.code }
+    /// A member of ``head`` that can be set, as the response's own: `response.status = .ok`.
+    @inlinable
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ResponseHead, Value>) -> Value {
+        @inline(__always) get { head[keyPath: keyPath] }
+        @inline(__always) _modify { yield &head[keyPath: keyPath] }
+    }
+
+    /// A member of ``head`` that is only read, as the response's own: `response.statusCode`.
+    @inlinable
+    public subscript<Value>(dynamicMember keyPath: KeyPath<ResponseHead, Value>) -> Value {
+        @inline(__always) get { head[keyPath: keyPath] }
+    }
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
     /// `nil` if absent or if `name` is not a valid header name.
     package func headerValue(for name: String) -> String? {
-        headers.value(named: name)
+        head.headers.value(named: name)
     }
 
     /// Reads the body and returns the whole response.
@@ -78,10 +80,8 @@ public struct StreamedResponse: Sendable {
     /// - Throws: ``CourierError/transport(_:)`` with a ``TransportFailure/Kind/responseTooLarge``
     ///   failure past `limit`, or whatever reading the body throws.
     public func collect(upTo limit: Int?) async throws(CourierError) -> Response {
-        let data = try await body.collect(upTo: limit, url: url)
-        var response = Response(status: status, headers: headers, body: data, location: location)
-        response.source = source
-        return response
+        let data = try await body.collect(upTo: limit, url: head.url)
+        return Response(head: head, body: data)
     }
 
     /// This response with its body whole and no longer than `limit`: where a call enforces
@@ -90,17 +90,15 @@ public struct StreamedResponse: Sendable {
     /// body that is whole already is only measured, without a suspension.
     @inline(__always)
     func whole(upTo limit: Int?) async throws(CourierError) -> StreamedResponse {
-        if try body.wholeData(upTo: limit, url: url) != nil { return self }
+        if try body.wholeData(upTo: limit, url: head.url) != nil { return self }
         var response = self
-        response.body = ResponseBody(try await body.collect(upTo: limit, url: url))
+        response.body = ResponseBody(try await body.collect(upTo: limit, url: head.url))
         return response
     }
 
     /// The response, whose body is whole (``whole(upTo:)``).
     var collected: Response {
-        var response = Response(status: status, headers: headers, body: body.wholeData ?? Data(), location: location)
-        response.source = source
-        return response
+        Response(head: head, body: body.wholeData ?? Data())
     }
 }
 

@@ -129,7 +129,7 @@ struct RequestTarget: Sendable {
 }
 
 /// The URL a response answers: given as a URL, or the target of the request it answers, whose
-/// URL is parsed only when someone reads ``Response/url`` (or an error reports it).
+/// URL is parsed only when someone reads ``ResponseHead/url`` (or an error reports it).
 struct ResponseLocation: Sendable, Equatable {
     private enum Source: Sendable {
         case url(URL)

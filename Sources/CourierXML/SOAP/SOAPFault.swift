@@ -264,8 +264,8 @@ extension Response {
     /// }
     /// ```
     public var soapFault: SOAPFault? {
-        if let mediaType, !XMLBodyDecoder.isXML(mediaType) { return nil }
-        guard let document = try? XMLTreeDocument(data: body, charset: charset) else { return nil }
+        if let mediaType = head.mediaType, !XMLBodyDecoder.isXML(mediaType) { return nil }
+        guard let document = try? XMLTreeDocument(data: body, charset: head.charset) else { return nil }
         return try? SOAPMessage(document).fault
     }
 }

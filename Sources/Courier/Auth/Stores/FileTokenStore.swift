@@ -39,7 +39,7 @@
         static let keyByteCount = 32
 
         /// The file the credential is kept in.
-        public nonisolated let url: URL
+        package nonisolated let url: URL
 
         private enum Secret {
             case key(SymmetricKey)

@@ -9,7 +9,7 @@
     /// ``TokenCredential``. By default it is readable after the first unlock and never leaves the
     /// device (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`). On macOS it goes to the
     /// data-protection keychain, or to the login keychain for a process not entitled to that one
-    /// (see ``usesDataProtectionKeychain``).
+    /// (see `init`'s `usesDataProtectionKeychain`).
     ///
     /// ```swift
     /// let store = KeychainTokenStore(service: "com.example.myapp.oauth")
@@ -42,15 +42,15 @@
         }
 
         /// The item's `kSecAttrService`.
-        public nonisolated let service: String
+        package nonisolated let service: String
         /// The item's `kSecAttrAccount`.
-        public nonisolated let account: String
+        package nonisolated let account: String
         /// When the item can be read; applied on every save.
-        public nonisolated let accessibility: Accessibility
+        package nonisolated let accessibility: Accessibility
         /// Whether queries set `kSecUseDataProtectionKeychain` (matters on macOS only): `true` or
         /// `false` as asked, or `nil` for the data-protection keychain with the login keychain
         /// as the fallback for processes not entitled to it.
-        public nonisolated let usesDataProtectionKeychain: Bool?
+        package nonisolated let usesDataProtectionKeychain: Bool?
         /// Which keychain the next operation uses.
         private var route: KeychainRoute
 
@@ -120,7 +120,7 @@
         }
 
         /// Replaces the item's data (updating it, or adding it if there is none) and applies
-        /// ``accessibility``.
+        /// the store's accessibility.
         ///
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))

@@ -40,7 +40,7 @@ public struct MultipartForm: Sendable {
     /// A random boundary is replaced by a new random one if it occurs in an in-memory part when
     /// ``RequestBody/multipart(_:)`` is called; the boundary actually sent is the one in
     /// ``RequestBody/contentType``.
-    public internal(set) var boundary: String
+    package internal(set) var boundary: String
     /// Whether ``boundary`` was made up by Courier (and may be replaced) or fixed by the caller.
     let isBoundaryRandom: Bool
     /// The parts, in the order they are sent.

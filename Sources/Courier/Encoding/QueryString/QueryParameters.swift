@@ -135,7 +135,7 @@ public struct QueryParameters: Sendable, Equatable {
     /// ```swift
     /// QueryParameters([:]).isEmpty  // true
     /// ```
-    public var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { values.isEmpty }
 
     /// Parameters from a dictionary.
     ///

@@ -129,7 +129,7 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
     /// ```swift
     /// options.percentEncodedReservedCharacterSet = ["/", "?"]
     /// // ["path": "a/b?c"] → path=a%2Fb%3Fc   (default: path=a/b?c)
-    /// options.percentEncodedReservedCharacterSet = QueryStringFormattingOptions.reservedCharacters
+    /// options.percentEncodedReservedCharacterSet = Set("!*'();:@$,/?")
     /// // encodes all of them
     /// ```
     public var percentEncodedReservedCharacterSet: Set<Character>
@@ -141,7 +141,7 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
     /// var options = QueryStringFormattingOptions()
     /// options.percentEncodedReservedCharacterSet = QueryStringFormattingOptions.reservedCharacters
     /// ```
-    public static let reservedCharacters: Set<Character> = Set("!*'();:@$,/?")
+    package static let reservedCharacters: Set<Character> = Set("!*'();:@$,/?")
 
     /// Creates formatting options; every parameter has the default described on its property.
     ///

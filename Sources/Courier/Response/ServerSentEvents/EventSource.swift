@@ -12,7 +12,7 @@ public struct EventSource: AsyncSequence, Sendable {
     let client: Client
     let endpoint: any Requestable
     /// How it reconnects.
-    public let options: Options
+    package let options: Options
 
     /// Starts reading: the first connection opens on the first ``Iterator/next()``.
     public func makeAsyncIterator() -> Iterator {
@@ -107,13 +107,13 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             switch response.statusCode {
             case 200:
-                let head = Response(status: response.status, headers: response.headers, body: Data(), location: response.location)
-                guard head.mediaType == "text/event-stream" else {
+                let mediaType = response.head.mediaType
+                guard mediaType == "text/event-stream" else {
                     response.body.cancel()
                     throw finish(
                         .decoding(
                             DecodingFailure(
-                                reason: .unsupportedMediaType(head.mediaType ?? "none"), response: head,
+                                reason: .unsupportedMediaType(mediaType ?? "none"), response: Response(head: response.head, body: Data()),
                                 expectedType: String(describing: ServerSentEvent.self))))
                 }
                 var body = response.body

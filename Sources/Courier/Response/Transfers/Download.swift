@@ -1,10 +1,10 @@
-public import Foundation
+package import Foundation
 
 /// A download to disk that can be paused and resumed (made by ``Call/makeDownload(to:options:resumingFrom:)``).
 ///
 /// ``pause()`` stops the transfer, syncs the partial file and returns the
 /// ``DownloadResumeData``; ``start()`` continues with a `Range` request from the bytes on
-/// disk. ``finished()`` waits for the end: a complete file at ``destination``, or the error.
+/// disk. ``finished()`` waits for the end: a complete file at the destination, or the error.
 /// Dropped connections are continued by themselves, as for ``Call/download(to:options:)``.
 ///
 /// ```swift
@@ -19,7 +19,7 @@ public import Foundation
 /// ```
 public actor Download {
     /// Where the file will be.
-    public nonisolated let destination: URL
+    package nonisolated let destination: URL
     /// The download's progress, across pauses: it ends when the download completes, fails or is
     /// cancelled.
     public nonisolated let progress: TransferProgressUpdates

@@ -75,13 +75,13 @@ public struct DownloadResumeData: Codable, Sendable, Equatable, CustomStringConv
     /// What identifies the version of the resource whose bytes are on disk: its strong `ETag`,
     /// else its `Last-Modified`; sent as `If-Range`. `nil` when the server gave neither: such a
     /// download cannot continue and starts again from zero.
-    public var validator: String?
-    /// How many bytes of the body are in ``temporaryFile`` (synced to disk).
+    package var validator: String?
+    /// How many bytes of the body are in the temporary file (synced to disk).
     public var receivedBytes: Int64
     /// The size of the whole body, when the server said.
     public var expectedBytes: Int64?
     /// The partial file, next to the destination.
-    public var temporaryFile: URL
+    package var temporaryFile: URL
 
     /// Creates resume data, e.g. decoded from your own storage.
     init(url: URL, validator: String?, receivedBytes: Int64, expectedBytes: Int64?, temporaryFile: URL) {

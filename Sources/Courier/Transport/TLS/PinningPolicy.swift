@@ -29,7 +29,7 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
     /// One acceptable public key: the SHA-256 of its DER-encoded SubjectPublicKeyInfo.
     public struct Pin: Sendable, Hashable, CustomStringConvertible {
         /// The 32-byte digest.
-        public let sha256: Data
+        package let sha256: Data
 
         /// A pin from its base64 form (the `pin-sha256` value of RFC 7469).
         /// - Throws: ``CourierError/invalidRequest(_:)`` (``InvalidRequest/invalidTLSConfiguration(_:)``)
@@ -81,11 +81,11 @@ public struct PinningPolicy: Sendable, Hashable, CustomStringConvertible {
     public static let none = PinningPolicy([:])
 
     /// Whether no host is pinned.
-    public var isEmpty: Bool { pinsByHost.isEmpty }
+    package var isEmpty: Bool { pinsByHost.isEmpty }
 
     /// The pins of `host`, or `nil` when it is not pinned: those of its exact name, else of the
     /// nearest `*.` wildcard above it.
-    public func pins(for host: String) -> Set<Pin>? {
+    package func pins(for host: String) -> Set<Pin>? {
         pinKey(for: host).flatMap { pinsByHost[$0] }
     }
 

@@ -32,9 +32,9 @@ public final class URLSessionTransport: Transport {
     // challenge.
 
     /// The session requests go through.
-    public let session: URLSession
+    package let session: URLSession
     /// The hosts whose server keys are pinned.
-    public let pinning: PinningPolicy
+    package let pinning: PinningPolicy
     private let delegate: SessionDelegate
     /// The storage whose cookies Courier attaches itself (see ``init(configuration:keepsURLCache:pinning:)``).
     private let cookieStorage: CookieJar?
