@@ -48,7 +48,7 @@ struct OAuth2PathReviewTests {
     // MARK: The promise: a form POST is sent again only when it never reached the server
 
     /// Whatever the retry policy (attempts, retryable statuses, idempotency keys), whatever the
-    /// server answers (any status from 100 to 999, with `Retry-After: 0`) or however the attempt
+    /// server answers (any status from 0 to 999, with `Retry-After: 0` and a `Location`) or however the attempt
     /// fails once it may have reached the server, a token, revocation or device authorization
     /// request is sent once; one that never reached the server (refused connection, failed name
     /// lookup) is sent again, up to the policy's attempts.
@@ -58,17 +58,17 @@ struct OAuth2PathReviewTests {
             let kind = seed % 3
             let attempts = 1 + (seed / 3) % 5
             let keyed = (seed / 15) % 2 == 0
-            let choice = (seed / 30) % 1_000
+            let choice = (seed / 30) % 1_100
             var policy = RetryPolicy(
                 maxAttempts: attempts, baseDelay: .zero, maxDelay: .zero,
-                retryableStatusCodes: Set(100...999), generatesIdempotencyKey: keyed)
+                retryableStatusCodes: Set(0...999), generatesIdempotencyKey: keyed)
             policy.maxRetryAfter = .seconds(3600)
             let answer: RecordingTransport.Answer
             var unsent = false
             switch choice {
-            case 0..<900:
-                answer = .status(100 + choice, headers: [.retryAfter: "0", .location: "https://evil.example.com/steal"])
-            case 900..<950:
+            case 0..<1_000:
+                answer = .status(choice, headers: [.retryAfter: "0", .location: "https://evil.example.com/steal"])
+            case 1_000..<1_050:
                 let code = Self.failuresAfterSending[choice % Self.failuresAfterSending.count]
                 answer = .failure(.transport(TransportFailure(URLError(code), url: nil)))
             default:
@@ -96,14 +96,14 @@ struct OAuth2PathReviewTests {
     /// and 401, after one request.
     @Test(.timeLimit(.minutes(2)))
     func everyStatusIsARefreshFailureAfterOneRequest() async {
-        await propertyCheck(count: 200, input: Gen.int(in: 100...999)) { status in
+        await propertyCheck(count: 200, input: Gen.int(in: 0...999)) { status in
             guard !(200...299).contains(status) else { return }
             let transport = RecordingTransport(script: [
                 .status(status, headers: [.contentType: "application/json", .retryAfter: "0"], body: Data(#"{"error":"invalid_grant"}"#.utf8))
             ])
             var configuration = Configuration(transport: transport)
             configuration.retryPolicy = RetryPolicy(
-                maxAttempts: 3, baseDelay: .zero, maxDelay: .zero, retryableStatusCodes: Set(100...999), generatesIdempotencyKey: true)
+                maxAttempts: 3, baseDelay: .zero, maxDelay: .zero, retryableStatusCodes: Set(0...999), generatesIdempotencyKey: true)
             let error = await OAuth2Fixtures.error {
                 () async throws(CourierError) -> TokenCredential in
                 try await Self.tokens(configuration).refresh(
@@ -158,14 +158,16 @@ struct OAuth2PathReviewTests {
     }
 
     /// An API configuration that authenticates with a default `Authorization` header (an API
-    /// key sent as a header, not as `authentication`) must not hand that credential to the
+    /// key sent as a header, not as `authentication`) or a session `Cookie` must not hand that credential to the
     /// authorization server, as its `authentication` never is: not with a public client, not
     /// with a client authenticating in the body, not to discovery.
     @Test(arguments: 0..<4)
     func aDefaultAuthorizationHeaderNeverReachesTheAuthorizationServer(_ kind: Int) async throws {
         let transport = RecordingTransport(script: [.status(400)])
         var configuration = Configuration(transport: transport)
-        configuration.headers = [HeaderItem(name: "Authorization", value: "Bearer API-KEY-S3CR3T")]
+        configuration.headers = [
+            HeaderItem(name: "authorization", value: "Bearer API-KEY-S3CR3T"), HeaderItem(name: "Cookie", value: "session=S3CR3T"),
+        ]
         for authentication in [OAuth2ClientAuthentication.publicClient(clientID: "app"), .requestBody(clientID: "app", clientSecret: "s")] {
             if kind == 3 {
                 _ = try? await AuthorizationServerMetadata.discover(
@@ -175,6 +177,7 @@ struct OAuth2PathReviewTests {
             }
             let request = try #require(await transport.last)
             #expect(request.head.headerFields[.authorization] == nil, "\(kind) \(authentication)")
+            #expect(request.head.headerFields[.cookie] == nil, "\(kind) \(authentication)")
         }
     }
 

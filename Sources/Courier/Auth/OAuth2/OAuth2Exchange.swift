@@ -75,9 +75,9 @@ package enum OAuth2Exchange {
     /// The client OAuth2 requests of one endpoint go through: `configuration`'s transport,
     /// headers, middleware, logger, redaction, tracer, metrics and retry policy, without its
     /// authentication (these requests carry the client's own credential, and a bearer
-    /// authentication would refresh through them) and without its cache. A default
-    /// `Authorization` header is left out too: it is the API's credential as much as the
-    /// authentication is, and the authorization server is not the API.
+    /// authentication would refresh through them) and without its cache. Default
+    /// `Authorization` and `Cookie` headers are left out too: they are the API's credentials as
+    /// much as the authentication is, and the authorization server is not the API.
     ///
     /// - Parameter postsForm: whether the client sends form `POST`s (token, revocation and
     ///   device-authorization requests): those are sent again only when the first attempt never
@@ -87,7 +87,7 @@ package enum OAuth2Exchange {
         var configuration = configuration
         configuration.authentication = .none
         configuration.cache = nil
-        configuration.headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
+        configuration.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
         configuration.redaction = hidingSecrets(configuration.redaction)
         if postsForm {
             configuration.retryPolicy.generatesIdempotencyKey = false
@@ -95,6 +95,9 @@ package enum OAuth2Exchange {
         }
         return Client(configuration: configuration)
     }
+
+    /// The default headers (lowercased) ``client(_:postsForm:)`` leaves out: the API's credentials.
+    static let credentialHeaders: Set<String> = ["authorization", "cookie"]
 
     /// The form fields of OAuth2 requests that carry a secret: a token, the client's secret or
     /// assertion, a grant's code, verifier, device code, password or assertion.
