@@ -23,7 +23,8 @@ extension TokenRefresher {
         let generation = self.generation
         phase = .refreshing(generation: generation)
         let previous = credential
-        refreshTask = Task { await self.runRefresh(from: previous, generation: generation) }
+        let inside = RefreshScope.refreshers.union([ObjectIdentifier(self)])
+        refreshTask = Task { await RefreshScope.$refreshers.withValue(inside) { await self.runRefresh(from: previous, generation: generation) } }
         return try await awaitRefresh()
     }
 
@@ -244,4 +245,11 @@ extension TokenRefresher {
             return RefreshFailure(reason: .custom(error.description), isPermanent: false)
         }
     }
+}
+
+/// The refreshers whose refresh the current task is part of: a token request's middleware, a
+/// custom refresh closure or a store runs inside it. Such code asking the same refresher for a
+/// credential would wait for the refresh it is part of, forever; it fails at once instead.
+enum RefreshScope {
+    @TaskLocal static var refreshers: Set<ObjectIdentifier> = []
 }

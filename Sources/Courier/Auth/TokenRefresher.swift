@@ -375,6 +375,12 @@ public actor TokenRefresher {
     /// executor). Reading ``isRefreshInFlight`` synchronously in the body makes the compiler
     /// prove the isolation.
     func awaitRefresh() async throws(CourierError) -> TokenCredential {
+        if RefreshScope.refreshers.contains(ObjectIdentifier(self)) {
+            throw .invalidRequest(
+                .wouldDeadlock(
+                    "a credential asked for from inside this refresher's own refresh (its token request's middleware, say) waits for that refresh"
+                ))
+        }
         let id = waiters.withLock { $0.makeID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in

@@ -25,7 +25,7 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:176
+    // Documentation/Authentication.md:181
     @Test(.stubbedNetwork) static func refreshesThroughTheStub() async throws {
         let network = try #require(NetworkStub.current)
         network.stub(.post, "/oauth/token", with: .json(#"{"access_token":"AT-2","token_type":"Bearer"}"#))
@@ -40,7 +40,7 @@ enum AuthenticationGuide {
     }
 
     #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
-    // Documentation/Authentication.md:323
+    // Documentation/Authentication.md:328
     @MainActor
     func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
         let flow = try AuthorizationCodeFlow(
@@ -98,8 +98,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:208
-    static func line208() async throws {
+    // Documentation/Authentication.md:213
+    static func line213() async throws {
         // Now, e.g. before the process exits:
         if let current = try await refresher.currentCredential() {
             evaluate(try await database.saveRefreshToken(current.refreshToken))
@@ -114,15 +114,15 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:226
-    static func line226() async throws {
+    // Documentation/Authentication.md:231
+    static func line231() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:236
-    static func line236() async throws {
+    // Documentation/Authentication.md:241
+    static func line241() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -130,8 +130,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:269
-    static func line269() async throws {
+    // Documentation/Authentication.md:274
+    static func line274() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -157,8 +157,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:360
-    static func line360() async throws {
+    // Documentation/Authentication.md:365
+    static func line365() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -172,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:390
-    static func line390() async throws {
+    // Documentation/Authentication.md:395
+    static func line395() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -187,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:410
-    static func line410() async throws {
+    // Documentation/Authentication.md:415
+    static func line415() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -202,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:433
-    static func line433() async throws {
+    // Documentation/Authentication.md:438
+    static func line438() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -219,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:460
-    static func line460() async throws {
+    // Documentation/Authentication.md:465
+    static func line465() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -229,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:474
-    static func line474() async throws {
+    // Documentation/Authentication.md:479
+    static func line479() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -245,8 +245,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:551
-    static func line551() async throws {
+    // Documentation/Authentication.md:556
+    static func line556() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

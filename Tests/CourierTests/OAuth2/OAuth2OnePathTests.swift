@@ -30,6 +30,11 @@ private struct Recording: Middleware {
     }
 }
 
+/// A refresher made after the middleware that asks it.
+private final class RefresherBox: Sendable {
+    let value = Mutex<TokenRefresher?>(nil)
+}
+
 /// Keeps every log line.
 private final class Lines: Sendable {
     let all = Mutex<[String]>([])
@@ -157,12 +162,66 @@ struct OAuth2OnePathTests {
         #expect(request.head.headerFields[.authorization] == (kind == .discovery ? nil : client))
     }
 
-    @Test func theConfigurationsDefaultHeadersGoAlong() async throws {
+    @Test(arguments: OAuth2RequestKind.allCases)
+    func theConfigurationsDefaultHeadersGoAlongButNotItsCredentials(_ kind: OAuth2RequestKind) async throws {
         let transport = Self.server()
         var configuration = Configuration(transport: transport)
-        configuration.headers = [HeaderItem(name: "X-App-Version", value: "7")]
-        try await Self.send(.token, configuration: configuration)
-        #expect(await transport.last?.head.headerFields[HTTPField.Name("X-App-Version")!] == "7")
+        configuration.headers = [
+            HeaderItem(name: "X-App-Version", value: "7"), HeaderItem(name: "X-Api-Key", value: "API-KEY-S3CR3T"),
+            HeaderItem(name: "X-Tenant-Secret-Id", value: "TENANT-S3CR3T"),
+        ]
+        configuration.redaction.headers.insert("X-Tenant-Secret-Id")
+        try await Self.send(kind, configuration: configuration)
+        let fields = try #require(await transport.last?.head.headerFields)
+        #expect(fields[HTTPField.Name("X-App-Version")!] == "7")
+        #expect(fields[HTTPField.Name("X-Api-Key")!] == nil)
+        #expect(fields[HTTPField.Name("X-Tenant-Secret-Id")!] == nil)
+    }
+
+    /// Asks a refresher for a credential from inside every request it sees.
+    private struct AskingTheRefresher: Middleware {
+        let refresher: RefresherBox
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            if let refresher = refresher.value.withLock({ $0 }) { _ = try await refresher.validCredential() }
+            return try await next(request)
+        }
+    }
+
+    @Test func aMiddlewareAskingTheRefresherFromItsOwnTokenRequestFailsInsteadOfWaitingForever() async throws {
+        let box = RefresherBox()
+        let transport = RecordingTransport { request throws(CourierError) in
+            let body = request.head.path == "/oauth/token" ? OAuth2Fixtures.tokenJSON : "{}"
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: Data(body.utf8), url: request.url)
+        }
+        let shared = Configuration(transport: transport, middleware: [AskingTheRefresher(refresher: box)])
+        let tokens = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: Self.authentication, configuration: shared)
+        let expired = TokenCredential(accessToken: "AT-old", refreshToken: Self.refreshToken, expiresAt: Date(timeIntervalSinceNow: -60))
+        let refresher = TokenRefresher(store: InMemoryTokenStore(expired), tokenEndpoint: tokens)
+        box.value.withLock { $0 = refresher }
+
+        // A hang bound, not a wait: the refresh ends at once either way when the check works.
+        let outcome: Result<TokenCredential, CourierError>? = await withTaskGroup(of: Result<TokenCredential, CourierError>?.self) { group in
+            group.addTask {
+                do throws(CourierError) { return .success(try await refresher.validCredential()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        let ended = try #require(outcome, "the refresh waited for itself")
+        let failure = try #require(OAuth2Fixtures.refreshFailure(ended.failure))
+        #expect(failure.isPermanent == false)
+        #expect(await transport.count == 0)
+        // The refresher is not stuck: without the question, a refresh goes through.
+        box.value.withLock { $0 = nil }
+        try await refresher.reset(to: expired)
+        #expect(try await refresher.validCredential().accessToken == "at-new")
     }
 
     /// A policy that would retry anything, at once.

@@ -75,8 +75,9 @@ package enum OAuth2Exchange {
     /// The client OAuth2 requests of one endpoint go through: `configuration`'s transport,
     /// headers, middleware, logger, redaction, tracer, metrics and retry policy, without its
     /// authentication (these requests carry the client's own credential, and a bearer
-    /// authentication would refresh through them) and without its cache. Default
-    /// `Authorization` and `Cookie` headers are left out too: they are the API's credentials as
+    /// authentication would refresh through them) and without its cache. Default headers that
+    /// carry a credential (`Authorization`, `Cookie`, and any the default or the configuration's
+    /// redaction hides, such as `X-Api-Key`) are left out too: they are the API's credentials as
     /// much as the authentication is, and the authorization server is not the API.
     ///
     /// - Parameter postsForm: whether the client sends form `POST`s (token, revocation and
@@ -87,7 +88,10 @@ package enum OAuth2Exchange {
         var configuration = configuration
         configuration.authentication = .none
         configuration.cache = nil
-        configuration.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+        configuration.headers.removeAll {
+            credentialHeaders.contains($0.name.lowercased()) || Redaction.default.isSecret(headerName: $0.name)
+                || configuration.redaction.isSecret(headerName: $0.name)
+        }
         configuration.redaction = hidingSecrets(configuration.redaction)
         if postsForm {
             configuration.retryPolicy.generatesIdempotencyKey = false
