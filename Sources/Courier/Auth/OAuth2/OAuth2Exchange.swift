@@ -103,22 +103,16 @@ package enum OAuth2Exchange {
     /// The default headers (lowercased) ``client(_:postsForm:)`` leaves out: the API's credentials.
     static let credentialHeaders: Set<String> = ["authorization", "cookie"]
 
-    /// The form fields of OAuth2 requests that carry a secret: a token, the client's secret or
-    /// assertion, a grant's code, verifier, device code, password or assertion.
-    static let secretFormFields: Set<String> = [
-        "access_token", "refresh_token", "id_token", "token", "subject_token", "actor_token", "client_secret",
-        "client_assertion", "assertion", "code", "code_verifier", "device_code", "password",
-    ]
-
-    /// `redaction` hiding every OAuth2 secret (``secretFormFields`` and the `Authorization`
-    /// header) whatever it lists or exposes: a name the API's redaction exposes, or leaves out
-    /// of its own lists, because it is harmless in the API's requests (a `code` for a country),
-    /// is still a secret in a token request.
+    /// `redaction` hiding every OAuth2 secret (the form fields of ``Redaction/defaultParameterNames``
+    /// — tokens, the client's secret and assertion, a grant's code, verifier, device code or
+    /// password — and the `Authorization` header) whatever it lists or exposes: a name the API's
+    /// redaction exposes, or leaves out of its own lists, because it is harmless in the API's
+    /// requests (a `code` for a country), is still a secret in a token request.
     static func hidingSecrets(_ redaction: Redaction) -> Redaction {
         var redaction = redaction
-        redaction.formFields.formUnion(secretFormFields)
+        redaction.formFields.formUnion(Redaction.defaultParameterNames)
         redaction.headers.insert("Authorization")
-        let secret = Redaction.normalizedSet(secretFormFields.union(["Authorization"]))
+        let secret = Redaction.normalizedSet(Redaction.defaultParameterNames.union(["Authorization"]))
         redaction.exposed = redaction.exposed.filter { !secret.contains(Redaction.normalize($0)) }
         return redaction
     }
