@@ -396,10 +396,13 @@
         /// promises nothing was sent); a refusal or an unreachable address is a connection that
         /// never was.
         static func kind(ofErrno code: CInt) -> TransportFailure.Kind {
+            // Only the errors of setting a connection up say that nothing was sent; any other
+            // may come from a connection that was up, whose request the server may have read
+            // (an OAuth2 form POST is sent again only after `cannotConnect`).
             switch code {
-            case ECONNRESET, EPIPE, ECONNABORTED, ENOTCONN, ESHUTDOWN: .connectionLost
+            case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT, ENETDOWN: .cannotConnect
             case ETIMEDOUT: .timedOut
-            default: .cannotConnect
+            default: .connectionLost
             }
         }
     }
