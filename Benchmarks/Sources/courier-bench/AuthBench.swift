@@ -53,10 +53,18 @@ struct CourierBearerClient: BenchClient {
 /// on the refresher actor per call, where Courier's `.bearer` authentication reads the valid
 /// credential under a lock. It does less than that stage otherwise: no authorized-host check, no
 /// replay after a `401`, and it runs once per call above the retry stage, not once per attempt.
+/// With `authorizedHost` (`--overhead`'s `courier-bearer-hop-host`) it first compares the host of
+/// the request's URL with it, as a stand-in for the stage's authorized-host check (which parses
+/// the URL too), so that what differs from `courier-bearer` is mostly the hop.
 struct HopBearerSigner: Middleware {
     let refresher: TokenRefresher
+    var authorizedHost: String?
 
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+        if let authorizedHost {
+            let host = request.url.host ?? "<no host>"
+            guard host == authorizedHost else { throw .authentication(.hostNotAuthorized(host: host)) }
+        }
         // `validCredential()` already throws `CourierError` only.
         let credential = try await refresher.validCredential()
         var request = request
