@@ -1,25 +1,75 @@
 import Courier
 import Foundation
+import HTTPTypes
 
 /// Courier signing every request with a bearer token from a `TokenRefresher` whose token never
 /// expires during the run: the cost of authorization on an un-contended call.
+///
+/// - `courier-bearer` / `courier-ahc-bearer`: `Configuration(authentication: .bearer(refresher))`
+///   over `URLSessionTransport()` / `AsyncHTTPClientTransport()`: Courier's authentication stage,
+///   which reads the valid credential from the refresher's lock-protected fast path, without a
+///   turn on the actor;
+/// - `courier-bearer-hop` / `courier-ahc-bearer-hop`: the same transport and refresher, no
+///   `authentication`, and a ``HopBearerSigner`` middleware that hops onto the actor for every
+///   call (`try await refresher.validCredential()`): what a refresher without the fast-path lock
+///   would cost (issue 39).
 struct CourierBearerClient: BenchClient {
-    let label = "courier-bearer"
+    /// How a call gets its credential.
+    enum Signing {
+        /// Courier's `.bearer` authentication (the fast-path lock).
+        case lock
+        /// ``HopBearerSigner``: a turn on the refresher actor per call.
+        case hop
+    }
+
+    let label: String
     let client: Client
     let endpoint: GetItem
 
-    init(port: Int) throws {
+    init(_ label: String, transport: any Transport, signing: Signing, port: Int) throws {
+        self.label = label
         let credential = TokenCredential(accessToken: "bench-token", expiresAt: Date().addingTimeInterval(86_400))
         let refresher = TokenRefresher(store: InMemoryTokenStore(credential)) { _ in credential }
-        client = Client(
-            configuration: Configuration(
-                transport: URLSessionTransport(), authentication: .bearer(refresher),
-                authorizedHosts: ["127.0.0.1"]))
-        endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), requiresAuthorization: true)
+        let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: port)
+        switch signing {
+        case .lock:
+            client = Client(
+                configuration: Configuration(transport: transport, authentication: .bearer(refresher), authorizedHosts: ["127.0.0.1"]))
+            endpoint = GetItem(base: base, requiresAuthorization: true)
+        case .hop:
+            var configuration = Configuration(transport: transport)
+            configuration.middleware = [HopBearerSigner(refresher: refresher)]
+            client = Client(configuration: configuration)
+            endpoint = GetItem(base: base)
+        }
     }
 
     func fetch() async throws -> Item {
         try await client.enqueue(endpoint).resume(expecting: Item.self)
+    }
+}
+
+/// Signs every request with `Authorization: Bearer …` from `refresher.validCredential()`: a turn
+/// on the refresher actor per call, where Courier's `.bearer` authentication reads the valid
+/// credential under a lock. It does less than that stage otherwise: no authorized-host check, no
+/// replay after a `401`, and it runs once per call above the retry stage, not once per attempt.
+/// With `authorizedHost` (`--overhead`'s `courier-bearer-hop-host`) it first compares the host of
+/// the request's URL with it, as a stand-in for the stage's authorized-host check (which parses
+/// the URL too), so that what differs from `courier-bearer` is mostly the hop.
+struct HopBearerSigner: Middleware {
+    let refresher: TokenRefresher
+    var authorizedHost: String?
+
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+        if let authorizedHost {
+            let host = request.url.host ?? "<no host>"
+            guard host == authorizedHost else { throw .authentication(.hostNotAuthorized(host: host)) }
+        }
+        // `validCredential()` already throws `CourierError` only.
+        let credential = try await refresher.validCredential()
+        var request = request
+        request.head.headerFields[.authorization] = "Bearer " + credential.accessToken
+        return try await next(request)
     }
 }
 

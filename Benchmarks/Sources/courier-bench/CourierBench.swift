@@ -31,7 +31,8 @@ struct CourierBench {
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-urlcache", "raw-delegate", "raw-nocache",
             "raw-delegate-nocache", "courier-bearer", "raw-ahc", "raw-ahc-headers", "ahc-transport", "courier-ahc",
-            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport",
+            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport", "courier-bearer-hop",
+            "courier-ahc-bearer", "courier-ahc-bearer-hop",
         ]
 
         static let usage = """
@@ -59,6 +60,11 @@ struct CourierBench {
                                                 no Client (compare with raw-delegate, courier)
                                courier-bearer   Courier signing with a bearer token (compare with
                                                 --baseline courier for the cost of authorization)
+                               courier-bearer-hop  courier-bearer signing from a middleware that
+                                                awaits refresher.validCredential() (an actor hop
+                                                per call) instead of the fast-path lock
+                               courier-ahc-bearer, courier-ahc-bearer-hop  the same two over
+                                                AsyncHTTPClientTransport
                                raw-ahc          async-http-client's HTTPClient.execute, no Courier
                                courier-ahc      Courier over AsyncHTTPClientTransport (compare with
                                                 --baseline raw-ahc)
@@ -266,7 +272,14 @@ struct CourierBench {
             case "raw-nocache": clients.append(RawClient(port: server.port, cache: false))
             case "raw-delegate-nocache": clients.append(RawDelegateClient(port: server.port, cache: false))
             case "urlsession-transport": clients.append(TransportClient(name, URLSessionTransport(), port: server.port))
-            case "courier-bearer": clients.append(try CourierBearerClient(port: server.port))
+            case "courier-bearer":
+                clients.append(try CourierBearerClient(name, transport: URLSessionTransport(), signing: .lock, port: server.port))
+            case "courier-bearer-hop":
+                clients.append(try CourierBearerClient(name, transport: URLSessionTransport(), signing: .hop, port: server.port))
+            case "courier-ahc-bearer":
+                clients.append(try CourierBearerClient(name, transport: AsyncHTTPClientTransport(), signing: .lock, port: server.port))
+            case "courier-ahc-bearer-hop":
+                clients.append(try CourierBearerClient(name, transport: AsyncHTTPClientTransport(), signing: .hop, port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))

@@ -16,6 +16,11 @@ import MetricsTestKit
 /// - **direct**: the transport called by hand, then `JSONDecoder`: the floor, no Courier;
 /// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
 /// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
+/// - **courier-bearer-hop**: the same token from the same kind of refresher, signed by a
+///   ``HopBearerSigner`` middleware (no `authentication`): a turn on the refresher actor per call
+///   instead of the fast-path lock;
+/// - **courier-bearer-hop-host**: `courier-bearer-hop` whose middleware first checks the URL's
+///   host, a stand-in for the authorized-host check `courier-bearer`'s stage makes;
 /// - **courier-3mw**: `courier` with three pass-through middleware;
 /// - **declared**: `courier` with a declarative endpoint, `API.get(_:)` stored with
 ///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).resume()`;
@@ -83,6 +88,12 @@ enum Overhead {
                 transport: transport, authentication: .bearer(refresher),
                 authorizedHosts: ["127.0.0.1"]))
         let signedEndpoint = GetItem(base: base, requiresAuthorization: true)
+        let hopRefresher = TokenRefresher(store: InMemoryTokenStore(credential)) { _ in credential }
+        var hopping = Configuration(transport: transport)
+        hopping.middleware = [HopBearerSigner(refresher: hopRefresher)]
+        let bearerHop = Client(configuration: hopping)
+        hopping.middleware = [HopBearerSigner(refresher: hopRefresher, authorizedHost: "127.0.0.1")]
+        let bearerHopHost = Client(configuration: hopping)
         var layered = Configuration(transport: transport)
         layered.middleware = [PassThrough(), PassThrough(), PassThrough()]
         let withMiddleware = Client(configuration: layered)
@@ -101,6 +112,8 @@ enum Overhead {
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
+            Variant(label: "courier-bearer-hop") { try await bearerHop.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "courier-bearer-hop-host") { try await bearerHopHost.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "declared") { try await plain.enqueue(declared).resume() },
             Variant(label: "declared-built") {
