@@ -85,7 +85,7 @@ struct Demo: Sendable {
             guard user.name == new.name, user.email == new.email else {
                 return (user, .failed("the API echoed \(user.name) <\(user.email)>, not what was sent"))
             }
-            let location = response.headerValue(for: "Location").map { ", Location: \($0)" } ?? ""
+            let location = response.headers[.location].map { ", Location: \($0)" } ?? ""
             return (user, .passed("201 Created, #\(user.id) \(user.name)\(location)"))
         } catch {
             return (nil, unexpected(error, expected: "201 Created with the new user"))
