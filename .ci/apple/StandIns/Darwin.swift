@@ -37,6 +37,13 @@ public import Glibc
 @_exported import var Glibc.EPIPE
 @_exported import var Glibc.ESHUTDOWN
 @_exported import var Glibc.ETIMEDOUT
+// Darwin's sys/errno.h has these too (values differ from Linux; Courier compares by name)
+@_exported import var Glibc.EADDRNOTAVAIL
+@_exported import var Glibc.EAFNOSUPPORT
+@_exported import var Glibc.ECONNREFUSED
+@_exported import var Glibc.EHOSTUNREACH
+@_exported import var Glibc.ENETDOWN
+@_exported import var Glibc.ENETUNREACH
 
 // MARK: - sys/fcntl.h
 @_exported import func Glibc.open
