@@ -56,14 +56,7 @@ struct AuthenticationStage: Middleware {
         _ request: inout TransportRequest, refresher: TokenRefresher,
         next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {
-        // The fast path takes no turn on the refresher actor: a loaded, valid credential while
-        // no refresh runs is read from the refresher's lock-protected snapshot.
-        let credential: TokenCredential
-        if let current = refresher.credentialIfValidNow() {
-            credential = current
-        } else {
-            credential = try await refresher.validCredential()
-        }
+        let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
         let response = try await next(request)
         // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is

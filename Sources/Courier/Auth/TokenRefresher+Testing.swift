@@ -2,9 +2,9 @@
 
 extension TokenRefresher {
     /// How many callers wait for the refresh in flight.
-    package var waitingCallerCount: Int { waiters.withLock { $0.waiterCount } }
+    package var waitingCallerCount: Int { waiters.waiterCount }
 
     /// Callers handed a waiter id that have not registered yet (0 once every caller is
     /// registered or gone).
-    package var unregisteredWaiterCount: Int { waiters.withLock { $0.unregisteredCount } }
+    package var unregisteredWaiterCount: Int { waiters.unregisteredCount }
 }

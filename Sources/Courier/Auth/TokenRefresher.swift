@@ -56,38 +56,29 @@ public actor TokenRefresher {
     let refresh: Refresh
     private let canRefresh: @Sendable (TokenCredential?) -> Bool
 
-    private var load = CredentialLoad<LoadTask>() {
-        didSet { publishFastPath() }
-    }
+    private var load = CredentialLoad<LoadTask>()
     /// Every store operation goes through it, so they run one at a time in decision order.
     var storeQueue = StoreOperationQueue()
-    var credential: TokenCredential? {
-        didSet { publishFastPath() }
-    }
-    var phase = Phase.ready {
-        didSet { publishFastPath() }
-    }
-    /// The credential while it is loaded and no refresh, failure or sign-out is in the way, else
-    /// `nil`: what ``credentialIfValidNow()`` reads without a turn on the actor.
-    private nonisolated let fastPath = LockedState<TokenCredential?>(nil)
+    var credential: TokenCredential?
+    var phase = Phase.ready
     /// Bumped by every refresh, reset and sign-out: a refresh whose generation is no longer
     /// current belongs to the past, and its result is dropped.
     var generation: UInt64 = 0
     /// The refresh in flight, cancelled when a reset or sign-out makes it stale.
     var refreshTask: Task<Void, Never>?
     var schedule: RefreshSchedule
-    /// The callers waiting for the refresh in flight, under a lock rather than on the actor: a
-    /// cancelled caller leaves from its cancellation handler at once, without a turn on the actor
-    /// (and without a `Task` to get one). Only this registry is under the lock; whether a refresh
-    /// is in flight is ``phase``, on the actor. Continuations are resumed outside the lock.
-    nonisolated let waiters = LockedState(SingleFlight<Waiter>())
+    /// The callers waiting for the refresh in flight. Whether a refresh is in flight is ``phase``;
+    /// the registry's own run flag is not used.
+    var waiters = SingleFlight<Waiter>()
     private var eventContinuations: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]
     private var nextEventID: UInt64 = 0
     /// Counts refreshes by outcome (`courier_token_refreshes_total`), when the process had a
     /// metrics backend as the refresher was created.
     let refreshMetrics = RefreshMetrics()
     /// The ``HTTPCache`` partition of the current session, and the caches to purge when it ends
-    /// (see `Pipeline/Cache/CachePartition.swift`). Under a lock: calls read it without a turn on the actor.
+    /// (see `Pipeline/Cache/CachePartition.swift`). The one state not on the actor: a cache's
+    /// storage asks whether a partition is current under its own lock, synchronously, so that
+    /// storing an entry and purging the session it belongs to cannot interleave.
     nonisolated let cacheSession = LockedState(CacheSession())
 
     /// A refresher that renews the credential with your own code, for schemes that are not OAuth2.
@@ -188,22 +179,6 @@ public actor TokenRefresher {
     public func currentCredential() async throws(CourierError) -> TokenCredential? {
         try await loadIfNeeded()
         return credential
-    }
-
-    /// The current credential when a call can use it at once: loaded, not about to expire, and no
-    /// refresh, failure or sign-out in the way. Takes a lock, never a turn on the actor, so calls
-    /// with a valid token do not queue behind each other or behind the actor's other work.
-    /// `nil` means "ask ``validCredential()``", which decides everything else.
-    nonisolated func credentialIfValidNow() -> TokenCredential? {
-        guard let credential = fastPath.withLock({ $0 }),
-            !credential.needsRefresh(at: now(), leeway: policy.leeway)
-        else { return nil }
-        return credential
-    }
-
-    private func publishFastPath() {
-        let usable: TokenCredential? = if load.isLoaded, case .ready = phase { credential } else { nil }
-        fastPath.withLock { $0 = usable }
     }
 
     // MARK: - Managing the credential
@@ -365,7 +340,8 @@ public actor TokenRefresher {
         }
     }
 
-    /// Waits for the refresh in flight. A cancelled caller leaves at once; the refresh goes on.
+    /// Waits for the refresh in flight. A cancelled caller leaves (on the actor's next turn); the
+    /// refresh goes on.
     ///
     /// Called on the actor only while ``phase`` is `.refreshing`. The waiter must be registered
     /// in the same turn on the actor, before ``resumeWaiters(with:)`` (on the actor too) can
@@ -381,31 +357,38 @@ public actor TokenRefresher {
                     "a credential asked for from inside this refresher's own refresh (its token request's middleware, say) waits for that refresh"
                 ))
         }
-        let id = waiters.withLock { $0.makeID() }
+        if Task.isCancelled { throw .cancelled }
+        let id = waiters.makeID()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 assert(self.isRefreshInFlight, "a waiter registers only while a refresh is in flight")
-                switch self.waiters.withLock({ $0.register(waiter, id: id) }) {
+                switch self.waiters.register(waiter, id: id) {
                 case .startRun, .joinedRun:
                     // Whether it was first does not matter here: the refresh was started by the
-                    // actor (`phase`). Resumed by `resumeWaiters(with:)` or the cancellation handler.
+                    // actor (`phase`). Resumed by `resumeWaiters(with:)` or `leave(_:)`.
                     break
                 case .cancelled:
                     waiter.resume(returning: .failure(.cancelled))
                 }
             }
         } onCancel: {
-            // Synchronous: the waiter leaves now. Before registration, the registry remembers the
-            // cancellation and `register` answers `.cancelled`.
-            self.waiters.withLock { $0.cancel(id) }?.resume(returning: .failure(.cancelled))
+            // The handler is synchronous and off the actor: the waiter leaves on a later turn. The
+            // id is made and registered in this one turn, so `leave` always comes after the
+            // registration and finds the waiter, or finds it already released.
+            Task { await self.leave(id) }
         }
         return try result.get()
+    }
+
+    /// A cancelled caller stops waiting; the refresh goes on for the others.
+    private func leave(_ id: SingleFlight<Waiter>.ID) {
+        waiters.cancel(id)?.resume(returning: .failure(.cancelled))
     }
 
     /// Releases every waiting caller with `result`, in the order they arrived. Callers set
     /// ``phase`` (and store the credential) first: a caller that arrives next sees the outcome.
     func resumeWaiters(with result: Result<TokenCredential, CourierError>) {
-        for waiter in waiters.withLock({ $0.finish() }) {
+        for waiter in waiters.finish() {
             waiter.resume(returning: result)
         }
     }
