@@ -7,8 +7,7 @@
 #endif
 
 /// A value behind a lock, for state that many tasks touch briefly and that must not cost an
-/// actor hop (the call gate, call metrics, the refresher's fast-path snapshot, and
-/// CourierTesting's clock, through `package` access).
+/// actor hop (the call gate, call metrics, and CourierTesting's clock, through `package` access).
 ///
 /// The value and the lock live in one `ManagedBuffer`. Keep the closures short; they are
 /// synchronous, so they cannot `await` while holding the lock.
