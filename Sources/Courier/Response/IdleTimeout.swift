@@ -34,7 +34,10 @@ struct ElapsedTime: Sendable {
 ///
 /// Only time the reader spends waiting counts: while it works on a chunk, what arrives waits
 /// in the transport's buffer, so the time it takes is not the network's. Each wait starts the
-/// idle time afresh (after a long pause, what arrived meanwhile is there at once).
+/// idle time afresh (after a long pause, what arrived meanwhile is there at once). So the
+/// watchdog sleeps only while the reader waits: when it wakes to find the reader busy (however
+/// long it has been busy, descheduled on a loaded machine included), it waits for the reader's
+/// next wait before it sleeps again.
 /// A chunk or end read when `timeout` has already passed on `clock` expires the body too, so the
 /// outcome does not depend on which of the two tasks runs first.
 /// The reader waiting on the inner body is woken by that cancellation (the transports' bodies
@@ -48,8 +51,18 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
         var lastActivity: Duration
         /// The reader is waiting for a chunk.
         var waiting = false
+        /// How many times the reader began to wait.
+        var waits: UInt64 = 0
+        /// The watchdog, waiting for the reader to wait (or for the end).
+        var watchdogWaiting: CheckedContinuation<Void, Never>?
         var expired = false
         var ended = false
+
+        /// The waiting watchdog, to resume outside the lock.
+        mutating func takeWatchdog() -> CheckedContinuation<Void, Never>? {
+            defer { watchdogWaiting = nil }
+            return watchdogWaiting
+        }
 
         /// Whether nothing arrived for `timeout` before `now`.
         func isIdle(at now: Duration, for timeout: Duration) -> Bool {
@@ -81,20 +94,23 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
                 } catch {
                     return  // cancelled: the body ended or was dropped
                 }
-                let expired = state.withLock { state -> Bool in
+                let verdict = state.withLock { state -> Verdict in
                     let now = clock.now()
-                    guard !state.ended, state.isIdle(at: now, for: timeout) else { return false }
-                    guard state.waiting else {
-                        // The reader is busy with what it has: not idle; look again later.
-                        state.lastActivity = now
-                        return false
-                    }
+                    guard !state.ended, state.isIdle(at: now, for: timeout) else { return .lookAgain }
+                    // A busy reader is not idle: the watchdog waits for its next wait.
+                    guard state.waiting else { return .busy(waitsSeen: state.waits) }
                     state.expired = true
-                    return true
+                    return .expired
                 }
-                if expired {
+                switch verdict {
+                case .expired:
                     inner.cancel()
                     return
+                case .busy(let seen):
+                    await Self.untilReaderWaits(state, after: seen)
+                    if Task.isCancelled { return }
+                case .lookAgain:
+                    break
                 }
             }
         }
@@ -103,6 +119,31 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
     deinit {
         watchdog.cancel()
         inner.cancel()
+    }
+
+    private enum Verdict {
+        case expired, lookAgain
+        /// The reader was busy; it had begun to wait `waitsSeen` times.
+        case busy(waitsSeen: UInt64)
+    }
+
+    /// Returns once the reader waits for a chunk or has waited since it had begun to `seen`
+    /// times, the body ended, or the watchdog is cancelled.
+    private static func untilReaderWaits(_ state: LockedState<State>, after seen: UInt64) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (watchdog: CheckedContinuation<Void, Never>) in
+                // Checked under the lock: a cancellation before this is seen here, one after it
+                // finds the continuation stored.
+                let goOn = state.withLock { state -> Bool in
+                    if state.waiting || state.waits != seen || state.ended || Task.isCancelled { return true }
+                    state.watchdogWaiting = watchdog
+                    return false
+                }
+                if goOn { watchdog.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.takeWatchdog() }?.resume()
+        }
     }
 
     func claim() -> Bool {
@@ -116,8 +157,10 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
         let waitStart = clock.now()
         state.withLock { state in
             state.waiting = true
+            state.waits &+= 1
             state.lastActivity = Swift.max(state.lastActivity, waitStart)
-        }
+            return state.takeWatchdog()
+        }?.resume()
         let outcome: Result<Data?, CourierError>
         do {
             outcome = .success(try await iterator.next())
@@ -159,7 +202,10 @@ final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
     }
 
     func cancel() {
-        state.withLock { $0.ended = true }
+        state.withLock { state in
+            state.ended = true
+            return state.takeWatchdog()
+        }?.resume()
         watchdog.cancel()
         inner.cancel()
     }
