@@ -7,16 +7,15 @@ import HTTPTypes
 ///
 /// - `courier-bearer` / `courier-ahc-bearer`: `Configuration(authentication: .bearer(refresher))`
 ///   over `URLSessionTransport()` / `AsyncHTTPClientTransport()`: Courier's authentication stage,
-///   which reads the valid credential from the refresher's lock-protected fast path, without a
-///   turn on the actor;
+///   which asks the refresher actor (until 2026-11-28 it read a lock-protected copy instead; the
+///   `-hop` clients measured what dropping that copy would cost, and it was dropped);
 /// - `courier-bearer-hop` / `courier-ahc-bearer-hop`: the same transport and refresher, no
 ///   `authentication`, and a ``HopBearerSigner`` middleware that hops onto the actor for every
-///   call (`try await refresher.validCredential()`): what a refresher without the fast-path lock
-///   would cost (issue 39).
+///   call (`try await refresher.validCredential()`): now the stage's own path, from a middleware.
 struct CourierBearerClient: BenchClient {
     /// How a call gets its credential.
     enum Signing {
-        /// Courier's `.bearer` authentication (the fast-path lock).
+        /// Courier's `.bearer` authentication stage (named for the lock it read until 2026-11-28).
         case lock
         /// ``HopBearerSigner``: a turn on the refresher actor per call.
         case hop

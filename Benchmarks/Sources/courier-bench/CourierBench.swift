@@ -62,7 +62,7 @@ struct CourierBench {
                                                 --baseline courier for the cost of authorization)
                                courier-bearer-hop  courier-bearer signing from a middleware that
                                                 awaits refresher.validCredential() (an actor hop
-                                                per call) instead of the fast-path lock
+                                                per call), as the stage does now
                                courier-ahc-bearer, courier-ahc-bearer-hop  the same two over
                                                 AsyncHTTPClientTransport
                                raw-ahc          async-http-client's HTTPClient.execute, no Courier

@@ -17,8 +17,8 @@ import MetricsTestKit
 /// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
 /// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
 /// - **courier-bearer-hop**: the same token from the same kind of refresher, signed by a
-///   ``HopBearerSigner`` middleware (no `authentication`): a turn on the refresher actor per call
-///   instead of the fast-path lock;
+///   ``HopBearerSigner`` middleware (no `authentication`): a turn on the refresher actor per call,
+///   from a middleware (the stage does the same since 2026-11-28);
 /// - **courier-bearer-hop-host**: `courier-bearer-hop` whose middleware first checks the URL's
 ///   host, a stand-in for the authorized-host check `courier-bearer`'s stage makes;
 /// - **courier-3mw**: `courier` with three pass-through middleware;

@@ -27,25 +27,24 @@ struct ElapsedTime: Sendable {
     }
 }
 
-/// The source behind ``ResponseBody/stoppingWhenIdle(for:clock:url:)``: reads the inner body,
-/// noting on `clock` when each chunk arrived, while a watchdog task sleeps until `timeout` after
-/// the last one and, if the reader has been waiting and nothing arrived meanwhile, cancels the
-/// inner body and marks it expired.
-///
-/// Only time the reader spends waiting counts: while it works on a chunk, what arrives waits
-/// in the transport's buffer, so the time it takes is not the network's. Each wait starts the
-/// idle time afresh (after a long pause, what arrived meanwhile is there at once). So the
-/// watchdog sleeps only while the reader waits: when it wakes to find the reader busy (however
-/// long it has been busy, descheduled on a loaded machine included), it waits for the reader's
-/// next wait before it sleeps again.
-/// A chunk or end read when `timeout` has already passed on `clock` expires the body too, so the
-/// outcome does not depend on which of the two tasks runs first.
-/// The reader waiting on the inner body is woken by that cancellation (the transports' bodies
-/// wake a waiting reader when cancelled) and then gets the timeout failure.
+/// The source behind ``ResponseBody/stoppingWhenIdle(for:clock:url:)``: reads the inner body
+/// while a watchdog task cancels it, and marks it expired, once the reader has waited `timeout`
+/// on `clock` with nothing arriving. Only time the reader spends waiting counts.
 ///
 /// `@unchecked Sendable`: `iterator` is only touched by the one reader that claimed the source,
 /// one `next()` at a time; everything else is behind `state`'s lock or immutable.
 final class IdleWatchedChunkSource: ResponseChunkSource, @unchecked Sendable {
+    // While the reader works on a chunk, what arrives waits in the transport's buffer, so that
+    // time is not the network's. Each wait starts the idle time afresh (after a long pause, what
+    // arrived meanwhile is there at once). So the watchdog sleeps only while the reader waits:
+    // when it wakes to find the reader busy (however long, descheduled on a loaded machine
+    // included), it waits for the reader's next wait before it sleeps again.
+    //
+    // A chunk or end read when `timeout` has already passed expires the body too, so the outcome
+    // does not depend on which of the two tasks runs first. The reader waiting on the inner body
+    // is woken by the cancellation (the transports' bodies wake a waiting reader when cancelled)
+    // and then gets the timeout failure.
+
     private struct State {
         var claimed = false
         var lastActivity: Duration
