@@ -6,7 +6,6 @@ import HTTPTypes
 import InMemoryTracing
 import Logging
 import MetricsTestKit
-import Synchronization
 import Testing
 import Tracing
 
@@ -16,7 +15,7 @@ import Tracing
 
 /// What one middleware saw.
 private final class Seen: Sendable {
-    let requests = Mutex<[(method: String, path: String, requiresAuthorization: Bool)]>([])
+    let requests = LockedState<[(method: String, path: String, requiresAuthorization: Bool)]>([])
 }
 
 /// Records every request it sees, then passes it on.
@@ -32,12 +31,12 @@ private struct Recording: Middleware {
 
 /// A refresher made after the middleware that asks it.
 private final class RefresherBox: Sendable {
-    let value = Mutex<TokenRefresher?>(nil)
+    let value = LockedState<TokenRefresher?>(nil)
 }
 
 /// Keeps every log line.
 private final class Lines: Sendable {
-    let all = Mutex<[String]>([])
+    let all = LockedState<[String]>([])
 }
 
 private struct LineHandler: LogHandler {

@@ -5,7 +5,6 @@ import Foundation
 import HTTPTypes
 import MetricsTestKit
 import PropertyBased
-import Synchronization
 import Testing
 
 // A hostile review of the one path OAuth2 requests take (token, revocation, device authorization,
@@ -208,7 +207,7 @@ struct OAuth2PathReviewTests {
 
     /// Keeps what a careless logging middleware prints of each request.
     private final class Printed: Sendable {
-        let texts = Mutex<[String]>([])
+        let texts = LockedState<[String]>([])
     }
 
     private struct Printing: Middleware {
