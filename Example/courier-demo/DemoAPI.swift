@@ -86,7 +86,8 @@ private struct DemoRoutes: Sendable {
             guard let number = Int(id), let user = await users.user(id: number) else {
                 return DemoJSON.error(.notFound, "not_found", "no user with id \(id)")
             }
-            return DemoJSON.response(.ok, user)
+            // A user record may be kept for a minute: the generated-client step's cached GET.
+            return DemoJSON.response(.ok, user, headers: [HTTPHeader("Cache-Control"): "max-age=60"])
         }
         await server.appendRoute("POST /v1/users") { request in
             let contentType = request.headers[.contentType] ?? ""

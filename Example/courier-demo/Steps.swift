@@ -51,6 +51,12 @@ struct Demo: Sendable {
                 await coalescedRefresh(calls: concurrentCalls)
             )
         else { return report }
+        guard
+            report.record(
+                "generated client", "OpenAPI operations through CourierClientTransport",
+                await generatedClient(calls: concurrentCalls)
+            )
+        else { return report }
         guard report.record("device flow", "RFC 8628 via discovery", await deviceFlow()) else { return report }
         guard report.record("loopback sign-in", "PKCE + 127.0.0.1 redirect", await loopbackSignIn()) else { return report }
         guard report.record("download to disk", "GET /v1/files/report.bin", await download()) else { return report }

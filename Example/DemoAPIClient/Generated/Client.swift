@@ -3,19 +3,19 @@
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-@_spi(Generated) package import OpenAPIRuntime
+@_spi(Generated) import OpenAPIRuntime
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-package import struct Foundation.URL
+import struct Foundation.URL
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-package import struct Foundation.Data
+import struct Foundation.Data
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
-package import struct Foundation.Date
+import struct Foundation.Date
 import HTTPTypes
 /// The JSON API that `courier-demo` serves in-process (FlyingFox on 127.0.0.1, an
 /// ephemeral port; `courier-demo --serve-only` prints it). Written by hand from

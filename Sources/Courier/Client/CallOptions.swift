@@ -28,6 +28,12 @@ struct CallOptions: Sendable {
     var uploadMeter: ProgressMeter?
     /// Counts the response body as it is read, when download progress is observed.
     var downloadMeter: ProgressMeter?
+    /// The OpenAPI operation this call runs (CourierOpenAPI): it names the call's span, is a
+    /// metrics dimension and is in its log lines.
+    var operationID: String?
+    /// A query already percent-encoded by generated code, sent as it is in place of the
+    /// endpoint's query items (without the `?`).
+    var encodedQuery: String?
 
     /// Counts this call's body and response into `progress`'s meters.
     mutating func observe(_ progress: CallProgress) {

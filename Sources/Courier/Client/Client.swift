@@ -67,7 +67,8 @@ public actor Client {
         guard let observation else {
             return try await admitted(endpoint, options: options, trace: nil)
         }
-        return try await Self.observed(endpoint, by: observation, statusCode: \.statusCode) { trace async throws(CourierError) in
+        return try await Self.observed(endpoint, operation: options.operationID, by: observation, statusCode: \.statusCode) {
+            trace async throws(CourierError) in
             try await admitted(endpoint, options: options, trace: trace)
         }
     }
@@ -76,10 +77,10 @@ public actor Client {
     /// of a client without tracer and metrics never allocate its frame.
     @inline(never)
     private static func observed<Value>(
-        _ endpoint: any Requestable, by observation: CallObservation, statusCode: (Value) -> Int,
+        _ endpoint: any Requestable, operation: String?, by observation: CallObservation, statusCode: (Value) -> Int,
         _ call: (CallTrace?) async throws(CourierError) -> Value
     ) async throws(CourierError) -> Value {
-        try await observation.observe(method: endpoint.method.rawValue, statusCode: statusCode, call)
+        try await observation.observe(method: endpoint.method.rawValue, operation: operation, statusCode: statusCode, call)
     }
 
     /// Sends the call as one in flight on this client: refused inside this client's own

@@ -103,9 +103,16 @@ extension BodyStream {
     ///   - length: the exact total, when known (sent as `Content-Length`); `nil` sends the body
     ///     chunked.
     public init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int64? = nil) where Chunks.Element: DataProtocol {
-        let gate = SingleUseGate()
-        self.init(length: length, isReplayable: false) { () throws(CourierError) -> any ChunkSource in
-            try gate.pass()
+        self.init(sequence, length: length, replayable: false)
+    }
+
+    /// A body from an `AsyncSequence` of chunks that is read once, or, when `replayable`, anew
+    /// for each attempt (a retry, a 401 replay): only for a sequence that can be iterated again
+    /// from its start.
+    package init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int64?, replayable: Bool) where Chunks.Element: DataProtocol {
+        let gate: SingleUseGate? = replayable ? nil : SingleUseGate()
+        self.init(length: length, isReplayable: replayable) { () throws(CourierError) -> any ChunkSource in
+            try gate?.pass()
             return SequenceSource(iterator: sequence.makeAsyncIterator()) { Data($0) }
         }
     }

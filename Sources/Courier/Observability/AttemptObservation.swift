@@ -59,8 +59,8 @@ enum AttemptObservation {
                 duration: duration, statusCode: response.statusCode,
                 bytesSent: request.body?.count, bytesReceived: response.body.wholeData?.count ?? 0))
         logger.debug(
-            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)"
-        )
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) \(response.statusCode) in \(duration), attempt \(Attempt.current)",
+            metadata: metadata(of: request))
     }
 
     /// The log line and the ``CallMetrics`` of an attempt that failed with `error`.
@@ -72,6 +72,12 @@ enum AttemptObservation {
                 duration: duration, statusCode: nil,
                 bytesSent: request.body?.count, bytesReceived: 0))
         logger.error(
-            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)")
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)",
+            metadata: metadata(of: request))
+    }
+
+    /// `operation`, for a request sent for a generated OpenAPI operation.
+    private static func metadata(of request: TransportRequest) -> Logger.Metadata? {
+        request.operationID.map { ["operation": .string($0)] }
     }
 }

@@ -26,16 +26,18 @@ final class CallObservation: Sendable {
     /// takes the call out of the in-flight gauge.
     /// - Parameters:
     ///   - method: the endpoint's method.
+    ///   - operation: the OpenAPI operation the call runs, if any: it names the span and is a
+    ///     metrics dimension.
     ///   - statusCode: the status code of what `call` returns.
     ///   - call: the call, given its trace (to describe its request and hand to the attempt
     ///     stage), or `nil` when it is not traced.
     func observe<Value>(
-        method: String, statusCode: (Value) -> Int, _ call: (CallTrace?) async throws(CourierError) -> Value
+        method: String, operation: String? = nil, statusCode: (Value) -> Int, _ call: (CallTrace?) async throws(CourierError) -> Value
     ) async throws(CourierError) -> Value {
         let started = ContinuousClock.now
         metrics?.started()
         let outcome: Result<Value, CourierError>
-        let trace = tracing.map { CallTrace(tracing: $0, method: method) }
+        let trace = tracing.map { CallTrace(tracing: $0, method: method, operation: operation) }
         if let trace {
             outcome = await ServiceContext.$current.withValue(trace.span.context) { () async -> Result<Value, CourierError> in
                 do throws(CourierError) {
@@ -63,7 +65,8 @@ final class CallObservation: Sendable {
         }
         if let metrics {
             let elapsed = (ContinuousClock.now - started).components
-            metrics.ended(method: method, statusCode: code, nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            metrics.ended(
+                method: method, operation: operation, statusCode: code, nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
         }
         trace?.end(statusCode: code, error: failure)
         return try outcome.get()

@@ -3,9 +3,11 @@ import CoreMetrics
 /// The names of the metrics Courier records through swift-metrics (documented in the
 /// Observability guide; dashboards depend on them, so they do not change).
 enum MetricNames {
-    /// Counter: calls that ended, by `method` and `status_class`.
+    /// Counter: calls that ended, by `method` and `status_class` (and `operation`, for a
+    /// generated OpenAPI call).
     static let requests = "courier_requests_total"
-    /// Timer (preferred unit: seconds): how long calls took, by `method` and `status_class`.
+    /// Timer (preferred unit: seconds): how long calls took, by `method` and `status_class` (and
+    /// `operation`).
     static let duration = "courier_request_duration_seconds"
     /// Meter: calls in flight now.
     static let inFlight = "courier_requests_in_flight"
@@ -28,6 +30,12 @@ final class ClientMetrics: Sendable {
     private let cacheLookups: LockedState<[CacheResult: Counter]> = LockedState([:])
     /// One slot per reported method (``methods``) and status class (``statusClasses``).
     private let series: LockedState<[Series?]>
+    /// The same slots per OpenAPI operation, for at most ``maximumOperations`` operations.
+    private let operationSeries: LockedState<[String: [Series?]]> = LockedState([:])
+    /// How many operations get series of their own: a generated client names a fixed set, so
+    /// this only bounds what a caller inventing operation IDs could add; calls of further
+    /// operations are counted without the dimension.
+    static let maximumOperations = 512
 
     private struct Series: Sendable {
         let requests: Counter
@@ -68,19 +76,35 @@ final class ClientMetrics: Sendable {
 
     /// A call to `method` ended after `nanoseconds`, with a response of `statusCode` or, when
     /// `nil`, none.
-    func ended(method: String, statusCode: Int?, nanoseconds: Int64) {
+    func ended(method: String, operation: String? = nil, statusCode: Int?, nanoseconds: Int64) {
         let methodIndex = Self.methods.firstIndex(of: method) ?? Self.methods.count - 1
         let classIndex = statusCode.map { (100..<600).contains($0) ? $0 / 100 - 1 : Self.statusClasses.count - 1 } ?? Self.statusClasses.count - 1
         let slot = methodIndex * Self.statusClasses.count + classIndex
-        let series = series.withLock { slots in
-            if let existing = slots[slot] { return existing }
-            let dimensions = [("method", Self.methods[methodIndex]), ("status_class", Self.statusClasses[classIndex])]
-            let made = Series(
+        func make(operation: String?) -> Series {
+            var dimensions = [("method", Self.methods[methodIndex]), ("status_class", Self.statusClasses[classIndex])]
+            if let operation { dimensions.append(("operation", operation)) }
+            return Series(
                 requests: Counter(label: MetricNames.requests, dimensions: dimensions, factory: factory),
                 duration: Timer(label: MetricNames.duration, dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory))
-            slots[slot] = made
-            return made
         }
+        let found: Series? =
+            operation.flatMap { operation in
+                operationSeries.withLock { operations -> Series? in
+                    if let existing = operations[operation]?[slot] { return existing }
+                    guard operations[operation] != nil || operations.count < Self.maximumOperations else { return nil }
+                    let made = make(operation: operation)
+                    operations[operation, default: Array(repeating: nil, count: Self.methods.count * Self.statusClasses.count)][slot] = made
+                    return made
+                }
+            }
+        let series =
+            found
+            ?? series.withLock { slots in
+                if let existing = slots[slot] { return existing }
+                let made = make(operation: nil)
+                slots[slot] = made
+                return made
+            }
         series.requests.increment()
         series.duration.recordNanoseconds(nanoseconds)
         inFlight.decrement()

@@ -23,6 +23,8 @@ enum HTTPSemantics {
     /// What the ``HTTPCache`` made of the call (``CacheResult``); Courier's own attribute, as
     /// OpenTelemetry names none for a client cache.
     static let cacheResult = "courier.cache.result"
+    /// The OpenAPI `operationId` of a generated call (CourierOpenAPI); Courier's own attribute.
+    static let operation = "courier.operation"
 
     /// The methods HTTP defines (RFC 9110, RFC 5789, and QUERY), which are reported by name.
     static let standardMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]

@@ -59,10 +59,13 @@ final class CallTrace: Sendable {
         var described: (request: TransportRequest, attributes: SpanAttributes)?
     }
 
-    /// Starts the span of a call to `method`, as a child of the caller's context.
-    init(tracing: ClientTracing, method: String) {
+    /// Starts the span of a call to `method`, as a child of the caller's context: named by
+    /// `operation`, the OpenAPI operation the call runs, when there is one.
+    init(tracing: ClientTracing, method: String, operation: String? = nil) {
         self.tracing = tracing
-        span = tracing.tracer.startSpan(HTTPSemantics.spanName(method), context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        span = tracing.tracer.startSpan(
+            operation ?? HTTPSemantics.spanName(method), context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        if let operation { span.attributes[HTTPSemantics.operation] = operation }
     }
 
     /// Adds what the call's request says (method, redacted URL, server) to the span, once it

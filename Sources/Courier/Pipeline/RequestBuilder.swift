@@ -14,10 +14,16 @@ package enum RequestBuilder {
         let base = try endpoint.baseURL()
         let path = try endpoint.path()
         let method = endpoint.method
-        let pathAndQuery =
-            try path.rawValue
-            + queryString(
-                items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
+        let pathAndQuery: String
+        if let encodedQuery = options.encodedQuery {
+            // Checked with the whole target below, byte by byte.
+            pathAndQuery = encodedQuery.isEmpty ? path.rawValue : path.rawValue + "?" + encodedQuery
+        } else {
+            pathAndQuery =
+                try path.rawValue
+                + queryString(
+                    items: endpoint.queryItems, parameters: endpoint.queryParameters, options: endpoint.queryStringOptions ?? configuration.queryStringOptions)
+        }
         guard let httpMethod = HTTPRequest.Method(method.rawValue) else {
             throw .invalidRequest(.invalidURL("\(base.scheme.rawValue)://\(base.authority)\(pathAndQuery)"))
         }
@@ -58,6 +64,7 @@ package enum RequestBuilder {
             maximumResponseSize: endpoint.maximumResponseSize ?? configuration.maximumResponseSize,
             redaction: configuration.redaction)
         request.redirectMode = endpoint.redirectMode
+        request.operationID = options.operationID
         // The byte checks, not Foundation's parser: a validated `BaseURL`, a validated `URLPath`
         // and an encoded query make a URL Foundation reads, so it is parsed only if asked for.
         guard request.absoluteString != nil else { throw invalidURL(request) }

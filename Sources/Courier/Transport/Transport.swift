@@ -91,6 +91,8 @@ public struct TransportRequest: Sendable {
     /// ``Configuration/cache`` is set): a transport's own cache, such as a kept `URLCache`, must
     /// then not answer it, or a `.reload` or a revalidation would be answered without the network.
     var isBelowHTTPCache = false
+    /// The OpenAPI operation the request is sent for (CourierOpenAPI), named in its log lines.
+    package var operationID: String?
     /// Which headers carry secrets: a transport that follows a redirect to another origin removes
     /// every header for which ``Redaction/isSecret(headerName:)`` is `true`, and a transport that
     /// logs hides their values. Default: ``Redaction/default``; the client passes its

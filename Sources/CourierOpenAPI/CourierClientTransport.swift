@@ -1,0 +1,68 @@
+public import Courier
+public import Foundation
+public import HTTPTypes
+public import OpenAPIRuntime
+
+/// A swift-openapi-runtime `ClientTransport` that sends every operation of a generated client
+/// through a Courier ``Courier/Client``.
+///
+/// The client's configuration applies to generated operations exactly as to `Requestable`
+/// calls: authentication (Basic, Bearer with a `TokenRefresher` and its one 401 replay, signers)
+/// to ``Courier/Configuration/authorizedHosts`` only, retries, the HTTP cache, middleware,
+/// redaction, tracing, metrics and the test scope's stubs. The `operationId` names the call's
+/// span, is the `operation` dimension of its metrics and the `operation` metadata of its log
+/// lines.
+///
+/// ```swift
+/// let courier = Courier.Client(configuration: configuration)
+/// let api = DemoAPI.Client(serverURL: try Servers.Server1.url(), transport: CourierClientTransport(courier))
+/// let user = try await api.getUser(path: .init(id: 1)).ok.body.json
+/// ```
+///
+/// Every status reaches the generated code, which has a case per documented response. A
+/// failure (no connection, a timeout, a refused refresh, a body past the size limit) is thrown
+/// as the ``Courier/CourierError``, which the generated client wraps in `ClientError` as its
+/// `underlyingError`.
+///
+/// Bodies: a request body is streamed with its length when known, and sent again for a retry
+/// or a 401 replay only when it can be iterated again (`IterationBehavior.multiple`). A
+/// response whose `Accept` names only JSON, XML, form or plain-text media types is read whole,
+/// inside the retry loop and under ``Courier/Configuration/maximumResponseSize``, as
+/// `resume()` reads it; any other response streams as it arrives, without a size limit, as
+/// `stream()` returns it (collect it with `HTTPBody`'s `upTo:` limit).
+public struct CourierClientTransport: ClientTransport {
+    /// The Courier client the operations are sent through.
+    public let client: Courier.Client
+
+    /// The operations sent without the configuration's credential (the document's public
+    /// operations, `security: []`); every other one requires it, as a `Requestable` does by
+    /// default.
+    public let unauthenticatedOperations: Set<String>
+
+    /// A transport that sends operations through `client`.
+    /// - Parameter unauthenticatedOperations: the `operationId`s sent without a credential.
+    ///   The generator does not pass on the document's security requirements, so list the
+    ///   public ones: an operation that requires a credential fails with
+    ///   ``Courier/AuthenticationFailure`` when there is none, and nothing is sent.
+    public init(_ client: Courier.Client, unauthenticatedOperations: Set<String> = []) {
+        self.client = client
+        self.unauthenticatedOperations = unauthenticatedOperations
+    }
+
+    /// Sends `request` with `body` to `baseURL` through ``client`` as the operation
+    /// `operationID`.
+    /// - Throws: a ``Courier/CourierError``: ``Courier/InvalidRequest`` for a base URL, path,
+    ///   query or header Courier refuses to send (nothing is sent), and the errors of
+    ///   `resume()` otherwise; never for a status.
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let operation = try await OperationRequest(
+            request, body: body, baseURL: baseURL, requiresAuthorization: !unauthenticatedOperations.contains(operationID))
+        let collects = ResponseHandling.readsWhole(request)
+        let response = try await client.enqueue(operation.endpoint).send(
+            operation: operationID, encodedQuery: operation.encodedQuery, collectingBody: collects)
+        return (
+            HTTPResponse(status: response.head.status, headerFields: response.head.headers),
+            ResponseHandling.body(of: response, method: request.method)
+        )
+    }
+}

@@ -1,0 +1,48 @@
+import Courier
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// How a generated operation's response body is read and handed back.
+enum ResponseHandling {
+    /// Whether the response is read whole (as `resume()` reads it: inside the retry loop, under
+    /// the size limit): when the request's `Accept` names only media types generated code
+    /// decodes in one piece (JSON, XML, form, plain text). Anything else (octet streams, event
+    /// streams, JSON Lines, no `Accept` at all) streams.
+    static func readsWhole(_ request: HTTPRequest) -> Bool {
+        if request.method == .head { return true }
+        let values = request.headerFields[values: .accept]
+        guard !values.isEmpty else { return false }
+        var named = false
+        for value in values {
+            for range in value.split(separator: ",") {
+                let type = range.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+                if type.isEmpty { continue }
+                guard isReadWhole(type) else { return false }
+                named = true
+            }
+        }
+        return named
+    }
+
+    /// A media type generated code decodes from one piece of memory.
+    static func isReadWhole(_ type: String) -> Bool {
+        switch type {
+        case "application/json", "application/xml", "text/xml", "text/plain", "application/x-www-form-urlencoded":
+            return true
+        default:
+            return type.hasPrefix("application/") && (type.hasSuffix("+json") || type.hasSuffix("+xml"))
+        }
+    }
+
+    /// The body handed to the generated code: `nil` for a response that has none (to `HEAD`,
+    /// or a `1xx`, `204` or `304` status), the bytes for one read whole, and otherwise the body
+    /// as it arrives, iterable once (dropping it unread stops the transfer).
+    static func body(of response: StreamedResponse, method: HTTPRequest.Method) -> HTTPBody? {
+        let status = response.head.statusCode
+        if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
+        if let whole = response.body.wholeData { return HTTPBody(whole) }
+        let length: HTTPBody.Length = response.body.expectedLength.map { .known(Int64($0)) } ?? .unknown
+        return HTTPBody(response.body, length: length, iterationBehavior: .single)
+    }
+}
