@@ -237,7 +237,9 @@ let package = Package(
         .testTarget(
             name: "CourierGuideTests",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI",
+                "DemoAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 site=${1:-}
-for target in Courier CourierOAuth CourierConnectivity CourierTesting CourierXML CourierEndpoints; do
+for target in Courier CourierOAuth CourierConnectivity CourierTesting CourierXML CourierEndpoints CourierOpenAPI; do
     printf '==> generate-documentation --target %s\n' "$target"
     if [ -z "$site" ]; then
         swift package --disable-sandbox generate-documentation --target "$target" --warnings-as-errors

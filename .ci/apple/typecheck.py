@@ -39,7 +39,7 @@ PLATFORMS = ["macOS", "iOS", "tvOS", "watchOS", "visionOS"]
 # The package's minimums (Package.swift `platforms:`); visionOS has no minimum there, so its first.
 MINIMUMS = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
 # Targets to check, in dependency order.
-TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML", "CourierEndpoints"]
+TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI"]
 # The guides' code (.ci/guides.py's CourierGuideTests), compiled as a macOS app compiles it: its
 # Combine block and its web-authentication presenter block are Apple-only.
 GUIDES_TARGET = "CourierGuideTests"
@@ -58,7 +58,8 @@ NOT_ON_APPLE = {"Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "F
 DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", "CoreMetrics", "Crypto",
                       "_CryptoExtras", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOPosix", "NIOSSL",
                       "XMLCoder", "Instrumentation", "ServiceContextModule", "Courier", "CourierTesting",
-                      "CourierOAuth", "CourierConnectivity", "CourierXML", "CourierEndpoints"}
+                      "CourierOAuth", "CourierConnectivity", "CourierXML", "CourierEndpoints", "OpenAPIRuntime",
+                      "CourierOpenAPI"}
 
 
 def evaluate(condition, platform):

@@ -4,30 +4,30 @@ public import HTTPTypes
 public import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends every operation of a generated client
-/// through a Courier ``Courier/Client``.
+/// through a Courier `Client`.
 ///
 /// The client's configuration applies to generated operations exactly as to `Requestable`
 /// calls: authentication (Basic, Bearer with a `TokenRefresher` and its one 401 replay, signers)
-/// to ``Courier/Configuration/authorizedHosts`` only, retries, the HTTP cache, middleware,
+/// to `Configuration.authorizedHosts` only, retries, the HTTP cache, middleware,
 /// redaction, tracing, metrics and the test scope's stubs. The `operationId` names the call's
 /// span, is the `operation` dimension of its metrics and the `operation` metadata of its log
 /// lines.
 ///
 /// ```swift
 /// let courier = Courier.Client(configuration: configuration)
-/// let api = DemoAPI.Client(serverURL: try Servers.Server1.url(), transport: CourierClientTransport(courier))
+/// let api = Client(serverURL: try Servers.Server1.url(), transport: CourierClientTransport(courier))  // the generated Client
 /// let user = try await api.getUser(path: .init(id: 1)).ok.body.json
 /// ```
 ///
 /// Every status reaches the generated code, which has a case per documented response. A
 /// failure (no connection, a timeout, a refused refresh, a body past the size limit) is thrown
-/// as the ``Courier/CourierError``, which the generated client wraps in `ClientError` as its
+/// as the `CourierError`, which the generated client wraps in `ClientError` as its
 /// `underlyingError`.
 ///
 /// Bodies: a request body is streamed with its length when known, and sent again for a retry
 /// or a 401 replay only when it can be iterated again (`IterationBehavior.multiple`). A
 /// response whose `Accept` names only JSON, XML, form or plain-text media types is read whole,
-/// inside the retry loop and under ``Courier/Configuration/maximumResponseSize``, as
+/// inside the retry loop and under `Configuration.maximumResponseSize`, as
 /// `resume()` reads it; any other response streams as it arrives, without a size limit, as
 /// `stream()` returns it (collect it with `HTTPBody`'s `upTo:` limit).
 public struct CourierClientTransport: ClientTransport {
@@ -40,10 +40,12 @@ public struct CourierClientTransport: ClientTransport {
     public let unauthenticatedOperations: Set<String>
 
     /// A transport that sends operations through `client`.
-    /// - Parameter unauthenticatedOperations: the `operationId`s sent without a credential.
-    ///   The generator does not pass on the document's security requirements, so list the
-    ///   public ones: an operation that requires a credential fails with
-    ///   ``Courier/AuthenticationFailure`` when there is none, and nothing is sent.
+    /// - Parameters:
+    ///   - client: the Courier client whose configuration the operations get.
+    ///   - unauthenticatedOperations: the `operationId`s sent without a credential. The
+    ///     generator does not pass on the document's security requirements, so list the public
+    ///     ones: an operation that requires a credential fails with `AuthenticationFailure` when
+    ///     there is none, and nothing is sent.
     public init(_ client: Courier.Client, unauthenticatedOperations: Set<String> = []) {
         self.client = client
         self.unauthenticatedOperations = unauthenticatedOperations
@@ -51,7 +53,7 @@ public struct CourierClientTransport: ClientTransport {
 
     /// Sends `request` with `body` to `baseURL` through ``client`` as the operation
     /// `operationID`.
-    /// - Throws: a ``Courier/CourierError``: ``Courier/InvalidRequest`` for a base URL, path,
+    /// - Throws: a `CourierError`: `InvalidRequest` for a base URL, path,
     ///   query or header Courier refuses to send (nothing is sent), and the errors of
     ///   `resume()` otherwise; never for a status.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {

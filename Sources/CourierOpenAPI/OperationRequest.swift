@@ -31,7 +31,7 @@ struct OperationRequest {
     /// one piece of memory rather than streamed: generated JSON and form bodies.
     static let wholeRequestBodyLimit = 1 << 20
 
-    /// - Throws: ``InvalidRequest/invalidBaseURL(_:reason:)`` for a base URL with a query,
+    /// - Throws: `InvalidRequest.invalidBaseURL(_:reason:)` for a base URL with a query,
     ///   fragment or user-info, and the errors of `BaseURL`, `URLPath` and `HTTPMethod`.
     init(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, requiresAuthorization: Bool) async throws(CourierError) {
         let (base, prefix) = try Self.split(baseURL)
@@ -54,7 +54,7 @@ struct OperationRequest {
 
     /// The request's headers, without the `Content-Length` the runtime sets for a body of known
     /// length: Courier frames the message itself, from the same length.
-    /// - Throws: ``InvalidRequest/reservedHeader(_:)`` for a `Content-Length` that is not the
+    /// - Throws: `InvalidRequest.reservedHeader(_:)` for a `Content-Length` that is not the
     ///   body's length, as for any other framing header (nothing is sent).
     static func headerItems(_ fields: HTTPFields, body: HTTPBody?) throws(CourierError) -> [HeaderItem] {
         var items: [HeaderItem] = []
