@@ -257,6 +257,7 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints", "CourierOpenAPI", "DemoAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),

@@ -6,6 +6,8 @@ import FlyingFox
 import Foundation
 import HTTPTypes
 import InMemoryTracing
+import Logging
+import MetricsTestKit
 import OpenAPIRuntime
 import Testing
 import Tracing
@@ -267,6 +269,26 @@ struct OpenAPITransportIntegrationTests {
         }
     }
 
+    @Test("the operationId is the operation dimension of the call metrics and the operation metadata of its log line")
+    func theOperationIsInMetricsAndLogs() async throws {
+        let metrics = TestMetrics()
+        let lines = LockedState<[(message: String, operation: String?)]>([])
+        let transport = RecordingTransport { request throws(CourierError) in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: Data("[]".utf8), url: request.url)
+        }
+        var configuration = Courier.Configuration(transport: transport)
+        configuration.metricsFactory = metrics
+        configuration.logger = Logger(label: "openapi-test") { _ in OperationLines(lines: lines) }
+        let api = DemoAPI.Client(
+            serverURL: try #require(URL(string: "https://api.example.com")),
+            transport: CourierClientTransport(Courier.Client(configuration: configuration)))
+        _ = try await api.listUsers()
+
+        let counter = try metrics.expectCounter("courier_requests_total", [("method", "GET"), ("status_class", "2xx"), ("operation", "listUsers")])
+        #expect(counter.totalValue == 1)
+        #expect(lines.withLock { $0.map(\.operation) } == ["listUsers"])
+    }
+
     @Test("a failure reaches the generated code as ClientError, with the CourierError underneath", arguments: TransportKind.allCases)
     func aFailureKeepsTheCourierError(transport: TransportKind) async throws {
         var port = 0
@@ -327,5 +349,19 @@ struct OpenAPIStubbedNetworkTests {
             serverURL: try #require(URL(string: "https://api.example.com")), transport: CourierClientTransport(Courier.Client()))
         #expect(try await api.getUser(path: .init(id: 7)).ok.body.json.name == "Grace")
         #expect(network.requests.map(\.path) == ["/v1/users/7"])
+    }
+}
+
+/// Keeps each log line's message and `operation` metadata.
+private struct OperationLines: LogHandler {
+    let lines: LockedState<[(message: String, operation: String?)]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        lines.withLock { $0.append(("\(event.message)", event.metadata?["operation"].map { "\($0)" })) }
     }
 }
