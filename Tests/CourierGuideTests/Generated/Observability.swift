@@ -15,7 +15,7 @@ import AsyncHTTPClient
 #endif
 
 enum ObservabilityGuide {
-    // Documentation/Observability.md:244
+    // Documentation/Observability.md:247
     @Test static func fetchingAUserIsOneCallAndOneRequest() async throws {
         let tracer = InMemoryTracer()
         let metrics = TestMetrics()
@@ -77,13 +77,13 @@ enum ObservabilityGuide {
         evaluate(MetricsSystem.bootstrap(factory))  // swift-prometheus, swift-otel, StatsD…
     }
 
-    // Documentation/Observability.md:229
-    static func line229() async throws {
+    // Documentation/Observability.md:232
+    static func line232() async throws {
         configuration.metricsFactory = NOOPMetricsHandler.instance
     }
 
-    // Documentation/Observability.md:244
-    static func line244() async throws {
+    // Documentation/Observability.md:247
+    static func line247() async throws {
         // A TokenRefresher reads the process's factory when it is created:
         let refresher = withMetricsFactory(metrics) { TokenRefresher(store: store, tokenEndpoint: endpoint) }
         _ = refresher
