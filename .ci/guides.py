@@ -618,7 +618,8 @@ def check_manifest(block, workdir):
     stripped = [l for l in block.lines if l.strip() and not l.strip().startswith("//")]
     first = stripped[0].strip()
     deps = ['.package(url: "https://github.com/example/courier.git", from: "1.0.0")',
-            '.package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.0")']
+            '.package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.0")',
+            '.package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4")']
     targets = ['.target(name: "App")', '.target(name: "MyApp")']
     if "let package = Package(" in code:
         manifest = code
