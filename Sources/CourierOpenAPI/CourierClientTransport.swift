@@ -28,8 +28,9 @@ public import OpenAPIRuntime
 /// or a 401 replay only when it can be iterated again (`IterationBehavior.multiple`). A
 /// response whose `Accept` names only JSON, XML, form or plain-text media types is read whole,
 /// inside the retry loop and under `Configuration.maximumResponseSize`, as
-/// `resume()` reads it; any other response streams as it arrives, without a size limit, as
-/// `stream()` returns it (collect it with `HTTPBody`'s `upTo:` limit).
+/// `resume()` reads it; any other response streams as it arrives, as `stream()` returns it:
+/// without a size limit (collect it with `HTTPBody`'s `upTo:` limit), unless its
+/// `Content-Type` is one of those, which is held to the limit as it arrives.
 public struct CourierClientTransport: ClientTransport {
     /// The Courier client the operations are sent through.
     public let client: Courier.Client
@@ -64,7 +65,7 @@ public struct CourierClientTransport: ClientTransport {
             operation: operationID, encodedQuery: operation.encodedQuery, collectingBody: collects)
         return (
             HTTPResponse(status: response.head.status, headerFields: response.head.headers),
-            ResponseHandling.body(of: response, method: request.method)
+            try ResponseHandling.body(of: response, method: request.method, limit: client.configuration.maximumResponseSize)
         )
     }
 }

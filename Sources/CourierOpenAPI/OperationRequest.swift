@@ -44,6 +44,11 @@ struct OperationRequest {
             pathPart = target[...]
             encodedQuery = nil
         }
+        // Glued to the server URL's path, an operation path without its "/" would name another
+        // resource ("/api" + "v1" is "/apiv1").
+        guard pathPart.isEmpty || pathPart.hasPrefix("/") else {
+            throw .invalidRequest(.invalidPath(target, reason: "must start with \"/\""))
+        }
         let path = prefix + (pathPart.isEmpty ? "/" : pathPart)
         let method = try HTTPMethod(validating: request.method.rawValue)
         endpoint = Endpoint(
@@ -64,6 +69,11 @@ struct OperationRequest {
                 let announced: Int64? = if case .known(let count)? = body?.length { count } else { body == nil ? 0 : nil }
                 guard let announced, field.value == String(announced) else { throw .invalidRequest(.reservedHeader(field.name.rawName)) }
                 continue
+            }
+            // HTTPField.value turns bytes that are not UTF-8 (obs-text) into U+FFFD; a header
+            // Courier cannot send byte for byte is refused rather than changed.
+            guard field.withUnsafeBytesOfValue({ Array($0) }).elementsEqual(field.value.utf8) else {
+                throw .invalidRequest(.invalidHeaderValue(name: field.name.rawName))
             }
             items.append(HeaderItem(name: field.name.rawName, value: field.value))
         }
@@ -91,13 +101,19 @@ struct OperationRequest {
     static func requestBody(_ body: HTTPBody?) async throws(CourierError) -> RequestBody? {
         guard let body else { return nil }
         let length: Int64? = if case .known(let count) = body.length { count } else { nil }
+        if let length, length < 0 { throw .invalidRequest(.bodySourceFailed("the body announced a negative length, \(length)")) }
         let replayable = body.iterationBehavior == .multiple
         if replayable, let length, length <= wholeRequestBodyLimit {
+            let data: Data
             do {
-                return .data(try await Data(collecting: body, upTo: Int(length)))
+                data = try await Data(collecting: body, upTo: Int(length))
             } catch {
                 throw .invalidRequest(.bodySourceFailed("the operation's request body could not be read", underlyingError: error))
             }
+            guard data.count == length else {
+                throw .invalidRequest(.bodySourceFailed("the body ended after \(data.count) of the \(length) bytes it announced"))
+            }
+            return .data(data)
         }
         return .stream(BodyStream(body, length: length, replayable: replayable))
     }

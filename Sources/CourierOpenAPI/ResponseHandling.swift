@@ -37,12 +37,54 @@ enum ResponseHandling {
 
     /// The body handed to the generated code: `nil` for a response that has none (to `HEAD`,
     /// or a `1xx`, `204` or `304` status), the bytes for one read whole, and otherwise the body
-    /// as it arrives, iterable once (dropping it unread stops the transfer).
-    static func body(of response: StreamedResponse, method: HTTPRequest.Method) -> HTTPBody? {
+    /// as it arrives, iterable once (dropping it unread stops the transfer). A streamed body
+    /// whose `Content-Type` is one generated code decodes in one piece (the server answered
+    /// JSON where the operation also accepted a file) is held to `limit` as it arrives, as
+    /// `resume()` holds it.
+    /// - Throws: `TransportFailure.Kind.responseTooLarge` for such a body announced past `limit`.
+    static func body(of response: StreamedResponse, method: HTTPRequest.Method, limit: Int?) throws(CourierError) -> HTTPBody? {
         let status = response.head.statusCode
         if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
         if let whole = response.body.wholeData { return HTTPBody(whole) }
         let length: HTTPBody.Length = response.body.expectedLength.map { .known(Int64($0)) } ?? .unknown
-        return HTTPBody(response.body, length: length, iterationBehavior: .single)
+        guard let limit, let type = response.head.mediaType, isReadWhole(type) else {
+            return HTTPBody(response.body, length: length, iterationBehavior: .single)
+        }
+        if let expected = response.body.expectedLength, expected > limit {
+            response.body.cancel()
+            throw .transport(.responseTooLarge(limit: limit, url: response.head.url))
+        }
+        return HTTPBody(LimitedBody(body: response.body, limit: limit, url: response.head.url), length: length, iterationBehavior: .single)
+    }
+}
+
+/// A response body that fails with `responseTooLarge` once more than `limit` bytes arrived, and
+/// stops the transfer then.
+struct LimitedBody: AsyncSequence, Sendable {
+    typealias Element = Data
+    let body: ResponseBody
+    let limit: Int
+    let url: URL
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: ResponseBody.Iterator
+        let body: ResponseBody
+        let limit: Int
+        let url: URL
+        var received = 0
+
+        mutating func next() async throws -> Data? {
+            guard let chunk = try await chunks.next() else { return nil }
+            received += chunk.count
+            if received > limit {
+                body.cancel()
+                throw CourierError.transport(.responseTooLarge(limit: limit, url: url))
+            }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: body.makeAsyncIterator(), body: body, limit: limit, url: url)
     }
 }

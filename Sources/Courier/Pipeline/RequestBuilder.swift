@@ -17,7 +17,7 @@ package enum RequestBuilder {
         let pathAndQuery: String
         if let encodedQuery = options.encodedQuery {
             // Checked with the whole target below, byte by byte.
-            pathAndQuery = encodedQuery.isEmpty ? path.rawValue : path.rawValue + "?" + encodedQuery
+            pathAndQuery = path.rawValue + "?" + encodedQuery
         } else {
             pathAndQuery =
                 try path.rawValue

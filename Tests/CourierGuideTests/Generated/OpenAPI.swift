@@ -42,7 +42,7 @@ enum OpenAPIGuide {
         var code: Int
     }
 
-    // Documentation/OpenAPI.md:101
+    // Documentation/OpenAPI.md:102
     static func upload(_ file: URL, api: DemoAPI.Client) async throws -> Int {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
         let (chunks, continuation) = AsyncStream.makeStream(of: HTTPBody.ByteChunk.self)
@@ -59,8 +59,8 @@ enum OpenAPIGuide {
         return receipt.bytes
     }
 
-    // Documentation/OpenAPI.md:133
-    @Test("Documentation/OpenAPI.md:133") static func line133() async throws {
+    // Documentation/OpenAPI.md:134
+    @Test("Documentation/OpenAPI.md:134") static func line134() async throws {
         evaluate(try await withStubbedNetwork { network in
             evaluate(network.stub(.get, "/v1/users/7", with: .json(#"{"id":7,"name":"Grace","email":"grace@example.com"}"#)))
             let api = DemoAPI.Client(serverURL: URL(string: "https://api.example.com")!, transport: CourierClientTransport(Courier.Client()))
