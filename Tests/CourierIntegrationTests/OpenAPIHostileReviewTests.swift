@@ -13,7 +13,7 @@ import Testing
 /// A hostile review of CourierOpenAPI: a hostile server, a careless caller and a careless
 /// `ClientMiddleware` against `CourierClientTransport`. Each test fails when the defect it names
 /// is there; the others guard what already holds.
-@Suite("OpenAPIHostile: CourierClientTransport under attack", .loopback, .timeLimit(.minutes(2)))
+@Suite("OpenAPIHostile: CourierClientTransport under attack", .loopback, .timeLimit(.minutes(10)))
 struct OpenAPIHostileReviewTests {
     // MARK: - Helpers
 

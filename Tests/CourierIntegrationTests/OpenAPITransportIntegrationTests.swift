@@ -15,7 +15,7 @@ import Tracing
 /// The demo API's generated client (Example/DemoAPIClient) sent through `CourierClientTransport`
 /// against a real server on 127.0.0.1, on both transports: sign-in, refresh, the one 401
 /// replay, credentials only to the authorized hosts, the cache, streaming both ways, stubs.
-@Suite("OpenAPI: generated operations through a Courier client", .loopback, .timeLimit(.minutes(2)))
+@Suite("OpenAPI: generated operations through a Courier client", .loopback, .timeLimit(.minutes(10)))
 struct OpenAPITransportIntegrationTests {
     /// The server's side: the tokens it issued, the one it accepts, and what it was asked.
     actor Accounts {
