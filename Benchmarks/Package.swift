@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Counts allocations per call in `--overhead` (preloaded by the benchmark itself).
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
+        // `--overhead`'s `openapi` variant: a generated client's transport.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         .executableTarget(
@@ -31,6 +33,8 @@ let package = Package(
                 .product(name: "Courier", package: "Courier"),
                 // `--overhead`'s `declared` client (Overhead.swift).
                 .product(name: "CourierEndpoints", package: "Courier"),
+                .product(name: "CourierOpenAPI", package: "Courier"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,9 +1,11 @@
 import Courier
 import CourierEndpoints
+import CourierOpenAPI
 import Foundation
 import HTTPTypes
 import InMemoryTracing
 import MetricsTestKit
+import OpenAPIRuntime
 
 #if canImport(MallocInterposerSwift)
     import MallocInterposerSwift
@@ -25,6 +27,10 @@ import MetricsTestKit
 /// - **declared**: `courier` with a declarative endpoint, `API.get(_:)` stored with
 ///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).resume()`;
 /// - **declared-built**: the same, with the endpoint's modifier chain built anew for each call;
+/// - **openapi**: `courier`'s request as a generated client's operation: an `HTTPRequest` sent
+///   with `CourierClientTransport(plain).send(…)`, its `HTTPBody` collected and decoded as the
+///   generated code does (`Data(collecting:upTo:)`, `JSONDecoder`), without the runtime's
+///   converter;
 /// - **courier-observed**: `courier` reporting to in-memory tracing and metrics backends
 ///   (swift-distributed-tracing's `InMemoryTracer`, swift-metrics' `TestMetrics`), given through
 ///   the configuration: a span per call and per request, trace context written, the counter, the
@@ -99,6 +105,9 @@ enum Overhead {
         let withMiddleware = Client(configuration: layered)
         let api = API(base: base)
         let declared = api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)
+        let operations = CourierClientTransport(plain)
+        let serverURL = URL(string: "http://127.0.0.1:8080")!
+        let operation = HTTPRequest(method: .get, scheme: nil, authority: nil, path: Payload.path, headerFields: [.accept: "application/json"])
         let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
         let metrics = TestMetrics()
         let observed = Client(configuration: Configuration(transport: transport, tracer: tracer, metricsFactory: metrics))
@@ -118,6 +127,10 @@ enum Overhead {
             Variant(label: "declared") { try await plain.enqueue(declared).resume() },
             Variant(label: "declared-built") {
                 try await plain.enqueue(api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)).resume()
+            },
+            Variant(label: "openapi") {
+                let (_, body) = try await operations.send(operation, body: nil, baseURL: serverURL, operationID: "getItem")
+                return try decoder.decode(Item.self, from: try await Data(collecting: body ?? HTTPBody(), upTo: .max))
             },
             Variant(
                 label: "courier-observed", call: { try await observed.enqueue(endpoint).resume(expecting: Item.self) },
