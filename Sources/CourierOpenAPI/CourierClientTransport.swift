@@ -4,14 +4,8 @@ public import HTTPTypes
 public import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends every operation of a generated client
-/// through a Courier `Client`.
-///
-/// The client's configuration applies to generated operations exactly as to `Requestable`
-/// calls: authentication (Basic, Bearer with a `TokenRefresher` and its one 401 replay, signers)
-/// to `Configuration.authorizedHosts` only, retries, the HTTP cache, middleware,
-/// redaction, tracing, metrics and the test scope's stubs. The `operationId` names the call's
-/// span, is the `operation` dimension of its metrics and the `operation` metadata of its log
-/// lines.
+/// through a Courier `Client`, with its authentication (to `Configuration.authorizedHosts`
+/// only), retries, cache, middleware, redaction, tracing, metrics and stubs, as any call.
 ///
 /// ```swift
 /// let courier = Courier.Client(configuration: configuration)
@@ -19,18 +13,9 @@ public import OpenAPIRuntime
 /// let user = try await api.getUser(path: .init(id: 1)).ok.body.json
 /// ```
 ///
-/// Every status reaches the generated code, which has a case per documented response. A
-/// failure (no connection, a timeout, a refused refresh, a body past the size limit) is thrown
-/// as the `CourierError`, which the generated client wraps in `ClientError` as its
-/// `underlyingError`.
-///
-/// Bodies: a request body is streamed with its length when known, and sent again for a retry
-/// or a 401 replay only when it can be iterated again (`IterationBehavior.multiple`). A
-/// response whose `Accept` names only JSON, XML, form or plain-text media types is read whole,
-/// inside the retry loop and under `Configuration.maximumResponseSize`, as
-/// `resume()` reads it; any other response streams as it arrives, as `stream()` returns it:
-/// without a size limit (collect it with `HTTPBody`'s `upTo:` limit), unless its
-/// `Content-Type` is one of those, which is held to the limit as it arrives.
+/// Every status reaches the generated code; a failure is thrown as the `CourierError`, which
+/// the generated client wraps in `ClientError`. Which bodies are read whole or streamed, and
+/// under which limit: the OpenAPI guide.
 public struct CourierClientTransport: ClientTransport {
     /// The Courier client the operations are sent through.
     public let client: Courier.Client

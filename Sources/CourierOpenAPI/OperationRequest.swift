@@ -72,7 +72,7 @@ struct OperationRequest {
             }
             // HTTPField.value turns bytes that are not UTF-8 (obs-text) into U+FFFD; a header
             // Courier cannot send byte for byte is refused rather than changed.
-            guard field.withUnsafeBytesOfValue({ Array($0) }).elementsEqual(field.value.utf8) else {
+            guard field.withUnsafeBytesOfValue({ $0.elementsEqual(field.value.utf8) }) else {
                 throw .invalidRequest(.invalidHeaderValue(name: field.name.rawName))
             }
             items.append(HeaderItem(name: field.name.rawName, value: field.value))

@@ -102,7 +102,7 @@ struct EndpointErrorTests {
         "an API string that is not a base URL fails each call, never at declaration",
         arguments: [
             "api.example.com", "ftp://api.example.com", "https://api.example.com?x=1", "https://api.example.com#f",
-            "https://", "https://api.example.com:99999", "https://bad host/v1", "https://api.example.com/v1?x=1",
+            "https://", "https://api.example.com:99999", "https://bad host.invalid/v1", "https://api.example.com/v1?x=1",
             "https://api.example.com/v1#frag", "https://api.example.com//v1", "https://api.example.com/a/../b",
         ])
     func invalidAPIString(string: String) async {
