@@ -183,6 +183,9 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
     /// Bytes buffered in memory now.
     var bufferedBytes: Int { state.withLock { $0.buffered } }
 
+    /// Whether the producer has ended the body (every byte has arrived, or the transfer failed).
+    var hasEnded: Bool { state.withLock { $0.end != nil } }
+
     // MARK: Reader side
 
     func claim() -> Bool {
