@@ -37,6 +37,9 @@ public struct CourierClientTransport: ClientTransport {
         self.unauthenticatedOperations = unauthenticatedOperations
     }
 
+    /// The server URL last split: a generated client passes the same one to every operation.
+    private let lastServer = ServerCache()
+
     /// Sends `request` with `body` to `baseURL` through ``client`` as the operation
     /// `operationID`.
     /// - Throws: a `CourierError`: `InvalidRequest` for a base URL, path,
@@ -44,7 +47,8 @@ public struct CourierClientTransport: ClientTransport {
     ///   `resume()` otherwise; never for a status.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let operation = try await OperationRequest(
-            request, body: body, baseURL: baseURL, requiresAuthorization: !unauthenticatedOperations.contains(operationID))
+            request, body: body, server: try lastServer.server(for: baseURL),
+            requiresAuthorization: !unauthenticatedOperations.contains(operationID))
         let collects = ResponseHandling.readsWhole(request)
         let response = try await client.enqueue(operation.endpoint).send(
             operation: operationID, encodedQuery: operation.encodedQuery, collectingBody: collects)
@@ -52,5 +56,20 @@ public struct CourierClientTransport: ClientTransport {
             HTTPResponse(status: response.head.status, headerFields: response.head.headers),
             try ResponseHandling.body(of: response, method: request.method, limit: client.configuration.maximumResponseSize)
         )
+    }
+}
+
+/// The last server URL split, so that a generated client's operations, which all pass the same
+/// URL, parse it once.
+private final class ServerCache: Sendable {
+    private let last = LockedState<OperationRequest.Server?>(nil)
+
+    /// `url` split, from the cache when it is the URL last split.
+    /// - Throws: as `OperationRequest.Server.init(_:)`.
+    func server(for url: URL) throws(CourierError) -> OperationRequest.Server {
+        if let cached = last.withLock({ $0 }), cached.url == url { return cached }
+        let server = try OperationRequest.Server(url)
+        last.withLock { $0 = server }
+        return server
     }
 }

@@ -33,8 +33,8 @@ struct OperationRequest {
 
     /// - Throws: `InvalidRequest.invalidBaseURL(_:reason:)` for a base URL with a query,
     ///   fragment or user-info, and the errors of `BaseURL`, `URLPath` and `HTTPMethod`.
-    init(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, requiresAuthorization: Bool) async throws(CourierError) {
-        let (base, prefix) = try Self.split(baseURL)
+    init(_ request: HTTPRequest, body: HTTPBody?, server: Server, requiresAuthorization: Bool) async throws(CourierError) {
+        let (base, prefix) = (server.base, server.prefix)
         let target = request.path ?? "/"
         let pathPart: Substring
         if let mark = target.firstIndex(of: "?") {
@@ -80,20 +80,31 @@ struct OperationRequest {
         return items
     }
 
-    /// The base URL's scheme, host and port, and its path without a trailing `/` (`""` for none).
-    static func split(_ url: URL) throws(CourierError) -> (BaseURL, prefix: String) {
-        let string = url.absoluteString
-        func fail(_ reason: String) -> CourierError {
-            .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: string), reason: reason))
+    /// A server URL split into what Courier sends to and the path prefix of every operation.
+    struct Server: Sendable {
+        let url: URL
+        let base: BaseURL
+        /// The URL's path without a trailing `/` (`""` for none), percent-encoded as given.
+        let prefix: String
+
+        /// - Throws: `InvalidRequest.invalidBaseURL(_:reason:)` for a URL with a query,
+        ///   fragment or user-info, or that is not `scheme://host[:port][/path]`, and the errors
+        ///   of `BaseURL`.
+        init(_ url: URL) throws(CourierError) {
+            let string = url.absoluteString
+            func fail(_ reason: String) -> CourierError {
+                .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: string), reason: reason))
+            }
+            guard let separator = string.firstRange(of: "://") else { throw fail("expected scheme://host[:port][/path]") }
+            let rest = string[separator.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            base = try BaseURL(string: String(string[..<authorityEnd]))
+            var prefix = rest[authorityEnd...]
+            if prefix.contains("?") || prefix.contains("#") { throw fail("a server URL has no query or fragment") }
+            if prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+            self.url = url
+            self.prefix = String(prefix)
         }
-        guard let separator = string.range(of: "://") else { throw fail("expected scheme://host[:port][/path]") }
-        let rest = string[separator.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        let base = try BaseURL(string: String(string[..<authorityEnd]))
-        var prefix = rest[authorityEnd...]
-        if prefix.contains("?") || prefix.contains("#") { throw fail("a server URL has no query or fragment") }
-        if prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-        return (base, String(prefix))
     }
 
     /// `body` as Courier sends it: one piece of memory when it is short, known in length and

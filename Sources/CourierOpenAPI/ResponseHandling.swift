@@ -11,12 +11,10 @@ enum ResponseHandling {
     /// streams, JSON Lines, no `Accept` at all) streams.
     static func readsWhole(_ request: HTTPRequest) -> Bool {
         if request.method == .head { return true }
-        let values = request.headerFields[values: .accept]
-        guard !values.isEmpty else { return false }
         var named = false
-        for value in values {
-            for range in value.split(separator: ",") {
-                let type = range.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        for field in request.headerFields where field.name == .accept {
+            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                let type = trimmed(element.prefix { $0 != UInt8(ascii: ";") })
                 if type.isEmpty { continue }
                 guard isReadWhole(type) else { return false }
                 named = true
@@ -25,14 +23,32 @@ enum ResponseHandling {
         return named
     }
 
-    /// A media type generated code decodes from one piece of memory.
-    static func isReadWhole(_ type: String) -> Bool {
-        switch type {
-        case "application/json", "application/xml", "text/xml", "text/plain", "application/x-www-form-urlencoded":
-            return true
-        default:
-            return type.hasPrefix("application/") && (type.hasSuffix("+json") || type.hasSuffix("+xml"))
-        }
+    /// Whether `type` (ASCII, any case) is a media type generated code decodes from one piece
+    /// of memory.
+    static func isReadWhole(_ type: some BidirectionalCollection<UInt8>) -> Bool {
+        if wholeTypes.contains(where: { equalsIgnoringCase(type, $0.utf8) }) { return true }
+        return equalsIgnoringCase(type.prefix(12), "application/".utf8)
+            && (equalsIgnoringCase(type.suffix(5), "+json".utf8) || equalsIgnoringCase(type.suffix(4), "+xml".utf8))
+    }
+
+    private static let wholeTypes = ["application/json", "application/xml", "text/xml", "text/plain", "application/x-www-form-urlencoded"]
+
+    /// Whether `bytes` are `lowercase`'s, ignoring ASCII case.
+    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: String.UTF8View) -> Bool {
+        bytes.count == lowercase.count
+            && zip(bytes, lowercase).allSatisfy { byte, lower in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == lower : byte == lower
+            }
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return bytes[start..<end]
     }
 
     /// The body handed to the generated code: `nil` for a response that has none (to `HEAD`,
@@ -47,7 +63,7 @@ enum ResponseHandling {
         if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
         if let whole = response.body.wholeData { return HTTPBody(whole) }
         let length: HTTPBody.Length = response.body.expectedLength.map { .known(Int64($0)) } ?? .unknown
-        guard let limit, let type = response.head.mediaType, isReadWhole(type) else {
+        guard let limit, let type = response.head.mediaType, isReadWhole(type.utf8) else {
             return HTTPBody(response.body, length: length, iterationBehavior: .single)
         }
         if let expected = response.body.expectedLength, expected > limit {
