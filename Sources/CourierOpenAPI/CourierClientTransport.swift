@@ -37,8 +37,8 @@ public struct CourierClientTransport: ClientTransport {
         self.unauthenticatedOperations = unauthenticatedOperations
     }
 
-    /// The server URL last split: a generated client passes the same one to every operation.
-    private let lastServer = ServerCache()
+    /// The server URLs last split: a generated client passes the same one to every operation.
+    private let servers = ServerCache()
 
     /// Sends `request` with `body` to `baseURL` through ``client`` as the operation
     /// `operationID`.
@@ -47,7 +47,7 @@ public struct CourierClientTransport: ClientTransport {
     ///   `resume()` otherwise; never for a status.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let operation = try await OperationRequest(
-            request, body: body, server: try lastServer.server(for: baseURL),
+            request, body: body, server: try servers.server(for: baseURL),
             requiresAuthorization: !unauthenticatedOperations.contains(operationID))
         let collects = ResponseHandling.readsWhole(request)
         let response = try await client.enqueue(operation.endpoint).send(
@@ -59,17 +59,21 @@ public struct CourierClientTransport: ClientTransport {
     }
 }
 
-/// The last server URL split, so that a generated client's operations, which all pass the same
-/// URL, parse it once.
+/// The server URLs last split, so that a generated client's operations, which all pass the same
+/// URL, parse it once (and a few clients sharing the transport do not take turns).
 private final class ServerCache: Sendable {
-    private let last = LockedState<OperationRequest.Server?>(nil)
+    private static let capacity = 4
+    private let recent = LockedState<[OperationRequest.Server]>([])
 
-    /// `url` split, from the cache when it is the URL last split.
+    /// `url` split, from the cache when it is one of the URLs last split.
     /// - Throws: as `OperationRequest.Server.init(_:)`.
     func server(for url: URL) throws(CourierError) -> OperationRequest.Server {
-        if let cached = last.withLock({ $0 }), cached.url == url { return cached }
+        if let cached = recent.withLock({ $0.first { $0.url == url } }) { return cached }
         let server = try OperationRequest.Server(url)
-        last.withLock { $0 = server }
+        recent.withLock { recent in
+            if recent.count == Self.capacity { recent.removeFirst() }
+            recent.append(server)
+        }
         return server
     }
 }

@@ -118,13 +118,17 @@ struct OpenAPIHostileReviewTests {
         #expect(await recording.count == 0)
     }
 
-    @Test("one transport used with several server URLs at once sends each operation to its own URL's host and prefix; a bad URL among them is refused alone")
+    @Test("one transport used with six server URLs at once sends each operation to its own URL's host and prefix; a bad URL among them is refused alone")
     func serverURLsAlternate() async throws {
         let recording = RecordingTransport(status: 200)
         let transport = Self.recorded(recording)
-        let servers = ["http://127.0.0.1:1/a", "http://127.0.0.2:2/b/", "http://127.0.0.1:1/a/../x", "http://127.0.0.3:3"]
+        // More good URLs than the transport keeps split, so they also take turns in its cache.
+        let servers = [
+            "http://127.0.0.1:1/a", "http://127.0.0.2:2/b/", "http://127.0.0.1:1/a/../x", "http://127.0.0.3:3", "http://127.0.0.4:4/c",
+            "http://127.0.0.5:5/d/e",
+        ]
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
-            for index in 0..<2_000 {
+            for index in 0..<2_400 {
                 group.addTask {
                     let result = try await Self.send(transport, Self.request("/op/\(index)"), baseURL: servers[index % servers.count])
                     return (index, Self.invalidRequest(result) != nil)
@@ -134,10 +138,13 @@ struct OpenAPIHostileReviewTests {
             for try await (index, wasRefused) in group where wasRefused { refused.insert(index) }
             return refused
         }
-        #expect(outcomes == Set(stride(from: 2, to: 2_000, by: 4)))
+        #expect(outcomes == Set(stride(from: 2, to: 2_400, by: 6)))
         let sent = await recording.requests.map(\.url.absoluteString)
-        #expect(sent.count == 1_500)
-        let expected = ["http://127.0.0.1:1/a/op/", "http://127.0.0.2:2/b/op/", nil, "http://127.0.0.3:3/op/"]
+        #expect(sent.count == 2_000)
+        let expected = [
+            "http://127.0.0.1:1/a/op/", "http://127.0.0.2:2/b/op/", nil, "http://127.0.0.3:3/op/", "http://127.0.0.4:4/c/op/",
+            "http://127.0.0.5:5/d/e/op/",
+        ]
         for url in sent {
             let index = try #require(Int(url.split(separator: "/").last ?? ""))
             #expect(expected[index % servers.count].map { url == $0 + String(index) } == true, "\(url)")
