@@ -21,6 +21,8 @@ struct CourierBench {
         var sinkFile: String?
         var transfersGiB: Double?
         var downloadsGiB: Double?
+        var openapiUploadGiB: Double?
+        var openapiUploadRounds = 7
         var transfersTransports = TransfersBench.transportNames
         var overhead = 0
         /// `--variants`: the overhead variants to run (all when empty; `direct` always runs).
@@ -41,6 +43,7 @@ struct CourierBench {
                                  [--clients LIST] [--baseline CLIENT] [--auth-burst N]
                                  [--multipart-gib N [--multipart-rounds N]]
                                  [--transfers-gib N [--transfers-transports LIST]] [--downloads-gib N]
+                                 [--openapi-upload-gib N [--openapi-upload-rounds N] [--transfers-transports LIST]]
 
               --requests N     requests per client per round (default 1000)
               --rounds N       measured rounds per mode (default 20)
@@ -83,6 +86,14 @@ struct CourierBench {
                                64 MiB target (see TransfersBench.swift). Exit status 3 when a
                                transfer over async-http-client misses the target
               --transfers-transports LIST  ahc, urlsession or ahc,urlsession (default)
+              --openapi-upload-gib N  instead of the modes: an N GiB upload as a generated
+                               operation through CourierClientTransport (HTTPBody .single of known
+                               length) and as Courier's own RequestBody.stream, on each transport
+                               of --transfers-transports, each upload in a process of its own, to a
+                               server in a child process that checksums the body; peak RSS of each
+                               (see OpenAPIUploadBench.swift). Exit status 3 when the openapi
+                               upload's median peak exceeds 1.05× courier's
+              --openapi-upload-rounds N  uploads of each kind per transport in that mode (default 7)
               --downloads-gib N  instead of the modes: an N GiB download to disk with
                                Call.download(to:) on each transport against curl -o from the same
                                server in a child process: time, peak RSS, ratios to curl (see
@@ -160,6 +171,12 @@ struct CourierBench {
                     let text = try value(for: argument)
                     guard let number = Double(text), number > 0 else { throw BenchError("--downloads-gib: expected a positive number, got \(text)") }
                     options.downloadsGiB = number
+                case "--openapi-upload-gib":
+                    let text = try value(for: argument)
+                    guard let number = Double(text), number > 0 else { throw BenchError("--openapi-upload-gib: expected a positive number, got \(text)") }
+                    options.openapiUploadGiB = number
+                case "--openapi-upload-rounds":
+                    options.openapiUploadRounds = try positive(for: argument)
                 case "--transfers-transports":
                     let names = try value(for: argument).split(separator: ",").map(String.init)
                     if names.isEmpty || names.contains(where: { !TransfersBench.transportNames.contains($0) }) {
@@ -200,6 +217,10 @@ struct CourierBench {
     }
 
     static func main() async {
+        // Internal: one upload of --openapi-upload-gib, in a process of its own.
+        if CommandLine.arguments.dropFirst().first == OpenAPIUploadBench.childFlag {
+            await OpenAPIUploadBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
+        }
         let options: Options
         do {
             options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -215,6 +236,16 @@ struct CourierBench {
         }
         if let gibibytes = options.downloadsGiB {
             await runDownloads(gibibytes: gibibytes)
+        }
+        if let gibibytes = options.openapiUploadGiB {
+            do {
+                let met = try await OpenAPIUploadBench.run(
+                    gibibytes: gibibytes, rounds: options.openapiUploadRounds, transports: options.transfersTransports)
+                exit(met ? 0 : 3)
+            } catch {
+                FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+                exit(1)
+            }
         }
         if options.diskCache > 0 {
             do {

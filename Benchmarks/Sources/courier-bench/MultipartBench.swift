@@ -319,7 +319,9 @@ struct MemoryUsage: CustomStringConvertible {
 
     /// `courier-bench --sink`: a minimal HTTP/1.1 server on 127.0.0.1 that reads request bodies
     /// (Content-Length only) in 1 MiB reads, discards them and answers `{"bytes":N}`. Blocking
-    /// sockets and one thread per connection: nothing between the socket and the counter.
+    /// sockets and one thread per connection: nothing between the socket and the counter. For
+    /// `POST /upload-checked` the answer also has the body's ``Checksum`` digest in hexadecimal,
+    /// `{"bytes":N,"checksum":"…"}`.
     ///
     /// With `--sink-file PATH` it also answers `GET /download` with that file (`GET
     /// /download?bytes=N`: its first N bytes), `Content-Length` and `sendfile(2)`: the kernel
@@ -392,6 +394,10 @@ struct MemoryUsage: CustomStringConvertible {
                     guard send(file, upTo: limit, to: fd) else { return }
                     continue
                 }
+                // POST /upload-checked: also the body's ``Checksum`` in the answer
+                // (`--openapi-upload-gib`); other uploads are only counted.
+                let checks = text.split(separator: " ", maxSplits: 2).dropFirst().first == "/upload-checked"
+                var checksum = Checksum()
                 var contentLength: Int64?
                 var chunked = false
                 for line in text.split(separator: "\r\n") {
@@ -409,12 +415,17 @@ struct MemoryUsage: CustomStringConvertible {
                     pending = Array(head[(headEnd + 4 + Int(contentLength))...])
                     received = contentLength
                 }
+                if checks { head[(headEnd + 4)..<(headEnd + 4 + Int(received))].withUnsafeBytes { checksum.update($0) } }
                 while received < contentLength {
                     let count = read(fd, buffer, Int(min(Int64(capacity), contentLength - received)))
                     guard count > 0 else { return }
+                    if checks { checksum.update(UnsafeRawBufferPointer(start: buffer, count: count)) }
                     received += Int64(count)
                 }
-                let body = #"{"bytes":\#(received)}"#
+                let body =
+                    checks
+                    ? #"{"bytes":\#(received),"checksum":"\#(String(checksum.digest, radix: 16))"}"#
+                    : #"{"bytes":\#(received)}"#
                 write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
         }
