@@ -265,6 +265,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 // The TLS test server (TLSTestServer.swift): HTTPS with a chosen certificate,
                 // mutual TLS, and HTTP/2 over ALPN.
             ]
