@@ -80,7 +80,7 @@ let package = Package(
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
         // CourierOpenAPI: generated clients' `ClientTransport` (it depends on swift-http-types only).
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
-        // Property tests of the HTTP cache's promises (CourierTests only).
+        // Property tests: the HTTP cache's promises (CourierTests), CourierOpenAPI's (CourierIntegrationTests).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // `swift package generate-documentation` (Documentation/docc.sh); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),

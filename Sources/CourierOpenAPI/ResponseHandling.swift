@@ -61,7 +61,13 @@ enum ResponseHandling {
     static func body(of response: StreamedResponse, method: HTTPRequest.Method, limit: Int?) throws(CourierError) -> HTTPBody? {
         let status = response.head.statusCode
         if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
-        if let whole = response.body.wholeData { return HTTPBody(whole) }
+        if let whole = response.body.wholeData {
+            // Already in memory (a stub's, a cache's, a middleware's): held to the limit too.
+            if let limit, whole.count > limit, let type = response.head.mediaType, isReadWhole(type.utf8) {
+                throw .transport(.responseTooLarge(limit: limit, url: response.head.url))
+            }
+            return HTTPBody(whole)
+        }
         let length: HTTPBody.Length = response.body.expectedLength.map { .known(Int64($0)) } ?? .unknown
         guard let limit, let type = response.head.mediaType, isReadWhole(type.utf8) else {
             return HTTPBody(response.body, length: length, iterationBehavior: .single)
