@@ -42,25 +42,22 @@ enum OpenAPIGuide {
         var code: Int
     }
 
-    // Documentation/OpenAPI.md:102
+    // Documentation/OpenAPI.md:104
     static func upload(_ file: URL, api: DemoAPI.Client) async throws -> Int {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
-        let (chunks, continuation) = AsyncStream.makeStream(of: HTTPBody.ByteChunk.self)
-        let reader = Task {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            while let data = try handle.read(upToCount: 64 * 1024), !data.isEmpty {
-                continuation.yield(ArraySlice(data))
-            }
-            continuation.finish()
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        // One read each time the upload asks for a chunk: memory holds a chunk, not the file.
+        let chunks = AsyncThrowingStream<HTTPBody.ByteChunk, any Error> {
+            guard let data = try handle.read(upToCount: 64 * 1024), !data.isEmpty else { return nil }
+            return ArraySlice(data)
         }
-        let receipt = try await api.uploadFile(body: .binary(HTTPBody(chunks, length: .known(Int64(size))))).created.body.json
-        try await reader.value
-        return receipt.bytes
+        let body = HTTPBody(chunks, length: .known(Int64(size)))
+        return try await api.uploadFile(body: .binary(body)).created.body.json.bytes
     }
 
-    // Documentation/OpenAPI.md:134
-    @Test("Documentation/OpenAPI.md:134") static func line134() async throws {
+    // Documentation/OpenAPI.md:133
+    @Test("Documentation/OpenAPI.md:133") static func line133() async throws {
         evaluate(try await withStubbedNetwork { network in
             evaluate(network.stub(.get, "/v1/users/7", with: .json(#"{"id":7,"name":"Grace","email":"grace@example.com"}"#)))
             let api = DemoAPI.Client(serverURL: URL(string: "https://api.example.com")!, transport: CourierClientTransport(Courier.Client()))
