@@ -34,7 +34,7 @@ struct CourierBench {
             "raw", "courier", "courier-stub", "courier-datafor", "courier-urlcache", "raw-delegate", "raw-nocache",
             "raw-delegate-nocache", "courier-bearer", "raw-ahc", "raw-ahc-headers", "ahc-transport", "courier-ahc",
             "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport", "courier-bearer-hop",
-            "courier-ahc-bearer", "courier-ahc-bearer-hop",
+            "courier-ahc-bearer", "courier-ahc-bearer-hop", "openapi", "openapi-ahc",
         ]
 
         static let usage = """
@@ -314,6 +314,8 @@ struct CourierBench {
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))
             case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
+            case "openapi": clients.append(OpenAPIBenchClient(port: server.port, overAsyncHTTPClient: false))
+            case "openapi-ahc": clients.append(OpenAPIBenchClient(port: server.port, overAsyncHTTPClient: true))
             case "ahc-transport": clients.append(TransportClient(name, AsyncHTTPClientTransport(), port: server.port))
             case "courier-ahc-304": clients.append(try CourierRevalidatingClient(port: server.port))
             case "raw-ahc-304": clients.append(try RawAsyncHTTPClient304(port: server.port, tag: server.revalidatedTag))

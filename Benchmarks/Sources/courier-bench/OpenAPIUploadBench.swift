@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Courier
 import CourierOpenAPI
 import Foundation
@@ -35,12 +34,11 @@ import NIOCore
 /// - `rounds` rounds of the two, the order alternating (courier, openapi | openapi, courier |
 ///   …); the verdict compares their medians.
 /// - For comparison only, once per transport after the rounds: **courier-file**, Courier's own
-///   `RequestBody.file` of the same file; **courier-paced** (async-http-client only), courier's
-///   body with an event-loop round trip before each MiB (see ``Paced``); **openapi-guide**, the
-///   upload example of `Documentation/OpenAPI.md` as written (an `AsyncStream` that a task fills
-///   from `FileHandle.read(upToCount:)` as fast as it can); and **openapi-unfolding**, the same
-///   reads in an `AsyncThrowingStream(unfolding:)`, which reads a chunk only when asked. The last
-///   two measure the producer, not the transport.
+///   `RequestBody.file` of the same file; **openapi-asyncstream**, an `AsyncStream` that a task
+///   fills from `FileHandle.read(upToCount:)` as fast as it can (what `Documentation/OpenAPI.md`
+///   warns against); and **openapi-unfolding**, the same reads in an
+///   `AsyncThrowingStream(unfolding:)`, which reads a chunk only when asked (the guide's
+///   example). The last two measure the producer, not the transport.
 /// - Each child creates its client, uploads the file's first MiB the same way (a connection,
 ///   first-use allocations), then resets `VmHWM` (`/proc/self/clear_refs`) and uploads the N GiB.
 ///   *RSS before* is `VmRSS` after that reset, *peak* `VmHWM` after the upload. An `idle` child
@@ -53,7 +51,7 @@ enum OpenAPIUploadBench {
     /// The two uploads compared, each round.
     static let measured = ["courier", "openapi"]
     /// Run once per transport after the rounds, for comparison only.
-    static let comparisons = ["courier-file", "courier-paced", "openapi-guide", "openapi-unfolding"]
+    static let comparisons = ["courier-file", "openapi-asyncstream", "openapi-unfolding"]
     /// The openapi upload passes when its median peak RSS is at most this many times courier's.
     static let tolerance = 1.05
     /// The operation's `operationId`.
@@ -106,7 +104,7 @@ enum OpenAPIUploadBench {
                         results.append(try upload(variant, over: transport, round: round + 1))
                     }
                 }
-                for variant in comparisons where variant != "courier-paced" || transport == "ahc" {
+                for variant in comparisons {
                     results.append(try upload(variant, over: transport, round: nil))
                 }
             }
@@ -300,11 +298,6 @@ enum OpenAPIUploadBench {
                 let body = RequestBody.stream(FileChunks(path: file, limit: bytes), length: bytes)
                 let response = try await client.enqueue(CheckedUpload(base: base, body: body)).resume()
                 return try JSONDecoder().decode(Receipt.self, from: response.body)
-            case "courier-paced":
-                // courier's body, each MiB handed over after an event-loop round trip (see Paced).
-                let body = RequestBody.stream(Paced(inner: FileChunks(path: file, limit: bytes)), length: bytes)
-                let response = try await client.enqueue(CheckedUpload(base: base, body: body)).resume()
-                return try JSONDecoder().decode(Receipt.self, from: response.body)
             case "courier-file":
                 // Courier's own file body (64 KiB reads); the warm-up sends a copy of the first MiB.
                 var url = URL(fileURLWithPath: file)
@@ -334,7 +327,7 @@ enum OpenAPIUploadBench {
                 }
                 return try await uploadOperation(HTTPBody(chunks, length: .known(bytes)), with: operations)
             default:
-                // Documentation/OpenAPI.md's example, as written (with a limit, for the warm-up).
+                // openapi-asyncstream: a task reads as fast as it can into an unbounded stream.
                 let (chunks, continuation) = AsyncStream.makeStream(of: HTTPBody.ByteChunk.self)
                 let reader = Task {
                     let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
@@ -381,32 +374,6 @@ enum OpenAPIUploadBench {
         // @unchecked: the stream calls its closure for one chunk at a time, never concurrently.
         var value: Int64
         init(_ value: Int64) { self.value = value }
-    }
-
-    /// ``FileChunks`` that, before every 16th chunk (each MiB), waits for a round trip through
-    /// every event loop of async-http-client's default group (the one
-    /// `AsyncHTTPClientTransport()` runs on): by then the loops have run every write queued
-    /// before, so at most a MiB of chunks waits in their task queues. `courier-paced` measures
-    /// what such a bound, in `AsyncHTTPClientTransport`'s body iterator, would keep.
-    struct Paced: AsyncSequence, Sendable {
-        typealias Element = HTTPBody.ByteChunk
-        static let chunksPerRoundTrip = 16
-        let inner: FileChunks
-
-        func makeAsyncIterator() -> Iterator { Iterator(inner: inner.makeAsyncIterator()) }
-
-        struct Iterator: AsyncIteratorProtocol {
-            var inner: FileChunks.Iterator
-            var count = 0
-
-            mutating func next() async throws -> HTTPBody.ByteChunk? {
-                count += 1
-                if count.isMultiple(of: Paced.chunksPerRoundTrip) {
-                    for loop in HTTPClient.defaultEventLoopGroup.makeIterator() { try await loop.submit {}.get() }
-                }
-                return try await inner.next()
-            }
-        }
     }
 
     /// The sink's answer to `POST /upload-checked`.
