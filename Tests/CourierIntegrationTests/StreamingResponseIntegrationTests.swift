@@ -104,7 +104,7 @@ struct StreamingResponseIntegrationTests {
                     // is read, so everything past the high-water mark must go to disk. (Waiting only
                     // for "more went to disk" raced the scheduler: on a busy machine 5 MB spilled.)
                     if readBeforeTheEnd == nil { readBeforeTheEnd = read }
-                    while !buffer.hasEnded { await Task.yield() }
+                    await buffer.waitForEnd()
                 }
             }
             #expect(read == Self.hundredMegabytes)

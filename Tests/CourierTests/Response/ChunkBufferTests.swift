@@ -35,6 +35,32 @@ struct ChunkBufferTests {
         #expect(!buffer.isProducerPaused)
     }
 
+    @Test(
+        "waitForEnd returns once the body ends (finished, failed or cancelled) for every waiter, and at once after the end",
+        arguments: ["finish", "fail", "cancel"])
+    func waitForEndFollowsTheEnd(_ ending: String) async throws {
+        let buffer = ChunkBuffer(producer: RecordingProducer(), canPause: true, highWater: 100, lowWater: 40)
+        let returned = LockedState(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<100 {
+                group.addTask {
+                    await buffer.waitForEnd()
+                    returned.withLock { $0 += 1 }
+                }
+            }
+            buffer.append(Data(count: 10))
+            #expect(returned.withLock { $0 } == 0)
+            switch ending {
+            case "finish": buffer.finish(.success(()))
+            case "fail": buffer.finish(.failure(.transport(TransportFailure(kind: .connectionLost, message: "gone"))))
+            default: buffer.cancel()
+            }
+            try await group.waitForAll()
+        }
+        #expect(returned.withLock { $0 } == 100)
+        await buffer.waitForEnd()
+    }
+
     @Test func aProducerThatCannotPauseHasItsBacklogSpilledToDiskAndReadBackInOrder() async throws {
         let producer = RecordingProducer()
         let buffer = ChunkBuffer(producer: producer, canPause: false, highWater: 1000, lowWater: 100)

@@ -45,7 +45,16 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
         var first = 0
         var buffered = 0
         /// How the body ended, once it has; the reader drains ``chunks`` first (unless cancelled).
-        var end: Result<Void, CourierError>?
+        var end: Result<Void, CourierError>? {
+            didSet {
+                // Resuming only schedules the waiting task: safe under the lock.
+                guard end != nil else { return }
+                for waiter in endWaiters { waiter.resume() }
+                endWaiters = []
+            }
+        }
+        /// Tasks in ``waitForEnd()``.
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
         var reader: Reader?
         var claimed = false
         var producerPaused = false
@@ -183,8 +192,18 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
     /// Bytes buffered in memory now.
     var bufferedBytes: Int { state.withLock { $0.buffered } }
 
-    /// Whether the producer has ended the body (every byte has arrived, or the transfer failed).
-    var hasEnded: Bool { state.withLock { $0.end != nil } }
+    /// Returns once the body has ended: every byte has arrived, or the transfer failed or was
+    /// cancelled (for tests).
+    func waitForEnd() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state in
+                if state.end != nil { return true }
+                state.endWaiters.append(waiter)
+                return false
+            }
+            if ended { waiter.resume() }
+        }
+    }
 
     // MARK: Reader side
 
