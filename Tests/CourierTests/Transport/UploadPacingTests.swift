@@ -38,12 +38,21 @@
             let paces = LockedState<[Int]>([])
             let buffers = BodyStreamBuffers(
                 stream: BodyStream(CountingChunks(chunks: chunks, handedOut: handedOut)),
-                lifetime: RequestBodyLifetime(),
+                lifetime: RequestBodyLifetime(), paceInterval: 1 << 20,
                 pace: { paces.withLock { $0.append(handedOut.withLock { $0 }) } })
             var sent = 0
             for try await buffer in buffers { sent += buffer.readableBytes }
             #expect(sent == chunks << 16)
             #expect(paces.withLock { $0 } == expected.map { $0 << 20 })
+        }
+
+        @Test("the interval is a MiB on up to 7 loops, and a MiB per 4 loops on larger groups", arguments: [(1, 1), (2, 1), (7, 1), (8, 2), (64, 16)])
+        func theIntervalGrowsWithTheGroup(loops: Int, mebibytes: Int) async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: loops)
+            let buffers = BodyStreamBuffers(
+                stream: BodyStream(CountingChunks(chunks: 0, handedOut: LockedState(0))), lifetime: RequestBodyLifetime(), loops: group)
+            #expect(buffers.paceInterval == mebibytes << 20)
+            try await group.shutdownGracefully()
         }
 
         @Test("a drain returns only after every task submitted to each of the group's loops before it has run")

@@ -404,7 +404,7 @@
             case .stream(let stream)?:
                 let lifetime = RequestBodyLifetime()
                 outgoing.body = .stream(
-                    BodyStreamBuffers(stream: stream, lifetime: lifetime, pace: { await BodyStreamBuffers.drain(loops) }),
+                    BodyStreamBuffers(stream: stream, lifetime: lifetime, loops: loops),
                     length: stream.length.map { .known($0) } ?? .unknown)
                 return (outgoing, lifetime)
             case nil:
@@ -420,32 +420,47 @@
     /// next one at once; it pauses the producer only once the loop has run those writes and found
     /// the socket full. A producer faster than a busy loop (2 cores shared with the server)
     /// therefore queues parts without bound: a 1 GiB upload peaked at 44–177 MiB. So after each
-    /// ``paceInterval`` bytes the iterator waits for `pace`, a round trip through every loop of
-    /// the client's group, by which time the parts handed over before it have been written or
-    /// have paused the producer.
+    /// `paceInterval` bytes the iterator waits for `pace`, a round trip through every loop of
+    /// the client's group (which one carries the connection is not known), by which time the
+    /// parts handed over before it have been written or have paused the producer.
     struct BodyStreamBuffers: AsyncSequence, Sendable {
         typealias Element = ByteBuffer
         let stream: BodyStream
         let lifetime: RequestBodyLifetime
         /// Waits until what was handed to async-http-client so far has reached its event loops.
         let pace: @Sendable () async -> Void
+        /// The bytes handed over between two waits for `pace`.
+        let paceInterval: Int
 
-        /// The bytes handed over between two waits for ``pace``.
-        static let paceInterval = 1 << 20
+        /// Paced through `loops`: every MiB, and every MiB per 4 loops on a larger group, so that
+        /// a round trip through many loops stays a small share of the upload's work.
+        init(stream: BodyStream, lifetime: RequestBodyLifetime, loops: any EventLoopGroup) {
+            let count = loops.makeIterator().reduce(0) { count, _ in count + 1 }
+            self.init(stream: stream, lifetime: lifetime, paceInterval: Swift.max(1, count / 4) << 20) { await Self.drain(loops) }
+        }
+
+        init(stream: BodyStream, lifetime: RequestBodyLifetime, paceInterval: Int, pace: @escaping @Sendable () async -> Void) {
+            self.stream = stream
+            self.lifetime = lifetime
+            self.paceInterval = paceInterval
+            self.pace = pace
+        }
 
         func makeAsyncIterator() -> Iterator {
             do throws(CourierError) {
-                return Iterator(reader: .success(try stream.makeReader()), lifetime: lifetime, pace: pace)
+                return Iterator(reader: .success(try stream.makeReader()), lifetime: lifetime, pace: pace, paceInterval: paceInterval)
             } catch {
-                return Iterator(reader: .failure(error), lifetime: lifetime, pace: pace)
+                return Iterator(reader: .failure(error), lifetime: lifetime, pace: pace, paceInterval: paceInterval)
             }
         }
 
-        /// A task run on each of `loops` in turn, after everything submitted to it before.
+        /// Returns once a task submitted to each of `loops` (all at once) has run, after
+        /// everything submitted to that loop before.
         static func drain(_ loops: any EventLoopGroup) async {
-            for loop in loops.makeIterator() {
+            let done = loops.makeIterator().map { $0.submit {} }
+            for future in done {
                 // A loop that is shutting down fails the request anyway.
-                try? await loop.submit {}.get()
+                try? await future.get()
             }
         }
 
@@ -453,6 +468,7 @@
             var reader: Result<BodyStream.Reader, CourierError>
             let lifetime: RequestBodyLifetime
             let pace: @Sendable () async -> Void
+            let paceInterval: Int
             var sincePace = 0
 
             mutating func next() async throws -> ByteBuffer? {
@@ -460,7 +476,7 @@
                 case .failure(let error):
                     throw error
                 case .success(var open):
-                    if sincePace >= BodyStreamBuffers.paceInterval {
+                    if sincePace >= paceInterval {
                         sincePace = 0
                         await pace()
                     }
