@@ -153,6 +153,20 @@ enum MultipartBench {
         func path() throws(CourierError) -> URLPath { try URLPath("/upload") }
     }
 
+    /// Writes `gibibytes` of pseudo-random bytes to `payload.bin` in `directory`, says how long it
+    /// took, and returns the file, its size and its ``Checksum``.
+    static func writePayload(gibibytes: Double, in directory: URL) throws -> (file: URL, size: Int64, checksum: Checksum) {
+        let file = directory.appendingPathComponent("payload.bin")
+        let size = Int64(gibibytes * Double(1 << 30))
+        let clock = ContinuousClock()
+        let writeStart = clock.now
+        let checksum = try writePseudoRandomFile(file, size: size)
+        CourierBench.say(
+            "wrote \(size) pseudo-random bytes to a temporary file in \(CourierBench.format((clock.now - writeStart).seconds, 2)) s "
+                + "(checksum \(checksum)); it stays in the page cache")
+        return (file, size, checksum)
+    }
+
     /// Writes `size` pseudo-random bytes, 1 MiB at a time (never the whole file in memory), and
     /// returns their ``Checksum``.
     @discardableResult

@@ -74,14 +74,7 @@ enum OpenAPIUploadBench {
             #endif
             let directory = try makeScratchDirectory("openapi-upload")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let file = directory.appendingPathComponent("payload.bin")
-            let size = Int64(gibibytes * Double(1 << 30))
-            let clock = ContinuousClock()
-            let writeStart = clock.now
-            let checksum = try MultipartBench.writePseudoRandomFile(file, size: size)
-            say(
-                "wrote \(size) pseudo-random bytes to a temporary file in \(format((clock.now - writeStart).seconds, 2)) s "
-                    + "(checksum \(checksum)); it stays in the page cache")
+            let (file, size, checksum) = try MultipartBench.writePayload(gibibytes: gibibytes, in: directory)
             let sink = try SinkProcess.start()
             defer { sink.stop() }
             say("server: child process \(sink.pid) on 127.0.0.1:\(sink.port) (POST /upload-checked: answers the body's byte count and checksum)")
