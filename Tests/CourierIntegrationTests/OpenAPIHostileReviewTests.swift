@@ -124,8 +124,8 @@ struct OpenAPIHostileReviewTests {
         let transport = Self.recorded(recording)
         // More good URLs than the transport keeps split, so they also take turns in its cache.
         let servers = [
-            "http://127.0.0.1:1/a", "http://127.0.0.2:2/b/", "http://127.0.0.1:1/a/../x", "http://127.0.0.3:3", "http://127.0.0.4:4/c",
-            "http://127.0.0.5:5/d/e",
+            "http://127.0.0.1:1/a", "http://api2.example:2/b/", "http://127.0.0.1:1/a/../x", "http://api3.example:3", "http://api4.example:4/c",
+            "http://api5.example:5/d/e",
         ]
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<2_400 {
@@ -142,8 +142,8 @@ struct OpenAPIHostileReviewTests {
         let sent = await recording.requests.map(\.url.absoluteString)
         #expect(sent.count == 2_000)
         let expected = [
-            "http://127.0.0.1:1/a/op/", "http://127.0.0.2:2/b/op/", nil, "http://127.0.0.3:3/op/", "http://127.0.0.4:4/c/op/",
-            "http://127.0.0.5:5/d/e/op/",
+            "http://127.0.0.1:1/a/op/", "http://api2.example:2/b/op/", nil, "http://api3.example:3/op/", "http://api4.example:4/c/op/",
+            "http://api5.example:5/d/e/op/",
         ]
         for url in sent {
             let index = try #require(Int(url.split(separator: "/").last ?? ""))
