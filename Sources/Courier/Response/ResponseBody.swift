@@ -244,7 +244,12 @@ final class SequenceChunkSource<Chunks: AsyncSequence & Sendable>: ResponseChunk
     func next() async throws(CourierError) -> Data? {
         if Task.isCancelled || state.withLock({ $0.cancelled }) { throw .cancelled }
         do {
-            return try await iterator.next(isolation: nil)
+            // `next(isolation:)`, an AsyncIteratorProtocol requirement from macOS 15 and iOS 18 on,
+            // defaults to `next()` for iterators written before it.
+            if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+                return try await iterator.next(isolation: nil)
+            }
+            return try await iterator.next()
         } catch let error as CourierError {
             throw error
         } catch {

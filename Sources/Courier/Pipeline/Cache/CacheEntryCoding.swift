@@ -172,7 +172,7 @@ struct CacheRawReader: CacheFieldReading {
         else { return nil }
         defer { offset += length }
         if length == 0 { return "" }
-        return String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
+        return String(strictUTF8: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
     }
 }
 
@@ -226,7 +226,7 @@ struct CacheBinaryReader: CacheFieldReading {
             return nil
         }
         defer { offset += length }
-        return String(validating: bytes[offset..<offset + length], as: UTF8.self)
+        return String(strictUTF8: bytes[offset..<offset + length])
     }
 }
 

@@ -96,6 +96,7 @@ public struct TransferProgressUpdates: AsyncSequence, Sendable {
         }
 
         /// ``next()``, from `actor`'s isolation.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> TransferProgress? {
             await base.next(isolation: actor)
         }
