@@ -172,6 +172,15 @@ APPLE = {
     # ---------------- FoundationNetworking: cookies / responses / requests ----------------
     "FoundationNetworking.HTTPCookie.requestHeaderFields(with:)": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookie.h: +requestHeaderFieldsWithCookies: unannotated; class API_AVAILABLE(macos(10.2), ios(2.0), watchos(2.0), tvos(9.0))
     "FoundationNetworking.HTTPCookieStorage.cookies(for:)": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieStorage.h: -cookiesForURL: unannotated; class 10.2/2.0/2.0/9.0
+    # Added with issue 48's cookie handling; the classes' availability as above (NSHTTPCookie.h,
+    # NSHTTPCookieStorage.h: API_AVAILABLE(macos(10.2), ios(2.0), watchos(2.0), tvos(9.0)), members unannotated).
+    "FoundationNetworking.HTTPCookie.cookies(withResponseHeaderFields:for:)": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookie.domain": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookie.path": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookie.isSecure": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] `secure` property, Swift name isSecure
+    "FoundationNetworking.HTTPCookie.AcceptPolicy.always": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieAcceptPolicy enum, NSHTTPCookieStorage.h
+    "FoundationNetworking.HTTPCookie.AcceptPolicy.never": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookieStorage.setCookie": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] -setCookie:
     "FoundationNetworking.HTTPURLResponse.init(url:statusCode:httpVersion:headerFields:)": ((10, 7), (5, 0), (9, 0), (2, 0)),  # [direct] NSURLResponse.h API_AVAILABLE(macos(10.7), ios(5.0), watchos(2.0), tvos(9.0))
     "FoundationNetworking.HTTPURLResponse.statusCode": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] unannotated; NSHTTPURLResponse API_AVAILABLE(macos(10.2), ios(2.0), watchos(2.0), tvos(9.0))
     "FoundationNetworking.HTTPURLResponse.value(forHTTPHeaderField:)": ((10, 15), (13, 0), (13, 0), (6, 0)),  # [direct] NSURLResponse.h API_AVAILABLE(macos(10.15), ios(13.0), watchos(6.0), tvos(13.0))
@@ -195,6 +204,7 @@ APPLE = {
     "FoundationNetworking.URLRequest.httpMethod": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [ovl] URLRequest.swift, unannotated
     "FoundationNetworking.URLRequest.init(url:cachePolicy:timeoutInterval:)": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [direct] doc page: iOS 8.0, macOS 10.10, tvOS 9.0, watchOS 2.0
     "FoundationNetworking.URLRequest.setValue(_:forHTTPHeaderField:)": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [ovl] URLRequest.swift, unannotated
+    "FoundationNetworking.URLRequest.value(forHTTPHeaderField:)": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [ovl] URLRequest.swift, unannotated
     "FoundationNetworking.URLRequest.timeoutInterval": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [ovl] URLRequest.swift, unannotated
     "FoundationNetworking.URLRequest.url": ((10, 10), (8, 0), (9, 0), (2, 0)),  # [ovl] URLRequest.swift, unannotated
     "FoundationNetworking.URLResponse.expectedContentLength": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSURLResponse API_AVAILABLE(macos(10.2), ios(2.0), watchos(2.0), tvos(9.0))
@@ -215,6 +225,7 @@ APPLE = {
     "FoundationNetworking.URLSessionConfiguration.ephemeral": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] ephemeralSessionConfiguration unannotated
     "FoundationNetworking.URLSessionConfiguration.httpAdditionalHeaders": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property
     "FoundationNetworking.URLSessionConfiguration.httpCookieStorage": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property
+    "FoundationNetworking.URLSessionConfiguration.httpCookieAcceptPolicy": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property
     "FoundationNetworking.URLSessionConfiguration.httpMaximumConnectionsPerHost": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property
     "FoundationNetworking.URLSessionConfiguration.httpShouldSetCookies": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property
     "FoundationNetworking.URLSessionConfiguration.identifier": ((10, 9), (7, 0), (9, 0), (2, 0)),  # [type] unannotated property (only +backgroundSessionConfigurationWithIdentifier: is 10.10/8.0)

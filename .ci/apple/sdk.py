@@ -55,10 +55,11 @@ TOOLCHAIN_INTERFACES = ["Swift", "_Concurrency", "_StringProcessing", "_RegexPar
 # Modules without an interface in the toolchain, synthesized from their Linux builds, in dependency order.
 TOOLCHAIN_SYNTHESIZED = ["Dispatch", "FoundationEssentials", "FoundationInternationalization", "Foundation",
                          "FoundationNetworking", "FoundationXML"]
-# What the Linux builds of those re-export (a synthesized interface does not say): on Apple
-# platforms Foundation re-exports the same (and Darwin for Glibc).
+# What the Linux builds of those re-export (a synthesized interface does not say), with Darwin for
+# Glibc, as Apple's Foundation: the Darwin stand-in (typecheck.py gives `from_source` its builder),
+# so that Glibc's names are visible only where Darwin.swift says Darwin has them.
 TOOLCHAIN_REEXPORTS = {
-    "Foundation": ["FoundationEssentials", "FoundationInternationalization", "Dispatch", "Glibc"],
+    "Foundation": ["FoundationEssentials", "FoundationInternationalization", "Dispatch", "Darwin"],
     "FoundationInternationalization": ["FoundationEssentials"],
 }
 # Declarations `swift-synthesize-interface` prints without their definition.
@@ -106,9 +107,12 @@ extension {swift_type} : Swift._ObjectiveCBridgeable {{
 # CDispatch, the C module under Linux's Dispatch overlay, has __APPLE__ branches that need Darwin's
 # headers; the overlay's interface names only these of it.
 CDISPATCH = """\
-@_exported import Glibc
+import Glibc
 public typealias dispatch_time_t = Swift.UInt64
 public typealias dispatch_fd_t = Swift.Int32
+public typealias off_t = Glibc.off_t
+public typealias mode_t = Glibc.mode_t
+public typealias timespec = Glibc.timespec
 """
 
 # Clang predefines these nullability spellings for Apple targets; glibc's <sys/cdefs.h> defines

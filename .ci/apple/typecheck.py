@@ -56,7 +56,7 @@ GUIDES_PLATFORM = "macOS"
 # Targets whose conditions tell Apple platforms apart: checked on every platform; the rest once.
 PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]
 # Stand-in modules, in dependency order; each is StandIns/<name>.swift.
-STAND_IN_MODULES = ["Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation",
+STAND_IN_MODULES = ["DarwinShapes", "Darwin", "os", "Combine", "Network", "Security", "AuthenticationServices", "AppleFoundation",
                     "CommonCrypto", "CryptoKit"]
 # Modules that exist on every Apple platform; the rest of a canImport is decided below.
 # Testing: Swift Testing ships with the toolchain (Xcode 16 and later); the host's module stands in.
@@ -216,24 +216,34 @@ def ensure_imports(apple_sdk, texts, own_modules):
                 apple_sdk.ensure(name)
 
 
+def build_stand_in(module, out, platform, apple_sdk):
+    """The stand-in `module` as `platform` has it, compiled for the Apple target into `out`: a
+    declaration that exists on some Apple platforms only is inside `#if STANDIN_<platform> || …`
+    in its file, so using it elsewhere fails here as it would with the real SDK, and their
+    `@available` is enforced as the SDK's is."""
+    os.makedirs(out, exist_ok=True)
+    source = os.path.join(out, module + ".swift")
+    with open(os.path.join(STAND_INS, module + ".swift")) as file:
+        text = rewrite(file.read(), platform)
+    with open(source, "w") as file:
+        file.write(text)
+    ensure_imports(apple_sdk, [text], set(STAND_IN_MODULES))
+    for name in IMPORT.findall(text):  # another stand-in it imports, built first
+        if name in STAND_IN_MODULES and not os.path.exists(os.path.join(out, name + ".swiftmodule")):
+            build_stand_in(name, out, platform, apple_sdk)
+    # -enable-library-evolution: Apple's frameworks are resilient, so their enums are not
+    # frozen (a `switch` needs `@unknown default`) unless declared `@frozen`.
+    run(["swiftc", "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
+         "-enable-library-evolution", "-D", f"STANDIN_{platform}", "-I", out] + apple_sdk.flags() + [
+         "-o", os.path.join(out, module + ".swiftmodule"), source], f"stand-in {module}", allowed=STAND_IN_BUILD_WARNINGS)
+
+
 def build_stand_ins(out, platform, apple_sdk):
-    """The stand-ins as `platform` has them, compiled for the Apple target: a declaration that
-    exists on some Apple platforms only is inside `#if STANDIN_<platform> || …` in its file, so
-    using it elsewhere fails here as it would with the real SDK, and their `@available` is
-    enforced as the SDK's is."""
-    os.makedirs(out)
+    """Every stand-in not built yet (the SDK builds Darwin's into its modules: its Foundation
+    re-exports it)."""
     for module in STAND_IN_MODULES:
-        source = os.path.join(out, module + ".swift")
-        with open(os.path.join(STAND_INS, module + ".swift")) as file:
-            text = rewrite(file.read(), platform)
-        with open(source, "w") as file:
-            file.write(text)
-        ensure_imports(apple_sdk, [text], set(STAND_IN_MODULES))
-        # -enable-library-evolution: Apple's frameworks are resilient, so their enums are not
-        # frozen (a `switch` needs `@unknown default`) unless declared `@frozen`.
-        run(["swiftc", "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
-             "-enable-library-evolution", "-D", f"STANDIN_{platform}", "-I", out] + apple_sdk.flags() + [
-             "-o", os.path.join(out, module + ".swiftmodule"), source], f"stand-in {module}", allowed=STAND_IN_BUILD_WARNINGS)
+        if not apple_sdk.has(module) and not os.path.exists(os.path.join(out, module + ".swiftmodule")):
+            build_stand_in(module, out, platform, apple_sdk)
 
 
 def search_paths(args):
@@ -383,17 +393,23 @@ FROM_SOURCE = ["OpenAPIRuntime"]
 
 def build_from_source(target):
     def build(apple_sdk):
-        files = sources(target)
-        texts = []
-        for path in files:
+        # A copy, built as on Linux where it reaches the C library: `canImport(CoreFoundation)` and
+        # `canImport(Darwin)` false (CoreFoundation's C headers need Darwin's, and the Darwin here is
+        # the stand-in, with only what Courier uses): its public declarations are the same.
+        files, texts = [], []
+        for path in sources(target):
             with open(path) as file:
-                texts.append(file.read())
+                text = re.sub(r"\bcanImport\(\s*(?:CoreFoundation|Darwin)\s*\)", "false", file.read())
+            copy = os.path.join(apple_sdk.root, "sources", target, os.path.relpath(path, ROOT))
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            with open(copy, "w") as file:
+                file.write(text)
+            files.append(copy)
+            texts.append(text)
         ensure_imports(apple_sdk, texts, {target})
         # Its own code is not what is checked: availability is not enforced inside it, but its
         # declarations keep their `@available`.
-        # Without `FullFoundation` (a Linux build's trait), which would import CoreFoundation's
-        # C headers: they need Darwin's.
-        run(["swiftc"] + apple_sdk.flags() + without_defines(checked_args(swiftpm_args(target)), {"FullFoundation"}) + [
+        run(["swiftc"] + apple_sdk.flags() + checked_args(swiftpm_args(target)) + [
             "-Xfrontend", "-disable-availability-checking", "-suppress-warnings",
             "-emit-module", "-emit-module-path", os.path.join(apple_sdk.modules, target + ".swiftmodule")] + files,
             f"{apple_sdk.platform}: building {target} from its sources")
@@ -404,6 +420,9 @@ def make_sdk(work, platform):
     apple_sdk = sdk.AppleSDK(os.path.join(work, platform, "SDK"), platform, MINIMUMS[platform])
     folder, clang = package_modules()
     apple_sdk.from_source = {target: build_from_source(target) for target in FROM_SOURCE}
+    # The SDK's Foundation re-exports the Darwin stand-in (and what it re-exports), as Apple's does.
+    for module in ("Darwin", "DarwinShapes"):
+        apple_sdk.from_source[module] = lambda sdk_, module=module: build_stand_in(module, sdk_.modules, platform, sdk_)
     apple_sdk.make(folder, clang, [os.path.join(ROOT, ".build", "checkouts"), ROOT])
     for module in ("Foundation", "FoundationNetworking", "FoundationXML"):  # every checked file imports them
         apple_sdk.ensure(module)
@@ -498,6 +517,8 @@ COMPILER_PROBES = [
     ("typed-throws function type metadata",
      "func probeTypedThrows() -> Any { let f: () throws(CourierError) -> Void = {}; return f }",
      r"runtime support for typed throws function types is only available in {p} {v} or newer"),
+    ("a Glibc-only name", "func probeGlibcName() -> Any { MSG_NOSIGNAL }", r"cannot find 'MSG_NOSIGNAL' in scope"),
+    ("a Glibc-only field", "func probeGlibcField() -> Any { stat().st_mtim }", r"value of type 'stat' has no member 'st_mtim'"),
     ("a guarded use", "func probeGuarded(_ b: [UInt8]) -> String? {\n"
      "    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) { return String(validating: b, as: UTF8.self) }\n"
      "    return nil\n}", None),
@@ -506,7 +527,8 @@ COMPILER_PROBES = [
 DUMP_PROBES = [
     ("a corelibs API whose Apple availability is not recorded", "func probeCorelibs() { URLSession.shared.invalidateAndCancel() }",
      r"'FoundationNetworking\.URLSession\.invalidateAndCancel\(\)' its Apple availability is not recorded"),
-    ("a Glibc-only name", "func probeGlibc() -> Any { MSG_NOSIGNAL }", r"'MSG_NOSIGNAL' is Glibc's here"),
+    ("a field only Glibc's struct has, of a struct Darwin.swift re-exports", "func probeGlibcField() -> Any { dirent().d_off }",
+     r"'dirent\.d_off' is Glibc's here"),
 ]
 
 
@@ -579,7 +601,9 @@ def check(platform, first, work):
     if platform == GUIDES_PLATFORM:
         targets = targets + GUIDES_DEPENDENCIES + [GUIDES_TARGET]
     check_platform(platform, apple_sdk, stand_ins, work, targets)
-    if first:
+    # The AsyncHTTPClientOnApple trait: on the first platform, and on watchOS, where the transport
+    # is marked unavailable (TN3135) and Courier must compile around it.
+    if first or platform == "watchOS":
         check_platform(platform, apple_sdk, stand_ins, work, ["Courier"], defines_kept=True)
     if not os.environ.get("COURIER_APPLE_NO_PROBES"):
         run_probes(platform, apple_sdk, stand_ins, work, first)

@@ -29,6 +29,24 @@ struct SessionConfigurationIntegrationTests {
         await server.route("GET /login") { _ in
             FlyingFox.HTTPResponse(statusCode: .noContent, headers: [.setCookie: "session=abc123; Path=/"], body: Data())
         }
+        // login → 302 + Set-Cookie → /echo, as a web login answers.
+        await server.route("GET /login-redirect") { _ in
+            FlyingFox.HTTPResponse(statusCode: .found, headers: [.setCookie: "session=fromredirect; Path=/", .location: "/echo"], body: Data())
+        }
+        // A redirect from /a/ to /b/: each path has a cookie of its own in the jar.
+        await server.route("GET /a/start") { _ in
+            FlyingFox.HTTPResponse(statusCode: .found, headers: [.location: "/b/echo"], body: Data())
+        }
+        await server.route("GET /b/echo") { request in
+            let received = try await ReceivedRequest(request)
+            return FlyingFox.HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "application/json"], body: try JSONEncoder().encode(received.headers))
+        }
+        // A server setting a cookie for another site.
+        await server.route("GET /foreign-cookie") { _ in
+            FlyingFox.HTTPResponse(
+                statusCode: .noContent, headers: [.setCookie: "tracker=1; Path=/; Domain=example.com"], body: Data())
+        }
     }
 
     /// The headers `/echo` saw.
@@ -128,6 +146,52 @@ struct SessionConfigurationIntegrationTests {
             let headers = try await echoedHeaders(client, server, headers: [HeaderItem(name: "Cookie", value: "theme=dark")])
 
             #expect(headers["cookie"] == "theme=dark; session=abc123")
+        }
+    }
+
+    @Test("a cookie a redirect sets goes with the next hop, and is stored")
+    func aCookieSetByARedirectGoesToTheNextHop() async throws {
+        try await TestServer.run { server in
+            await addRoutes(to: server)
+            let configuration = URLSessionConfiguration.ephemeral
+            let client = client(configuration)
+
+            let headers = try await client.enqueue(server.endpoint("/login-redirect")).resume(expecting: [String: String].self)
+
+            #expect(headers["cookie"] == "session=fromredirect")
+            #expect(configuration.httpCookieStorage?.cookies?.map(\.value) == ["fromredirect"])
+        }
+    }
+
+    @Test("each redirect hop gets the jar's cookies for its own URL, after the caller's own cookie")
+    func eachHopGetsTheJarsCookiesForItsOwnURL() async throws {
+        try await TestServer.run { server in
+            await addRoutes(to: server)
+            let configuration = URLSessionConfiguration.ephemeral
+            let jar = try #require(configuration.httpCookieStorage)
+            let base = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
+            for (name, path) in [("first", "/a"), ("second", "/b")] {
+                jar.setCookie(try #require(HTTPCookie(properties: [.name: name, .value: "1", .path: path, .domain: "127.0.0.1", .originURL: base])))
+            }
+            let client = client(configuration)
+
+            let endpoint = try server.endpoint("/a/start").with { $0.headerItems = [HeaderItem(name: "Cookie", value: "theme=dark")] }
+            let headers = try await client.enqueue(endpoint).resume(expecting: [String: String].self)
+
+            #expect(headers["cookie"] == "theme=dark; second=1")
+        }
+    }
+
+    @Test("a cookie whose Domain is another site is not stored")
+    func aCookieForAnotherSiteIsNotStored() async throws {
+        try await TestServer.run { server in
+            await addRoutes(to: server)
+            let configuration = URLSessionConfiguration.ephemeral
+            let client = client(configuration)
+
+            _ = try await client.enqueue(server.endpoint("/foreign-cookie")).resume()
+
+            #expect(configuration.httpCookieStorage?.cookies?.contains { $0.name == "tracker" } == false)
         }
     }
 

@@ -22,14 +22,15 @@ public import Foundation
 
 #if STANDIN_iOS || STANDIN_macOS || STANDIN_visionOS
     // MARK: - ASWebAuthenticationSession.h: the presentation-context protocol. Documented for
-    // iOS 13+, macOS 10.15+ and visionOS 1+ only (not watchOS, not tvOS). Its method is
-    // `NS_SWIFT_UI_ACTOR`: `@MainActor`.
+    // iOS 13+, macOS 10.15+ and visionOS 1+ only (not watchOS, not tvOS). The whole protocol is
+    // `NS_SWIFT_UI_ACTOR` in current SDKs: `@MainActor`, so a conforming class is main-actor
+    // isolated unless it says otherwise.
 
     @available(macOS 10.15, iOS 13.0, *)
     @available(watchOS, unavailable)
     @available(tvOS, unavailable)
+    @MainActor
     public protocol ASWebAuthenticationPresentationContextProviding: NSObjectProtocol {
-        @MainActor
         func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor
     }
 #endif

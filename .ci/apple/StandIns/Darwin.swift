@@ -4,14 +4,15 @@
 // with the same Swift shape, each group with the header it is checked against (Xcode 16 SDKs).
 // Only what Courier uses.
 //
-// On Linux, Foundation re-exports all of Glibc (as Apple's Foundation re-exports Darwin), so a
-// checked file that imports Foundation still sees every Glibc name. typecheck.py therefore lists
-// every Glibc declaration the Apple copy refers to (`swiftc -dump-ast`) and fails on one this file
-// neither re-exports nor names on a `// shared:` line, and on a field of a shared struct not named
-// on its `// fields …:` line: a Glibc-only name (MSG_NOSIGNAL, st_mtim, epoll_…) fails the check
-// as it fails on Apple platforms. Known shape differences that Courier's uses tolerate are noted.
+// In the SDK typecheck.py makes, Foundation re-exports this module instead of Glibc (as Apple's
+// Foundation re-exports Darwin), so an Apple branch sees only what this file declares or
+// re-exports: a Glibc-only name (MSG_NOSIGNAL, epoll_…) or field (`stat().st_mtim`) does not
+// compile. typecheck.py also lists every Glibc declaration the Apple copy refers to (`swiftc
+// -dump-ast`) and fails on a field of a re-exported struct that its `// fields …:` line does not
+// name. Known shape differences that Courier's uses tolerate are noted.
 
 public import Glibc
+@_exported public import DarwinShapes
 
 // MARK: - sys/errno.h (and the overlay's POSIXErrorCode)
 @_exported import var Glibc.errno
@@ -45,9 +46,12 @@ public import Glibc
 @_exported import var Glibc.ENETDOWN
 @_exported import var Glibc.ENETUNREACH
 
-// MARK: - sys/fcntl.h
-@_exported import func Glibc.open
-@_exported import func Glibc.openat
+// MARK: - sys/fcntl.h, as the Darwin overlay declares `open` and `openat` (its `mode_t` is Darwin's)
+// (Bodies here are dummies: the module is only compiled against.)
+public func open(_ path: UnsafePointer<CChar>, _ oflag: Int32) -> Int32 { -1 }
+public func open(_ path: UnsafePointer<CChar>, _ oflag: Int32, _ mode: DarwinShapes.mode_t) -> Int32 { -1 }
+public func openat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ oflag: Int32) -> Int32 { -1 }
+public func openat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ oflag: Int32, _ mode: DarwinShapes.mode_t) -> Int32 { -1 }
 @_exported import func Glibc.fcntl
 @_exported import var Glibc.FD_CLOEXEC
 @_exported import var Glibc.F_GETFL
@@ -67,9 +71,8 @@ public import Glibc
 /// `#define F_FULLFSYNC 51` (Darwin only).
 public var F_FULLFSYNC: Int32 { 51 }
 
-// MARK: - sys/file.h. `flock` names a function and a struct, which a scoped import cannot pick:
-// it comes through Foundation.
-// shared: flock
+// MARK: - sys/file.h. `flock` names a function and a struct, which a scoped import cannot pick.
+public func flock(_ fd: Int32, _ operation: Int32) -> Int32 { -1 }
 @_exported import var Glibc.LOCK_EX
 @_exported import var Glibc.LOCK_NB
 
@@ -77,11 +80,12 @@ public var F_FULLFSYNC: Int32 { 51 }
 @_exported import func Glibc.close
 @_exported import func Glibc.read
 @_exported import func Glibc.write
-@_exported import func Glibc.pread
-@_exported import func Glibc.pwrite
-@_exported import func Glibc.lseek
 @_exported import func Glibc.fsync
-@_exported import func Glibc.ftruncate
+/// The positional calls take Darwin's `off_t` (`Int64`; Glibc's is `Int`). Bodies are dummies.
+public func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer!, _ count: Int, _ offset: DarwinShapes.off_t) -> Int { -1 }
+public func pwrite(_ fd: Int32, _ buffer: UnsafeRawPointer!, _ count: Int, _ offset: DarwinShapes.off_t) -> Int { -1 }
+public func lseek(_ fd: Int32, _ offset: DarwinShapes.off_t, _ whence: Int32) -> DarwinShapes.off_t { -1 }
+public func ftruncate(_ fd: Int32, _ length: DarwinShapes.off_t) -> Int32 { -1 }
 @_exported import func Glibc.unlink
 @_exported import func Glibc.unlinkat
 @_exported import func Glibc.pipe
@@ -93,27 +97,25 @@ public var F_FULLFSYNC: Int32 { 51 }
 @_exported import func Glibc.rename
 @_exported import func Glibc.renameat
 
-// MARK: - sys/stat.h, sys/types.h. `mode_t` is `UInt16` on Darwin (`UInt32` on Glibc), `dev_t`
-// `Int32` (`UInt64`), `nlink_t` `UInt16` (`UInt64`): Courier converts through `mode_t(…)` and
-// compares fields only with fields, which both accept. The struct `stat` and the function
-// `stat` share a name, which a scoped import cannot pick: they come through Foundation.
-// shared: stat
-// fields stat: st_dev st_ino st_mode st_nlink st_uid st_gid st_size
-@_exported import func Glibc.fstat
-@_exported import func Glibc.lstat
-@_exported import func Glibc.fstatat
-@_exported import func Glibc.chmod
-@_exported import func Glibc.fchmod
-@_exported import func Glibc.umask
-@_exported import typealias Glibc.mode_t
-@_exported import var Glibc.S_IFBLK
-@_exported import var Glibc.S_IFCHR
-@_exported import var Glibc.S_IFDIR
-@_exported import var Glibc.S_IFIFO
-@_exported import var Glibc.S_IFLNK
-@_exported import var Glibc.S_IFMT
-@_exported import var Glibc.S_IFREG
-@_exported import var Glibc.S_IFSOCK
+// MARK: - sys/stat.h, sys/types.h, as the Darwin overlay declares them. `mode_t` is `UInt16` on
+// Darwin (`UInt32` on Glibc), `dev_t` `Int32` (`UInt64`), `nlink_t` `UInt16` (`UInt64`), and
+// `struct stat` has other field names: they are DarwinShapes', and these functions take them.
+public func stat(_ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<DarwinShapes.stat>) -> Int32 { -1 }
+public func fstat(_ fd: Int32, _ buffer: UnsafeMutablePointer<DarwinShapes.stat>) -> Int32 { -1 }
+public func lstat(_ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<DarwinShapes.stat>) -> Int32 { -1 }
+public func fstatat(_ fd: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<DarwinShapes.stat>, _ flag: Int32) -> Int32 { -1 }
+public func chmod(_ path: UnsafePointer<CChar>, _ mode: DarwinShapes.mode_t) -> Int32 { -1 }
+public func fchmod(_ fd: Int32, _ mode: DarwinShapes.mode_t) -> Int32 { -1 }
+@discardableResult
+public func umask(_ mask: DarwinShapes.mode_t) -> DarwinShapes.mode_t { 0 }
+public var S_IFMT: DarwinShapes.mode_t { 0o170000 }
+public var S_IFIFO: DarwinShapes.mode_t { 0o010000 }
+public var S_IFCHR: DarwinShapes.mode_t { 0o020000 }
+public var S_IFDIR: DarwinShapes.mode_t { 0o040000 }
+public var S_IFBLK: DarwinShapes.mode_t { 0o060000 }
+public var S_IFREG: DarwinShapes.mode_t { 0o100000 }
+public var S_IFLNK: DarwinShapes.mode_t { 0o120000 }
+public var S_IFSOCK: DarwinShapes.mode_t { 0o140000 }
 
 // MARK: - dirent.h. Darwin's `d_name` is a 1024-byte tuple (Glibc's 256): Courier reads it in
 // place up to its NUL, through its offset, which works with either.

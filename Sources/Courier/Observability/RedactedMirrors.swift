@@ -69,6 +69,7 @@ extension URLSessionTransport: CustomReflectable {
 }
 
 #if AsyncHTTPClientLinked
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport: CustomReflectable {
         /// The pinned hosts and whether the transport owns its clients. The default mirror walked
         /// into the `HTTPClient`s, whose configuration keeps the proxy's `Proxy-Authorization`

@@ -31,7 +31,7 @@ struct ClientTracing: Sendable {
             instrument = InstrumentationSystem.instrument
         }
         if tracer is NoOpTracer { return nil }
-        #if AsyncHTTPClientLinked
+        #if AsyncHTTPClientLinked && !os(watchOS)
             let wire: any Transport = (transport as? DefaultTransport)?.platform ?? transport
             propagates = !((wire as? AsyncHTTPClientTransport)?.clientTraces ?? false)
         #else

@@ -10,7 +10,8 @@ extension String {
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue: continue
-            case .emptyInput: self.init(decoding: bytes, as: UTF8.self)
+            case .emptyInput:
+                self.init(decoding: bytes, as: UTF8.self)
                 return
             case .error: return nil
             }

@@ -111,6 +111,9 @@ public struct TransportRequest: Sendable {
     /// Whether the `Cookie` field already holds the cookies of the transport's cookie storage
     /// (the cache stage attached them, to key what is sent): the transport adds none.
     var storedCookiesAttached = false
+    /// The `Cookie` value the cache stage attached from the transport's cookie storage (the last
+    /// `Cookie` field), when it attached one: what the caller set is the rest.
+    var attachedStoredCookies: String?
 
     /// Creates a transport request.
     /// - Parameters:

@@ -4,7 +4,9 @@ public import Foundation
 extension AuthorizationCodeFlow {
     /// Signs in with the authorization code grant through the system browser and a
     /// ``LoopbackRedirectReceiver``: the whole flow for a command-line or desktop tool
-    /// (RFC 8252 §7.3). Not available on watchOS.
+    /// (RFC 8252 §7.3). macOS, Mac Catalyst and Linux only: on iOS, tvOS, watchOS and visionOS
+    /// the app is suspended while the browser is in front (use `ASWebAuthenticationSession`). A
+    /// sandboxed macOS app needs the `com.apple.security.network.server` entitlement.
     ///
     /// - Parameters:
     ///   - authorizationEndpoint: the authorization endpoint.
@@ -23,7 +25,11 @@ extension AuthorizationCodeFlow {
     /// - Throws: `CourierError.authentication(_:)` with `AuthenticationFailure.authorizationFailed(_:)`
     ///   (`.timedOut`, `.denied`, `.issuerMismatch`, `.malformedResponse`, `.unavailable`), always
     ///   without a token request; `CourierError.cancelled`; the errors of the token endpoint.
+    @available(iOS, unavailable)
+    @available(macCatalyst, introduced: 13.1)
+    @available(tvOS, unavailable)
     @available(watchOS, unavailable)
+    @available(visionOS, unavailable)
     public static func signIn(
         authorizationEndpoint: URL,
         tokenEndpoint: OAuth2TokenEndpoint,
@@ -69,7 +75,11 @@ extension AuthorizationCodeFlow {
     /// `state`, another one, or a query too malformed to read it: any local process can request
     /// the callback, so it gets the failure page and the wait goes on); otherwise the check's
     /// error, which ends the sign-in.
+    @available(iOS, unavailable)
+    @available(macCatalyst, introduced: 13.1)
+    @available(tvOS, unavailable)
     @available(watchOS, unavailable)
+    @available(visionOS, unavailable)
     func handleLoopbackRedirect(_ redirect: URL) -> LoopbackRedirectReceiver.Handled<String> {
         do throws(CourierError) {
             return .success(try authorizationCode(from: redirect))
@@ -89,7 +99,11 @@ extension AuthorizationCodeFlow {
     /// inside `URLSession.data(from:)` while URLSession delivers that same response deadlocks the
     /// cancelling thread (the task's status lock, then URLSession's queue, taken in opposite
     /// orders by the two threads).
+    @available(iOS, unavailable)
+    @available(macCatalyst, introduced: 13.1)
+    @available(tvOS, unavailable)
     @available(watchOS, unavailable)
+    @available(visionOS, unavailable)
     func receiveCode(
         with receiver: LoopbackRedirectReceiver,
         timeout: Duration,

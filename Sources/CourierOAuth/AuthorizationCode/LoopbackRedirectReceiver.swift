@@ -14,6 +14,10 @@ public import Foundation
 ///
 /// The socket listens from `init` until the redirect came, the wait timed out or was cancelled,
 /// or ``close()`` was called. It binds only loopback addresses and prints and logs nothing.
+/// macOS, Mac Catalyst and Linux only: on iOS, tvOS, watchOS and visionOS the app is suspended
+/// while the browser is in front, so nothing would answer the redirect (use
+/// `ASWebAuthenticationSession` there). A sandboxed macOS app needs the
+/// `com.apple.security.network.server` entitlement to listen.
 /// ``AuthorizationCodeFlow/signIn(authorizationEndpoint:tokenEndpoint:scope:additionalParameters:issuer:requiresIssuer:callbackPath:successHTML:failureHTML:timeout:openBrowser:)``
 /// does all of this in one call.
 ///
@@ -24,7 +28,11 @@ public import Foundation
 /// try openInBrowser(flow.authorizationURL)
 /// let credential = try await flow.complete(with: redirect)
 /// ```
+@available(iOS, unavailable)
+@available(macCatalyst, introduced: 13.1)
+@available(tvOS, unavailable)
 @available(watchOS, unavailable)
+@available(visionOS, unavailable)
 public final class LoopbackRedirectReceiver: Sendable {
     // While waiting it answers:
     // - a `GET` of the callback path: the redirect. It gets the success or failure page and ends
@@ -271,7 +279,11 @@ public final class LoopbackRedirectReceiver: Sendable {
     }
 }
 
+@available(iOS, unavailable)
+@available(macCatalyst, introduced: 13.1)
+@available(tvOS, unavailable)
 @available(watchOS, unavailable)
+@available(visionOS, unavailable)
 extension LoopbackRedirectReceiver.Handled {
     /// The value, or the error.
     func get() throws(CourierError) -> Value {
@@ -283,7 +295,11 @@ extension LoopbackRedirectReceiver.Handled {
     }
 }
 
+@available(iOS, unavailable)
+@available(macCatalyst, introduced: 13.1)
+@available(tvOS, unavailable)
 @available(watchOS, unavailable)
+@available(visionOS, unavailable)
 extension LoopbackRedirectReceiver: CustomStringConvertible {
     /// `LoopbackRedirectReceiver(http://127.0.0.1:<port>/callback)`.
     public var description: String {
@@ -293,7 +309,11 @@ extension LoopbackRedirectReceiver: CustomStringConvertible {
 
 /// The receiver's socket loop, run on a thread of its own: owns the listening sockets and
 /// every accepted connection, and closes them all before it returns.
+@available(iOS, unavailable)
+@available(macCatalyst, introduced: 13.1)
+@available(tvOS, unavailable)
 @available(watchOS, unavailable)
+@available(visionOS, unavailable)
 struct LoopbackReceiverLoop: Sendable {
     var listeners: [Int32]
     var wake: Int32

@@ -157,8 +157,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:365
-    static func line365() async throws {
+    // Documentation/Authentication.md:368
+    static func line368() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -172,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:395
-    static func line395() async throws {
+    // Documentation/Authentication.md:398
+    static func line398() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -187,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:415
-    static func line415() async throws {
+    // Documentation/Authentication.md:418
+    static func line418() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -202,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:438
-    static func line438() async throws {
+    // Documentation/Authentication.md:441
+    static func line441() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -219,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:465
-    static func line465() async throws {
+    // Documentation/Authentication.md:468
+    static func line468() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -229,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:479
-    static func line479() async throws {
+    // Documentation/Authentication.md:482
+    static func line482() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -245,8 +245,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:556
-    static func line556() async throws {
+    // Documentation/Authentication.md:559
+    static func line559() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:91
+    // Documentation/Caching.md:96
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -32,8 +32,8 @@ enum CachingGuide {
         configuration.cache = try HTTPCache(directory: caches.appendingPathComponent("api-cache"), capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:108
-    static func line108() async throws {
+    // Documentation/Caching.md:113
+    static func line113() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:161
-    static func line161() async throws {
+    // Documentation/Caching.md:166
+    static func line166() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
         _ = tolerant
     }

@@ -31,8 +31,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:88
-    static func line88() async throws {
+    // Documentation/Transports.md:90
+    static func line90() async throws {
         var settings = HTTPClient.Configuration()
         _ = settings
         settings.proxy = .server(host: "proxy.example", port: 3128, authorization: .basic(username: "svc", password: secret))
@@ -42,8 +42,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:104
-    static func line104() async throws {
+    // Documentation/Transports.md:106
+    static func line106() async throws {
         var settings = HTTPClient.Configuration()
         _ = settings
         settings.httpVersion = .automatic                                        // HTTP/2 when the server offers it (TLS, ALPN); .http1Only
@@ -55,8 +55,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:124
-    static func line124() async throws {
+    // Documentation/Transports.md:126
+    static func line126() async throws {
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
@@ -68,8 +68,8 @@ enum TransportsGuide {
     }
     #endif
 
-    // Documentation/Transports.md:145
-    static func line145() async throws {
+    // Documentation/Transports.md:147
+    static func line147() async throws {
         let configuration = URLSessionConfiguration.default
         _ = configuration
         configuration.httpAdditionalHeaders = ["X-Client": "ios-7.2"]
@@ -88,8 +88,8 @@ enum TransportsGuide {
     }
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:219
-    static func line219() async throws {
+    // Documentation/Transports.md:225
+    static func line225() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caURL.path))                // only this CA
@@ -99,8 +99,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:234
-    static func line234() async throws {
+    // Documentation/Transports.md:240
+    static func line240() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.certificateChain = try NIOSSLCertificate.fromPEMFile(chainURL.path).map { .certificate($0) }   // leaf first
@@ -112,8 +112,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:255
-    static func line255() async throws {
+    // Documentation/Transports.md:261
+    static func line261() async throws {
         let pins = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key

@@ -35,6 +35,24 @@ struct CacheFolderBackupTests {
         #expect(CacheFolderBackup.excludedValues.allValues.count == 1)
     }
 
+    @Test(
+        "HTTPCache(directory:) marks its folder on every open: one it made, one the app made first, and again when reopened",
+        arguments: [false, true])
+    func everyOpenMarksTheFolder(appMadeItFirst: Bool) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-backup-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        if appMadeItFirst {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
+        let marked = LockedState([String]())
+        try CacheFolderBackup.$marking.withValue({ url in marked.withLock { $0.append(url.standardizedFileURL.path) } }) {
+            _ = try HTTPCache(directory: folder)
+            _ = try HTTPCache(directory: folder)
+        }
+        let expected = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        #expect(marked.withLock { $0 }.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path } == [expected, expected])
+    }
+
     /// Off Apple platforms the public entry point does nothing: the folder and its contents stay
     /// as they were (nothing is created, nothing thrown).
     @Test func offApplePlatformsNothingHappens() {

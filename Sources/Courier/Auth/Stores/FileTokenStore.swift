@@ -76,7 +76,9 @@
         ///   - url: a file URL; the file need not exist, nor its directory.
         ///   - key: exactly 32 bytes (AES-256).
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` if the key is not 32 bytes;
-        ///   ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
+        ///   ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL, or is in
+        ///   an App Group container on iOS, tvOS, watchOS or visionOS (the store locks the file
+        ///   across a refresh, and the system terminates a suspended app that holds a lock there).
         public init(url: URL, key: Data) throws(TokenStoreError) {
             guard key.count == Self.keyByteCount else {
                 throw .invalidKey("a raw key must be \(Self.keyByteCount) bytes (256 bits), not \(key.count)")
@@ -98,7 +100,9 @@
         ///     10,000,000; default 600,000 (OWASP, 2023). Files written with another count in
         ///     that range are still read.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
+        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL, or is in
+        ///   an App Group container on iOS, tvOS, watchOS or visionOS (the store locks the file
+        ///   across a refresh, and the system terminates a suspended app that holds a lock there).
         public init(url: URL, passphrase: String, rounds: Int = 600_000) throws(TokenStoreError) {
             guard rounds >= Self.minimumRounds, rounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from \(Self.minimumRounds) to \(Self.maximumRounds), not \(rounds)")
@@ -110,7 +114,9 @@
         /// package's tests: a low count makes the passphrase cheap to guess from the file. Such a
         /// store also reads files written with as few rounds as it uses.
         /// - Throws: ``TokenStoreError/invalidKey(_:)`` for an empty passphrase or a count out of
-        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL.
+        ///   range; ``TokenStoreError/io(_:underlyingError:)`` if `url` is not a file URL, or is in
+        ///   an App Group container on iOS, tvOS, watchOS or visionOS (the store locks the file
+        ///   across a refresh, and the system terminates a suspended app that holds a lock there).
         package init(url: URL, passphrase: String, unsafeUncheckedRounds: Int) throws(TokenStoreError) {
             guard unsafeUncheckedRounds >= 1, unsafeUncheckedRounds <= Self.maximumRounds else {
                 throw .invalidKey("PBKDF2 rounds must be from 1 to \(Self.maximumRounds), not \(unsafeUncheckedRounds)")
@@ -261,6 +267,9 @@
         private static func validate(_ url: URL) throws(TokenStoreError) {
             guard url.isFileURL, !url.lastPathComponent.isEmpty, !url.hasDirectoryPath else {
                 throw .io("\(url) is not a file URL")
+            }
+            if let refusal = AppGroupContainer.refusal(for: url.resolvingSymlinksInPath().path) {
+                throw .io(refusal)
             }
         }
 

@@ -11,6 +11,12 @@
     /// data-protection keychain, or to the login keychain for a process not entitled to that one
     /// (see `init`'s `usesDataProtectionKeychain`).
     ///
+    /// With an accessibility that needs the device unlocked, a save while it is locked (a
+    /// background refresh) throws `errSecInteractionNotAllowed` but the store keeps that
+    /// credential: `load()` returns it and every later operation writes it first. Should the app
+    /// end before one succeeds, a rotated refresh token is lost: prefer the default for a
+    /// credential that refreshes in the background.
+    ///
     /// ```swift
     /// let store = KeychainTokenStore(service: "com.example.myapp.oauth")
     /// try await store.save(credential)
@@ -53,6 +59,8 @@
         package nonisolated let usesDataProtectionKeychain: Bool?
         /// Which keychain the next operation uses.
         private var route: KeychainRoute
+        /// A credential saved while the device was locked, not written yet.
+        private var pending = KeychainPendingSave()
 
         /// Creates a store for the item `service` / `account`. Nothing is read or written yet.
         ///
@@ -94,6 +102,18 @@
         ///   is locked and the item is not yet accessible); ``TokenStoreError/corrupted(_:)`` if the
         ///   item's data is not a JSON credential.
         public func load() throws(TokenStoreError) -> TokenCredential? {
+            writePending()
+            return try pending.loaded { () throws(TokenStoreError) in try read() }
+        }
+
+        /// Writes the credential a save left while the device was locked, if one did.
+        private func writePending() {
+            guard let credential = pending.credential, let data = try? JSONEncoder().encode(credential) else { return }
+            pending.wrote(credential, status: write(data))
+        }
+
+        /// The item's credential, read from the Keychain.
+        private func read() throws(TokenStoreError) -> TokenCredential? {
             var result: CFTypeRef?
             let status = onKeychain { base in
                 var query = base
@@ -125,7 +145,8 @@
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
-        /// - Throws: ``TokenStoreError/keychain(status:)`` if the Keychain refuses;
+        /// - Throws: ``TokenStoreError/keychain(status:)`` if the Keychain refuses (the credential is
+        ///   kept and written later when it refused because the device is locked);
         ///   ``TokenStoreError/encodingFailed(_:underlyingError:)`` if the credential cannot be encoded.
         public func save(_ credential: TokenCredential) throws(TokenStoreError) {
             let data: Data
@@ -134,12 +155,18 @@
             } catch {
                 throw .encodingFailed("JSON encoding failed", underlyingError: error)
             }
+            let status = write(data)
+            pending.wrote(credential, status: status)
+            guard status == errSecSuccess else { throw .keychain(status: status) }
+        }
+
+        /// Replaces the item's data with `data`, with the store's accessibility.
+        private func write(_ data: Data) -> OSStatus {
             let attributes: [String: Any] = [
                 kSecValueData as String: data,
                 kSecAttrAccessible as String: accessibility.attributeValue,
             ]
-            let status = onKeychain { query in Self.replace(query, with: attributes) }
-            guard status == errSecSuccess else { throw .keychain(status: status) }
+            return onKeychain { query in Self.replace(query, with: attributes) }
         }
 
         /// Updates the item `query` finds with `attributes`, or adds it.
@@ -159,6 +186,7 @@
         /// ```
         /// - Throws: ``TokenStoreError/keychain(status:)`` for any other `OSStatus`.
         public func remove() throws(TokenStoreError) {
+            pending.removed()
             let status = onKeychain { query in SecItemDelete(query as CFDictionary) }
             guard status == errSecSuccess || status == errSecItemNotFound else {
                 throw .keychain(status: status)

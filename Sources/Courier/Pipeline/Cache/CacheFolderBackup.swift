@@ -8,10 +8,18 @@ import Foundation
 ///
 /// The attribute is set on the folder itself, which covers everything inside it, now and later.
 enum CacheFolderBackup {
+    /// Where tests see which folders are marked, on any platform: when set, it is called instead.
+    @TaskLocal static var marking: (@Sendable (URL) -> Void)?
+
     /// Marks `directory` as excluded from backups on Apple platforms; does nothing elsewhere.
     /// Best effort: a folder whose attribute cannot be set stays as it was (the cache works the
-    /// same either way). Setting it again does nothing more, so it may be called on every open.
+    /// same either way). Setting it again does nothing more, so it is called on every open: a
+    /// folder the app made first, or one an older version left unmarked, is marked too.
     static func excludeFromBackups(_ directory: URL) {
+        if let marking {
+            marking(directory)
+            return
+        }
         #if canImport(Darwin)
             exclude(directory) { url, values in try url.setResourceValues(values) }
         #endif

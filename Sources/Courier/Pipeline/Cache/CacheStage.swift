@@ -71,7 +71,10 @@ struct CacheStage: Sendable {
         if let cookies, !request.storedCookiesAttached {
             // What the transport would add is added here, read once: the response is keyed by
             // exactly the cookies it is sent with.
-            if let stored = cookies.storedCookieHeader(for: url) { request.head.headerFields.append(HTTPField(name: .cookie, value: stored)) }
+            if let stored = cookies.storedCookieHeader(for: url) {
+                request.head.headerFields.append(HTTPField(name: .cookie, value: stored))
+                request.attachedStoredCookies = stored
+            }
             request.storedCookiesAttached = true
         }
         let head = request.head

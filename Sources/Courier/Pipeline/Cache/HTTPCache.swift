@@ -63,13 +63,17 @@ public final class HTTPCache: Sendable {
     ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
     ///   - staleIfError: honour `stale-if-error` (RFC 5861).
     /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL, is not a
-    ///   folder, belongs to another user, sits in a folder another user could change, or cannot
-    ///   be created or made owner-only.
+    ///   folder, belongs to another user, sits in a folder another user could change, cannot
+    ///   be created or made owner-only, or is in an App Group container on iOS, tvOS, watchOS or
+    ///   visionOS (the system terminates a suspended app that holds a lock there).
     public convenience init(
         directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false
     ) throws(CourierError) {
         guard directory.isFileURL else {
             throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
+        }
+        if let refusal = AppGroupContainer.refusal(for: directory.resolvingSymlinksInPath().path) {
+            throw .invalidRequest(.invalidURL("unusable cache directory: \(refusal)"))
         }
         let folder: (trust: SecureFileIO.DirectoryTrust, resolved: URL)
         do {
@@ -77,8 +81,9 @@ public final class HTTPCache: Sendable {
         } catch {
             throw .invalidRequest(.invalidURL("unusable cache directory: \(error.description)"))
         }
-        // A folder the cache made is the cache's: out of the user's backups on Apple platforms.
-        if folder.trust == .created { CacheFolderBackup.excludeFromBackups(folder.resolved) }
+        // Out of the user's backups on Apple platforms, on every open: also a folder the app made
+        // itself, or one an older version of Courier made without the mark.
+        CacheFolderBackup.excludeFromBackups(folder.resolved)
         self.init(
             storage: DiskCacheStorage(directory: folder.resolved, capacity: capacity, distrustingContents: folder.trust == .tightened),
             staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)

@@ -23,6 +23,7 @@
     /// `@unchecked Sendable`: mutable state is in `state`, behind its lock, except `buffer`, a weak
     /// reference written once in ``start(_:deadline:)`` before the pull task or the deadline can
     /// read it (the `DeadlineScheduler`'s lock and the task's creation order the write first).
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     final class AsyncHTTPClientExchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         private struct State {
             var task: Task<Void, Never>?

@@ -5,6 +5,7 @@
     import NIOHTTPCompression
     import NIOSSL
 
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport {
         /// Connection settings described with PEM bytes, turned into async-http-client's (the
         /// package's tests describe their TLS servers this way; users pass
@@ -163,6 +164,7 @@
         }
     }
 
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport.Configuration {
         /// async-http-client's configuration for these settings, before Courier's own
         /// (``AsyncHTTPClientTransport/withCourierSettings(_:)``).
@@ -179,6 +181,7 @@
         }
     }
 
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport {
         /// A transport for the settings of `configuration` and its pins (tests describe TLS
         /// servers with PEM bytes this way).
@@ -187,6 +190,7 @@
         }
     }
 
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport.TLS {
         /// NIOSSL's configuration for these settings (pins are checked separately, per host).
         func nioConfiguration() throws(CourierError) -> TLSConfiguration {

@@ -47,6 +47,7 @@
     /// Cookies are not stored: a server-side process talks to many APIs for many users, and a
     /// process-wide cookie jar would carry one user's session into another's requests. Send the
     /// `Cookie` header yourself where an API needs one.
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     public final class AsyncHTTPClientTransport: Transport {
         /// The client requests to hosts without pins go through.
         let client: HTTPClient
@@ -536,6 +537,7 @@
         }
     }
 
+    @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport: StoredCookieSource {
         /// None: async-http-client keeps no cookie storage.
         package func storedCookieHeader(for url: URL) -> String? { nil }

@@ -16,9 +16,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private let lock = NSLock()
     private var exchanges: [Int: Exchange] = [:]
     private let pinning: PinningPolicy
+    /// The session's cookie storage, when cookies are on: every response's `Set-Cookie` is stored
+    /// in it, and every redirect hop gets its cookies for the hop's URL.
+    private let cookies: CookieJar?
 
-    init(pinning: PinningPolicy) {
+    init(pinning: PinningPolicy, cookies: CookieJar? = nil) {
         self.pinning = pinning
+        self.cookies = cookies
     }
 
     /// The failure for a request to a pinned host where pins cannot be checked (corelibs
@@ -54,6 +58,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let response = response as? HTTPURLResponse {
+            cookies?.store(from: response)
             exchange(for: dataTask)?.received(response)
         }
         completionHandler(.allow)
@@ -94,6 +99,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             exchange(for: task)?.refuse(failure)
             return
         }
+        // What the 3xx sets is stored first (login → 302 + Set-Cookie → /home), followed or not.
+        cookies?.store(from: response)
         let redirected = exchange(for: task)
         guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
             RedirectPolicy.canFollow(request, after: task.originalRequest, from: response.url, mode: redirected?.redirectMode ?? .follow)
@@ -102,6 +109,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return
         }
         var next = RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redirected?.redaction ?? .default)
+        if let cookies, let url = next.url {
+            // The hop carries the caller's own cookies only while the policy keeps the field, and the
+            // storage's cookies for its own URL (none that the storage would not give that URL).
+            let kept = next.value(forHTTPHeaderField: "Cookie") != nil
+            let header = redirected?.redirectCookieHeader(keptByPolicy: kept, stored: cookies.cookieHeader(for: url))
+            next.setValue(header, forHTTPHeaderField: "Cookie")
+        }
         if let attempt = redirected?.attempt, let url = next.url {
             Self.trace(redirect: response, of: attempt, to: &next, url: url)
         }

@@ -75,18 +75,33 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
 
     /// The URL the caller asked for, reported in failures.
     private let url: URL?
+    /// The caller's own `Cookie` value (not the cookie storage's), sent while every redirect hop
+    /// stays on the origin; once the redirect policy strips it, it stays stripped. Under `lock`.
+    private var ownCookies: String?
 
     init(
         url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default,
-        redirectMode: RedirectMode = .follow, attempt: AttemptTrace? = nil, isHead: Bool = false
+        redirectMode: RedirectMode = .follow, attempt: AttemptTrace? = nil, isHead: Bool = false, ownCookies: String? = nil
     ) {
         self.isHead = isHead
+        self.ownCookies = ownCookies
         self.url = url
         self.currentPump = pump
         self.maximumResponseSize = maximumResponseSize
         self.redaction = redaction
         self.redirectMode = redirectMode
         self.attempt = attempt
+    }
+
+    /// The `Cookie` value of the next redirect hop: the caller's own cookies unless the redirect
+    /// policy stripped the field (`keptByPolicy` false: it left the origin, and they are dropped
+    /// for good), then `stored`, the cookie storage's for the hop's URL.
+    func redirectCookieHeader(keptByPolicy: Bool, stored: String?) -> String? {
+        lock.lock()
+        if !keptByPolicy { ownCookies = nil }
+        let own = ownCookies
+        lock.unlock()
+        return CookieJar.header(own: own, stored: stored)
     }
 
     /// Creates and resumes the task, or ends at once if the caller was cancelled before it

@@ -71,7 +71,7 @@ public final class URLSessionTransport: Transport {
         // with `reloadIgnoringLocalCacheData`: `URLCache` may store their responses but never answers
         // them (one cache decides, and a `.reload` or a revalidation reaches the network).
         let settings = SessionSettings(configuration, keepsURLCache: keepsURLCache)
-        let delegate = SessionDelegate(pinning: pinning)
+        let delegate = SessionDelegate(pinning: pinning, cookies: settings.cookieStorage)
         self.pinning = pinning
         self.cookieStorage = settings.cookieStorage
         self.isBackgroundConfiguration = settings.isBackground
@@ -111,13 +111,19 @@ public final class URLSessionTransport: Transport {
         if request.head.method != .get { urlRequest.httpMethod = request.head.method.rawValue }
         var headers = Self.headerDictionary(request.head.headerFields)
         // URLRequest folds repeated fields with ",", which splits or corrupts cookie values;
-        // several Cookie fields become one, joined with "; " (RFC 6265 §5.4).
-        var cookies = request.head.headerFields[values: .cookie]
-        if !request.storedCookiesAttached, let stored = storedCookieHeader(for: url) {
-            cookies.append(stored)
+        // several Cookie fields become one, joined with "; " (RFC 6265 §5.4): the caller's own,
+        // then the cookie storage's for the URL (each redirect hop gets the storage's for its own).
+        var own = request.head.headerFields[values: .cookie]
+        let stored: String?
+        if request.storedCookiesAttached {
+            stored = request.attachedStoredCookies
+            if let stored, let index = own.lastIndex(of: stored) { own.remove(at: index) }
+        } else {
+            stored = storedCookieHeader(for: url)
         }
-        if !cookies.isEmpty {
-            headers["Cookie"] = cookies.joined(separator: "; ")
+        let ownCookies = own.isEmpty ? nil : own.joined(separator: "; ")
+        if let cookie = CookieJar.header(own: ownCookies, stored: stored) {
+            headers["Cookie"] = cookie
         }
         // URLSession's own timeout is an idle timeout, and on Linux it is truncated to whole
         // seconds; round up so it never fires before Courier's own deadline does.
@@ -154,7 +160,8 @@ public final class URLSessionTransport: Transport {
 
         let exchange = Exchange(
             url: url, pump: pump, maximumResponseSize: request.maximumResponseSize, redaction: request.redaction,
-            redirectMode: request.redirectMode, attempt: AttemptTrace.current, isHead: request.head.method == .head)
+            redirectMode: request.redirectMode, attempt: AttemptTrace.current, isHead: request.head.method == .head,
+            ownCookies: ownCookies)
         exchangeBox.exchange = exchange
         let session = self.session
         let delegate = self.delegate
