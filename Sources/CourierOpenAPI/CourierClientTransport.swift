@@ -30,8 +30,11 @@ public struct CourierClientTransport: ClientTransport {
     ///   - client: the Courier client whose configuration the operations get.
     ///   - unauthenticatedOperations: the `operationId`s sent without a credential. The
     ///     generator does not pass on the document's security requirements, so list the public
-    ///     ones: an operation that requires a credential fails with `AuthenticationFailure` when
-    ///     there is none, and nothing is sent.
+    ///     ones. Every other operation gets the configuration's credential as a `Requestable`
+    ///     that requires authorization does: when the configuration has an authentication but no
+    ///     credential yet (an empty token store), it fails with `AuthenticationFailure.missingCredential`
+    ///     and nothing is sent; with `Authentication.none` there is nothing to attach and it is
+    ///     sent as it is.
     public init(_ client: Courier.Client, unauthenticatedOperations: Set<String> = []) {
         self.client = client
         self.unauthenticatedOperations = unauthenticatedOperations
@@ -54,7 +57,7 @@ public struct CourierClientTransport: ClientTransport {
             operation: operationID, encodedQuery: operation.encodedQuery, collectingBody: collects)
         return (
             HTTPResponse(status: response.head.status, headerFields: response.head.headers),
-            try ResponseHandling.body(of: response, method: request.method, limit: client.configuration.maximumResponseSize)
+            try ResponseHandling.body(of: response, for: request, limit: client.configuration.maximumResponseSize)
         )
     }
 }

@@ -51,25 +51,43 @@ enum ResponseHandling {
         return bytes[start..<end]
     }
 
+    /// Whether generated code may collect a body labelled `type` into memory: one it decodes in
+    /// one piece (JSON, XML, form, text); and one without a `Content-Type` or with a wildcard
+    /// (`*/*`, `application/*`) when the request accepted such a type, since the runtime then
+    /// picks one of the operation's types (its first, JSON for most). A concrete streaming type
+    /// (a file, an event stream), or an unlabelled answer to an operation that accepts only
+    /// those, is handed over unbounded.
+    static func mayBeCollected(_ type: String?, accepting request: HTTPRequest) -> Bool {
+        if let type, !type.utf8.contains(UInt8(ascii: "*")) { return isReadWhole(type.utf8) }
+        for field in request.headerFields where field.name == .accept {
+            for element in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                let accepted = trimmed(element.prefix { $0 != UInt8(ascii: ";") })
+                if accepted.contains(UInt8(ascii: "*")) || isReadWhole(accepted) { return true }
+            }
+        }
+        return request.headerFields[.accept] == nil  // accepts anything
+    }
+
     /// The body handed to the generated code: `nil` for a response that has none (to `HEAD`,
     /// or a `1xx`, `204` or `304` status), the bytes for one read whole, and otherwise the body
     /// as it arrives, iterable once (dropping it unread stops the transfer). A streamed body
-    /// whose `Content-Type` is one generated code decodes in one piece (the server answered
-    /// JSON where the operation also accepted a file) is held to `limit` as it arrives, as
-    /// `resume()` holds it.
+    /// generated code may collect (``mayBeCollected(_:accepting:)``: the server answered JSON, or said
+    /// nothing, where the operation also accepted a file) is held to `limit` as it arrives, as
+    /// `resume()` holds it, whatever the request's `Accept` said.
     /// - Throws: `TransportFailure.Kind.responseTooLarge` for such a body announced past `limit`.
-    static func body(of response: StreamedResponse, method: HTTPRequest.Method, limit: Int?) throws(CourierError) -> HTTPBody? {
+    static func body(of response: StreamedResponse, for request: HTTPRequest, limit: Int?) throws(CourierError) -> HTTPBody? {
         let status = response.head.statusCode
-        if method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
+        if request.method == .head || (100..<200).contains(status) || status == 204 || status == 304 { return nil }
+        let collectable = mayBeCollected(response.head.mediaType, accepting: request)
         if let whole = response.body.wholeData {
             // Already in memory (a stub's, a cache's, a middleware's): held to the limit too.
-            if let limit, whole.count > limit, let type = response.head.mediaType, isReadWhole(type.utf8) {
+            if let limit, whole.count > limit, collectable {
                 throw .transport(.responseTooLarge(limit: limit, url: response.head.url))
             }
             return HTTPBody(whole)
         }
         let length: HTTPBody.Length = response.body.expectedLength.map { .known(Int64($0)) } ?? .unknown
-        guard let limit, let type = response.head.mediaType, isReadWhole(type.utf8) else {
+        guard let limit, collectable else {
             return HTTPBody(response.body, length: length, iterationBehavior: .single)
         }
         if let expected = response.body.expectedLength, expected > limit {

@@ -109,6 +109,29 @@ struct OpenAPIHostileReviewTests {
         #expect(sent.head.path == path)
     }
 
+    /// Issue 49: the generated code percent-encodes a string path parameter, so `../../../../small.json`
+    /// arrived as `/api/v1/slow/arrivals/..%2F..%2F..%2F..%2Fsmall.json`, and was sent with the
+    /// bearer token; nginx decodes `%2F` and climbed out of the server URL's `/api` prefix.
+    @Test(
+        "a path parameter that climbs through %2F, %5C or a ; parameter is refused before anything is sent, credential and all",
+        arguments: [
+            "/v1/slow/arrivals/..%2F..%2F..%2F..%2Fsmall.json", "/v1/items/..%5C..%5Cadmin", "/v1/items/..;/admin",
+            "/v1/items/%2E%2E%2Fadmin",
+        ])
+    func aPathParameterThatClimbs(_ path: String) async throws {
+        let recording = RecordingTransport(status: 200)
+        let bearer = Authentication.basic(BasicCredential(username: "courier", password: "secret"))
+        let result = try await Self.send(
+            Self.recorded(recording, authentication: bearer, authorizedHosts: ["example.com"], unauthenticated: []),
+            Self.request(path), baseURL: "https://example.com/api")
+        guard case .invalidPath(_, let reason)? = Self.invalidRequest(result) else {
+            Issue.record("expected invalidPath, got \(result)")
+            return
+        }
+        #expect(reason.contains("dot segment"))
+        #expect(await recording.count == 0)
+    }
+
     @Test("an operation path without a leading slash is refused, not glued onto the server URL's prefix")
     func aPathWithoutLeadingSlash() async throws {
         let recording = RecordingTransport(status: 200)
@@ -299,6 +322,32 @@ struct OpenAPIHostileReviewTests {
             return
         }
         #expect(await unlisted.count == 0)
+    }
+
+    /// Issue 49: the transport's documentation and `Requestable.requiresAuthorization` now say the
+    /// same: an operation that needs a credential fails with `missingCredential` when the
+    /// configuration has an authentication but no credential yet, and nothing is sent; with
+    /// `Authentication.none` it goes as it is, without one.
+    @Test("an operation that needs a credential: missingCredential and nothing sent with an empty store; sent bare without authentication")
+    func anOperationThatNeedsACredentialWhenThereIsNone() async throws {
+        let empty = RecordingTransport(status: 200)
+        let tokens = OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: .basic(clientID: "demo", clientSecret: "demo-secret"), configuration: Courier.Configuration(transport: empty))
+        let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokens)
+        let result = try await Self.send(
+            Self.recorded(empty, authentication: .bearer(refresher), authorizedHosts: ["example.com"], unauthenticated: []),
+            Self.request("/v1/me"), baseURL: "https://example.com")
+        guard case .failure(let error) = result, case .authentication(.missingCredential)? = error as? CourierError else {
+            Issue.record("expected missingCredential, got \(result)")
+            return
+        }
+        #expect(await empty.count == 0)
+
+        let bare = RecordingTransport(status: 200)
+        _ = try await Self.send(Self.recorded(bare, unauthenticated: []), Self.request("/v1/me"), baseURL: "https://example.com")
+        let sent = try #require(await bare.last)
+        #expect(sent.head.headerFields[.authorization] == nil)
     }
 
     /// Not a defect (reported): a caller's own `Authorization` on a public operation is the
@@ -652,6 +701,51 @@ struct OpenAPIHostileReviewTests {
                 }
             }
             #expect(Self.isTooLarge(failure), "read \(collected) bytes of JSON past a 256 KiB limit; error: \(String(describing: failure))")
+        }
+    }
+
+    /// Issue 49: the limit held only bodies labelled JSON, XML or text; with no `Content-Type`,
+    /// `*/*` or `application/*` the runtime picks the operation's first type (JSON) and collects,
+    /// and 4,194,385 bytes were read past a 256 KiB limit. A concrete streaming type (a file) is
+    /// still handed over whole.
+    @Test(
+        "a huge answer without a Content-Type, or with a wildcard one, to a JSON-first operation is bounded; a file is not",
+        arguments: TransportKind.allCases, [
+            (nil, "application/json, application/octet-stream", true), ("*/*", "application/json, application/octet-stream", true),
+            ("application/*", "application/json, application/octet-stream", true),
+            ("application/octet-stream", "application/json, application/octet-stream", false),
+            (nil, "application/octet-stream", false),
+        ] as [(String?, String, Bool)])
+    func theLimitDoesNotDependOnTheLabel(transport: TransportKind, answer: (contentType: String?, accept: String, bounded: Bool)) async throws {
+        let contentType = answer.contentType
+        try await TestServer.run { server in
+            let huge = Self.hugeJSON(4 << 20)
+            await server.route("GET /v1/users") { _ in
+                var headers: [FlyingFox.HTTPHeader: String] = [:]
+                if let contentType { headers[.contentType] = contentType }
+                return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders(headers), body: huge)
+            }
+            let courier = Courier.Client(
+                configuration: Courier.Configuration(transport: transport.make(), timeout: generousTimeout, maximumResponseSize: 256 << 10))
+            let result = try await Self.send(
+                CourierClientTransport(courier, unauthenticatedOperations: ["op"]),
+                Self.request("/v1/users", accept: answer.accept), baseURL: "http://127.0.0.1:\(server.port)")
+            var failure: (any Error)?
+            var collected = 0
+            switch result {
+            case .failure(let error): failure = error
+            case .success(let (_, body)):
+                do {
+                    collected = try await Data(collecting: try #require(body), upTo: .max).count
+                } catch {
+                    failure = error
+                }
+            }
+            if !answer.bounded {
+                #expect(failure == nil && collected == huge.count, "a file is streamed whole: \(collected) bytes, \(String(describing: failure))")
+            } else {
+                #expect(Self.isTooLarge(failure), "read \(collected) bytes past a 256 KiB limit; error: \(String(describing: failure))")
+            }
         }
     }
 

@@ -72,6 +72,46 @@ struct URLPathTests {
         #expect(throws: CourierError.self) { _ = try URLPath(segments: segments) }
     }
 
+    /// Issue 49: `URLPath(segments: ["../x"])` was `/..%2Fx`, which nginx decodes and climbs out of
+    /// (`/private/..%2Fsmall.json` answered with `/small.json`); Tomcat and Spring drop a `;`
+    /// parameter, so `..;x` is `..` to them.
+    @Test(
+        "a raw segment that holds a dot segment once a slash, a backslash or a parameter is read is refused",
+        arguments: [
+            ["../x"], ["x/.."], ["a/../b"], ["./x"], ["..\\x"], ["x\\.."], ["..;jsessionid=1"], [".;x"], ["a", "../../etc"],
+            ["../../../../small.json"],
+        ])
+    func rejectsSegmentsThatClimb(segments: [String]) {
+        #expect {
+            _ = try URLPath(segments: segments)
+        } throws: { error in
+            guard case .invalidRequest(.invalidPath(_, let reason)) = error as? CourierError else { return false }
+            return reason.contains("dot segment")
+        }
+    }
+
+    @Test(
+        "a percent-encoded path whose segment climbs once %2F, %5C or a ; parameter is read is refused, in any case",
+        arguments: [
+            "/private/..%2Fsmall.json", "/a/..%2f", "/a/%2F..", "/a/b%2F..%2Fc", "/a/..%5Cadmin", "/a/..%5cx",
+            "/api/..;/admin", "/api/..%3B/admin", "/api/.;x/y", "/a/%2E%2E%2Fb", "/a/%2e%2f", "/a/x%2F.%2Fy",
+        ])
+    func rejectsEncodedClimbs(path: String) {
+        #expect {
+            _ = try URLPath(path)
+        } throws: { error in
+            guard case .invalidRequest(.invalidPath(let named, let reason)) = error as? CourierError else { return false }
+            return named == path && reason.contains("dot segment")
+        }
+    }
+
+    @Test(
+        "slashes, backslashes and parameters that make no dot segment stay allowed",
+        arguments: ["/a%2Fb", "/...%2F....", "/a;b", "/..a", "/a..", "/%2F%2F", "/a%5Cb", "/a/...;x", "/a/b;..", "/.well-known/x"])
+    func keepsHarmlessSegments(path: String) throws {
+        #expect(try URLPath(path).rawValue == path)
+    }
+
     @Test("appending encodes the new segments and keeps one slash")
     func appending() throws {
         #expect(try URLPath("/v1").appending("users", "a b").rawValue == "/v1/users/a%20b")

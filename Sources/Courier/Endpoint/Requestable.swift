@@ -46,7 +46,10 @@ public protocol Requestable: Sendable {
     var queryStringOptions: QueryStringFormattingOptions? { get }
     /// The body. Not allowed for GET and HEAD. Default: `nil`.
     var body: RequestBody? { get }
-    /// Whether the client's authentication is applied to this endpoint. Default: `true`.
+    /// Whether the client's authentication is applied to this endpoint. Default: `true`. With
+    /// ``Authentication/none`` there is nothing to apply and the request is sent as it is; with
+    /// an authentication that has no credential yet (an empty ``TokenStore``) the call fails with
+    /// ``AuthenticationFailure/missingCredential`` and nothing is sent.
     var requiresAuthorization: Bool { get }
     /// How long the whole request may take; `nil` uses ``Configuration/timeout``. Default: `nil`.
     var timeout: Duration? { get }

@@ -10,9 +10,11 @@
 ///
 /// Rules: the path starts with `/`; each segment uses RFC 3986 `pchar` (unreserved,
 /// sub-delims, `:`, `@` and valid `%XX` escapes); no empty segment except a trailing slash;
-/// no `.` or `..` segment, also not percent-encoded (`%2E%2E`), because servers and proxies
-/// that normalise paths would send the request somewhere else; no `?` or `#` (use
-/// ``Requestable/queryItems``).
+/// no `?` or `#` (use ``Requestable/queryItems``); and no dot segment, because servers and
+/// proxies that normalise paths would send the request somewhere else: no `.` or `..` segment,
+/// also not percent-encoded (`%2E%2E`), nor a segment in which one appears once `%2F` and `%5C`
+/// are read as slashes (`..%2Fadmin`: nginx decodes it and climbs) or once a `;` parameter is
+/// cut off (`..;jsessionid=x`: Tomcat and Spring read `..`).
 public struct URLPath: Hashable, Sendable {
     /// The percent-encoded path, starting with `/`.
     public let rawValue: String
@@ -35,14 +37,21 @@ public struct URLPath: Hashable, Sendable {
     /// Builds a path from raw segments, percent-encoding each one (everything but RFC 3986
     /// unreserved characters, so `/`, `?`, `#`, `%` and space are encoded). An empty list gives `/`.
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/invalidPath(_:reason:)``
-    ///   if a segment is empty, `.` or `..`.
+    ///   if a segment is empty, or is or contains a dot segment as the type's rules say (`..`,
+    ///   `../x`, `..\x`, `..;x`).
     public init(segments: [String]) throws(CourierError) {
         for segment in segments {
             if let problem = Self.rawSegmentProblem(segment) {
                 throw .invalidRequest(.invalidPath("/" + segments.joined(separator: "/"), reason: problem))
             }
         }
-        rawValue = "/" + segments.map { PercentEncoding.encode($0) }.joined(separator: "/")
+        let encoded = "/" + segments.map { PercentEncoding.encode($0) }.joined(separator: "/")
+        // The encoded form is checked as `init(_:)` checks a path: "../x" became "..%2Fx".
+        var bytes = encoded
+        if let problem = bytes.withUTF8({ Self.segmentProblem(in: $0) }) {
+            throw .invalidRequest(.invalidPath("/" + segments.joined(separator: "/"), reason: problem))
+        }
+        rawValue = encoded
     }
 
     /// This path with raw `segments` appended, each percent-encoded as in ``init(segments:)``.
@@ -108,34 +117,53 @@ public struct URLPath: Hashable, Sendable {
                     index += 1
                 }
             }
-            if isDotSegment(UnsafeBufferPointer(rebasing: path[start..<end])) {
-                return "has a dot segment (\".\" or \"..\", also when percent-encoded), which servers resolve to another path"
+            if containsDotSegment(UnsafeBufferPointer(rebasing: path[start..<end])) {
+                return "has a dot segment (\".\" or \"..\", also when percent-encoded, after a \"%2F\" or \"%5C\", or before a \";\"), "
+                    + "which servers resolve to another path"
             }
             if isLast { return nil }
             start = end + 1
         }
     }
 
-    /// Whether a segment (with valid escapes) decodes to `.` or `..`.
-    private static func isDotSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard segment.count <= 6 else { return false }  // "%2E%2E" is the longest spelling
+    /// Whether a segment (with valid escapes) holds a dot segment once decoded: split at `/` and
+    /// `\` (servers that decode `%2F` or `%5C` before they resolve dot segments split there), each
+    /// piece cut at its first `;` (path parameters, which Tomcat and Spring drop), a piece that is
+    /// `.` or `..`. Byte by byte, without allocating: it runs for nearly every request.
+    private static func containsDotSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
         var dots = 0
+        var other = false
+        var inParameters = false
         var index = 0
-        while index < segment.count {
-            var byte = segment[index]
-            if byte == UInt8(ascii: "%") {
-                guard let high = PercentEncoding.hexValue(segment[index + 1]), let low = PercentEncoding.hexValue(segment[index + 2]) else {
-                    return false
+        while true {
+            var byte: UInt8?
+            if index < segment.count {
+                var value = segment[index]
+                if value == UInt8(ascii: "%") {
+                    // `segmentProblem` has checked the escape.
+                    value = PercentEncoding.hexValue(segment[index + 1])! << 4 | PercentEncoding.hexValue(segment[index + 2])!
+                    index += 3
+                } else {
+                    index += 1
                 }
-                byte = high << 4 | low
-                index += 3
-            } else {
-                index += 1
+                byte = value
             }
-            guard byte == UInt8(ascii: ".") else { return false }
-            dots += 1
+            if byte == nil || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") {
+                if !other, dots == 1 || dots == 2 { return true }
+                guard byte != nil else { return false }
+                dots = 0
+                other = false
+                inParameters = false
+            } else if inParameters {
+                continue
+            } else if byte == UInt8(ascii: ";") {
+                inParameters = true
+            } else if byte == UInt8(ascii: ".") {
+                dots += 1
+            } else {
+                other = true
+            }
         }
-        return dots == 1 || dots == 2
     }
 
     /// RFC 3986 `pchar` without the `%XX` form: unreserved, sub-delims, `:` and `@`.

@@ -346,7 +346,9 @@ struct OAuth2OnePathTests {
     private struct Printing: Middleware {
         let printed: Lines
         func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-            printed.all.withLock { $0 += [request.description, "\(request)", request.curlCommand()] }
+            var dumped = ""
+            dump(request, to: &dumped)
+            printed.all.withLock { $0 += [request.description, "\(request)", request.curlCommand(), String(reflecting: request), dumped] }
             return try await next(request)
         }
     }
@@ -361,7 +363,7 @@ struct OAuth2OnePathTests {
             configuration: Configuration(transport: Self.server(), middleware: [Printing(printed: printed)]))
         _ = try await send(tokens)
         let texts = printed.all.withLock { $0 }
-        #expect(texts.count == 3, "\(name)")
+        #expect(texts.count == 5, "\(name)")
         let basic = Data("app:\(Self.clientSecret)".utf8).base64EncodedString()
         for text in texts {
             #expect(!text.contains(secret) && !text.contains(Self.clientSecret) && !text.contains(basic), "\(name): \(text)")
