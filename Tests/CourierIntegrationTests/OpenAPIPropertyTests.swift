@@ -479,8 +479,10 @@ private struct Dice {
             let name = piece.prefix { $0 != ";" }
             return name == "." || name == ".."
         }
-        return climbs ? "s" + segment.replacingOccurrences(of: "%2F", with: "s", options: .caseInsensitive)
-            .replacingOccurrences(of: "%5C", with: "s", options: .caseInsensitive) : segment
+        return climbs
+            ? "s"
+                + segment.replacingOccurrences(of: "%2F", with: "s", options: .caseInsensitive)
+                .replacingOccurrences(of: "%5C", with: "s", options: .caseInsensitive) : segment
     }
 
     /// `/` and `0…count` segments, with a trailing slash or not.
@@ -948,9 +950,11 @@ private struct LimitCase: Sendable, CustomStringConvertible {
         answer.cuts = dice.cuts(length, chunks: 1...8)
         // Labels the runtime collects: JSON in any spelling, none, or a wildcard (it then picks the
         // operation's first type, JSON).
-        if let type = dice.pick([
-            "application/json", "application/json; charset=utf-8", "Application/JSON", "application/problem+json", nil, "*/*", "application/*",
-        ] as [String?]) {
+        if let type = dice.pick(
+            [
+                "application/json", "application/json; charset=utf-8", "Application/JSON", "application/problem+json", nil, "*/*", "application/*",
+            ] as [String?])
+        {
             answer.headers[.contentType] = type
         }
         if answer.announcesLength || !answer.streamed { answer.headers[.contentLength] = String(length) }
