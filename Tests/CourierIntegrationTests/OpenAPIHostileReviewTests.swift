@@ -710,7 +710,8 @@ struct OpenAPIHostileReviewTests {
     /// still handed over whole.
     @Test(
         "a huge answer without a Content-Type, or with a wildcard one, to a JSON-first operation is bounded; a file is not",
-        arguments: TransportKind.allCases, [
+        arguments: TransportKind.allCases,
+        [
             (nil, "application/json, application/octet-stream", true), ("*/*", "application/json, application/octet-stream", true),
             ("application/*", "application/json, application/octet-stream", true),
             ("application/octet-stream", "application/json, application/octet-stream", false),

@@ -479,10 +479,9 @@ private struct Dice {
             let name = piece.prefix { $0 != ";" }
             return name == "." || name == ".."
         }
-        return climbs
-            ? "s"
-                + segment.replacingOccurrences(of: "%2F", with: "s", options: .caseInsensitive)
-                .replacingOccurrences(of: "%5C", with: "s", options: .caseInsensitive) : segment
+        guard climbs else { return segment }
+        let unslashed = segment.replacingOccurrences(of: "%2F", with: "s", options: .caseInsensitive)
+        return "s" + unslashed.replacingOccurrences(of: "%5C", with: "s", options: .caseInsensitive)
     }
 
     /// `/` and `0…count` segments, with a trailing slash or not.
