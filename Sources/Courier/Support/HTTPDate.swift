@@ -11,7 +11,10 @@ enum HTTPDate {
     /// - obsolete RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`
     /// - obsolete asctime: `Sun Nov  6 08:49:37 1994`
     ///
-    /// Parts are separated by one or more spaces; names are case-sensitive, as in the RFC.
+    /// Parts are separated by exactly one space (two before asctime's one-digit day, which is
+    /// space-padded): a date with more is not one of the forms, and an `Expires` that is not a
+    /// date means already expired (RFC 9111 §5.3). Day and month names and `GMT` are matched
+    /// ignoring case, as RFC 9110 §5.6.7 asks of a recipient.
     /// `now` picks the century of an RFC 850 two-digit year (``fullYear(_:near:)``).
     static func parse(_ text: String, now: Date) -> Date? {
         var text = text
@@ -27,9 +30,18 @@ enum HTTPDate {
         return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maximumParts) { parts -> Date? in
             var count = 0
             var index = 0
+            // Where a separator of two spaces was (the part after it), or -1.
+            var doubleSpaceBefore = -1
             while index < bytes.count {
                 if bytes[index] == space {
-                    index += 1
+                    var run = 0
+                    while index < bytes.count, bytes[index] == space {
+                        run += 1
+                        index += 1
+                    }
+                    // One space between parts; two once, before asctime's padded day; none around.
+                    guard count > 0, index < bytes.count, run == 1 || (run == 2 && doubleSpaceBefore < 0) else { return nil }
+                    if run == 2 { doubleSpaceBefore = count }
                     continue
                 }
                 let start = index
@@ -37,6 +49,10 @@ enum HTTPDate {
                 guard count < maximumParts else { return nil }
                 parts.initializeElement(at: count, to: start..<index)
                 count += 1
+            }
+            if doubleSpaceBefore >= 0 {
+                // Only asctime pads: "Sun Nov  6 08:49:37 1994".
+                guard count == 5, doubleSpaceBefore == 2, parts[2].count == 1 else { return nil }
             }
             let text = Bytes(bytes: bytes)
             switch count {
@@ -95,11 +111,11 @@ enum HTTPDate {
 
         subscript(_ index: Int) -> UInt8 { bytes[index] }
 
-        /// Whether the bytes in `range` are exactly `text`.
+        /// Whether the bytes in `range` are `text`, ignoring ASCII case.
         func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
             guard range.count == text.utf8CodeUnitCount else { return false }
             let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-            return zip(bytes[range], expected).allSatisfy { $0 == $1 }
+            return zip(bytes[range], expected).allSatisfy { $0 | 0x20 == $1 | 0x20 }
         }
 
         func matchesAny(_ range: Range<Int>, of names: [StaticString]) -> Bool {

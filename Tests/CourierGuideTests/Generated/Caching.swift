@@ -41,9 +41,11 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:166
-    static func line166() async throws {
-        let tolerant = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: true, staleIfError: true)
+    // Documentation/Caching.md:168
+    static func line168() async throws {
+        let tolerant = HTTPCache(capacity: 20 << 20, staleIfError: true)
         _ = tolerant
+        let strict = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: false)
+        _ = strict
     }
 }

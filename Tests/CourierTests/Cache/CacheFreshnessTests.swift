@@ -27,6 +27,13 @@ struct CacheFreshnessTests {
             rule: "§4.2.1 Expires minus the response time when Date is invalid", fields: [("Date", "yesterday"), ("Expires", cacheDate(90))], expected: 90),
         LifetimeCase(rule: "§5.3 an invalid Expires (0) is already expired", fields: [("Expires", "0"), ("Last-Modified", cacheDate(-100_000))], expected: 0),
         LifetimeCase(rule: "§5.3 an Expires before Date is already expired", fields: [("Date", cacheDate(0)), ("Expires", cacheDate(-5))], expected: 0),
+        // Issue 50 (cache-tests freshness-expires-*): names in any case are a date; two spaces
+        // where one belongs are not, and an invalid Expires is already expired.
+        LifetimeCase(
+            rule: "§5.3 an Expires in lower case is a date", fields: [("Date", cacheDate(0)), ("Expires", cacheDate(120).lowercased())], expected: 120),
+        LifetimeCase(
+            rule: "§5.3 an Expires with two spaces is invalid: expired",
+            fields: [("Date", cacheDate(0)), ("Expires", cacheDate(120).replacingOccurrences(of: " ", with: "  "))], expected: 0),
         LifetimeCase(
             rule: "§4.2.1 an invalid max-age is stale even with a future Expires", fields: [("Cache-Control", "max-age=abc"), ("Expires", cacheDate(900))],
             expected: 0),
@@ -66,7 +73,15 @@ struct CacheFreshnessTests {
         AgeCase(
             rule: "§4.2.3 the larger of apparent and corrected age", fields: [("Date", cacheDate(-50)), ("Age", "20")], requestTime: 0, now: 5, expected: 55),
         AgeCase(rule: "§4.2.3 a Date in the future gives no negative age", fields: [("Date", cacheDate(500))], requestTime: 0, now: 0, expected: 0),
-        AgeCase(rule: "§5.1 an invalid Age is ignored", fields: [("Date", cacheDate(0)), ("Age", "-3")], requestTime: 0, now: 1, expected: 1),
+        // Issue 50 (cache-tests age-parse-*): RFC 9111 §5.1 takes a list's first member, and an
+        // invalid value makes the response stale (it was read as 0: fresh).
+        AgeCase(rule: "§5.1 an invalid Age makes it stale", fields: [("Date", cacheDate(0)), ("Age", "-3")], requestTime: 0, now: 1, expected: 2_147_483_649),
+        AgeCase(rule: "§5.1 a list's first member counts", fields: [("Date", cacheDate(0)), ("Age", "7200, 0")], requestTime: 0, now: 0, expected: 7200),
+        AgeCase(
+            rule: "§5.1 a list's first member counts, invalid", fields: [("Date", cacheDate(0)), ("Age", "abc, 0")], requestTime: 0, now: 0,
+            expected: 2_147_483_648),
+        AgeCase(
+            rule: "§5.1 a decimal Age is invalid: stale", fields: [("Date", cacheDate(0)), ("Age", "1.5")], requestTime: 0, now: 0, expected: 2_147_483_648),
         AgeCase(rule: "§1.2.2 a huge Age saturates", fields: [("Age", "999999999999999999999")], requestTime: 0, now: 0, expected: 2_147_483_648),
     ]
 
@@ -240,7 +255,12 @@ extension CacheFreshness {
     }
 
     static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {
-        let ageValue = response.headerFields[values: .age].first.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        // §5.1: the first member of a list; an invalid value makes the response stale.
+        let ageValue =
+            response.headerFields[values: .age].first.map { value in
+                let first = value.split(separator: ",", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                return CacheControl.deltaSeconds(first.trimmingSpaceAndTab()) ?? CacheControl.maximumDeltaSeconds
+            } ?? 0
         return currentAge(
             date: dateValue(of: response, responseTime: responseTime), ageValue: ageValue, requestTime: requestTime,
             responseTime: responseTime, now: now)

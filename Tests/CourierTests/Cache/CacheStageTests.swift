@@ -235,6 +235,19 @@ struct CacheStageTests {
         #expect(response.statusCode == 503)
     }
 
+    /// Issue 50 (cache-tests stale-while-revalidate, stale-while-revalidate-window): browsers
+    /// honour it, and the server opts in per response; stale-if-error stays opt-in.
+    @Test("HTTPCache honours stale-while-revalidate by default, in memory and on disk; stale-if-error only when asked")
+    func staleWhileRevalidateIsOnByDefault() throws {
+        #expect(HTTPCache().usesStaleWhileRevalidate)
+        #expect(!HTTPCache().usesStaleIfError)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-swr-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let disk = try HTTPCache(directory: folder)
+        #expect(disk.usesStaleWhileRevalidate && !disk.usesStaleIfError)
+        #expect(!HTTPCache(staleWhileRevalidate: false).usesStaleWhileRevalidate)
+    }
+
     @Test("stale-while-revalidate answers at once and revalidates once in the background")
     func staleWhileRevalidate() async throws {
         let origin = CacheOrigin { request, number throws(CourierError) in

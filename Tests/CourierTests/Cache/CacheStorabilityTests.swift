@@ -35,7 +35,10 @@ struct CacheStorabilityTests {
         Case(rule: "§3 a 500 with Expires", status: 500, response: [("Expires", cacheDate(60))], expected: true),
         Case(rule: "§3 a 303 with only a validator can be stored to be revalidated", status: 303, response: [("ETag", "\"v1\"")], expected: true),
         Case(rule: "§3 an unquoted ETag is no validator (RFC 9110 §8.8.3)", status: 303, response: [("ETag", "v1")], expected: false),
-        Case(rule: "§3 a status not understood", status: 299, response: [("Cache-Control", "max-age=60")], expected: false),
+        Case(
+            rule: "§3 a final status not understood, with explicit freshness (only must-understand asks to understand it)", status: 299,
+            response: [("Cache-Control", "max-age=60")], expected: true),
+        Case(rule: "§3 a status above 599 is not final", status: 600, response: [("Cache-Control", "max-age=60")], expected: false),
         Case(rule: "§3 an interim status", status: 103, response: [("Cache-Control", "max-age=60")], expected: false),
         Case(rule: "§3 206 partial content is never stored", status: 206, response: [("Cache-Control", "max-age=60")], expected: false),
         Case(rule: "§3 304 is not stored as a response", status: 304, response: [("Cache-Control", "max-age=60")], expected: false),

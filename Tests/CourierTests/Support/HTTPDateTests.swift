@@ -8,10 +8,10 @@ struct HTTPDateTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
 
     @Test(
-        "each form parses to the same instant; extra spaces between parts are accepted",
+        "each form parses to the same instant; names in any case (RFC 9110 §5.6.7)",
         arguments: [
             "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-            "Sun,  06 Nov 1994 08:49:37 GMT ", "Sun Nov 6 08:49:37 1994",
+            "Sun Nov 6 08:49:37 1994", "sun, 06 nov 1994 08:49:37 gmt", "SUNDAY, 06-NOV-94 08:49:37 GMT", "sUn NoV  6 08:49:37 1994",
         ])
     func everyFormParses(_ text: String) {
         #expect(HTTPDate.parse(text, now: Self.now) == Date(timeIntervalSince1970: 784_111_777))
@@ -20,7 +20,11 @@ struct HTTPDateTests {
     @Test(
         "anything else is nil",
         arguments: [
-            "", "Sun, 06 Nov 1994 08:49:37 UTC", "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+            "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 6 Nov 1994 08:49:37 GMT",
+            // Issue 50: one space between parts (an invalid Expires means already expired).
+            "Sun,  06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT ", " Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994  08:49:37 GMT", "Sun Nov  16 08:49:37 1994", "Sun  Nov 6 08:49:37 1994", "Sun Nov   6 08:49:37 1994",
+            "Sunday,  06-Nov-94 08:49:37 GMT",
             "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
             "Sun,\t06 Nov 1994 08:49:37 GMT", "Sünday, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT x",
             "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 006 08:49:37 1994", "Sun, 06 Nov 1994 08-49-37 GMT",
@@ -61,13 +65,17 @@ struct HTTPDateTests {
 /// The string-splitting parser Courier used before the byte parser (kept as the reference the
 /// new one must agree with).
 enum ReferenceHTTPDate {
-    private static let shortWeekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    private static let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let shortWeekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let longWeekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-    /// The date `text` names, or `nil` if it is not one of the three forms.
+    /// The date `text` names, or `nil` if it is not one of the three forms: parts separated by
+    /// exactly one space, two only before asctime's one-digit day; names in any case.
     static func parse(_ text: String, now: Date) -> Date? {
-        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let pieces = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let empties = pieces.indices.filter { pieces[$0].isEmpty }
+        guard empties.isEmpty || (empties == [2] && pieces.count == 6 && pieces[3].count == 1) else { return nil }
+        let parts = pieces.filter { !$0.isEmpty }.map { $0.lowercased() }
         switch parts.count {
         case 6:
             // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
@@ -75,7 +83,7 @@ enum ReferenceHTTPDate {
                 parts[1].count == 2, let day = number(parts[1]),
                 let month = month(parts[2]),
                 parts[3].count == 4, let year = number(parts[3]),
-                parts[5] == "GMT"
+                parts[5] == "gmt"
             else { return nil }
             return date(year: year, month: month, day: day, time: parts[4])
         case 4:
@@ -86,12 +94,12 @@ enum ReferenceHTTPDate {
                 dayMonthYear[0].count == 2, let day = number(dayMonthYear[0]),
                 let month = month(dayMonthYear[1]),
                 dayMonthYear[2].count == 2, let twoDigitYear = number(dayMonthYear[2]),
-                parts[3] == "GMT"
+                parts[3] == "gmt"
             else { return nil }
             return date(year: HTTPDate.fullYear(twoDigitYear, near: now), month: month, day: day, time: parts[2])
         case 5:
-            // asctime: "Sun" "Nov" "6" "08:49:37" "1994" (the day is space-padded, so the split
-            // above has already dropped the extra space)
+            // asctime: "Sun" "Nov" "6" "08:49:37" "1994" (the day is space-padded: the empty
+            // piece before it is dropped above)
             guard shortWeekdays.contains(parts[0]),
                 let month = month(parts[1]),
                 (1...2).contains(parts[2].count), let day = number(parts[2]),

@@ -78,7 +78,9 @@ struct CacheResponseFacts: Equatable, Sendable {
     var control: CacheControl
     /// `Date`, or the response time without a valid one (§4.2.3's `date_value`).
     var date: Date
-    /// `Age` in seconds; `0` without a valid one.
+    /// `Age` in seconds (§5.1): the first member of a list (`7200, 0` is 7200); `0` without the
+    /// field; an invalid one (`-1`, `1.5`, `abc`) makes the response stale, as
+    /// ``CacheControl/maximumDeltaSeconds``.
     var ageValue: Int
     /// The freshness lifetime (§4.2.1).
     var lifetime: TimeInterval
@@ -90,6 +92,13 @@ struct CacheResponseFacts: Equatable, Sendable {
     var lastModified: String?
     /// Whether ``lastModified`` is a valid HTTP-date.
     var lastModifiedIsValid: Bool
+
+    /// The seconds an `Age` value says: its first member, or, when that is not `delta-seconds`,
+    /// the most `delta-seconds` can say, so that the response is stale (RFC 9111 §5.1).
+    static func ageValue(_ text: String) -> Int {
+        let first = text.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return CacheControl.deltaSeconds(String(first).trimmingSpaceAndTab()) ?? CacheControl.maximumDeltaSeconds
+    }
 
     /// The facts of `response`, received at `responseTime`. `previous`, when given, holds what
     /// `Cache-Control`, `ETag` and `Last-Modified` say, which the caller knows to be unchanged.
@@ -125,7 +134,7 @@ struct CacheResponseFacts: Equatable, Sendable {
         }
         let date = dateText.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
         self.date = date
-        ageValue = ageText.flatMap { CacheControl.deltaSeconds($0.trimmingSpaceAndTab()) } ?? 0
+        ageValue = ageText.map(Self.ageValue) ?? 0
         // Read again, not reused: whether a date is valid can depend on the century
         // `responseTime` gives it.
         let lastModifiedDate = lastModified.flatMap { HTTPDate.parse($0, now: responseTime) }

@@ -48,7 +48,8 @@ enum CacheFreshness {
     }
 
     /// The current age in seconds (§4.2.3), from its parts already read: `date_value` and
-    /// `age_value` (an `Age` that is not `delta-seconds` is `0`; a huge one saturates at 2^31):
+    /// `age_value` (``CacheResponseFacts/ageValue``: the first member of a list; an invalid one,
+    /// and a huge one, saturate at 2^31):
     ///
     ///     apparent_age = max(0, response_time - date_value)
     ///     corrected_age_value = age_value + (response_time - request_time)

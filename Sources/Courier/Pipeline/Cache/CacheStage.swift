@@ -254,9 +254,18 @@ struct CacheStage: Sendable {
         let keeps = !CacheControl(head.headerFields).noStore && !CacheControl(request.headerFields).noStore
         var first: CacheEntry?
         for index in CacheValidation.entriesUpdated(by: head, among: entries) {
-            let entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
+            var entry = CacheValidation.updated(entries[index], with: head, requestTime: requestTime, responseTime: responseTime)
+            var storable = keeps
+            if entry.response.headerFields[values: .vary] != entries[index].response.headerFields[values: .vary] {
+                // A `304` that changes `Vary` changes which requests the response answers: it is
+                // kept under what this request sent, or not at all for `Vary: *` (it still
+                // answers this call, whose request it was sent for).
+                cache.storage.remove(entries[index].storageKey)
+                entry.variant = CacheVariant(request: request.headerFields, response: entry.response.headerFields)
+                if entry.variant.matchesNothing { storable = false }
+            }
             // A `304` may add `Vary: Cookie` to what was stored without it.
-            if keeps, !dependsOnUnseenCookies(entry.response.headerFields, partition: entry.key.partition) {
+            if storable, !dependsOnUnseenCookies(entry.response.headerFields, partition: entry.key.partition) {
                 cache.storage.store(entry, if: sessionIsCurrent)
             } else {
                 cache.storage.remove(entry.storageKey)

@@ -3,7 +3,8 @@ import HTTPTypes
 /// Whether a response may be stored by a private cache (RFC 9111 §3), and which of its fields.
 enum CacheStorability {
     /// Final statuses whose semantics this cache understands (RFC 9110 §15), apart from `206`
-    /// (ranges bypass the cache) and `304` (which updates a stored response, §4.3.4).
+    /// (ranges bypass the cache) and `304` (which updates a stored response, §4.3.4): what a
+    /// response with `must-understand` may have.
     static let understoodStatuses: Set<Int> = [
         200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 307, 308,
         400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426,
@@ -12,7 +13,9 @@ enum CacheStorability {
 
     /// Whether `response` to `request` may be stored (§3):
     /// - the method is `GET`, and the request has no `Range` (nor is the response a `206`);
-    /// - the status is final and understood;
+    /// - the status is final (`200`–`599`), neither `206` nor `304`, and, when the response says
+    ///   `must-understand`, understood (§3: only then must the cache understand it; `299` with
+    ///   `max-age` is stored);
     /// - neither side says `no-store` (unless the response also says `must-understand`, which
     ///   overrides it for an understood status, §5.2.2.3), and the response's `Cache-Control` was
     ///   readable;
@@ -27,9 +30,10 @@ enum CacheStorability {
     static func isStorable(request: HTTPRequest, response: HTTPResponse, hasCredentials: Bool = false) -> Bool {
         guard request.method == .get, request.headerFields[.range] == nil else { return false }
         let code = response.status.code
-        guard understoodStatuses.contains(code) else { return false }
+        guard (200...599).contains(code), code != 206, code != 304 else { return false }
         let requestControl = CacheControl(request.headerFields)
         let responseControl = CacheControl(response.headerFields)
+        if responseControl.mustUnderstand && !understoodStatuses.contains(code) { return false }
         if requestControl.noStore || responseControl.isOverLimit { return false }
         if responseControl.noStore && !responseControl.mustUnderstand { return false }
         if CacheVariant(request: request.headerFields, response: response.headerFields).matchesNothing { return false }

@@ -35,8 +35,10 @@ enum CacheValidation {
     /// - with a strong `ETag`: every entry with that strong tag, and no other;
     /// - otherwise with a weak `ETag` or a `Last-Modified`: the most recent entry whose tag
     ///   matches weakly, or whose `Last-Modified` is the same;
-    /// - otherwise, with no validator at all: the only entry, if there is one and it has no
-    ///   validator either.
+    /// - otherwise, with no validator at all: the only entry, if there is one. §4.3.4 asks that it
+    ///   lack a validator too, but the conditional request was built from that one response, so
+    ///   a `304` answering it says that response is still good (§4.3.3), as browsers read it; a
+    ///   validator that contradicts the stored one (above) is what discards it.
     static func entriesUpdated(by notModified: HTTPResponse, among entries: [CacheEntry]) -> [Int] {
         let tag = notModified.headerFields.firstValue(for: .eTag)?.trimmingSpaceAndTab()
         let lastModified = notModified.headerFields.firstValue(for: .lastModified)?.trimmingSpaceAndTab()
@@ -59,10 +61,7 @@ enum CacheValidation {
             }
             return [newest]
         }
-        if entries.count == 1, storedTag(entries[0]) == nil, entries[0].facts.lastModified == nil {
-            return [0]
-        }
-        return []
+        return entries.count == 1 ? [0] : []
     }
 
     /// The tag without its weakness indicator, for the weak comparison (RFC 9110 §8.8.3.2).

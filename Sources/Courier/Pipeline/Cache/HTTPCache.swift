@@ -40,11 +40,13 @@ public final class HTTPCache: Sendable {
     /// A cache in memory of at most `capacity` bytes, least recently used responses evicted first.
     /// - Parameters:
     ///   - capacity: the bound, in bytes of stored responses.
-    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861): answer with a
-    ///     slightly stale response while revalidating it in the background.
+    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861), on by default as in
+    ///     browsers: the server opts in per response, and the answer is at most as stale as it
+    ///     allowed while a background request refreshes it.
     ///   - staleIfError: honour `stale-if-error` (RFC 5861): answer with a stale response when
-    ///     the server cannot be reached or answers `500`, `502`, `503` or `504`.
-    public convenience init(capacity: Int = 10 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false) {
+    ///     the server cannot be reached or answers `500`, `502`, `503` or `504`. Off by default:
+    ///     an error then looks like success to the caller, with no background refresh after it.
+    public convenience init(capacity: Int = 10 << 20, staleWhileRevalidate: Bool = true, staleIfError: Bool = false) {
         self.init(
             storage: MemoryCacheStorage(capacity: capacity), staleWhileRevalidate: staleWhileRevalidate,
             staleIfError: staleIfError)
@@ -60,14 +62,14 @@ public final class HTTPCache: Sendable {
     ///   - directory: the folder, a file URL. It is locked while this cache is open: a second
     ///     cache on it stores and finds nothing, so share one cache between clients.
     ///   - capacity: the bound, in bytes of entry files.
-    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861).
-    ///   - staleIfError: honour `stale-if-error` (RFC 5861).
+    ///   - staleWhileRevalidate: honour `stale-while-revalidate` (RFC 5861); on by default.
+    ///   - staleIfError: honour `stale-if-error` (RFC 5861); off by default.
     /// - Throws: ``CourierError/invalidRequest(_:)`` when `directory` is not a file URL, is not a
     ///   folder, belongs to another user, sits in a folder another user could change, cannot
     ///   be created or made owner-only, or is in an App Group container on iOS, tvOS, watchOS or
     ///   visionOS (the system terminates a suspended app that holds a lock there).
     public convenience init(
-        directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = false, staleIfError: Bool = false
+        directory: URL, capacity: Int = 100 << 20, staleWhileRevalidate: Bool = true, staleIfError: Bool = false
     ) throws(CourierError) {
         guard directory.isFileURL else {
             throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
