@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 enum CachingGuide {
-    // Documentation/Caching.md:96
+    // Documentation/Caching.md:106
     struct Avatar: Requestable {
         var id: Int
         var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
@@ -23,8 +23,8 @@ enum CachingGuide {
         _ = cachingClient
     }
 
-    // Documentation/Caching.md:60
-    static func line60() async throws {
+    // Documentation/Caching.md:70
+    static func line70() async throws {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
         _ = caches
         var configuration = Configuration()
@@ -32,8 +32,8 @@ enum CachingGuide {
         configuration.cache = try HTTPCache(directory: caches.appendingPathComponent("api-cache"), capacity: 100 << 20)
     }
 
-    // Documentation/Caching.md:113
-    static func line113() async throws {
+    // Documentation/Caching.md:123
+    static func line123() async throws {
         let response = try await client.enqueue(GetUser(id: 1)).resume()
         _ = response
         if response.source != .network {
@@ -41,8 +41,8 @@ enum CachingGuide {
         }
     }
 
-    // Documentation/Caching.md:168
-    static func line168() async throws {
+    // Documentation/Caching.md:178
+    static func line178() async throws {
         let tolerant = HTTPCache(capacity: 20 << 20, staleIfError: true)
         _ = tolerant
         let strict = HTTPCache(capacity: 20 << 20, staleWhileRevalidate: false)

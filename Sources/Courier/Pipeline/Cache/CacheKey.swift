@@ -140,13 +140,18 @@ struct CacheVariant: Hashable, Sendable {
     }
 
     /// The stored `entries` that may answer a request with these fields (§4.1): those whose
-    /// variant matches, the most recent first (by `Date`, then by when they were received).
+    /// variant matches, the most recent first (by `Date`, then by when they were received, then
+    /// the one that stays fresh longest).
     static func selected(for request: HTTPFields, among entries: [CacheEntry]) -> [CacheEntry] {
         if entries.count == 1 { return entries[0].variant.matches(request) ? entries : [] }
         let matching = entries.filter { $0.variant.matches(request) }
         return matching.sorted { first, second in
             if first.facts.date != second.facts.date { return first.facts.date > second.facts.date }
-            return first.responseTime > second.responseTime
+            if first.responseTime != second.responseTime { return first.responseTime > second.responseTime }
+            // Received at the same moment (a disk cache reopened forgets which came first): the
+            // one that stays fresh longer, so that a response a 304 or a later call made usable
+            // is not passed over for a stale one.
+            return first.facts.lifetime > second.facts.lifetime
         }
     }
 
