@@ -13,18 +13,19 @@ enum HTTPDate {
     ///
     /// Parts are separated by exactly one space (two before asctime's one-digit day, which is
     /// space-padded): a date with more is not one of the forms, and an `Expires` that is not a
-    /// date means already expired (RFC 9111 §5.3). Day and month names and `GMT` are matched
-    /// ignoring case, as RFC 9110 §5.6.7 asks of a recipient.
+    /// date means already expired (RFC 9111 §5.3). HTTP-dates are case-sensitive (RFC 9110
+    /// §5.6.7); a cache passes `ignoringCase` to match day and month names and `GMT` in any case,
+    /// as RFC 9111 §4.2 asks of a cache recipient.
     /// `now` picks the century of an RFC 850 two-digit year (``fullYear(_:near:)``).
-    static func parse(_ text: String, now: Date) -> Date? {
+    static func parse(_ text: String, now: Date, ignoringCase: Bool = false) -> Date? {
         var text = text
-        return text.withUTF8 { parse(bytes: $0, now: now) }
+        return text.withUTF8 { parse(bytes: $0, now: now, ignoringCase: ignoringCase) }
     }
 
     /// The most parts any form has.
     private static let maximumParts = 6
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>, now: Date) -> Date? {
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, now: Date, ignoringCase: Bool) -> Date? {
         // Every byte of every form is ASCII.
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maximumParts) { parts -> Date? in
@@ -54,7 +55,7 @@ enum HTTPDate {
                 // Only asctime pads: "Sun Nov  6 08:49:37 1994".
                 guard count == 5, doubleSpaceBefore == 2, parts[2].count == 1 else { return nil }
             }
-            let text = Bytes(bytes: bytes)
+            let text = Bytes(bytes: bytes, ignoringCase: ignoringCase)
             switch count {
             case 6:
                 // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
@@ -108,14 +109,18 @@ enum HTTPDate {
     /// The field value's bytes, read by offset ranges.
     private struct Bytes {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Whether names match in any ASCII case.
+        let ignoringCase: Bool
 
         subscript(_ index: Int) -> UInt8 { bytes[index] }
 
-        /// Whether the bytes in `range` are `text`, ignoring ASCII case.
+        /// Whether the bytes in `range` are the letters of `text` (in any ASCII case with
+        /// `ignoringCase`).
         func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
             guard range.count == text.utf8CodeUnitCount else { return false }
             let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-            return zip(bytes[range], expected).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+            let fold: UInt8 = ignoringCase ? 0x20 : 0
+            return zip(bytes[range], expected).allSatisfy { $0 | fold == $1 | fold }
         }
 
         func matchesAny(_ range: Range<Int>, of names: [StaticString]) -> Bool {

@@ -245,13 +245,13 @@ extension CacheFreshness {
         return lifetime(
             cacheControl: cacheControl, expires: fields[values: .expires].first, status: response.status.code,
             date: dateValue(of: response, responseTime: responseTime),
-            lastModified: fields[values: .lastModified].first.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) },
+            lastModified: fields[values: .lastModified].first.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime, ignoringCase: true) },
             responseTime: responseTime)
     }
 
     static func dateValue(of response: HTTPResponse, responseTime: Date) -> Date {
         response.headerFields[values: .date].first
-            .flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
+            .flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime, ignoringCase: true) } ?? responseTime
     }
 
     static func currentAge(of response: HTTPResponse, requestTime: Date, responseTime: Date, now: Date) -> TimeInterval {

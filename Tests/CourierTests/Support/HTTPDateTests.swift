@@ -8,13 +8,21 @@ struct HTTPDateTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
 
     @Test(
-        "each form parses to the same instant; names in any case (RFC 9110 §5.6.7)",
-        arguments: [
-            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-            "Sun Nov 6 08:49:37 1994", "sun, 06 nov 1994 08:49:37 gmt", "SUNDAY, 06-NOV-94 08:49:37 GMT", "sUn NoV  6 08:49:37 1994",
-        ])
+        "each form parses to the same instant",
+        arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun Nov 6 08:49:37 1994"])
     func everyFormParses(_ text: String) {
         #expect(HTTPDate.parse(text, now: Self.now) == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDate.parse(text, now: Self.now, ignoringCase: true) == Date(timeIntervalSince1970: 784_111_777))
+    }
+
+    /// HTTP-dates are case-sensitive (RFC 9110 §5.6.7: a Retry-After in lower case is not a
+    /// date); a cache matches the names in any case (RFC 9111 §4.2, cache-tests freshness-expires-*).
+    @Test(
+        "names in another case are a date only to a cache",
+        arguments: ["sun, 06 nov 1994 08:49:37 gmt", "SUNDAY, 06-NOV-94 08:49:37 GMT", "sUn NoV  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 gmt"])
+    func namesInAnotherCase(_ text: String) {
+        #expect(HTTPDate.parse(text, now: Self.now) == nil)
+        #expect(HTTPDate.parse(text, now: Self.now, ignoringCase: true) == Date(timeIntervalSince1970: 784_111_777))
     }
 
     @Test(
@@ -31,6 +39,7 @@ struct HTTPDateTests {
         ])
     func otherTextIsNil(_ text: String) {
         #expect(HTTPDate.parse(text, now: Self.now) == nil)
+        #expect(HTTPDate.parse(text, now: Self.now, ignoringCase: true) == nil)
     }
 
     /// 50,000 inputs made by mutating valid dates byte by byte (a digit, a name, a separator, a
@@ -39,7 +48,7 @@ struct HTTPDateTests {
     func agreesWithTheReference() {
         var random = SplitMix64(seed: 0xDA7E)
         let seeds = ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"]
-        let alphabet = Array("0123456789 ,:-GMTSunNovDecFebWedsdayé\t".utf8)
+        let alphabet = Array("0123456789 ,:-GMTSunNovDecFebWedsdaygmtNOVé\t".utf8)
         var accepted = 0
         for round in 0..<50_000 {
             var bytes = Array(seeds[round % seeds.count].utf8)
@@ -54,8 +63,9 @@ struct HTTPDateTests {
             }
             let text = String(decoding: bytes, as: UTF8.self)
             let now = Date(timeIntervalSince1970: TimeInterval(random.next() % 4_000_000_000))
-            let expected = ReferenceHTTPDate.parse(text, now: now)
-            #expect(HTTPDate.parse(text, now: now) == expected, "\(text.debugDescription)")
+            let ignoringCase = round % 2 == 1
+            let expected = ReferenceHTTPDate.parse(text, now: now, ignoringCase: ignoringCase)
+            #expect(HTTPDate.parse(text, now: now, ignoringCase: ignoringCase) == expected, "\(text.debugDescription)")
             if expected != nil { accepted += 1 }
         }
         #expect(accepted > 5_000, "the mutations must keep enough dates valid to compare accepted ones too")
@@ -65,17 +75,20 @@ struct HTTPDateTests {
 /// The string-splitting parser Courier used before the byte parser (kept as the reference the
 /// new one must agree with).
 enum ReferenceHTTPDate {
-    private static let shortWeekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    private static let longWeekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
     /// The date `text` names, or `nil` if it is not one of the three forms: parts separated by
-    /// exactly one space, two only before asctime's one-digit day; names in any case.
-    static func parse(_ text: String, now: Date) -> Date? {
+    /// exactly one space, two only before asctime's one-digit day; names as written, or in any
+    /// case with `ignoringCase`.
+    static func parse(_ text: String, now: Date, ignoringCase: Bool) -> Date? {
+        let fold: (String) -> String = ignoringCase ? { $0.lowercased() } : { $0 }
+        let shortWeekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map(fold)
+        let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"].map(fold)
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map(fold)
+        let gmt = fold("GMT")
+        let month = { (text: String) in months.firstIndex(of: text).map { $0 + 1 } }
         let pieces = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         let empties = pieces.indices.filter { pieces[$0].isEmpty }
         guard empties.isEmpty || (empties == [2] && pieces.count == 6 && pieces[3].count == 1) else { return nil }
-        let parts = pieces.filter { !$0.isEmpty }.map { $0.lowercased() }
+        let parts = pieces.filter { !$0.isEmpty }.map(fold)
         switch parts.count {
         case 6:
             // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
@@ -83,7 +96,7 @@ enum ReferenceHTTPDate {
                 parts[1].count == 2, let day = number(parts[1]),
                 let month = month(parts[2]),
                 parts[3].count == 4, let year = number(parts[3]),
-                parts[5] == "gmt"
+                parts[5] == gmt
             else { return nil }
             return date(year: year, month: month, day: day, time: parts[4])
         case 4:
@@ -94,7 +107,7 @@ enum ReferenceHTTPDate {
                 dayMonthYear[0].count == 2, let day = number(dayMonthYear[0]),
                 let month = month(dayMonthYear[1]),
                 dayMonthYear[2].count == 2, let twoDigitYear = number(dayMonthYear[2]),
-                parts[3] == "gmt"
+                parts[3] == gmt
             else { return nil }
             return date(year: HTTPDate.fullYear(twoDigitYear, near: now), month: month, day: day, time: parts[2])
         case 5:
@@ -117,11 +130,6 @@ enum ReferenceHTTPDate {
             text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
         return Int(text)
-    }
-
-    /// 1–12 for "Jan"–"Dec".
-    private static func month(_ text: String) -> Int? {
-        months.firstIndex(of: text).map { $0 + 1 }
     }
 
     /// Builds the date from its fields and an "HH:MM:SS" time, checking every range.

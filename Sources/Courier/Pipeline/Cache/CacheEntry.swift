@@ -132,12 +132,12 @@ struct CacheResponseFacts: Equatable, Sendable {
             validEntityTags = valid
             lastModified = lastModifiedText?.trimmingSpaceAndTab()
         }
-        let date = dateText.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime) } ?? responseTime
+        let date = dateText.flatMap { HTTPDate.parse($0.trimmingSpaceAndTab(), now: responseTime, ignoringCase: true) } ?? responseTime
         self.date = date
         ageValue = ageText.map(Self.ageValue) ?? 0
         // Read again, not reused: whether a date is valid can depend on the century
         // `responseTime` gives it.
-        let lastModifiedDate = lastModified.flatMap { HTTPDate.parse($0, now: responseTime) }
+        let lastModifiedDate = lastModified.flatMap { HTTPDate.parse($0, now: responseTime, ignoringCase: true) }
         lastModifiedIsValid = lastModifiedDate != nil
         lifetime = CacheFreshness.lifetime(
             cacheControl: control, expires: expiresText, status: response.status.code, date: date, lastModified: lastModifiedDate,

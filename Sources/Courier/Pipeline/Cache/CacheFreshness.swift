@@ -29,7 +29,7 @@ enum CacheFreshness {
     ) -> TimeInterval {
         if let maxAge = cacheControl.maxAge { return TimeInterval(maxAge) }
         if let expires {
-            guard let expiry = HTTPDate.parse(expires.trimmingSpaceAndTab(), now: responseTime) else { return 0 }
+            guard let expiry = HTTPDate.parse(expires.trimmingSpaceAndTab(), now: responseTime, ignoringCase: true) else { return 0 }
             return max(0, expiry.timeIntervalSince(date))
         }
         return heuristicLifetime(status: status, date: date, lastModified: lastModified)
