@@ -20,6 +20,7 @@ let targets = [
     "FuzzFixtureFormat",
     "FuzzContentRange", "FuzzDownloadState",
     "FuzzCacheControl", "FuzzCacheEntry", "FuzzCacheIndex",
+    "FuzzSetCookie",
 ]
 
 // Targets that read more than Courier and CourierXML.

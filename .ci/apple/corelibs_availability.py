@@ -181,6 +181,25 @@ APPLE = {
     "FoundationNetworking.HTTPCookie.AcceptPolicy.always": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieAcceptPolicy enum, NSHTTPCookieStorage.h
     "FoundationNetworking.HTTPCookie.AcceptPolicy.never": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
     "FoundationNetworking.HTTPCookieStorage.setCookie": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] -setCookie:
+    # Courier's own Set-Cookie rules (CookieJar): NSHTTPCookie.h's property keys are
+    # `FOUNDATION_EXPORT NSHTTPCookiePropertyKey const` without their own annotation (the typedef
+    # NS_TYPED_EXTENSIBLE_ENUM gives the Swift init(_:)), the classes' members likewise.
+    "FoundationNetworking.HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookie.expiresDate": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] @property expiresDate
+    "FoundationNetworking.HTTPCookie.init(properties:)": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] -initWithProperties:
+    "FoundationNetworking.HTTPCookie.name": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookie.value": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type]
+    "FoundationNetworking.HTTPCookiePropertyKey.init(_:)": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NS_TYPED_EXTENSIBLE_ENUM
+    "FoundationNetworking.HTTPCookiePropertyKey.discard": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieDiscard
+    "FoundationNetworking.HTTPCookiePropertyKey.domain": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieDomain
+    "FoundationNetworking.HTTPCookiePropertyKey.expires": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieExpires
+    "FoundationNetworking.HTTPCookiePropertyKey.name": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieName
+    "FoundationNetworking.HTTPCookiePropertyKey.originURL": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieOriginURL
+    "FoundationNetworking.HTTPCookiePropertyKey.path": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookiePath
+    "FoundationNetworking.HTTPCookiePropertyKey.secure": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieSecure
+    "FoundationNetworking.HTTPCookiePropertyKey.value": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] NSHTTPCookieValue
+    "FoundationNetworking.HTTPCookieStorage.cookies": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] @property cookies
+    "FoundationNetworking.HTTPCookieStorage.deleteCookie": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] -deleteCookie:
     "FoundationNetworking.HTTPURLResponse.init(url:statusCode:httpVersion:headerFields:)": ((10, 7), (5, 0), (9, 0), (2, 0)),  # [direct] NSURLResponse.h API_AVAILABLE(macos(10.7), ios(5.0), watchos(2.0), tvos(9.0))
     "FoundationNetworking.HTTPURLResponse.statusCode": ((10, 2), (2, 0), (9, 0), (2, 0)),  # [type] unannotated; NSHTTPURLResponse API_AVAILABLE(macos(10.2), ios(2.0), watchos(2.0), tvos(9.0))
     "FoundationNetworking.HTTPURLResponse.value(forHTTPHeaderField:)": ((10, 15), (13, 0), (13, 0), (6, 0)),  # [direct] NSURLResponse.h API_AVAILABLE(macos(10.15), ios(13.0), watchos(6.0), tvos(13.0))

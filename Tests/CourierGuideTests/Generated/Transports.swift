@@ -88,8 +88,8 @@ enum TransportsGuide {
     }
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:225
-    static func line225() async throws {
+    // Documentation/Transports.md:234
+    static func line234() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caURL.path))                // only this CA
@@ -99,8 +99,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:240
-    static func line240() async throws {
+    // Documentation/Transports.md:249
+    static func line249() async throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         _ = tls
         tls.certificateChain = try NIOSSLCertificate.fromPEMFile(chainURL.path).map { .certificate($0) }   // leaf first
@@ -112,8 +112,8 @@ enum TransportsGuide {
     #endif
 
     #if AsyncHTTPClientLinked
-    // Documentation/Transports.md:261
-    static func line261() async throws {
+    // Documentation/Transports.md:270
+    static func line270() async throws {
         let pins = PinningPolicy([
             "api.example.com": [
                 try .init(sha256Base64: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),   // current key

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Courier
@@ -13,7 +14,7 @@ struct AppGroupContainerTests {
         ])
     func recognised(_ path: String) {
         #expect(AppGroupContainer.contains(path))
-        #expect(AppGroupContainer.refusal(for: path, refusesLocks: true)?.contains("0xdead10cc") == true)
+        #expect(AppGroupContainer.refusal(for: URL(fileURLWithPath: path), refusesLocks: true)?.contains("0xdead10cc") == true)
     }
 
     @Test(
@@ -24,11 +25,16 @@ struct AppGroupContainerTests {
         ])
     func notRecognised(_ path: String) {
         #expect(!AppGroupContainer.contains(path))
-        #expect(AppGroupContainer.refusal(for: path, refusesLocks: true) == nil)
+        #expect(AppGroupContainer.refusal(for: URL(fileURLWithPath: path), refusesLocks: true) == nil)
+    }
+
+    @Test("the check is made in any case: the simulator's file system ignores it")
+    func anyCase() {
+        #expect(AppGroupContainer.contains("/Users/dev/data/containers/shared/appgroup/B2/c"))
     }
 
     @Test func platformsThatDoNotSuspendThisWayRefuseNothing() {
-        #expect(AppGroupContainer.refusal(for: "/private/var/mobile/Containers/Shared/AppGroup/X/c", refusesLocks: false) == nil)
+        #expect(AppGroupContainer.refusal(for: URL(fileURLWithPath: "/private/var/mobile/Containers/Shared/AppGroup/X/c"), refusesLocks: false) == nil)
         #if os(Linux) || os(macOS)
             #expect(!AppGroupContainer.refusesLocks)
         #endif

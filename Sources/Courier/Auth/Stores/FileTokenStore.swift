@@ -268,7 +268,7 @@
             guard url.isFileURL, !url.lastPathComponent.isEmpty, !url.hasDirectoryPath else {
                 throw .io("\(url) is not a file URL")
             }
-            if let refusal = AppGroupContainer.refusal(for: url.resolvingSymlinksInPath().path) {
+            if let refusal = AppGroupContainer.refusal(for: url) {
                 throw .io(refusal)
             }
         }

@@ -74,7 +74,7 @@ public final class HTTPCache: Sendable {
         guard directory.isFileURL else {
             throw .invalidRequest(.invalidURL("a cache directory must be a file URL: \(directory.absoluteString)"))
         }
-        if let refusal = AppGroupContainer.refusal(for: directory.resolvingSymlinksInPath().path) {
+        if let refusal = AppGroupContainer.refusal(for: directory) {
             throw .invalidRequest(.invalidURL("unusable cache directory: \(refusal)"))
         }
         let folder: (trust: SecureFileIO.DirectoryTrust, resolved: URL)

@@ -58,7 +58,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let response = response as? HTTPURLResponse {
-            cookies?.store(from: response)
+            cookies?.store(from: response, mainDocument: dataTask.originalRequest?.url)
             exchange(for: dataTask)?.received(response)
         }
         completionHandler(.allow)
@@ -100,7 +100,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return
         }
         // What the 3xx sets is stored first (login → 302 + Set-Cookie → /home), followed or not.
-        cookies?.store(from: response)
+        cookies?.store(from: response, mainDocument: task.originalRequest?.url)
         let redirected = exchange(for: task)
         guard RedirectPolicy.allowsFollowing(from: response.url ?? task.currentRequest?.url, to: request.url),
             RedirectPolicy.canFollow(request, after: task.originalRequest, from: response.url, mode: redirected?.redirectMode ?? .follow)
@@ -111,9 +111,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var next = RedirectPolicy.request(request, after: task.originalRequest, from: response.url, redaction: redirected?.redaction ?? .default)
         if let cookies, let url = next.url {
             // The hop carries the caller's own cookies only while the policy keeps the field, and the
-            // storage's cookies for its own URL (none that the storage would not give that URL).
+            // storage's cookies for its own URL (none that the storage would not give that URL),
+            // except on a return to an origin the chain has left: there the previous origin chose
+            // the path and query, and the session cookie must not make them the user's (as
+            // RedirectPolicy keeps credentials stripped).
             let kept = next.value(forHTTPHeaderField: "Cookie") != nil
-            let header = redirected?.redirectCookieHeader(keptByPolicy: kept, stored: cookies.cookieHeader(for: url))
+            let header = redirected?.redirectCookieHeader(
+                keptByPolicy: kept, from: response.url ?? task.currentRequest?.url, to: url, stored: { cookies.cookieHeader(for: url) })
             next.setValue(header, forHTTPHeaderField: "Cookie")
         }
         if let attempt = redirected?.attempt, let url = next.url {

@@ -78,6 +78,9 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
     /// The caller's own `Cookie` value (not the cookie storage's), sent while every redirect hop
     /// stays on the origin; once the redirect policy strips it, it stays stripped. Under `lock`.
     private var ownCookies: String?
+    /// The origins the redirect chain has left: a hop back to one gets no stored cookies. Under
+    /// `lock`.
+    private var leftOrigins: Set<RedirectPolicy.Origin> = []
 
     init(
         url: URL? = nil, pump: BodyPump? = nil, maximumResponseSize: Int? = nil, redaction: Redaction = .default,
@@ -93,15 +96,20 @@ final class Exchange: ChunkProducer, DeadlineExpiring, @unchecked Sendable {
         self.attempt = attempt
     }
 
-    /// The `Cookie` value of the next redirect hop: the caller's own cookies unless the redirect
-    /// policy stripped the field (`keptByPolicy` false: it left the origin, and they are dropped
-    /// for good), then `stored`, the cookie storage's for the hop's URL.
-    func redirectCookieHeader(keptByPolicy: Bool, stored: String?) -> String? {
+    /// The `Cookie` value of the redirect hop from `previous` to `next`: the caller's own cookies
+    /// unless the redirect policy stripped the field (`keptByPolicy` false: it left the origin,
+    /// and they are dropped for good), then `stored()`, the cookie storage's for the hop's URL,
+    /// unless the hop returns to an origin the chain has left.
+    func redirectCookieHeader(keptByPolicy: Bool, from previous: URL?, to next: URL, stored: () -> String?) -> String? {
+        let previousOrigin = previous.flatMap(RedirectPolicy.Origin.init)
+        let nextOrigin = RedirectPolicy.Origin(next)
         lock.lock()
         if !keptByPolicy { ownCookies = nil }
+        if let previousOrigin, previousOrigin != nextOrigin { leftOrigins.insert(previousOrigin) }
+        let returns = nextOrigin.map { leftOrigins.contains($0) } ?? true
         let own = ownCookies
         lock.unlock()
-        return CookieJar.header(own: own, stored: stored)
+        return CookieJar.header(own: own, stored: returns ? nil : stored())
     }
 
     /// Creates and resumes the task, or ends at once if the caller was cancelled before it

@@ -10,8 +10,7 @@
 struct SessionSettings {
     /// The copy the session is made from.
     let configuration: URLSessionConfiguration
-    /// The cookie storage whose cookies the transport attaches itself; `nil` when no cookies
-    /// are sent.
+    /// The cookie storage the transport reads and writes itself; `nil` when there is none.
     let cookieStorage: CookieJar?
     /// Whether the caller's configuration is a background one (it has an `identifier`).
     let isBackground: Bool
@@ -37,9 +36,12 @@ struct SessionSettings {
         // is sent with to key its response by them. With the flag off, Apple's URLSession may also
         // stop storing what responses set ("sent with and set for"): Courier stores every
         // response's Set-Cookie itself, redirects' included (SessionDelegate).
-        if copy.httpShouldSetCookies, let storage = copy.httpCookieStorage {
+        // Courier is the storage's only writer: URLSession's own storing is off too (the accept
+        // policy `.never` on the copy), so the same rules apply on every platform (CookieJar).
+        if let storage = copy.httpCookieStorage {
+            cookieStorage = CookieJar(storage: storage, acceptPolicy: copy.httpCookieAcceptPolicy, sendsCookies: copy.httpShouldSetCookies)
             copy.httpShouldSetCookies = false
-            cookieStorage = CookieJar(storage: storage, acceptPolicy: copy.httpCookieAcceptPolicy)
+            copy.httpCookieAcceptPolicy = .never
         } else {
             cookieStorage = nil
         }
@@ -49,67 +51,4 @@ struct SessionSettings {
         self.configuration = isBackground ? .ephemeral : copy
     }
 
-}
-
-/// A session's cookie storage. `@unchecked Sendable`: `HTTPCookieStorage` is documented as
-/// thread-safe, and this box only calls it.
-struct CookieJar: @unchecked Sendable {
-    let storage: HTTPCookieStorage
-    /// The configuration's `httpCookieAcceptPolicy`: which cookies responses may store.
-    var acceptPolicy: HTTPCookie.AcceptPolicy = .always
-
-    /// The `Cookie` value of the cookies the storage holds for `url`, or `nil` when it holds none.
-    /// Their paths must path-match the URL's and a `Secure` one goes only over `https` (RFC 6265
-    /// §5.4): corelibs' `cookies(for:)` checks neither (Swift 6.3.1, measured).
-    func cookieHeader(for url: URL) -> String? {
-        let path = url.path.isEmpty ? "/" : url.path
-        let secure = url.scheme?.lowercased() == "https"
-        guard let cookies = storage.cookies(for: url)?.filter({ Self.path($0.path, matches: path) && (secure || !$0.isSecure) }),
-            !cookies.isEmpty, let value = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !value.isEmpty
-        else { return nil }
-        return value
-    }
-
-    /// Whether a cookie's `path` path-matches a request's `path` (RFC 6265 §5.1.4): the same, or
-    /// a prefix of it that ends with `/` or is followed by `/`.
-    static func path(_ cookiePath: String, matches path: String) -> Bool {
-        let cookiePath = cookiePath.isEmpty ? "/" : cookiePath
-        guard path.hasPrefix(cookiePath) else { return false }
-        return path.count == cookiePath.count || cookiePath.hasSuffix("/") || path.dropFirst(cookiePath.count).first == "/"
-    }
-
-    /// Stores the cookies `response` sets (its `Set-Cookie` fields) for its URL, as the
-    /// configuration's accept policy allows: a redirect's too, before the next hop reads the
-    /// storage. A cookie whose `Domain` does not domain-match the URL's host (RFC 6265 §5.3: a
-    /// server setting cookies for another site) is dropped.
-    func store(from response: HTTPURLResponse) {
-        guard acceptPolicy != .never, let url = response.url, let host = url.host?.lowercased(),
-            let value = response.value(forHTTPHeaderField: "Set-Cookie"), !value.isEmpty
-        else { return }
-        for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": value], for: url)
-        where Self.domain(cookie.domain, matches: host) {
-            storage.setCookie(cookie)
-        }
-    }
-
-    /// Whether a cookie's `domain` (with or without its leading dot) domain-matches `host`
-    /// (RFC 6265 §5.1.3): the same name, or a name `host` ends with after a dot, never for an IP
-    /// address.
-    static func domain(_ domain: String, matches host: String) -> Bool {
-        let domain = domain.lowercased()
-        let bare = domain.hasPrefix(".") ? String(domain.dropFirst()) : domain
-        if bare == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) { return true }
-        let isAddress = host.contains(":") || host.split(separator: ".").last.map { $0.allSatisfy(\.isNumber) } == true
-        return !bare.isEmpty && !isAddress && host.hasSuffix("." + bare)
-    }
-
-    /// One request's `Cookie` value: the caller's own cookies, then the storage's.
-    static func header(own: String?, stored: String?) -> String? {
-        switch (own, stored) {
-        case (let own?, let stored?): "\(own); \(stored)"
-        case (let own?, nil): own
-        case (nil, let stored?): stored
-        case (nil, nil): nil
-        }
-    }
 }
