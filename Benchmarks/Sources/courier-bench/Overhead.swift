@@ -17,6 +17,8 @@ import OpenAPIRuntime
 /// JSON body nginx serves) and decodes it into `Item`:
 /// - **direct**: the transport called by hand, then `JSONDecoder`: the floor, no Courier;
 /// - **courier**: `client.enqueue(endpoint).resume(expecting:)`;
+/// - **courier-parsed**: `courier` with ``ParsedGetItem``, whose `baseURL()` parses
+///   `"http://127.0.0.1:8080"` on every call, as GettingStarted's endpoints do;
 /// - **courier-bearer**: the same, signed with a valid bearer token from a `TokenRefresher`;
 /// - **courier-bearer-hop**: the same token from the same kind of refresher, signed by a
 ///   ``HopBearerSigner`` middleware (no `authentication`): a turn on the refresher actor per call,
@@ -80,6 +82,7 @@ enum Overhead {
         let transport = StubTransport()
         let base = try BaseURL(scheme: .http, host: "127.0.0.1", port: 8080)
         let endpoint = GetItem(base: base)
+        let parsedEndpoint = ParsedGetItem(base: "http://127.0.0.1:8080")
         let request = TransportRequest(
             head: HTTPRequest(
                 method: .get, scheme: "http", authority: "127.0.0.1:8080", path: Payload.path,
@@ -120,6 +123,7 @@ enum Overhead {
         let all = [
             Variant(label: "direct") { try decoder.decode(Item.self, from: try await transport.send(request).body.collect(upTo: nil)) },
             Variant(label: "courier") { try await plain.enqueue(endpoint).resume(expecting: Item.self) },
+            Variant(label: "courier-parsed") { try await plain.enqueue(parsedEndpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer") { try await bearer.enqueue(signedEndpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer-hop") { try await bearerHop.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer-hop-host") { try await bearerHopHost.enqueue(endpoint).resume(expecting: Item.self) },

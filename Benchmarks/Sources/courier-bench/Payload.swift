@@ -67,3 +67,13 @@ struct GetItem: Requestable {
     func baseURL() throws(CourierError) -> BaseURL { base }
     func path() throws(CourierError) -> URLPath { try URLPath(pathString) }
 }
+
+/// ``GetItem`` as GettingStarted writes an endpoint: its base URL parsed from a string on every
+/// call (`try BaseURL(string:)` in `baseURL()`), as most users' endpoints do.
+struct ParsedGetItem: Requestable {
+    /// `scheme://host:port`, parsed anew by each call.
+    let base: String
+
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(string: base) }
+    func path() throws(CourierError) -> URLPath { try URLPath(Payload.path) }
+}
