@@ -1,5 +1,8 @@
-import Courier
+import Foundation
+import PropertyBased
 import Testing
+
+@testable import Courier
 
 @Suite("BaseURL host and port validation")
 struct BaseURLTests {
@@ -136,5 +139,78 @@ struct BaseURLTests {
             if case .invalidRequest(.invalidPort(70000)) = error as? CourierError { return true }
             return false
         }
+    }
+
+    /// Issue 51: the one-pass check decides every host it is given exactly as the full rules do
+    /// (a host it cannot prove valid goes to them, so it may only say "valid" when they do, and
+    /// must say it for every valid name and dotted quad, or it saves nothing).
+    @Test("the one-pass host check agrees with the full rules on random hosts")
+    func onePassHostCheckAgrees() async {
+        let pieces = [
+            "a", "Z", "0", "1", "9", "25", "255", "256", "300", "00", "012", "-", ".", ".", ".", "ab-c", "xn--bcher-kva", "_", "@", ":",
+            " ", "\u{E9}", "[", "]", "%", "::1", String(repeating: "a", count: 63), String(repeating: "b", count: 64),
+        ]
+        await propertyCheck(count: 5_000, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 1...12)) { indices in
+            let host = indices.map { pieces[$0] }.joined()
+            let full = HostValidation.problemByEveryRule(with: host)
+            #expect(HostValidation.isPlainNameOrIPv4(host.utf8) == (full == nil && !host.hasPrefix("[")), "\(host.debugDescription)")
+            #expect(HostValidation.problem(with: host) == full, "\(host.debugDescription)")
+        }
+    }
+
+    /// Issue 51: the byte parser of `init(string:)` reads every string as the Foundation-based
+    /// one it replaced did: the same parts, or the same error.
+    @Test("init(string:) agrees with the string-search parser it replaced on random strings")
+    func stringParserAgrees() async {
+        let pieces = [
+            "http", "HTTPS", "hTtP", "ftp", "://", "://", ":", "/", "?", "#", "@", "[", "]", "::1", "127.0.0.1", "api", ".", "example",
+            "8080", "65536", "99999999999999999999", "\u{E9}", "0", "-",
+        ]
+        await propertyCheck(count: 5_000, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 1...10)) { indices in
+            let string = indices.map { pieces[$0] }.joined()
+            #expect(Self.outcome { try BaseURL(string: string) } == Self.outcome { try ReferenceBaseURL.parse(string) }, "\(string.debugDescription)")
+        }
+    }
+
+    /// A base URL's parts, or its error, as text to compare.
+    private static func outcome(_ make: () throws -> BaseURL) -> String {
+        do {
+            let base = try make()
+            return "\(base.scheme) \(base.host) \(base.port.map(String.init) ?? "-") \(base.authority)"
+        } catch {
+            return String(describing: error)
+        }
+    }
+}
+
+/// `BaseURL(string:)` as it was before issue 51 (Foundation's `range(of:)`, `String` searches),
+/// kept as the reference the byte parser must agree with.
+private enum ReferenceBaseURL {
+    static func parse(_ string: String) throws(CourierError) -> BaseURL {
+        func fail(_ reason: String) -> CourierError {
+            .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: string), reason: reason))
+        }
+        guard let separator = string.range(of: "://") else { throw fail("expected scheme://host[:port]") }
+        guard let scheme = BaseURL.Scheme(rawValue: string[..<separator.lowerBound].lowercased()) else {
+            throw fail("the scheme must be http or https")
+        }
+        var rest = string[separator.upperBound...]
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        if rest.contains("/") || rest.contains("?") || rest.contains("#") {
+            throw fail("a base URL has no path, query or fragment; put those in the endpoint")
+        }
+        if rest.contains("@") { throw fail("a base URL has no user-info; use Authentication for credentials") }
+        var host = rest
+        var port: Int?
+        let hostEnd = rest.hasPrefix("[") ? (rest.firstIndex(of: "]").map { rest.index(after: $0) } ?? rest.endIndex) : rest.startIndex
+        if let colon = rest[hostEnd...].lastIndex(of: ":") {
+            let digits = rest[rest.index(after: colon)...]
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(digits) else {
+                throw fail("the port must be a decimal number")
+            }
+            host = rest[..<colon]
+            port = value
+        }
+        return try BaseURL(scheme: scheme, host: String(host), port: port)
     }
 }

@@ -55,7 +55,8 @@ public struct BaseURL: Hashable, Sendable {
         if let port, !(1...65535).contains(port) {
             throw .invalidRequest(.invalidPort(port))
         }
-        let host = host.lowercased()
+        // Validated, so ASCII: lower-cased only when it has an upper-case letter.
+        let host = host.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? host.lowercased() : host
         self.scheme = scheme
         self.host = host
         self.port = port
@@ -76,33 +77,81 @@ public struct BaseURL: Hashable, Sendable {
         func fail(_ reason: String) -> CourierError {
             .invalidRequest(.invalidBaseURL(Redaction.default.redact(urlString: string), reason: reason))
         }
-        guard let separator = string.range(of: "://") else {
-            throw fail("expected scheme://host[:port]")
+        // Byte by byte: endpoints build their base URL on every call, and Foundation's string
+        // search (`range(of:)`, `contains` of a string) costs more than the rest of this.
+        let parts: Parts
+        switch Self.parts(of: string.utf8) {
+        case .success(let found): parts = found
+        case .failure(let problem): throw fail(problem.reason)
         }
-        guard let scheme = Scheme(rawValue: string[..<separator.lowerBound].lowercased()) else {
-            throw fail("the scheme must be http or https")
+        try self.init(scheme: parts.scheme, host: String(string[parts.host]), port: parts.port)
+    }
+
+    /// What ``init(string:)`` reads in a string, before the host and port are validated.
+    private struct Parts {
+        let scheme: Scheme
+        let host: Range<String.Index>
+        let port: Int?
+    }
+
+    /// Splits `scheme://host[:port][/]` into its parts, or names why it is not one.
+    private static func parts(of bytes: String.UTF8View) -> Result<Parts, PartsProblem> {
+        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+        // The first "://".
+        var separator: String.Index?
+        var index = bytes.startIndex
+        while index < bytes.endIndex, separator == nil {
+            if bytes[index] == colon, bytes[index...].starts(with: "://".utf8) { separator = index }
+            index = bytes.index(after: index)
         }
-        var rest = string[separator.upperBound...]
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        if rest.contains("/") || rest.contains("?") || rest.contains("#") {
-            throw fail("a base URL has no path, query or fragment; put those in the endpoint")
+        guard let separator else { return .failure("expected scheme://host[:port]") }
+        let scheme: Scheme
+        if isASCII(bytes[..<separator], ignoringCase: "https") {
+            scheme = .https
+        } else if isASCII(bytes[..<separator], ignoringCase: "http") {
+            scheme = .http
+        } else {
+            return .failure("the scheme must be http or https")
         }
-        if rest.contains("@") {
-            throw fail("a base URL has no user-info; use Authentication for credentials")
+        let start = bytes.index(separator, offsetBy: 3)
+        var end = bytes.endIndex
+        if start < end, bytes[bytes.index(before: end)] == slash { end = bytes.index(before: end) }
+        let rest = bytes[start..<end]
+        if rest.contains(where: { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            return .failure("a base URL has no path, query or fragment; put those in the endpoint")
         }
-        var host = rest
-        var port: Int?
+        if rest.contains(UInt8(ascii: "@")) {
+            return .failure("a base URL has no user-info; use Authentication for credentials")
+        }
         // The port follows the last ":" outside an IPv6 literal's brackets.
-        let hostEnd = rest.hasPrefix("[") ? (rest.firstIndex(of: "]").map { rest.index(after: $0) } ?? rest.endIndex) : rest.startIndex
-        if let colon = rest[hostEnd...].lastIndex(of: ":") {
-            let digits = rest[rest.index(after: colon)...]
-            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(digits) else {
-                throw fail("the port must be a decimal number")
-            }
-            host = rest[..<colon]
-            port = value
+        var hostEnd = start
+        if rest.first == UInt8(ascii: "[") {
+            hostEnd = rest.firstIndex(of: UInt8(ascii: "]")).map { bytes.index(after: $0) } ?? end
         }
-        try self.init(scheme: scheme, host: String(host), port: port)
+        guard let portColon = bytes[hostEnd..<end].lastIndex(of: colon) else {
+            return .success(Parts(scheme: scheme, host: start..<end, port: nil))
+        }
+        let digits = bytes[bytes.index(after: portColon)..<end]
+        var port = 0
+        var overflow = digits.isEmpty
+        for byte in digits where !overflow {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return .failure("the port must be a decimal number") }
+            (port, overflow) = port.multipliedReportingOverflow(by: 10)
+            if !overflow { (port, overflow) = port.addingReportingOverflow(Int(byte - UInt8(ascii: "0"))) }
+        }
+        guard !overflow else { return .failure("the port must be a decimal number") }
+        return .success(Parts(scheme: scheme, host: start..<portColon, port: port))
+    }
+
+    /// Whether `bytes` are the ASCII letters of `expected` (lower case) in any case.
+    private static func isASCII(_ bytes: Substring.UTF8View, ignoringCase expected: StaticString) -> Bool {
+        bytes.elementsEqual(UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)) { $0 | 0x20 == $1 }
+    }
+
+    /// Why a string is not `scheme://host[:port]`.
+    private struct PartsProblem: Error, ExpressibleByStringLiteral {
+        let reason: String
+        init(stringLiteral reason: String) { self.reason = reason }
     }
 
     /// The base URL as a `URL` with an empty path, e.g. `https://api.example.com`.

@@ -9,6 +9,13 @@ import Foundation
 enum HostValidation {
     /// Returns `nil` if `host` is valid, or the reason it is not.
     static func problem(with host: String) -> String? {
+        // Nearly every host is a plain name or address: one pass over its bytes settles it.
+        isPlainNameOrIPv4(host.utf8) ? nil : problemByEveryRule(with: host)
+    }
+
+    /// ``problem(with:)`` without the one-pass shortcut: each rule in turn, naming the first
+    /// one `host` breaks.
+    static func problemByEveryRule(with host: String) -> String? {
         let scalars = host.unicodeScalars
         guard !scalars.isEmpty else { return "the host is empty" }
         // First, so that no later reason (which may quote a label or an address) can quote a
@@ -37,6 +44,41 @@ enum HostValidation {
             }
         }
         return dnsNameOrIPv4Problem(host)
+    }
+
+    /// Whether `host` is a name or dotted quad that ``dnsNameOrIPv4Problem(_:)`` accepts, decided
+    /// in one pass without allocating. `false` only means "not proven here": the full checks
+    /// then run and name the problem (or accept an IPv6 literal).
+    static func isPlainNameOrIPv4(_ host: String.UTF8View) -> Bool {
+        guard !host.isEmpty, host.count <= 253 else { return false }
+        var labels = 0, octets = 0
+        var length = 0, value = 0
+        var first: UInt8 = 0, last: UInt8 = 0
+        var allDigits = true
+        var iterator = host.makeIterator()
+        while true {
+            let byte = iterator.next()
+            if byte == nil || byte == UInt8(ascii: ".") {
+                // A label ends: 1–63 label bytes, no hyphen at either end.
+                guard length > 0, length <= 63, first != UInt8(ascii: "-"), last != UInt8(ascii: "-") else { return false }
+                labels += 1
+                if allDigits, length <= 3, value <= 255, length == 1 || first != UInt8(ascii: "0") { octets += 1 }
+                guard byte != nil else { return !allDigits || (labels == 4 && octets == 4) }
+                length = 0
+                value = 0
+                allDigits = true
+                continue
+            }
+            guard let byte, isLabelByte(byte) else { return false }
+            if length == 0 { first = byte }
+            last = byte
+            length += 1
+            if isDigit(byte) {
+                if length <= 3 { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+            } else {
+                allDigits = false
+            }
+        }
     }
 
     /// RFC 1123 §2.1 names, and dotted quads when the last label is all digits.

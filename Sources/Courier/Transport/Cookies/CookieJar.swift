@@ -31,7 +31,8 @@ struct CookieJar: @unchecked Sendable {
     /// the URL's path as sent (percent-encoded, trailing slash kept), goes over `https` only if
     /// `Secure`, has not expired; the longest paths first.
     func cookieHeader(for url: URL) -> String? {
-        guard sendsCookies, let host = url.host.map(Self.canonical), let cookies = storage.cookies(for: url), !cookies.isEmpty else {
+        // The storage first: an empty one (most API clients) costs one lookup and nothing more.
+        guard sendsCookies, let cookies = storage.cookies(for: url), !cookies.isEmpty, let host = url.host.map(Self.canonical) else {
             return nil
         }
         let path = Self.requestPath(of: url)
