@@ -171,18 +171,19 @@ struct OpenAPIPropertyTests {
 
     // MARK: - 4. Refusals
 
-    /// One transport for every case, as a generated client keeps one: its cache of split server
-    /// URLs is warm, so a flawed URL after a sound one (or the reverse) is checked, not remembered.
-    /// Each case's requests carry a header of their own, so cases never count another's.
-    fileprivate static let sharedRecording = PropertyTransport()
-    fileprivate static let sharedClient = CourierClientTransport(
-        Courier.Client(configuration: Courier.Configuration(transport: sharedRecording)), unauthenticatedOperations: ["op"])
-
     @Test("a malformed operation fails with invalidRequest and sends nothing, while the same operation without the flaw is sent")
     func refusalsSendNothing() async {
+        // One transport for every case, as a generated client keeps one: its cache of split
+        // server URLs is warm, so a flawed URL after a sound one (or the reverse) is checked, not
+        // remembered. Each case's requests carry a header of their own, so cases never count
+        // another's. (Not a `static`: LeakSanitizer cannot see what a static keeps, and the
+        // recorded requests would be reported as leaked.)
+        let recording = PropertyTransport()
+        let shared = CourierClientTransport(
+            Courier.Client(configuration: Courier.Configuration(transport: recording)), unauthenticatedOperations: ["op"])
         await propertyCheck(count: 300, input: Self.codes.map(RefusalCase.init)) { refusal in
             let mark = UUID().uuidString
-            func sent() -> Int { Self.sharedRecording.requests.filter { $0.head.headerFields[Self.caseField] == mark }.count }
+            func sent() -> Int { recording.requests.filter { $0.head.headerFields[Self.caseField] == mark }.count }
             var sound = refusal.sound.request
             sound.headerFields[Self.caseField] = mark
             var flawed = refusal.flawed.request
@@ -190,17 +191,17 @@ struct OpenAPIPropertyTests {
             // The sound twin first, half the time: its server URL is then the cache's.
             let twinFirst = mark.utf8.first! % 2 == 0
             if twinFirst {
-                let twinResult = await Self.send(Self.sharedClient, sound, body: refusal.sound.httpBody(), baseURL: refusal.sound.serverURL)
+                let twinResult = await Self.send(shared, sound, body: refusal.sound.httpBody(), baseURL: refusal.sound.serverURL)
                 if case .failure(let error) = twinResult { Issue.record("the twin without the flaw failed: \(error); \(refusal)") }
             }
-            let result = await Self.send(Self.sharedClient, flawed, body: refusal.flawed.httpBody(), baseURL: refusal.flawed.serverURL)
+            let result = await Self.send(shared, flawed, body: refusal.flawed.httpBody(), baseURL: refusal.flawed.serverURL)
             guard case .failure(let error) = result, case .invalidRequest? = error as? CourierError else {
                 Issue.record("expected invalidRequest, got \(result); \(refusal)")
                 return
             }
             #expect(sent() == (twinFirst ? 1 : 0), "the flaw was sent; \(refusal)")
             if !twinFirst {
-                let twinResult = await Self.send(Self.sharedClient, sound, body: refusal.sound.httpBody(), baseURL: refusal.sound.serverURL)
+                let twinResult = await Self.send(shared, sound, body: refusal.sound.httpBody(), baseURL: refusal.sound.serverURL)
                 if case .failure(let error) = twinResult { Issue.record("the twin without the flaw failed: \(error); \(refusal)") }
             }
             #expect(sent() == 1, "the twin without the flaw: \(sent()) requests; \(refusal)")
