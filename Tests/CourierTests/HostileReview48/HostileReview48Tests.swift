@@ -179,6 +179,20 @@ struct HostileReview48DefectTests {
         #expect(large < 8 * small, "3,000 cookies: \(small) s; 12,000: \(large) s")
     }
 
+    /// Found re-reading the parser: each comma of a folded `Set-Cookie` looked for the next `=`
+    /// as far as the end of the field, so a field of commas and no `=` cost its length squared
+    /// (300 KiB of them, which libcurl lets through, ~4.5 × 10¹⁰ steps on the delegate queue).
+    /// Linear now: 2,000,000 commas are split at once. With the quadratic split put back the test
+    /// did not end within 200 s (checked): it cannot pass, though it fails by its time limit only
+    /// once the split returns.
+    @Test("a Set-Cookie of millions of commas is split in one pass", .timeLimit(.minutes(1)))
+    func aFieldOfCommasIsSplitInOnePass() {
+        let folded = "a=1" + String(repeating: ",", count: 2_000_000) + "b=2"
+        let values = SetCookie.values(in: folded)
+        #expect(values.count == 2)
+        #expect(values.last == "b=2")
+    }
+
     /// WRONG: `Max-Age` is ignored (corelibs honours it only for "version 1" cookies, never for a
     /// Set-Cookie header), so a server's deletion `Set-Cookie: sid=x; Max-Age=0` (Go's
     /// `http.Cookie{MaxAge: -1}` sends exactly that) stores a session cookie instead of removing

@@ -145,11 +145,15 @@ struct SetCookie: Equatable, Sendable {
         return values
     }
 
-    /// Whether `text` begins with a cookie pair: `token=` before any `;` or `,`.
+    /// Whether `text` begins with a cookie pair: `token=` before any `;` or `,`. It reads only up
+    /// to the first `=`, `;` or `,`, so a field of many commas costs its length, not its square.
     private static func startsCookie(_ text: Substring) -> Bool {
-        guard let equals = text.firstIndex(of: "=") else { return false }
-        let name = trimmed(text[..<equals])
-        return !name.isEmpty && !name.contains(where: { $0 == ";" || $0 == "," || $0 == " " })
+        let bytes = text.utf8
+        guard let end = bytes.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ",") }),
+            bytes[end] == UInt8(ascii: "=")
+        else { return false }
+        let name = trimmed(text[..<end])
+        return !name.isEmpty && !name.utf8.contains(UInt8(ascii: " "))
     }
 
     /// `text` without the spaces and tabs around it.
