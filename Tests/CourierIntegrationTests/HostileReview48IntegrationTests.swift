@@ -122,48 +122,30 @@ struct HostileReview48IntegrationDefectTests {
         }
     }
 
-    /// WRONG: one response with 8,000 Set-Cookie fields keeps the session's serial delegate
-    /// queue busy for seconds (corelibs' `setCookie` is linear in the jar, so storing is
-    /// quadratic), and every other request on the transport waits: a request to a healthy route,
-    /// started once the bomb's headers are out, took ~10 s here (~16-18 s with 12,000 cookies), and
-    /// one on another URLSessionTransport with a jar of its own ~7 s (~5 s with 12,000;
-    /// the other tests of this file then took 16 s instead of 0.1 s): one hostile server stalls
-    /// other sessions of the process as well. (Kept at 8,000 so the other tests' time limits hold.)
-    /// CORRECT: a bounded amount of cookie work per response and per domain (RFC 6265 §5.3 step
-    /// 12 lets a user agent evict beyond a per-domain bound; RFC 6265bis §5.7 suggests 50): the
-    /// unrelated request is answered in under 5 s (well under 1 s on an idle machine; 2.2 s was
-    /// seen with both cores busy building, since corelibs still reads the 8,000 fields itself).
-    @Test func thousandsOfSetCookiesStallEveryOtherRequestOfTheTransport() async throws {
+    /// WRONG: one response with 8,000 Set-Cookie fields kept the session's serial delegate queue
+    /// busy for seconds (corelibs' `setCookie` is linear in the jar, so storing all was
+    /// quadratic), and every other request on the transport waited (~10 s measured on an idle
+    /// machine). CORRECT: a bounded amount of cookie work per response (RFC 6265 §5.3 step 12;
+    /// ``SetCookie/maximumPerResponse``): the jar takes 50 of them, and the transport goes on
+    /// answering. Checked by what is stored, not by a clock: on a busy machine corelibs' own
+    /// reading of the 8,000 fields takes seconds (8 s seen with both cores busy), whatever Courier
+    /// does.
+    @Test func thousandsOfSetCookiesStoreABoundedNumber() async throws {
         try await TestServer.run { server in
-            let bombSent = Latch()
             await server.route("GET /bomb") { _ in
                 var headers = HTTPHeaders()
                 headers.setValues((0..<8_000).map { "k\($0)=v" }, for: .setCookie)
-                bombSent.open()
                 return FlyingFox.HTTPResponse(statusCode: .noContent, headers: headers, body: Data())
             }
             await server.route("GET /ping") { _ in FlyingFox.HTTPResponse(statusCode: .noContent) }
-            let client = sessionClient(.ephemeral)
-            let bomb = Task { try? await client.enqueue(server.endpoint("/bomb")).resume() }
-            try await bombSent.wait()
-            try await Task.sleep(for: .milliseconds(200))
+            let configuration = URLSessionConfiguration.ephemeral
+            let client = sessionClient(configuration)
 
-            // The same transport, and another transport (a session of its own, another jar).
-            let elsewhere = sessionClient(.ephemeral)
-            let started = ContinuousClock.now
-            async let same: ContinuousClock.Instant = {
-                _ = try await client.enqueue(server.endpoint("/ping")).resume()
-                return ContinuousClock.now
-            }()
-            async let other: ContinuousClock.Instant = {
-                _ = try await elsewhere.enqueue(server.endpoint("/ping")).resume()
-                return ContinuousClock.now
-            }()
-            let (sameEnded, otherEnded) = try await (same, other)
-            _ = await bomb.value
+            _ = try await client.enqueue(server.endpoint("/bomb")).resume()
+            let ping = try await client.enqueue(server.endpoint("/ping")).resume()
 
-            #expect(sameEnded - started < .seconds(5), "a request to /ping on the same transport took \(sameEnded - started)")
-            #expect(otherEnded - started < .seconds(5), "a request to /ping on another transport took \(otherEnded - started)")
+            #expect(configuration.httpCookieStorage?.cookies?.count == 50)  // SetCookie.maximumPerResponse
+            #expect(ping.statusCode == 204)
         }
     }
 

@@ -159,24 +159,18 @@ struct HostileReview48DefectTests {
         #expect(count <= 180)
     }
 
-    /// WRONG: storing N cookies takes time quadratic in N (each `HTTPCookieStorage.setCookie` of
+    /// WRONG: storing N cookies took time quadratic in N (each `HTTPCookieStorage.setCookie` of
     /// corelibs filters every stored cookie, and a persistent storage rewrites its whole file),
-    /// and it runs on the session's one serial delegate queue: 12,000 cookies in one response
-    /// took ~4 s here (4 times as many cookies, ~14 times as long), during which every other
-    /// request of the transport is stalled (see the integration test of the same name).
-    /// CORRECT: bounded, linear work per response (a per-response and per-domain bound, RFC 6265
-    /// §5.3 step 12): 4 times as many cookies take at most about 4 times as long (the test allows 8).
-    @Test func storingThousandsOfSetCookiesTakesQuadraticTimeOnTheDelegateQueue() {
-        func time(_ count: Int) -> TimeInterval {
-            let jar = freshJar()
-            let setCookies = (0..<count).map { "k\($0)=v" }
-            let started = Date()
-            respond(jar, from: "http://api.example.com/", setting: setCookies)
-            return Date().timeIntervalSince(started)
-        }
-        let small = time(3_000)
-        let large = time(12_000)
-        #expect(large < 8 * small, "3,000 cookies: \(small) s; 12,000: \(large) s")
+    /// on the session's one serial delegate queue: 12,000 cookies in one response took ~4 s,
+    /// stalling every other request of the transport.
+    /// CORRECT: bounded work per response (RFC 6265 §5.3 step 12): one response stores its first
+    /// ``SetCookie/maximumPerResponse`` cookies and reads no further. Checked by what is stored,
+    /// not by a clock (a ratio of timings failed on a busy machine).
+    @Test func oneResponseStoresABoundedNumberOfCookies() {
+        let jar = freshJar()
+        respond(jar, from: "http://api.example.com/", setting: (0..<12_000).map { "k\($0)=v" })
+        let names = Set((jar.storage.cookies ?? []).map(\.name))
+        #expect(names == Set((0..<SetCookie.maximumPerResponse).map { "k\($0)" }))
     }
 
     /// Found re-reading the parser: each comma of a folded `Set-Cookie` looked for the next `=`
