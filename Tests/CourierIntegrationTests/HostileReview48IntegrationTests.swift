@@ -127,14 +127,14 @@ struct HostileReview48IntegrationDefectTests {
     /// quadratic), and every other request on the transport waited (~10 s measured on an idle
     /// machine). CORRECT: a bounded amount of cookie work per response (RFC 6265 §5.3 step 12;
     /// ``SetCookie/maximumPerResponse``): the jar takes 50 of them, and the transport goes on
-    /// answering. Checked by what is stored, not by a clock: on a busy machine corelibs' own
-    /// reading of the 8,000 fields takes seconds (8 s seen with both cores busy), whatever Courier
-    /// does.
+    /// answering. Checked with 2,000 fields by what is stored, not by a clock: on a busy machine
+    /// corelibs' own reading of 8,000 fields takes seconds (8 s seen with both cores busy),
+    /// whatever Courier does, and starved other tests.
     @Test func thousandsOfSetCookiesStoreABoundedNumber() async throws {
         try await TestServer.run { server in
             await server.route("GET /bomb") { _ in
                 var headers = HTTPHeaders()
-                headers.setValues((0..<8_000).map { "k\($0)=v" }, for: .setCookie)
+                headers.setValues((0..<2_000).map { "k\($0)=v" }, for: .setCookie)
                 return FlyingFox.HTTPResponse(statusCode: .noContent, headers: headers, body: Data())
             }
             await server.route("GET /ping") { _ in FlyingFox.HTTPResponse(statusCode: .noContent) }

@@ -6,8 +6,9 @@ import FuzzSupport
 // Invariants: never traps; a base URL that parses has a lower-case, valid host, a port in
 // 1...65535, reads back from its description as itself, and its `url` has the same scheme, host
 // and port; a path that validates starts with "/", has no "?", "#", "//" or dot segment and is
-// kept byte for byte; any segment that is not empty, "." or ".." builds a path that validates
-// and percent-decodes back to the segment.
+// kept byte for byte; a segment that is not empty and holds no dot segment (split at "/" and "\\",
+// each piece cut at its first ";": not "../x", "..\\x", "..;x") builds a path that validates and
+// percent-decodes back to it, and any other segment is refused.
 @testable import Courier
 
 /// The process's entry point: SwiftPM names it `FuzzBaseURL_main` (see `runLibFuzzer`).
@@ -53,7 +54,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 
     // The same text as one raw segment, and split at "/" into several.
     for segments in [[text], text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)] {
-        let valid = segments.allSatisfy { $0 != "" && $0 != "." && $0 != ".." }
+        let valid = segments.allSatisfy(isSoundSegment)
         guard let path = try? URLPath(segments: segments) else {
             check(!valid, "valid segments were refused")
             continue
@@ -65,4 +66,16 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         check(decoded == segments.map { Array($0.utf8) }, "a segment does not percent-decode back")
     }
     return 0
+}
+
+/// Whether `segment` is one `URLPath(segments:)` takes: not empty, and no piece of it (split at
+/// "/" and "\\", each cut at its first ";") is "." or "..", since servers that decode "%2F" or
+/// "%5C", or drop path parameters, would resolve it.
+func isSoundSegment(_ segment: String) -> Bool {
+    guard !segment.isEmpty else { return false }
+    let pieces = segment.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+    return !pieces.contains { piece in
+        let name = piece.prefix { $0 != UInt8(ascii: ";") }
+        return name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8)
+    }
 }

@@ -133,8 +133,8 @@ struct SetCookie: Equatable, Sendable {
         var values: [Substring] = []
         var start = folded.startIndex
         var index = folded.startIndex
-        while let comma = folded[index...].firstIndex(of: ",") {
-            let next = folded.index(after: comma)
+        while let comma = folded.utf8[index...].firstIndex(of: UInt8(ascii: ",")) {
+            let next = folded.utf8.index(after: comma)
             if startsCookie(folded[next...]) {
                 values.append(folded[start..<comma])
                 start = next
