@@ -173,6 +173,16 @@ struct HostileReview48DefectTests {
         #expect(names == Set((0..<SetCookie.maximumPerResponse).map { "k\($0)" }))
     }
 
+    /// Found by FuzzSetCookie: `Domain=..leabc` kept a leading dot after the one §5.2.3 removes,
+    /// and the jar's domain-match, which strips a stored cookie's dot, then read it as `leabc`.
+    @Test("a Domain with an empty label is a cookie for no host", arguments: ["..example.com", "example..com", "example.com.."])
+    func aDomainWithAnEmptyLabelIsIgnored(_ domain: String) {
+        #expect(SetCookie(parsing: "a=b; Domain=\(domain)"[...], now: Date()) == nil)
+        let jar = freshJar()
+        respond(jar, from: "http://x.example.com/", setting: ["a=b; Domain=\(domain)"])
+        #expect(jar.storage.cookies?.isEmpty ?? true)
+    }
+
     /// Found re-reading the parser: each comma of a folded `Set-Cookie` looked for the next `=`
     /// as far as the end of the field, so a field of commas and no `=` cost its length squared
     /// (300 KiB of them, which libcurl lets through, ~4.5 × 10¹⁰ steps on the delegate queue).

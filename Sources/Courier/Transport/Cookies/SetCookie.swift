@@ -66,6 +66,9 @@ struct SetCookie: Equatable, Sendable {
                 var domain = attributeValue.lowercased()
                 if domain.hasPrefix(".") { domain.removeFirst() }
                 if domain.hasSuffix(".") { domain.removeLast() }
+                // An empty label left (`..example.com`) domain-matches no host: §5.3 step 6
+                // ignores such a cookie.
+                if domain.hasPrefix(".") || domain.hasSuffix(".") || domain.contains("..") { return nil }
                 self.domain = domain.isEmpty ? nil : domain
             case "path":
                 self.path = attributeValue.hasPrefix("/") ? String(attributeValue) : nil
