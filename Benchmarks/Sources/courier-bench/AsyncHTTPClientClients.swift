@@ -43,19 +43,32 @@ final class RawAsyncHTTPClient: BenchClient {
     }
 }
 
-/// Courier over ``AsyncHTTPClientTransport``, a transport of its own.
-struct CourierAsyncHTTPClient: BenchClient {
-    let label = "courier-ahc"
+/// Courier over ``AsyncHTTPClientTransport``, a transport of its own: `courier-ahc` with
+/// ``ParsedGetItem`` (its base URL parsed on every call, as GettingStarted's endpoints do),
+/// `courier-ahc-static` with ``GetItem`` (a `BaseURL` built once): what parsing costs a call.
+struct CourierAsyncHTTPClient<Endpoint: Requestable>: BenchClient {
+    let label: String
     let client: Client
-    let endpoint: GetItem
-
-    init(port: Int) throws {
-        client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
-        endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port))
-    }
+    let endpoint: Endpoint
 
     func fetch() async throws -> Item {
         try await client.enqueue(endpoint).resume(expecting: Item.self)
+    }
+}
+
+extension CourierAsyncHTTPClient<ParsedGetItem> {
+    init(port: Int) {
+        self.init(
+            label: "courier-ahc", client: Client(configuration: Configuration(transport: AsyncHTTPClientTransport())),
+            endpoint: ParsedGetItem(base: "http://127.0.0.1:\(port)"))
+    }
+}
+
+extension CourierAsyncHTTPClient<GetItem> {
+    init(staticPort port: Int) throws {
+        self.init(
+            label: "courier-ahc-static", client: Client(configuration: Configuration(transport: AsyncHTTPClientTransport())),
+            endpoint: GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port)))
     }
 }
 

@@ -44,11 +44,12 @@ struct RawClient: BenchClient {
 struct CourierClient: BenchClient {
     let label = "courier"
     let client: Client
-    let endpoint: GetItem
+    /// Parses its base URL on every call, as GettingStarted's endpoints do.
+    let endpoint: ParsedGetItem
 
     init(port: Int) throws {
         client = Client(configuration: Configuration(transport: URLSessionTransport.shared))
-        endpoint = GetItem(base: try BaseURL(scheme: .http, host: "127.0.0.1", port: port))
+        endpoint = ParsedGetItem(base: "http://127.0.0.1:\(port)")
     }
 
     func fetch() async throws -> Item {

@@ -33,7 +33,7 @@ struct CourierBench {
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-urlcache", "raw-delegate", "raw-nocache",
             "raw-delegate-nocache", "courier-bearer", "raw-ahc", "raw-ahc-headers", "ahc-transport", "courier-ahc",
-            "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport", "courier-bearer-hop",
+            "courier-ahc-static", "courier-ahc-304", "raw-ahc-304", "courier-ahc-304-nocache", "urlsession-transport", "courier-bearer-hop",
             "courier-ahc-bearer", "courier-ahc-bearer-hop", "openapi", "openapi-ahc",
         ]
 
@@ -313,7 +313,8 @@ struct CourierBench {
                 clients.append(try CourierBearerClient(name, transport: AsyncHTTPClientTransport(), signing: .hop, port: server.port))
             case "raw-ahc": clients.append(RawAsyncHTTPClient(port: server.port))
             case "raw-ahc-headers": clients.append(RawAsyncHTTPClient(port: server.port, sendsCourierHeaders: true))
-            case "courier-ahc": clients.append(try CourierAsyncHTTPClient(port: server.port))
+            case "courier-ahc": clients.append(CourierAsyncHTTPClient(port: server.port))
+            case "courier-ahc-static": clients.append(try CourierAsyncHTTPClient(staticPort: server.port))
             case "openapi": clients.append(OpenAPIBenchClient(port: server.port, overAsyncHTTPClient: false))
             case "openapi-ahc": clients.append(OpenAPIBenchClient(port: server.port, overAsyncHTTPClient: true))
             case "ahc-transport": clients.append(TransportClient(name, AsyncHTTPClientTransport(), port: server.port))
