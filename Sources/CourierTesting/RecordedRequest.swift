@@ -46,6 +46,17 @@ public struct RecordedRequest: Sendable, Equatable {
         return path.isEmpty ? "/" : path
     }
 
+    /// The path and query as sent, secret query items redacted: what a failure may print, e.g.
+    /// `/search?q=a/b&api_key=<redacted>`.
+    var redactedTarget: String {
+        let redacted = Redaction.default.redact(url: url)
+        guard let scheme = redacted.range(of: "://") else { return redacted }
+        let rest = redacted[scheme.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let target = rest[start...]
+        return target.first == "?" ? "/" + target : String(target)
+    }
+
     /// The query parameters in order, percent-decoded; empty when there is no query.
     ///
     /// ```swift

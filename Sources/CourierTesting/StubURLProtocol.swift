@@ -1,3 +1,5 @@
+import Courier
+
 #if canImport(FoundationNetworking)
     import Foundation
     import FoundationNetworking
@@ -91,10 +93,11 @@ class StubURLProtocol: URLProtocol {
         client.urlProtocolDidFinishLoading(self)
     }
 
-    /// The documented answer when no route matches: `501 Not Implemented`, naming the request.
+    /// The documented answer when no route matches: `501 Not Implemented`, naming the request
+    /// (its URL with secret query items redacted).
     static func unmatched(_ request: RecordedRequest) -> StubResponse {
         .text(
-            "CourierTesting: no stub matches \(request.method) \(request.url.absoluteString)",
+            "CourierTesting: no stub matches \(request.method) \(Redaction.default.redact(url: request.url))",
             status: 501, headers: [.courierStub: "unmatched"])
     }
 

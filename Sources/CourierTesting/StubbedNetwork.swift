@@ -93,12 +93,12 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
         return StreamedResponse(status: HTTPResponse.Status(code: response.statusCode), headers: response.headers, body: ResponseBody(response.body), url: url)
     }
 
-    /// The failure of a request no route answers: it names the method and the path (the URL,
-    /// redacted, is the failure's `url` and printed before it).
+    /// The failure of a request no route answers: it names the method, the path and the query
+    /// (secret items redacted), which a stub compares; the URL, redacted, is the failure's `url`.
     static func unmatched(_ request: RecordedRequest) -> TransportFailure {
         TransportFailure(
             kind: .other, url: request.url,
-            message: "CourierTesting: no stub matches \(request.method) \(request.path); the request was not sent to the network")
+            message: "CourierTesting: no stub matches \(request.method) \(request.redactedTarget); the request was not sent to the network")
     }
 
     /// The whole body, read to its end.

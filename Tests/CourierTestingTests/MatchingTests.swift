@@ -152,6 +152,18 @@ struct MatchingTests {
         #expect(network.unmatchedRequests == network.requests)
     }
 
+    @Test func anUnmatchedRequests501NeverShowsASecretQueryValue() async throws {
+        let network = NetworkStub()
+        let client = makeClient(network)
+
+        let query = [QueryItem(name: "q", value: "a/b"), QueryItem(name: "api_key", value: "s3cr3t")]
+        let result = await outcome(of: client.enqueue(TestEndpoint(.get, "/search", query: query)))
+
+        let response = try #require(result.rejectedResponse)
+        #expect(response.statusCode == 501)
+        #expect(try response.text() == "CourierTesting: no stub matches GET https://api.example.com/search?q=a/b&api_key=<redacted>")
+    }
+
     @Test func resetForgetsStubsAndRecordedRequests() async throws {
         let network = NetworkStub()
         network.stub(.get, "/", with: .status(200))

@@ -57,10 +57,27 @@ struct StubbedNetworkTests {
             #expect(failure.url?.absoluteString == "https://api.example.com/users/9?page=2")
             #expect(
                 "\(CourierError.transport(failure))"
-                    == "Transport failure: other, for https://api.example.com/users/9?page=2, CourierTesting: no stub matches DELETE /users/9; the request was not sent to the network"
+                    == "Transport failure: other, for https://api.example.com/users/9?page=2, CourierTesting: no stub matches DELETE /users/9?page=2; the request was not sent to the network"
             )
             #expect(network.unmatchedRequests.map(\.method) == ["DELETE"])
             #expect(network.requests.count == 1)
+        }
+    }
+
+    @Test func anUnmatchedRequestsMessageShowsItsQueryAsSentWithSecretsRedacted() async throws {
+        await withStubbedNetwork { network in
+            network.stub(.get, "/search?q=a%2Fb", with: .status(200))
+            let query = [QueryItem(name: "q", value: "a/b"), QueryItem(name: "access_token", value: "s3cr3t")]
+            let result = await outcome(of: Client().enqueue(TestEndpoint(.get, "/search", query: query)))
+
+            guard case .failure(let error) = result else {
+                Issue.record("expected a failure, got \(result)")
+                return
+            }
+            // `/` is one of the reserved characters a query value keeps by default: the stub's
+            // `a%2Fb` is not what was sent, and the message says what was.
+            #expect("\(error)".contains("no stub matches GET /search?q=a/b&access_token=<redacted>;"))
+            #expect(!"\(error)".contains("s3cr3t"))
         }
     }
 

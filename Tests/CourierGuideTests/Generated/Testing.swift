@@ -76,7 +76,7 @@ enum TestingGuide {
         #expect(network.requests.last?.headerValue(for: "Authorization") == "Bearer AT-2")
     }
 
-    // Documentation/Testing.md:259
+    // Documentation/Testing.md:267
     @Test static func reportsOfflineState() async throws {
         let network = NetworkStub()
         network.stub(.get, "/users/42", with: .failure(URLError(.notConnectedToInternet)))
@@ -92,7 +92,7 @@ enum TestingGuide {
         }
     }
 
-    // Documentation/Testing.md:294
+    // Documentation/Testing.md:302
     struct NewUser: Codable, Sendable, Equatable {
         var name: String
     }
@@ -116,7 +116,7 @@ enum TestingGuide {
         #expect(try request.decodeJSON(NewUser.self) == NewUser(name: "Ada"))
     }
 
-    // Documentation/Testing.md:344
+    // Documentation/Testing.md:352
     @Test(.timeLimit(.minutes(1)))
     static func cancellingStopsTheRequest() async throws {
         let network = NetworkStub()
@@ -134,7 +134,7 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:379
+    // Documentation/Testing.md:387
     @Test(arguments: 0..<20)
     static func eachTestSeesOnlyItsOwnStub(index: Int) async throws {
         let network = NetworkStub()
@@ -147,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:574
+    // Documentation/Testing.md:582
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -168,32 +168,32 @@ enum TestingGuide {
         evaluate(network.stub(.get, "/search", ignoringQuery: true, with: .json("[]"))) // any query, or none
     }
 
-    // Documentation/Testing.md:195
-    static func line195() async throws {
+    // Documentation/Testing.md:203
+    static func line203() async throws {
         evaluate(network.stub { request in
             guard request.method == "POST", request.path == "/users" else { return nil }
             return request.headerValue(for: "Authorization") == nil ? .status(401) : .status(201)
         })
     }
 
-    // Documentation/Testing.md:212
-    static func line212() async throws {
+    // Documentation/Testing.md:220
+    static func line220() async throws {
         evaluate(network.stub(.get, "/me", with: .status(401), times: 1))  // the first request
         evaluate(network.stub(.get, "/me", with: try .json(me)))           // every later one
     }
 
-    // Documentation/Testing.md:227
-    static func line227() async throws {
+    // Documentation/Testing.md:235
+    static func line235() async throws {
         #expect(network.unmatchedRequests.isEmpty)
     }
 
-    // Documentation/Testing.md:336
-    static func line336() async throws {
+    // Documentation/Testing.md:344
+    static func line344() async throws {
         evaluate(network.stub(.get, "/report", with: try .json(report).delayed(by: .seconds(2))))
     }
 
-    // Documentation/Testing.md:407
-    static func line407() async throws {
+    // Documentation/Testing.md:415
+    static func line415() async throws {
         let session = URLSession(configuration: network.configuration)
         _ = session
         let (data, response) = try await session.data(from: URL(string: "https://api.example.com/ping")!)
@@ -201,8 +201,8 @@ enum TestingGuide {
         _ = response
     }
 
-    // Documentation/Testing.md:426
-    @Test("Documentation/Testing.md:426") static func line426() async throws {
+    // Documentation/Testing.md:434
+    @Test("Documentation/Testing.md:434") static func line434() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
         _ = transport
         var configuration = Configuration(transport: transport)
@@ -216,8 +216,8 @@ enum TestingGuide {
         #expect(await transport.count == 2)
     }
 
-    // Documentation/Testing.md:446
-    @Test("Documentation/Testing.md:446") static func line446() async throws {
+    // Documentation/Testing.md:454
+    @Test("Documentation/Testing.md:454") static func line454() async throws {
         let clock = TestClock()
         _ = clock
         var configuration = Configuration(transport: RecordingTransport(script: [.status(503)]))
@@ -233,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:515
-    @Test("Documentation/Testing.md:515") static func line515() async throws {
+    // Documentation/Testing.md:523
+    @Test("Documentation/Testing.md:523") static func line523() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -248,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:616
-    static func line616() async throws {
+    // Documentation/Testing.md:624
+    static func line624() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"
