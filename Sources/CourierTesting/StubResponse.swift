@@ -63,11 +63,12 @@ public struct StubResponse: Sendable, Equatable {
         StubResponse(statusCode: status, headers: headers, body: data)
     }
 
-    /// A response whose body is `text` in UTF-8, sent as `text/plain; charset=utf-8` unless
-    /// `headers` names a `Content-Type`.
+    /// A response whose body is `text` in UTF-8, with `status` (200 unless given), sent as
+    /// `text/plain; charset=utf-8` unless `headers` names a `Content-Type`.
     ///
     /// ```swift
     /// network.stub(.get, "/motd", with: .text("Hello"))
+    /// network.stub(.get, "/motd", with: .text("Down for maintenance", status: 503))
     /// ```
     public static func text(_ text: String, status: Int = 200, headers: HTTPFields = [:]) -> StubResponse {
         StubResponse(
