@@ -6,14 +6,14 @@ manifest resolves Courier from this checkout, and `import Courier` builds.
     python3 .ci/install.py --default-traits # build with the README's manifest as written (~7 min)
 
 1. Reads the manifest of README.md's "## Install" section (its first ```swift block) and its one
-   `.package(url: "…", <requirement>)`. Every other `.package(url:` of Courier in README.md and
-   Documentation/*.md must use the same requirement.
+   `.package(url: "…", <requirement>)`, and the section's versioned form: the one other
+   `.package(url:` of Courier there, for after the first release tag. Every other
+   `.package(url:` of Courier in README.md and Documentation/*.md must use the snippet's
+   requirement.
 2. Copies the checkout as it is on disk (tracked and untracked files, not the ignored ones) to a
-   temporary folder named `courier`, the identity the README's `package: "courier"` names, commits
-   it in a repository of its own and tags that commit with the library's version
-   (`CourierLibrary.version`, the one its User-Agent sends). So the check needs no tag in the clone
-   CI runs in, and fails when the README's requirement does not admit the version the package says
-   it is.
+   temporary folder named `courier`, the identity the README's `package: "courier"` names, and
+   commits it on a branch `main` in a repository of its own, without tags: the repository as a
+   user finds it before any release is tagged.
 3. Writes the consumer: the README's manifest with the URL replaced by that folder's path, and
    .ci/consumer/Consumer.swift (`import Courier`, the README's first call) as App's one file.
 4. `swift package resolve` with the manifest exactly as the README has it.
@@ -22,6 +22,9 @@ manifest resolves Courier from this checkout, and `import Courier` builds.
    with the default traits (async-http-client, SwiftNIO, BoringSSL) and under 2 with `traits: []`.
    What this step checks, that the product builds from outside with the README's layout, does
    not depend on the traits; CI's own build compiles the default traits' code.
+6. Tags the copy with the library's version (`CourierLibrary.version`, the one its User-Agent
+   sends) and resolves the versioned form: it fails when that form does not admit the version the
+   package says it is.
 """
 import argparse
 import os
@@ -97,24 +100,39 @@ def requirement(call):
     return re.sub(r",\s*traits:.*$", "", match.group(1), flags=re.S)
 
 
-def check_guides_agree(expected):
-    """Every `.package(url:` of Courier in the README and the guides uses the Install requirement."""
+def versioned_requirement(manifest_call):
+    """The Install section's versioned form: its one `.package(url:` of Courier besides the manifest's."""
+    section = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M).group(1)
+    calls = [section[start:end] for start, end in package_calls(section)]
+    others = {requirement(call) for call in calls if "/courier.git" in call} - {requirement(manifest_call)}
+    if len(others) != 1:
+        raise InstallError(f"README.md's Install section should show one versioned form besides the snippet, found {sorted(others)}")
+    return others.pop()
+
+
+def check_guides_agree(expected, versioned):
+    """Every `.package(url:` of Courier in the README and the guides uses the Install requirement
+    (the Install section also shows the versioned form)."""
     guides = ["README.md"] + sorted(
         os.path.join("Documentation", name) for name in os.listdir(os.path.join(ROOT, "Documentation")) if name.endswith(".md")
     )
+    install = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M).span(1)
     mismatches = []
     for guide in guides:
         text = read(guide)
         for start, end in package_calls(text):
             call = text[start:end]
-            if "/courier.git" in call and requirement(call) != expected:
-                mismatches.append(f"  {guide}: {call}")
+            if "/courier.git" not in call or requirement(call) == expected:
+                continue
+            if guide == "README.md" and install[0] <= start < install[1] and requirement(call) == versioned:
+                continue
+            mismatches.append(f"  {guide}: {call}")
     if mismatches:
         raise InstallError(f"these use another requirement than the Install snippet's `{expected}`:\n" + "\n".join(mismatches))
 
 
-def snapshot(destination, version):
-    """The checkout as it is on disk, committed in a repository of its own and tagged `version`."""
+def snapshot(destination):
+    """The checkout as it is on disk, committed on a branch `main` in a repository of its own, untagged."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
     ).stdout.decode()
@@ -126,8 +144,9 @@ def snapshot(destination, version):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copy2(source, target, follow_symlinks=False)
     git = ["git", "-c", "user.name=install-check", "-c", "user.email=install-check@localhost", "-c", "commit.gpgsign=false"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"], ["tag", version]):
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         subprocess.run(git + args, cwd=destination, check=True)
+    return git
 
 
 def run(args, cwd, temporary):
@@ -150,14 +169,15 @@ def main():
     manifest, (start, end) = install_manifest()
     call = manifest[start:end]
     wanted = requirement(call)
-    check_guides_agree(wanted)
-    print(f"README's Install requirement: {wanted}; the library says it is {version}")
+    versioned = versioned_requirement(call)
+    check_guides_agree(wanted, versioned)
+    print(f"README's Install requirement: {wanted}, then {versioned}; the library says it is {version}")
 
     started = time.monotonic()
     work = tempfile.mkdtemp(prefix="courier-install-")
     try:
         checkout = os.path.join(work, "courier")
-        snapshot(checkout, version)
+        git = snapshot(checkout)
         consumer = os.path.join(work, "app")
         temporary = os.path.join(work, "tmp")
         os.makedirs(temporary)
@@ -179,7 +199,15 @@ def main():
             write_manifest(local[:-1] + ", traits: [])")
             print(f"building with `traits: []` added: {local[:-1]}, traits: [])")
         build = run(["swift", "build"], consumer, temporary)
-        print(f"install snippet: resolves `{wanted}` to {version} ({resolve:.0f} s) and builds `import Courier` ({build:.0f} s)")
+        print(f"install snippet: resolves `{wanted}` without tags ({resolve:.0f} s) and builds `import Courier` ({build:.0f} s)")
+        # After the first release: the same copy tagged, the versioned form resolved from scratch.
+        subprocess.run(git + ["tag", version], cwd=checkout, check=True)
+        write_manifest(re.sub(r'url:\s*"[^"]*",\s*.*\)$', f'url: "{checkout}", {versioned})', call, count=1, flags=re.S))
+        shutil.rmtree(os.path.join(consumer, ".build"), ignore_errors=True)
+        if os.path.exists(os.path.join(consumer, "Package.resolved")):
+            os.remove(os.path.join(consumer, "Package.resolved"))
+        tagged = run(["swift", "package", "resolve"], consumer, temporary)
+        print(f"versioned form: resolves `{versioned}` to the tag {version} ({tagged:.0f} s)")
     finally:
         if options.keep:
             print(f"kept {work}")

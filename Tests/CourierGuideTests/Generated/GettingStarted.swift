@@ -10,7 +10,7 @@ import Combine
 #endif
 
 enum GettingStartedGuide {
-    // Documentation/GettingStarted.md:34
+    // Documentation/GettingStarted.md:35
     struct SearchRepositories: Requestable {
         let query: String
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -20,8 +20,8 @@ enum GettingStartedGuide {
         var timeout: Duration? { .seconds(5) }
     }
 
-    // Documentation/GettingStarted.md:78
-    static func line78() async throws {
+    // Documentation/GettingStarted.md:79
+    static func line79() async throws {
         let client = Client()
         _ = client
         let result = try await client.enqueue(SearchRepositories(query: "swift")).resume(expecting: SearchResult.self)
@@ -29,8 +29,8 @@ enum GettingStartedGuide {
     }
 
     #if canImport(Combine)
-    // Documentation/GettingStarted.md:100
-    static func line100() async throws {
+    // Documentation/GettingStarted.md:101
+    static func line101() async throws {
         var cancellables = Set<AnyCancellable>()
         _ = cancellables
         evaluate(client.enqueue(SearchRepositories(query: "swift")).publisher(expecting: SearchResult.self)   // the decoded value
@@ -41,8 +41,8 @@ enum GettingStartedGuide {
     }
     #endif
 
-    // Documentation/GettingStarted.md:118
-    static func line118() async throws {
+    // Documentation/GettingStarted.md:119
+    static func line119() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.timeout = .seconds(15)
@@ -53,8 +53,8 @@ enum GettingStartedGuide {
         _ = client
     }
 
-    // Documentation/GettingStarted.md:149
-    static func line149() async throws {
+    // Documentation/GettingStarted.md:150
+    static func line150() async throws {
         do {
             _ = try await client.enqueue(GetUser(id: 1)).resume(expecting: User.self)
         } catch .response(let response) where response.statusCode == 404 {
@@ -70,8 +70,8 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:170
-    static func line170() async throws {
+    // Documentation/GettingStarted.md:171
+    static func line171() async throws {
         let users = await withTaskGroup(of: Result<User, CourierError>.self) { group in
             for id in [1, 2, 3] {
                 evaluate(group.addTask {
@@ -87,8 +87,8 @@ enum GettingStartedGuide {
         _ = users
     }
 
-    // Documentation/GettingStarted.md:205
-    static func line205() async throws {
+    // Documentation/GettingStarted.md:206
+    static func line206() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here
