@@ -7,8 +7,9 @@
 /// ``StreamedResponse/body``; or call `next` again.
 ///
 /// ``Configuration/middleware`` runs first, outermost, in array order; then the endpoint's
-/// ``Requestable/middleware``; then retry, authentication and the transport. So a middleware
-/// sees one outcome per call (retries happen below it) and never the credentials Courier attaches. For calls
+/// ``Requestable/middleware``; then the cache (``Configuration/cache``), retry, authentication
+/// and the transport. So a middleware sees one outcome per call (a stored response, or the last
+/// attempt: retries happen below it) and never the credentials Courier attaches. For calls
 /// that want the body whole (``Call/resume()``) it sees a whole body
 /// (``ResponseBody/wholeData``). Documentation/Middleware.md describes the order and bodies.
 ///

@@ -87,8 +87,8 @@ enum GettingStartedGuide {
         _ = users
     }
 
-    // Documentation/GettingStarted.md:206
-    static func line206() async throws {
+    // Documentation/GettingStarted.md:207
+    static func line207() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here
