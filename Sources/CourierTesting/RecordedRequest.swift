@@ -46,10 +46,10 @@ public struct RecordedRequest: Sendable, Equatable {
         return path.isEmpty ? "/" : path
     }
 
-    /// The path and query as sent, secret query items redacted: what a failure may print, e.g.
-    /// `/search?q=a/b&api_key=<redacted>`.
-    var redactedTarget: String {
-        let redacted = Redaction.default.redact(url: url)
+    /// The path and query as sent, the query items `redaction` names secret redacted: what a
+    /// failure may print, e.g. `/search?q=a/b&api_key=<redacted>`.
+    func redactedTarget(_ redaction: Redaction) -> String {
+        let redacted = redaction.redact(url: url)
         guard let scheme = redacted.range(of: "://") else { return redacted }
         let rest = redacted[scheme.upperBound...]
         guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }

@@ -67,7 +67,7 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
             method: request.head.method.rawValue, url: url, headers: request.head.headerFields,
             body: try await Self.bytes(of: request.body))
         guard let response = network.storage.respond(to: recorded) else {
-            throw .transport(Self.unmatched(recorded))
+            throw .transport(Self.unmatched(recorded, redaction: request.redaction))
         }
         if let delay = response.delay, delay > .zero {
             let waited = min(delay, request.timeout)
@@ -94,11 +94,12 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
     }
 
     /// The failure of a request no route answers: it names the method, the path and the query
-    /// (secret items redacted), which a stub compares; the URL, redacted, is the failure's `url`.
-    static func unmatched(_ request: RecordedRequest) -> TransportFailure {
+    /// (the items `redaction`, the call's, names secret redacted), which a stub compares; the
+    /// URL, redacted, is the failure's `url`.
+    static func unmatched(_ request: RecordedRequest, redaction: Redaction) -> TransportFailure {
         TransportFailure(
             kind: .other, url: request.url,
-            message: "CourierTesting: no stub matches \(request.method) \(request.redactedTarget); the request was not sent to the network")
+            message: "CourierTesting: no stub matches \(request.method) \(request.redactedTarget(redaction)); the request was not sent to the network")
     }
 
     /// The whole body, read to its end.

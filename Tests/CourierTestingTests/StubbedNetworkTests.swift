@@ -81,6 +81,26 @@ struct StubbedNetworkTests {
         }
     }
 
+    @Test func anUnmatchedRequestsMessageRedactsTheQueryItemsTheClientsRedactionNames() async throws {
+        try await withStubbedNetwork { network in
+            var configuration = Configuration()
+            configuration.redaction = Redaction(queryItems: Redaction.defaultParameterNames.union(["tenant"]))
+            let query = [QueryItem(name: "tenant", value: "acme-internal"), QueryItem(name: "page", value: "2")]
+            let result = await outcome(of: Client(configuration: configuration).enqueue(TestEndpoint(.get, "/search", query: query)))
+
+            guard case .failure(.transport(let failure)) = result else {
+                Issue.record("expected a transport failure, got \(result)")
+                return
+            }
+            // The stub's own message follows the call's redaction. (The failure's `url`, printed
+            // before it, is redacted with `Redaction.default` by `TransportFailure.description`,
+            // which knows no configuration.)
+            let message = try #require(failure.message)
+            #expect(message.contains("no stub matches GET /search?tenant=<redacted>&page=2;"))
+            #expect(!message.contains("acme-internal"))
+        }
+    }
+
     @Test func anUnmatchedRequestIsNotRetried() async throws {
         await withStubbedNetwork { network in
             var configuration = Configuration()
