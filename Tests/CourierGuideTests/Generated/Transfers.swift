@@ -43,7 +43,7 @@ enum TransfersGuide {
         let carrier: String
     }
 
-    // Documentation/Transfers.md:496
+    // Documentation/Transfers.md:500
     static func resumesAfterADrop() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         let options = EventSource.Options(jitter: 0, clock: clock)
@@ -161,9 +161,13 @@ enum TransfersGuide {
             for try await event in client.enqueue(Notifications()).events() {
                 switch event.type {
                 case "order-shipped":
-                    // `try?`: a decoding error here would make the `catch`es below untyped.
-                    if let shipment = try? JSONDecoder().decode(Shipment.self, from: Data(event.data.utf8)) {
+                    // An event that does not decode is reported and skipped, and the stream goes on.
+                    // (`Result` keeps the decoder's untyped error out of the typed `catch`es below.)
+                    switch Result(catching: { try JSONDecoder().decode(Shipment.self, from: Data(event.data.utf8)) }) {
+                    case .success(let shipment):
                         print("\(shipment.order) left with \(shipment.carrier)")
+                    case .failure(let error):
+                        print("skipped an order-shipped event that does not decode: \(error)")
                     }
                 case "logout":
                     return                       // leaving the loop closes the connection
@@ -183,8 +187,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:415
-    static func line415() async throws {
+    // Documentation/Transfers.md:419
+    static func line419() async throws {
         var options = EventSource.Options()
         _ = options
         options.lastEventID = UserDefaults.standard.string(forKey: "lastEventID")   // resume after a restart
@@ -197,16 +201,16 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:450
-    static func line450() async throws {
+    // Documentation/Transfers.md:454
+    static func line454() async throws {
         var options = EventSource.Options()
         _ = options
         options.idleTimeout = .seconds(45)        // the server pings every 15 s
         for try await event in client.enqueue(Notifications()).events(options) { handle(event) }
     }
 
-    // Documentation/Transfers.md:465
-    static func line465() async throws {
+    // Documentation/Transfers.md:469
+    static func line469() async throws {
         let once = EventSource.Options(maximumReconnectAttempts: 0)
         _ = once
         for try await event in client.enqueue(Completions(prompt: "Hi")).events(once) {
@@ -215,8 +219,8 @@ enum TransfersGuide {
         }
     }
 
-    // Documentation/Transfers.md:482
-    static func line482() async throws {
+    // Documentation/Transfers.md:486
+    static func line486() async throws {
         let options = EventSource.Options(maximumLineLength: 64 << 10, maximumEventSize: 256 << 10)
         _ = options
         for try await event in client.enqueue(Ticker()).events(options) { handle(event) }
