@@ -58,12 +58,17 @@ def library_version():
     return match.group(1)
 
 
-def install_manifest():
-    """The README's Install manifest, and its `.package(` call of Courier."""
+def install_section():
+    """The match of README.md's "## Install" section: its text is group 1."""
     section = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M)
     if not section:
         raise InstallError("README.md has no '## Install' section")
-    block = re.search(r"^```swift\n(.*?)^```", section.group(1), re.S | re.M)
+    return section
+
+
+def install_manifest():
+    """The README's Install manifest, and its `.package(` call of Courier."""
+    block = re.search(r"^```swift\n(.*?)^```", install_section().group(1), re.S | re.M)
     if not block or "// swift-tools-version" not in block.group(1):
         raise InstallError("README.md's Install section does not start with a Package.swift block")
     manifest = block.group(1)
@@ -102,7 +107,7 @@ def requirement(call):
 
 def versioned_requirement(manifest_call):
     """The Install section's versioned form: its one `.package(url:` of Courier besides the manifest's."""
-    section = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M).group(1)
+    section = install_section().group(1)
     calls = [section[start:end] for start, end in package_calls(section)]
     others = {requirement(call) for call in calls if "/courier.git" in call} - {requirement(manifest_call)}
     if len(others) != 1:
@@ -116,7 +121,7 @@ def check_guides_agree(expected, versioned):
     guides = ["README.md"] + sorted(
         os.path.join("Documentation", name) for name in os.listdir(os.path.join(ROOT, "Documentation")) if name.endswith(".md")
     )
-    install = re.search(r"^## Install\n(.*?)(?=^## )", read("README.md"), re.S | re.M).span(1)
+    install = install_section().span(1)
     mismatches = []
     for guide in guides:
         text = read(guide)
