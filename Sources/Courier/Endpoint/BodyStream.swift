@@ -54,8 +54,12 @@ public struct BodyStream: Sendable {
         public mutating func next() async throws(CourierError) -> Data? {
             guard !finished else { return nil }
             while true {
+                // The source is asked first and cancellation checked after: a source asked in a
+                // cancelled task learns that it was cancelled (an `AsyncStream` calls its
+                // `onTermination`), while one never asked again only learns it once dropped.
+                let next = try await source.next()
                 if Task.isCancelled { throw .cancelled }
-                guard let chunk = try await source.next() else {
+                guard let chunk = next else {
                     finished = true
                     if let expectedLength, delivered != expectedLength {
                         throw .invalidRequest(

@@ -60,6 +60,13 @@ final class BodyPump: @unchecked Sendable {
         if stopped { task.cancel() }
     }
 
+    /// Whether the pump was cancelled (``cancel()``).
+    private var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state == .cancelled
+    }
+
     /// Why the body failed, if it did.
     var error: CourierError? {
         condition.lock()
@@ -81,7 +88,13 @@ final class BodyPump: @unchecked Sendable {
                     end(.finished)
                     return
                 }
-                guard await push(chunk) else { return }
+                guard await push(chunk) else {
+                    // Stopped while the chunk waited: when cancelled, the source is asked once more
+                    // in the cancelled task, so that it learns it is not read any more (an
+                    // `AsyncStream` calls its `onTermination`; ``BodyStream/Reader`` asks it first).
+                    if isCancelled { _ = try? await reader.next() }
+                    return
+                }
             } catch {
                 fail(error)
                 return
