@@ -30,7 +30,6 @@ extension NetlinkMessage {
     static let flagDump: UInt16 = 0x300
 
     // Address families.
-    static let familyUnspecified: UInt8 = 0
     static let familyIPv4: UInt8 = 2
     static let familyIPv6: UInt8 = 10
 

@@ -8,7 +8,7 @@ import HTTPTypes
 /// Basic, Bearer from a ``TokenRefresher``, or a ``RequestSigner``. A Bearer request that the
 /// server answers with 401 is replayed once, with a newer credential or the result of one
 /// coalesced refresh. Stages above it never see the credential.
-struct AuthenticationStage: Middleware {
+struct AuthenticationStage: Sendable {
     /// What to sign with; `.none` for endpoints that do not require authorization.
     let authentication: Authentication
     /// ``Configuration/authorizedHosts`` (only that: the stage is part of every call's frame).
@@ -16,17 +16,7 @@ struct AuthenticationStage: Middleware {
     /// The origin the endpoint declared (see ``Configuration/authorizes(_:declaredOrigin:)``).
     let declaredOrigin: RedirectPolicy.Origin?
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        try await run(request, context: context, next: next)
-    }
-
-    /// Whether this stage only checks for cancellation and calls `next` (no credential to add).
-    var passesThrough: Bool {
-        if case .none = authentication { return true }
-        return false
-    }
-
-    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    /// Runs the stage around `next` (non-escaping: ``CallPipeline`` allocates no closure for it).
     func run(
         _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {

@@ -7,7 +7,7 @@ import HTTPTypes
     import Foundation
 #endif
 
-// Every rule that decides who may receive a credential, in one place:
+// Every rule that decides who may receive a credential; all but the last are in this file:
 // - the configured credential (`Configuration.authentication`) goes only to the endpoint's
 //   declared origin when its host is in `authorizedHosts`, or to an origin listed there in full
 //   (`Configuration.authorizes`; the authentication stage asks it for every attempt, redirects
@@ -19,7 +19,11 @@ import HTTPTypes
 //   `RedirectPolicy.allowsFollowing`);
 // - an OAuth2 endpoint (token, revocation, device authorization, discovery) that receives a
 //   client secret or a refresh token must be `https`, or `http` to a loopback host
-//   (`OAuth2Exchange.endpointProblem`).
+//   (`OAuth2Exchange.endpointProblem`);
+// - a request to an authorization server carries none of the API's credentials: the client it
+//   goes through has no authentication and leaves out the configuration's `Authorization`,
+//   `Cookie` and every header either redaction calls secret (`OAuth2Exchange.client(_:postsForm:)`,
+//   where it is built).
 
 extension Configuration {
     /// Whether credentials may be sent to `url`, for an endpoint that declared `declaredOrigin`

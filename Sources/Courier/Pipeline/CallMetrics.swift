@@ -3,10 +3,11 @@
 ///
 /// ```swift
 /// struct Timing: Middleware {
-///     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> Response {
+///     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
 ///         let response = try await next(request)
-///         let metrics = context.metrics.snapshot
-///         print("\(metrics.attempts.count) attempt(s), \(metrics.bytesReceived) bytes in \(metrics.totalDuration)")
+///         let attempts = context.metrics.snapshot.attempts
+///         let time = attempts.reduce(Duration.zero) { $0 + $1.duration }
+///         print("\(attempts.count) attempt(s) in \(time), status \(response.statusCode)")
 ///         return response
 ///     }
 /// }
@@ -31,8 +32,6 @@ public final class CallMetrics: Sendable {
     public struct Snapshot: Sendable, Equatable {
         /// Every attempt so far, in order (a 401 replay counts as an attempt).
         public var attempts: [Attempt] = []
-        /// The sum of the attempts' durations (retry delays are not included).
-        package var totalDuration: Duration { attempts.reduce(.zero) { $0 + $1.duration } }
         /// Request body bytes over all attempts.
         package var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.bytesSent ?? 0) } }
         /// Response body bytes over all attempts.

@@ -16,8 +16,9 @@ struct CallPipeline: Sendable {
     //                                   that want it whole) the body, up to maximumResponseSize
     //   size limit (StreamedResponse.whole(upTo:)) and status validation → decoding (Call.resume(expecting:))
     //
-    // Built-in stages are Middleware like users' own; a request reaches a stage exactly as the
-    // stages above it left it, and only stages below authentication see a credential.
+    // Users' stages are Middleware; Courier's own (cache, retry, authentication) are values of
+    // their own types with a non-escaping `run`. Either way a request reaches a stage exactly as
+    // the stages above it left it, and only stages below authentication see a credential.
     //
     // Stages 1–4 are one list, built once per call with only the stages that do something (no
     // cache stage without Configuration.cache, no retry stage without retries, no authentication

@@ -8,13 +8,9 @@ import HTTPTypes
 ///
 /// Before the first attempt it adds the policy's idempotency key (when the policy asks for one),
 /// so that every attempt carries the same key.
-struct RetryStage: Middleware {
+struct RetryStage: Sendable {
     let policy: RetryPolicy
     let clock: any Clock<Duration>
-
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        try await run(request, context: context, next: next)
-    }
 
     /// Whether the stage would only call `next` once under `policy`: no second attempt allowed
     /// and no idempotency key to add. ``CallPipeline`` then leaves it out.
@@ -22,7 +18,7 @@ struct RetryStage: Middleware {
         policy.maxAttempts <= 1 && !policy.generatesIdempotencyKey
     }
 
-    /// ``intercept(_:context:next:)`` with a non-escaping `next`, as ``CallPipeline`` calls it.
+    /// Runs the stage around `next` (non-escaping: ``CallPipeline`` allocates no closure for it).
     func run(
         _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
     ) async throws(CourierError) -> StreamedResponse {

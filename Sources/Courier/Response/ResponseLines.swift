@@ -48,9 +48,6 @@ public struct ResponseLines: AsyncSequence, Sendable {
     /// Reading lines fails only with ``CourierError``.
     public typealias Failure = CourierError
 
-    /// 1 MiB: the default for the longest line a reader buffers.
-    static let defaultMaximumLength = 1 << 20
-
     let body: ResponseBody
     let url: URL
     let maximumLength: Int

@@ -44,11 +44,6 @@ enum XMLCoding {
         return encoder
     }
 
-    /// An `XMLDecoder` with XMLCoder's defaults.
-    static func defaultDecoder() -> XMLDecoder {
-        XMLDecoder()
-    }
-
     /// Encodes `value` and checks that the result is well-formed XML.
     /// - Throws: `EncodingError.invalidValue` for a single-value top level, a non-UTF-8 header, or
     ///   output that does not parse.

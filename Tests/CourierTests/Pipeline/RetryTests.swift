@@ -160,3 +160,33 @@ struct CallMetricsTests {
         #expect(snapshot.attempts.allSatisfy { $0.duration >= .zero })
     }
 }
+
+/// `CallMetrics`' doc-comment example, as written there (only `print` replaced by a recorder):
+/// it compiles against the public API and reports every attempt of a retried call.
+@Suite("CallMetrics' doc example")
+struct CallMetricsExampleTests {
+    struct Timing: Middleware {
+        let print: @Sendable (String) -> Void
+
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            let response = try await next(request)
+            let attempts = context.metrics.snapshot.attempts
+            let time = attempts.reduce(Duration.zero) { $0 + $1.duration }
+            print("\(attempts.count) attempt(s) in \(time), status \(response.statusCode)")
+            return response
+        }
+    }
+
+    @Test func theExampleReportsEveryAttempt() async throws {
+        let lines = LockedState<[String]>([])
+        let client = makeClient(sequenceTransport([503, 200])) {
+            $0.retryPolicy = .default
+            $0.clock = TestClock(sleepsReturnImmediately: true)
+            $0.middleware = [Timing { line in lines.withLock { $0.append(line) } }]
+        }
+        _ = try await client.enqueue(TestEndpoint()).resume()
+        let line = try #require(lines.withLock { $0 }.first)
+        #expect(line.hasPrefix("2 attempt(s) in "))
+        #expect(line.hasSuffix(", status 200"))
+    }
+}

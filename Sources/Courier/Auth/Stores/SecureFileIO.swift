@@ -289,11 +289,6 @@ enum SecureFileIO {
         syncDirectory(url.deletingLastPathComponent())
     }
 
-    /// Whether `name` is the name of a temporary file made for a target called `targetName`.
-    static func isTemporaryName(_ name: String, for targetName: String) -> Bool {
-        name.hasPrefix(".\(targetName).") && name.hasSuffix(".tmp")
-    }
-
     // MARK: - Private
 
     private static func temporaryName(for targetName: String) -> String {
