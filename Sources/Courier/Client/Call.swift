@@ -35,8 +35,9 @@ public struct Call: Sendable {
         options.accept = Self.accept(for: type, preferred: preferred, decoders: decoders)
         if let progress = options.progress { options.observe(progress) }
         defer { options.progress?.end() }
-        let response = try await client.send(endpoint, options: options).collected
-        return try response.decode(type, preferred: preferred, json: client.configuration.decoder, decoders: decoders)
+        // The response carries the client's decoders and the endpoint's (set in `Client.send`):
+        // the one decoding path, which `Response.decode(_:)` takes too.
+        return try await client.send(endpoint, options: options).collected.decode(type)
     }
 
     /// The `Accept` value for a call expecting `type`: the endpoint's decoder's media types, or

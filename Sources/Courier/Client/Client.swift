@@ -29,6 +29,10 @@ public actor Client {
     /// ``Configuration/retryPolicy`` retries: worked out once, as a call reads them (asking the
     /// configuration each time copies the parts it asks).
     nonisolated let hasCredential: Bool, retries: Bool
+    /// How this client's responses decode (``Configuration/decoder``,
+    /// ``Configuration/responseDecoders``): each response carries it, with its endpoint's own
+    /// decoder when there is one.
+    nonisolated let decoding: DecodingContext
 
     /// Creates a client.
     ///
@@ -38,6 +42,7 @@ public actor Client {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.observation = CallObservation(configuration: configuration)
+        self.decoding = DecodingContext(configuration)
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
         self.cacheSecrets = configuration.cache == nil ? nil : CacheSecrets(configuration.redaction)
         self.cacheCookies = configuration.cache == nil ? nil : configuration.transport as? any StoredCookieSource
@@ -118,7 +123,8 @@ public actor Client {
         if !constraints.isEmpty { try await Self.satisfy(constraints) }
         let call = try prepare(endpoint, options: options, trace: trace)
         trace?.describe(call.request)
-        let response = try await call.pipeline.run(call.request)
+        var response = try await call.pipeline.run(call.request)
+        response.decoding = decoding.preferring(endpoint.responseDecoder)
         let accepted = endpoint.acceptableStatusCodes.contains(response.statusCode)
         guard accepted, !options.collectsBody else {
             // Whole already (read in the transport stage), unless a middleware streamed a body of

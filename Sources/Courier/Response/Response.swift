@@ -18,6 +18,9 @@ public struct Response: Sendable, Equatable {
     public var head: ResponseHead
     /// The body, whole. Empty for 204 and HEAD.
     public var body: Data
+    /// How the call that received it decodes (``DecodingContext``); `nil` for one made by hand,
+    /// which decodes as a client with the default configuration would.
+    var decoding: DecodingContext?
 
     /// Creates a response from swift-http-types values.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data(), url: URL) {
@@ -29,11 +32,17 @@ public struct Response: Sendable, Equatable {
         self.init(head: ResponseHead(status: status, headers: headers, location: location), body: body)
     }
 
-    /// A response of `head` and `body`.
+    /// A response of `head` and `body`, decoded as `decoding` says.
     @inline(__always)
-    init(head: ResponseHead, body: Data) {
+    init(head: ResponseHead, body: Data, decoding: DecodingContext? = nil) {
         self.head = head
         self.body = body
+        self.decoding = decoding
+    }
+
+    /// Two responses are equal when their heads and bodies are (not how their calls decode).
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        lhs.head == rhs.head && lhs.body == rhs.body
     }
 
     /// A response from plain values, for the package's tests. Header names that are not valid

@@ -47,9 +47,13 @@ extension Response {
         }
     }
 
-    /// Decodes the body as `type` with `decoder`, JSON unless you pass another, whatever the
-    /// `Content-Type`: `Data` gives the raw bytes, `String` the text in the `Content-Type`'s
-    /// charset (UTF-8 when none is given), ``EmptyResponse`` ignores the body.
+    /// Decodes the body as `type` exactly as ``Call/resume(expecting:)`` would have, with the
+    /// decoders of the call that received it (the endpoint's own, else by `Content-Type`: the
+    /// client's JSON decoder or the first of its ``Configuration/responseDecoders`` that reads
+    /// it); or with `decoder`, whatever the `Content-Type`, when you pass one. `Data` gives the
+    /// raw bytes, `String` the text in the charset of the `Content-Type` (UTF-8 when none is
+    /// given), ``EmptyResponse`` ignores the body. A response made by hand decodes as a client
+    /// with the default configuration would.
     ///
     /// ```swift
     /// let response = try await client.enqueue(GetUser(id: 42)).resume()
@@ -57,11 +61,14 @@ extension Response {
     /// let report = try response.decode(Report.self, using: JSONBodyDecoder(snakeCaseDecoder))
     /// ```
     /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response;
+    ///   ``DecodingFailure/Reason/unsupportedMediaType(_:)`` when no decoder reads the media type;
     ///   for `String`, ``DecodingFailure/Reason/invalidText(charset:)`` or
     ///   ``DecodingFailure/Reason/unsupportedCharset(_:)``.
-    public func decode<T: Decodable>(_ type: T.Type, using decoder: any ResponseBodyDecoder = JSONBodyDecoder()) throws(CourierError) -> T {
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: (any ResponseBodyDecoder)? = nil) throws(CourierError) -> T {
         if Self.isBuiltIn(type) { return try builtIn(type) }
-        return try decoded(type, using: decoder)
+        if let decoder { return try decoded(type, using: decoder) }
+        let context = decoding ?? .standard
+        return try decode(type, preferred: context.preferred, json: context.json, decoders: context.decoders)
     }
 
     /// `decoder`'s value for the body, its errors wrapped (the built-in types already handled).

@@ -28,16 +28,18 @@ extension StreamedResponse {
     /// ```
     /// - Parameters:
     ///   - type: the type each line decodes to.
-    ///   - decoder: decodes each line; a new `JSONDecoder` by default.
+    ///   - decoder: decodes each line; by default the JSON decoder of the client that received
+    ///     the response (``Configuration/decoder``).
     ///   - maximumLength: the most bytes one line may have, as for ``lines(maximumLength:)``.
     /// - Returns: a sequence that throws ``CourierError/decoding(_:)`` for a line that is not a
     ///   `T` (the failure's ``DecodingFailure/response`` holds that line as its body) and stops
     ///   the transfer, or what reading the body throws.
     public func decodedLines<T: Decodable & Sendable>(
-        _ type: T.Type, decoder: JSONDecoder = JSONDecoder(), maximumLength: Int = 1 << 20
+        _ type: T.Type, decoder: JSONDecoder? = nil, maximumLength: Int = 1 << 20
     ) -> DecodedLines<T> {
         DecodedLines(
-            lines: ResponseLines(body: body, url: head.url, maximumLength: maximumLength), head: head, decoder: decoder)
+            lines: ResponseLines(body: body, url: head.url, maximumLength: maximumLength), head: head,
+            decoder: decoder ?? (self.decoding ?? .standard).json)
     }
 }
 

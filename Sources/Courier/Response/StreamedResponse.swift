@@ -27,6 +27,8 @@ public struct StreamedResponse: Sendable {
     public var head: ResponseHead
     /// The body, as it arrives.
     public var body: ResponseBody
+    /// How the call that received it decodes (``DecodingContext``); `nil` for one made by hand.
+    var decoding: DecodingContext?
 
     /// Creates a response from a head and a body.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ResponseBody = ResponseBody(), url: URL) {
@@ -98,7 +100,7 @@ public struct StreamedResponse: Sendable {
 
     /// The response, whose body is whole (``whole(upTo:)``).
     var collected: Response {
-        Response(head: head, body: body.wholeData ?? Data())
+        Response(head: head, body: body.wholeData ?? Data(), decoding: decoding)
     }
 }
 

@@ -103,7 +103,7 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:253
+    // Documentation/RequestsAndResponses.md:261
     struct Export: Requestable {
         var maximumResponseSize: Int? { 512 << 20 }      // this one may be large (Int.max: no limit)
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -121,8 +121,8 @@ enum RequestsAndResponsesGuide {
         // Content-Type: multipart/form-data; boundary=courier-3f6c…
     }
 
-    // Documentation/RequestsAndResponses.md:205
-    static func line205() async throws {
+    // Documentation/RequestsAndResponses.md:213
+    static func line213() async throws {
         do {
             evaluate(try await client.enqueue(Transfer(amount: 100)).resume())
         } catch {
@@ -137,8 +137,8 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:253
-    static func line253() async throws {
+    // Documentation/RequestsAndResponses.md:261
+    static func line261() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.maximumResponseSize = 8 << 20          // 8 MiB for every call
