@@ -48,22 +48,15 @@ extension Response {
     }
 
     /// Decodes the body as `type` exactly as ``Call/resume(expecting:)`` would have, with the
-    /// decoders of the call that received it (the endpoint's own, else by `Content-Type`: the
-    /// client's JSON decoder or the first of its ``Configuration/responseDecoders`` that reads
-    /// it); or with `decoder`, whatever the `Content-Type`, when you pass one. `Data` gives the
-    /// raw bytes, `String` the text in the charset of the `Content-Type` (UTF-8 when none is
-    /// given), ``EmptyResponse`` ignores the body. A response made by hand decodes as a client
-    /// with the default configuration would.
+    /// decoders of the call that received it (a response made by hand: a default client's); or
+    /// with `decoder`, whatever the `Content-Type`, when you pass one.
     ///
     /// ```swift
-    /// let response = try await client.enqueue(GetUser(id: 42)).resume()
-    /// let user = try response.decode(User.self)
+    /// let user = try await client.enqueue(GetUser(id: 42)).resume().decode(User.self)
     /// let report = try response.decode(Report.self, using: JSONBodyDecoder(snakeCaseDecoder))
     /// ```
-    /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response;
-    ///   ``DecodingFailure/Reason/unsupportedMediaType(_:)`` when no decoder reads the media type;
-    ///   for `String`, ``DecodingFailure/Reason/invalidText(charset:)`` or
-    ///   ``DecodingFailure/Reason/unsupportedCharset(_:)``.
+    /// - Throws: ``CourierError/decoding(_:)`` keeping the decoder's error and this response
+    ///   (``DecodingFailure/Reason/unsupportedMediaType(_:)`` when no decoder reads the body).
     public func decode<T: Decodable>(_ type: T.Type, using decoder: (any ResponseBodyDecoder)? = nil) throws(CourierError) -> T {
         if Self.isBuiltIn(type) { return try builtIn(type) }
         if let decoder { return try decoded(type, using: decoder) }
