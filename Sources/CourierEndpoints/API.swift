@@ -9,7 +9,7 @@ import Foundation
 /// let repositories = api.get("users", login, "repos").query("sort", "updated")   // GET /users/{login}/repos?sort=updated
 /// let gist = api.post("gists").json(newGist)                                      // POST /gists with a JSON body
 /// let response = try await client.enqueue(repositories).resume()                 // the Response
-/// let decoded = try await client.enqueue(repositories.returning([Repository].self)).resume()
+/// let decoded = try await client.enqueue(repositories.returning([Repository].self)).model()
 /// ```
 ///
 /// Path segments are raw: each is percent-encoded (`"a/b"` becomes `a%2Fb`), so user input

@@ -1,12 +1,12 @@
 extension Endpoint {
     /// This endpoint, declaring that its responses decode to `type`: `client.enqueue(endpoint)`
-    /// then returns a ``TypedCall`` whose ``TypedCall/resume()`` gives a `NewModel`.
+    /// then returns a ``TypedCall`` whose ``TypedCall/model()`` gives a `NewModel`.
     ///
     /// ```swift
     /// static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
     ///     api.get("users", login).returning(User.self)
     /// }
-    /// let user = try await client.enqueue(GitHub.user("octocat")).resume()
+    /// let user = try await client.enqueue(GitHub.user("octocat")).model()
     /// ```
     ///
     /// `returning(Response.self)` goes back to the raw `Response`.

@@ -4,16 +4,16 @@ public import Courier
 /// of its own. Each modifier returns a new value, so an endpoint can be stored and shared.
 ///
 /// `Policy` is ``BodyForbidden`` for GET and HEAD and ``BodyAllowed`` otherwise: the body
-/// modifiers exist only for the latter. `Model` is what `resume()` returns: `Response` until
-/// ``returning(_:)`` names a `Decodable` type. A bad path segment, header, query value or base
-/// URL fails the call with `CourierError.invalidRequest(_:)` when it is resumed, before
-/// anything is sent.
+/// modifiers exist only for the latter. `Model` is `Response` (what `resume()` returns) until
+/// ``returning(_:)`` names a `Decodable` type, which ``TypedCall/model()`` returns. A bad path
+/// segment, header, query value or base URL fails the call with
+/// `CourierError.invalidRequest(_:)` when it is resumed, before anything is sent.
 ///
 /// ```swift
 /// let api = API(string: "https://api.github.example")
 /// let repositories = api.get("users", login, "repos").query("page", 2).returning([Repository].self)
 /// let gist = api.post("gists").json(newGist).returning(Gist.self)
-/// let user = try await client.enqueue(api.get("users", "octocat").returning(User.self)).resume()
+/// let user = try await client.enqueue(api.get("users", "octocat").returning(User.self)).model()
 /// ```
 public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     // Nothing is checked or encoded in a way that can fail while the chain is built; every check

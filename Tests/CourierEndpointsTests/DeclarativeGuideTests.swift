@@ -52,14 +52,14 @@ struct DeclarativeGuideTests {
             return Response(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
         }
         let client = makeClient(transport)
-        #expect(try await client.enqueue(GitHub.user("octocat")).resume() == User(login: "octocat"))
-        #expect(try await client.enqueue(GitHub.createGist(NewGist(description: "d"))).resume() == Gist(id: "g1"))
-        #expect(try await client.enqueue(GitHub.repositories(of: "octocat", page: 2)).resume() == [Repository(name: "courier")])
+        #expect(try await client.enqueue(GitHub.user("octocat")).model() == User(login: "octocat"))
+        #expect(try await client.enqueue(GitHub.createGist(NewGist(description: "d"))).model() == Gist(id: "g1"))
+        #expect(try await client.enqueue(GitHub.repositories(of: "octocat", page: 2)).model() == [Repository(name: "courier")])
         #expect(await transport.last?.head.path == "/users/octocat/repos?sort=updated&page=2")
         #expect(await transport.last?.header("Accept") == "application/vnd.github+json")
         let raw = try await client.enqueue(GitHub.api.get("rate_limit")).resume()
         #expect(raw.statusCode == 200)
-        #expect(try await client.enqueue(GetUser(id: 42)).resume() == User(login: "octocat"))
+        #expect(try await client.enqueue(GetUser(id: 42)).model() == User(login: "octocat"))
     }
 
     @Test func segmentsArePercentEncoded() async throws {

@@ -216,7 +216,7 @@ struct EndpointRequestTests {
         let body = Data(#"{"login":"ada","id":1}"#.utf8)
         let transport = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "text/plain"]), body: body)
         let endpoint = declaredAPI.get("users", "ada").returning(DeclaredUser.self).decoder(JSONBodyDecoder())
-        #expect(try await makeClient(transport).enqueue(endpoint).resume() == DeclaredUser(login: "ada", id: 1))
+        #expect(try await makeClient(transport).enqueue(endpoint).model() == DeclaredUser(login: "ada", id: 1))
         #expect(await transport.last?.header("Accept") == "application/vnd.example+json")
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `client.enqueue(endpoint)` for an endpoint that declares its response type returns a
-/// `TypedCall` whose `resume()` decodes; everything else still gets a `Call`.
+/// `TypedCall` whose `model()` decodes, while `resume()` gives the `Response` as on every `Call`.
 @Suite("Declarative endpoints: typed calls")
 struct TypedCallTests {
     private static let userJSON = Data(#"{"login":"octocat","id":583231}"#.utf8)
@@ -32,9 +32,9 @@ struct TypedCallTests {
         RecordingTransport(status: status, headers: HTTPFields(["Content-Type": "application/json"]), body: body)
     }
 
-    @Test func resumeOfADeclaredEndpointReturnsTheDecodedModel() async throws {
+    @Test func modelOfADeclaredEndpointReturnsTheDecodedModel() async throws {
         let transport = jsonTransport()
-        let user = try await client(transport).enqueue(GitHub.user("octocat")).resume()
+        let user = try await client(transport).enqueue(GitHub.user("octocat")).model()
         #expect(user == DeclaredUser(login: "octocat", id: 583231))
         let request = try #require(await transport.last)
         #expect(request.url.absoluteString == "https://api.github.example/users/octocat")
@@ -70,6 +70,9 @@ struct TypedCallTests {
     @Test func theTypedCallsUntypedCallGivesTheResponseAndExpecting() async throws {
         let call = client(jsonTransport()).enqueue(GitHub.user("octocat"))
         #expect(try await call.call.resume().statusCode == 200)
+        // One name, one result: resume() on a typed endpoint gives the Response too.
+        let response: Response = try await client(jsonTransport()).enqueue(GitHub.user("octocat")).resume()
+        #expect(response.body == Self.userJSON)
         #expect(try await call.call.resume(expecting: [String: AnyCodableValue].self)["login"] == .string("octocat"))
         // Members only `Call` has are found on the typed call's expression too.
         #expect(try await client(jsonTransport()).enqueue(GitHub.user("octocat")).resume(expecting: Data.self) == Self.userJSON)
@@ -78,20 +81,20 @@ struct TypedCallTests {
     }
 
     @Test func anEndpointTypeOfOnesOwnCanDeclareItsModel() async throws {
-        #expect(try await client(jsonTransport()).enqueue(GetUser()).resume() == DeclaredUser(login: "octocat", id: 583231))
+        #expect(try await client(jsonTransport()).enqueue(GetUser()).model() == DeclaredUser(login: "octocat", id: 583231))
     }
 
     @Test func dataStringAndEmptyResponseModelsWorkAsWithExpecting() async throws {
         let transport = RecordingTransport(status: 200, headers: HTTPFields(["Content-Type": "text/plain; charset=utf-8"]), body: Data("hello".utf8))
-        #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(String.self)).resume() == "hello")
-        #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(Data.self)).resume() == Data("hello".utf8))
-        #expect(try await client(RecordingTransport(status: 204)).enqueue(declaredAPI.delete("a").returning(EmptyResponse.self)).resume() == EmptyResponse())
+        #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(String.self)).model() == "hello")
+        #expect(try await client(transport).enqueue(declaredAPI.get("a").returning(Data.self)).model() == Data("hello".utf8))
+        #expect(try await client(RecordingTransport(status: 204)).enqueue(declaredAPI.delete("a").returning(EmptyResponse.self)).model() == EmptyResponse())
     }
 
     @Test func aBodyThatDoesNotDecodeFailsWithDecoding() async throws {
         let call = client(jsonTransport(body: Data(#"{"login":1}"#.utf8))).enqueue(GitHub.user("octocat"))
         await #expect {
-            _ = try await call.resume()
+            _ = try await call.model()
         } throws: { error in
             guard case .decoding = error as? CourierError else { return false }
             return true
@@ -101,7 +104,7 @@ struct TypedCallTests {
     @Test func aRefusedStatusFailsWithTheResponse() async throws {
         let call = client(jsonTransport(status: 404, body: Data(#"{"message":"Not Found"}"#.utf8))).enqueue(GitHub.user("nobody"))
         await #expect {
-            _ = try await call.resume()
+            _ = try await call.model()
         } throws: { error in
             guard case .response(let response) = error as? CourierError else { return false }
             return response.statusCode == 404
@@ -111,7 +114,7 @@ struct TypedCallTests {
     @Test func theCompletionFormReceivesTheDecodedModel() async throws {
         let call = client(jsonTransport()).enqueue(GitHub.user("octocat"))
         let result = await withCheckedContinuation { continuation in
-            call.resume { continuation.resume(returning: $0) }
+            call.model { continuation.resume(returning: $0) }
         }
         #expect(try result.get() == DeclaredUser(login: "octocat", id: 583231))
     }
@@ -119,7 +122,7 @@ struct TypedCallTests {
     @Test func aPostDeclaringItsModelSendsItsBodyAndDecodesTheAnswer() async throws {
         let transport = jsonTransport(status: 201)
         let endpoint = declaredAPI.post("users").json(["login": "octocat"]).returning(DeclaredUser.self)
-        let user = try await client(transport).enqueue(endpoint).resume()
+        let user = try await client(transport).enqueue(endpoint).model()
         #expect(user.login == "octocat")
         #expect(await transport.last?.bodyData == Data(#"{"login":"octocat"}"#.utf8))
     }
@@ -130,7 +133,7 @@ struct TypedCallTests {
         let count = 2_000
         let decoded = try await withThrowingTaskGroup(of: DeclaredUser.self) { group in
             for index in 0..<count {
-                group.addTask { try await client.enqueue(GitHub.user("user\(index)")).resume() }
+                group.addTask { try await client.enqueue(GitHub.user("user\(index)")).model() }
             }
             return try await group.reduce(into: 0) { total, user in if user.id == 583231 { total += 1 } }
         }

@@ -43,7 +43,7 @@ struct DeclarativeEndpointIntegrationTests {
                 .authorized(false)
                 .returning([Repository].self)
 
-            let repositories = try await server.client(transport: transport).enqueue(endpoint).resume()
+            let repositories = try await server.client(transport: transport).enqueue(endpoint).model()
 
             #expect(repositories == [Repository(id: 1, name: "courier"), Repository(id: 2, name: "a b")])
             let received = await recorder.values
@@ -67,7 +67,7 @@ struct DeclarativeEndpointIntegrationTests {
             let endpoint = Self.api(server).post("repos").json(NewRepository(name: "new", topics: ["swift", "http"]), encoder: encoder)
                 .authorized(false).returning(Repository.self)
 
-            let created = try await server.client(transport: transport).enqueue(endpoint).resume()
+            let created = try await server.client(transport: transport).enqueue(endpoint).model()
 
             #expect(created == Repository(id: 3, name: "new"))
             let received = await recorder.values

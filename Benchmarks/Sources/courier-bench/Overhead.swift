@@ -27,7 +27,7 @@ import OpenAPIRuntime
 ///   host, a stand-in for the authorized-host check `courier-bearer`'s stage makes;
 /// - **courier-3mw**: `courier` with three pass-through middleware;
 /// - **declared**: `courier` with a declarative endpoint, `API.get(_:)` stored with
-///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).resume()`;
+///   `.returning(Item.self)`, sent with `client.enqueue(endpoint).model()`;
 /// - **declared-built**: the same, with the endpoint's modifier chain built anew for each call;
 /// - **openapi**: `courier`'s request as a generated client's operation: an `HTTPRequest` sent
 ///   with `CourierClientTransport(plain).send(…)`, its `HTTPBody` collected and decoded as the
@@ -128,9 +128,9 @@ enum Overhead {
             Variant(label: "courier-bearer-hop") { try await bearerHop.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-bearer-hop-host") { try await bearerHopHost.enqueue(endpoint).resume(expecting: Item.self) },
             Variant(label: "courier-3mw") { try await withMiddleware.enqueue(endpoint).resume(expecting: Item.self) },
-            Variant(label: "declared") { try await plain.enqueue(declared).resume() },
+            Variant(label: "declared") { try await plain.enqueue(declared).model() },
             Variant(label: "declared-built") {
-                try await plain.enqueue(api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)).resume()
+                try await plain.enqueue(api.get(String(Payload.path.dropFirst())).authorized(false).returning(Item.self)).model()
             },
             Variant(label: "openapi") {
                 let (_, body) = try await operations.send(operation, body: nil, baseURL: serverURL, operationID: "getItem")
