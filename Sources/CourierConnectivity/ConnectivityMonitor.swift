@@ -25,11 +25,11 @@ public final class ConnectivityMonitor: Sendable {
     // lost clears "running"), and must have an address of the route's family. A host that can
     // reach only its own subnet counts as unsatisfied. Each monitor on Linux has a socket and a
     // thread, hence one per application.
-    private let broadcaster: PathBroadcaster
-    private let source: Source
+    let broadcaster: PathBroadcaster
+    let source: Source
 
     /// What produces the paths.
-    private enum Source: Sendable {
+    enum Source: Sendable {
         /// Whoever calls ``ConnectivityMonitor/publish(_:)``: tests.
         case manual
         /// Nothing: the platform does not tell the app its path (watchOS, TN3135). The path
@@ -174,28 +174,6 @@ public final class ConnectivityMonitor: Sendable {
     /// Reports `path` (manual monitors only; a system monitor's own source would overwrite it).
     package func publish(_ path: ConnectivityPath) {
         broadcaster.publish(path)
-    }
-
-    /// How many ``paths()`` sequences are listening (for tests).
-    var listenerCount: Int { broadcaster.listenerCount }
-
-    /// Returns once exactly `count` ``paths()`` sequences are listening (for tests).
-    func waitForListeners(_ count: Int) async { await broadcaster.waitForListeners(count) }
-
-    /// The Linux monitor's netlink port (for tests that send it datagrams); `nil` elsewhere.
-    var netlinkPortID: UInt32? {
-        #if os(Linux)
-            if case .netlink(let reader) = source { return reader.portID }
-        #endif
-        return nil
-    }
-
-    /// Returns once the system source has released its resources after ``stop()`` (on Linux:
-    /// the thread closed its descriptors and ended); at once for other monitors.
-    func waitUntilSourceEnded() async {
-        #if os(Linux)
-            if case .netlink(let reader) = source { await reader.waitUntilEnded() }
-        #endif
     }
 
     /// Returns once the path allows calls: at once when it is not ``ConnectivityPath/Status/unsatisfied``,

@@ -38,7 +38,7 @@ struct NetlinkSession: Sendable {
         case fail(String)
     }
 
-    private struct Dump {
+    struct Dump {
         var kind: NetlinkMessage.DumpKind
         var sequence: UInt32
         /// The state with this dump's part rebuilt from the dump's answer.
@@ -52,8 +52,8 @@ struct NetlinkSession: Sendable {
     private(set) var isReady = false
     /// Whether ``Action/fail(_:)`` was returned; the session then ignores everything.
     private(set) var hasFailed = false
-    private var dump: Dump?
-    private var pending: [NetlinkMessage.DumpKind] = []
+    private(set) var dump: Dump?
+    private(set) var pending: [NetlinkMessage.DumpKind] = []
     private var nextSequence: UInt32
     private var portID: UInt32 = 0
     private var published: ConnectivityPath?
@@ -62,12 +62,6 @@ struct NetlinkSession: Sendable {
     init(firstSequence: UInt32 = 1) {
         nextSequence = firstSequence
     }
-
-    /// Which dump is in flight (for tests).
-    var dumpInFlight: NetlinkMessage.DumpKind? { dump?.kind }
-
-    /// The dumps waiting their turn (for tests).
-    var pendingDumps: [NetlinkMessage.DumpKind] { pending }
 
     /// Starts the first dumps. `portID` is the socket's netlink port: the kernel addresses a
     /// dump's answer to it.

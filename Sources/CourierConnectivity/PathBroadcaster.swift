@@ -10,7 +10,7 @@ import Courier
 /// - ``finish()`` ends every stream and refuses new listeners (their stream ends after the
 ///   current path); ``current`` keeps the last path.
 final class PathBroadcaster: Sendable {
-    private struct State {
+    struct State {
         var current: ConnectivityPath
         var listeners: [UInt64: AsyncStream<ConnectivityPath>.Continuation] = [:]
         var nextID: UInt64 = 0
@@ -26,7 +26,7 @@ final class PathBroadcaster: Sendable {
         }
     }
 
-    private let state: LockedState<State>
+    let state: LockedState<State>
 
     init(_ initial: ConnectivityPath) {
         state = LockedState(State(current: initial))
@@ -35,18 +35,6 @@ final class PathBroadcaster: Sendable {
     var current: ConnectivityPath { state.withLock { $0.current } }
 
     var isFinished: Bool { state.withLock { $0.isFinished } }
-
-    /// How many streams are listening (for tests).
-    var listenerCount: Int { state.withLock { $0.listeners.count } }
-
-    /// Returns once exactly `count` streams are listening (for tests: await it instead of
-    /// polling ``listenerCount``).
-    func waitForListeners(_ count: Int) async {
-        let state = self.state
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            state.withLock { $0.listenerWatchers.add(continuation, until: count, now: $0.listeners.count) }?.resume()
-        }
-    }
 
     /// Makes `path` current and hands it to every listener, unless it is the current one already
     /// or the broadcaster has finished.

@@ -14,7 +14,7 @@
 final class CallSubscription<Output: Sendable>: @unchecked Sendable {
     typealias Deliver = (Result<Output, CourierError>) -> Void
 
-    private enum State: Sendable {
+    enum State: Sendable {
         /// Not asked for yet.
         case waiting(operation: @Sendable () async throws(CourierError) -> Output)
         /// Running; `deliver` is handed the outcome unless a cancel comes first.
@@ -23,7 +23,7 @@ final class CallSubscription<Output: Sendable>: @unchecked Sendable {
         case ended
     }
 
-    private let state: LockedState<State>
+    let state: LockedState<State>
     /// The subscriber's callback (a Combine subscriber is not `Sendable`): `nil` once the state
     /// has ended; taken out of the lock once, and called by the one task that takes it.
     private var deliver: Deliver?
@@ -66,14 +66,6 @@ final class CallSubscription<Output: Sendable>: @unchecked Sendable {
             return nil
         }
         task?.cancel()
-    }
-
-    /// Whether the call was started and has not ended (for tests).
-    var isRunning: Bool {
-        state.withLock { state in
-            if case .running = state { return true }
-            return false
-        }
     }
 
     /// Whether nothing more can happen: the outcome was delivered or the subscription cancelled.

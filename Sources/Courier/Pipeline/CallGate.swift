@@ -40,7 +40,7 @@ struct PauseGate<HeldCall, Turn> {
 
     private(set) var inFlight = 0
     /// The held calls; its run is the pause.
-    private var held = SingleFlight<HeldCall>()
+    private(set) var held = SingleFlight<HeldCall>()
     /// The running exclusive action, waiting for the calls in flight to end.
     private var drained: Turn?
     /// Exclusive actions waiting for the running one, in the order they asked.
@@ -50,11 +50,6 @@ struct PauseGate<HeldCall, Turn> {
     var isPaused: Bool { held.isRunning }
     /// How many calls are held.
     var heldCount: Int { held.waiterCount }
-    /// The ids of the held calls, in the order they will be released, for tests.
-    var heldIDs: [UInt64] { held.waiterIDs }
-    /// Cancellations waiting for their call to be held, for tests: 0 once every call has been held.
-    var pendingCancellationCount: Int { held.pendingCancellationCount }
-
     /// A call arrives: it goes on at once (and is now in flight), or must be held. Its id records
     /// its place in the queue: held calls are released in the order they arrived here.
     mutating func arrive() -> Arrival {

@@ -45,7 +45,7 @@ struct ConstraintGate<Waiter> {
         case cancelled
     }
 
-    private var flight = SingleFlight<Waiter>()
+    private(set) var flight = SingleFlight<Waiter>()
     /// How many times ``invalidate()`` has been called, ever.
     private var invalidations: UInt64 = 0
     /// The value of ``invalidations`` when the current run started.
@@ -67,9 +67,6 @@ struct ConstraintGate<Waiter> {
 
     /// How many callers are waiting for the current run.
     var waiterCount: Int { flight.waiterCount }
-
-    /// Ids handed out and not registered yet (for tests: 0 when no caller is on its way in).
-    var unregisteredCount: Int { flight.unregisteredCount }
 
     /// Whether an arriving caller may ask `isSatisfied` on its own and, if it says yes, return
     /// without waiting: only when no run is in flight (else it joins the run) and the

@@ -56,9 +56,9 @@ struct SingleFlight<Waiter> {
     }
 
     /// The registered waiters, by id.
-    private var waiters: [ID: Waiter] = [:]
+    private(set) var waiters: [ID: Waiter] = [:]
     /// Ids handed out and not registered yet; `true` once a cancellation arrived for one.
-    private var unregistered: [ID: Bool] = [:]
+    private(set) var unregistered: [ID: Bool] = [:]
     private var nextID: ID = 0
 
     /// Whether a run is in flight: from ``register(_:id:)`` answering ``Registration/startRun``
@@ -67,17 +67,6 @@ struct SingleFlight<Waiter> {
 
     /// How many waiters are registered.
     var waiterCount: Int { waiters.count }
-
-    /// The ids of the registered waiters, in the order ``finish()`` hands them back (for tests).
-    var waiterIDs: [ID] { waiters.keys.sorted() }
-
-    /// How many cancellations wait for their caller to register (for tests: bounded, and 0 once
-    /// every caller handed an id has registered).
-    var pendingCancellationCount: Int { unregistered.values.count { $0 } }
-
-    /// How many ids were handed out and not registered yet (for tests: 0 when no caller is
-    /// between ``makeID()`` and its registration).
-    var unregisteredCount: Int { unregistered.count }
 
     /// A new id, higher than every id handed out before.
     mutating func makeID() -> ID {

@@ -35,12 +35,12 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
     /// Bytes left in the buffer when the producer is asked to resume.
     static let lowWater = 256 << 10
 
-    private typealias Reader = CheckedContinuation<Result<Data?, CourierError>, Never>
+    typealias Reader = CheckedContinuation<Result<Data?, CourierError>, Never>
 
     /// The most bytes read back from the spill file at once.
     static let spillReadSize = 256 << 10
 
-    private struct State {
+    struct State {
         var chunks: [Data] = []
         var first = 0
         var buffered = 0
@@ -95,7 +95,7 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
         }
     }
 
-    private let state = LockedState(State())
+    let state = LockedState(State())
     /// The backlog on disk, for a producer that cannot pause; newer than every chunk in memory.
     /// Used only under `state`'s lock.
     private var spill: SpillFile?
@@ -178,31 +178,6 @@ final class ChunkBuffer: ResponseChunkSource, @unchecked Sendable {
             return state.reader
         }
         reader?.resume(returning: end.map { nil })
-    }
-
-    /// The most bytes buffered at once so far.
-    var peakBufferedBytes: Int { state.withLock { $0.peakBuffered } }
-
-    /// Whether the producer was asked to pause and not yet to resume.
-    var isProducerPaused: Bool { state.withLock { $0.producerPaused } }
-
-    /// Every byte written to the spill file so far.
-    var spilledBytes: Int { state.withLock { $0.spilledTotal } }
-
-    /// Bytes buffered in memory now.
-    var bufferedBytes: Int { state.withLock { $0.buffered } }
-
-    /// Returns once the body has ended: every byte has arrived, or the transfer failed or was
-    /// cancelled (for tests).
-    func waitForEnd() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let ended = state.withLock { state in
-                if state.end != nil { return true }
-                state.endWaiters.append(waiter)
-                return false
-            }
-            if ended { waiter.resume() }
-        }
     }
 
     // MARK: Reader side
