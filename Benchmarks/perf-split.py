@@ -24,7 +24,7 @@ BUCKETS = [
     ("Courier: Client (send, admission, scope, prepare)", r"7Courier6ClientC|CallScope|CallGate|PauseGate"),
     ("Courier: Call (enqueue, resume)", r"7Courier4CallV"),
     ("Courier: response value and status check", r"7Courier16StreamedResponseV|7Courier8ResponseV|ResponseBody|ResponseLocation|ResponseHead"),
-    ("Courier: pipeline (attempt, stages)", r"12CallPipelineV|AttemptObservation|Stage"),
+    ("Courier: pipeline (attempt, stages)", r"8PipelineV|12CallPipelineV|AttemptObservation|Stage"),
     ("Courier: AsyncHTTPClientTransport", r"AsyncHTTPClient(Transport|Exchange)|EventLoopResumingExecutor"),
     ("Courier: other", r"7Courier"),
     ("the benchmark's own code", r"courier_bench"),

@@ -8,35 +8,35 @@ import HTTPTypes
 /// Basic, Bearer from a ``TokenRefresher``, or a ``RequestSigner``. A Bearer request that the
 /// server answers with 401 is replayed once, with a newer credential or the result of one
 /// coalesced refresh. Stages above it never see the credential.
-struct AuthenticationStage: Sendable {
-    /// What to sign with; `.none` for endpoints that do not require authorization.
+struct AuthenticationStage: Stage {
+    /// What to sign with.
     let authentication: Authentication
-    /// ``Configuration/authorizedHosts`` (only that: the stage is part of every call's frame).
+    /// ``Configuration/authorizedHosts``.
     let authorizedHosts: Set<String>
-    /// The origin the endpoint declared (see ``Configuration/authorizes(_:declaredOrigin:)``).
-    let declaredOrigin: RedirectPolicy.Origin?
 
-    /// Runs the stage around `next` (non-escaping: ``CallPipeline`` allocates no closure for it).
-    func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
-    ) async throws(CourierError) -> StreamedResponse {
+    var name: String { "authentication" }
+
+    /// Only calls to endpoints that require authorization (``StageCall/authenticates``).
+    func applies(to call: StageCall) -> Bool { call.authenticates }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
-        if case .none = authentication { return try await next(request) }
-        try checkAuthorized(request)
+        if case .none = authentication { return try await next(request, call) }
+        try checkAuthorized(request, declaredOrigin: call.declaredOrigin)
         var request = request
         switch authentication {
         case .none:
-            return try await next(request)
+            return try await next(request, call)
         case .basic(let credential):
             request.head.headerFields[.authorization] = try credential.authorizationValue()
-            return try await next(request)
+            return try await next(request, call)
         case .bearer(let refresher):
-            return try await sendWithBearer(&request, refresher: refresher, next: next)
+            return try await sendWithBearer(&request, refresher: refresher, next: next, call: call)
         case .signed(let signer):
-            try await signer.sign(&request, context: SigningContext(endpoint: context.endpoint, attempt: Attempt.current))
+            try await signer.sign(&request, context: SigningContext(endpoint: call.context.endpoint, attempt: Attempt.current))
             // What was checked must be what is sent: a signer that moved the request is checked again.
-            try checkAuthorized(request)
-            return try await next(request)
+            try checkAuthorized(request, declaredOrigin: call.declaredOrigin)
+            return try await next(request, call)
         }
     }
 
@@ -44,11 +44,11 @@ struct AuthenticationStage: Sendable {
     /// the replacement (a newer credential, or the result of one coalesced refresh).
     private func sendWithBearer(
         _ request: inout TransportRequest, refresher: TokenRefresher,
-        next: (TransportRequest) async throws(CourierError) -> StreamedResponse
+        next: StageNext, call: StageCall
     ) async throws(CourierError) -> StreamedResponse {
         let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
-        let response = try await next(request)
+        let response = try await next(request, call)
         // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
         // asked for on its account (nobody would use it; the next call refreshes if it must).
         guard response.statusCode == 401, request.body?.isReplayable ?? true,
@@ -58,12 +58,14 @@ struct AuthenticationStage: Sendable {
         }
         response.body.cancel()  // the 401's body is not read: its transfer stops now
         request.head.headerFields[.authorization] = replacement.authorizationValue
-        return try await next(request)
+        return try await next(request, call)
     }
 
     /// Credentials go only to the hosts (or origins) the configuration lists, checked on the URL
     /// the transport will send to.
-    private func checkAuthorized(_ request: TransportRequest) throws(CourierError) {
+    /// - Parameter declaredOrigin: the origin the endpoint declared (see
+    ///   ``Configuration/authorizes(_:declaredOrigin:)``).
+    private func checkAuthorized(_ request: TransportRequest, declaredOrigin: RedirectPolicy.Origin?) throws(CourierError) {
         guard let url = request.resolvedURL, Configuration.authorizes(url, declaredOrigin: declaredOrigin, hosts: authorizedHosts) else {
             // Never the raw authority: it may hold user-info.
             let host = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)?.authority ?? "<no host>"

@@ -81,13 +81,15 @@ extension ProgressMeter {
     }
 }
 
-/// The stage that counts a response body into a download meter as the caller reads it.
-struct DownloadCountingStage: Middleware {
-    let meter: ProgressMeter
+/// The stage that counts a response body into the call's download meter as the caller reads it.
+struct DownloadCountingStage: Stage {
+    var name: String { "download progress" }
 
-    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        var response = try await next(request)
-        response.body = CountedChunks.body(response.body, counting: meter)
+    func applies(to call: StageCall) -> Bool { call.downloadMeter != nil }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        var response = try await next(request, call)
+        if let meter = call.downloadMeter { response.body = CountedChunks.body(response.body, counting: meter) }
         return response
     }
 }

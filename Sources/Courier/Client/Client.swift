@@ -8,7 +8,10 @@ import HTTPTypes
 /// let user = try await client.enqueue(GetUser(id: 42)).resume(expecting: User.self)
 /// ```
 ///
-/// A client is cheap to share: create one per API and use it from any task.
+/// A client is cheap to share: create one per API and use it from any task. It is an actor for
+/// one method only, ``runExclusively(_:)``; everything else (``enqueue(_:)``, sending, its
+/// ``configuration``) is `nonisolated`, so a call never waits for the actor: calls run in
+/// parallel in their callers' tasks.
 public actor Client {
     /// The configuration the client was created with.
     public nonisolated let configuration: Configuration
@@ -20,19 +23,15 @@ public actor Client {
     /// The ``HTTPCache`` partition of calls with a credential, when it is the same for every call
     /// (`nil`: a ``TokenRefresher``'s session, read per call).
     private nonisolated let fixedCachePartition: String?
-    /// The header fields and query items that partition ``Configuration/cache``, when there is one.
-    nonisolated let cacheSecrets: CacheSecrets?
-    /// The transport's cookie storage, which the cache stage reads to key responses by the
-    /// cookies sent.
-    nonisolated let cacheCookies: (any StoredCookieSource)?
-    /// Whether ``Configuration/authentication`` attaches a credential, and whether
-    /// ``Configuration/retryPolicy`` retries: worked out once, as a call reads them (asking the
-    /// configuration each time copies the parts it asks).
-    nonisolated let hasCredential: Bool, retries: Bool
+    /// Whether ``Configuration/authentication`` attaches a credential: worked out once, as a call
+    /// reads it (asking the configuration each time copies the parts it asks).
+    nonisolated let hasCredential: Bool
     /// How this client's responses decode (``Configuration/decoder``,
     /// ``Configuration/responseDecoders``): each response carries it, with its endpoint's own
     /// decoder when there is one.
     nonisolated let decoding: DecodingContext
+    /// The stages every call goes through, built once.
+    nonisolated let pipeline: Pipeline
 
     /// Creates a client.
     ///
@@ -41,16 +40,26 @@ public actor Client {
     /// ones bootstrapped for the process at this moment. Bootstrap them before creating clients.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.observation = CallObservation(configuration: configuration)
+        let observation = CallObservation(configuration: configuration)
+        self.observation = observation
         self.decoding = DecodingContext(configuration)
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
-        self.cacheSecrets = configuration.cache == nil ? nil : CacheSecrets(configuration.redaction)
-        self.cacheCookies = configuration.cache == nil ? nil : configuration.transport as? any StoredCookieSource
-        self.hasCredential = !configuration.authentication.isNone
-        self.retries = !RetryStage.passesThrough(configuration.retryPolicy)
+        let hasCredential = !configuration.authentication.isNone
+        self.hasCredential = hasCredential
         if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
             refresher.purgesEntries(in: cache)
         }
+        let cacheStage = configuration.cache.map { cache in
+            CacheStage(
+                cache: cache, logger: configuration.logger, redaction: configuration.redaction,
+                secrets: CacheSecrets(configuration.redaction),
+                // The transport's cookie storage, read to key responses by the cookies sent.
+                cookies: configuration.transport as? any StoredCookieSource, metrics: observation?.metrics,
+                authentication: configuration.authentication, index: Pipeline.cacheIndex(in: configuration))
+        }
+        self.pipeline = Pipeline(
+            configuration: configuration, retries: !RetryStage.passesThrough(configuration.retryPolicy), hasCredential: hasCredential,
+            cache: cacheStage)
     }
 
     /// Prepares a call to `endpoint`. Nothing is sent until the call is resumed.
@@ -59,7 +68,7 @@ public actor Client {
     }
 
     /// The one way a call goes out: builds the request from `endpoint` and `options`, runs it
-    /// through the stages of ``CallPipeline``, enforces the size limit and validates the status.
+    /// through the client's ``Pipeline``, enforces the size limit and validates the status.
     ///
     /// With ``CallOptions/collectsBody`` (``Call/resume()``) the response comes back with its body
     /// whole. Otherwise (``Call/stream()``, downloads, event streams) it returns once the head has
@@ -114,7 +123,7 @@ public actor Client {
         return try result.get()
     }
 
-    /// Constraints, then the request, then the stages of ``CallPipeline``, then the size limit
+    /// Constraints, then the request, then the client's ``Pipeline``, then the size limit
     /// and the status check.
     /// - Parameter trace: the call's span, when it is traced.
     private nonisolated func sendAdmitted(_ endpoint: any Requestable, options: CallOptions, trace: CallTrace?) async throws(CourierError) -> StreamedResponse {
@@ -123,7 +132,7 @@ public actor Client {
         if !constraints.isEmpty { try await Self.satisfy(constraints) }
         let call = try prepare(endpoint, options: options, trace: trace)
         trace?.describe(call.request)
-        var response = try await call.pipeline.run(call.request)
+        var response = try await pipeline.run(call.request, call: call.stages)
         response.decoding = decoding.preferring(endpoint.responseDecoder)
         let accepted = endpoint.acceptableStatusCodes.contains(response.statusCode)
         guard accepted, !options.collectsBody else {
@@ -148,19 +157,20 @@ public actor Client {
     }
 
     /// What a call sends, worked out before the first stage.
-    private struct PreparedCall {
+    struct PreparedCall {
         var request: TransportRequest
         /// The most bytes a body read whole may have (``TransportRequest/maximumResponseSize`` as
         /// built; a call that streams sends its request without it).
         var limit: Int?
-        var pipeline: CallPipeline
+        /// What the stages know of the call.
+        var stages: StageCall
     }
 
-    /// The request, the declared origin's authorization and the call's stages: synchronous work
+    /// The request, the declared origin's authorization and what the stages know of the call: synchronous work
     /// kept out of ``sendAdmitted(_:options:trace:)``, whose async frame every call's task
     /// allocates.
     @inline(never)
-    private nonisolated func prepare(_ endpoint: any Requestable, options: CallOptions, trace: CallTrace?) throws(CourierError) -> PreparedCall {
+    nonisolated func prepare(_ endpoint: any Requestable, options: CallOptions, trace: CallTrace?) throws(CourierError) -> PreparedCall {
         var request = try RequestBuilder.build(endpoint, configuration: configuration, options: options)
         let limit = request.maximumResponseSize
         // The caller reads an accepted body chunk by chunk, so no size limit applies to it; a
@@ -175,8 +185,16 @@ public actor Client {
             // middleware runs; the authentication stage checks each attempt again.
             throw .authentication(.hostNotAuthorized(host: declaredOrigin?.authority ?? "<no host>"))
         }
-        let pipeline = CallPipeline(endpoint: endpoint, options: options, client: self, declaredOrigin: declaredOrigin, trace: trace)
-        return PreparedCall(request: request, limit: limit, pipeline: pipeline)
+        let endpointMiddleware = endpoint.middleware
+        // Users' middleware are the only readers of a call's metrics: without any, nothing records them.
+        let reads = !configuration.middleware.isEmpty || !endpointMiddleware.isEmpty
+        var stages = StageCall(
+            context: MiddlewareContext(
+                endpoint: endpoint, requiresAuthorization: endpoint.requiresAuthorization, metrics: reads ? CallMetrics() : .discarding),
+            client: self, trace: trace, collectsBody: options.collectsBody, downloadMeter: options.downloadMeter,
+            endpointMiddleware: endpointMiddleware, authenticates: authenticated, declaredOrigin: declaredOrigin)
+        if !pipeline.leavesRequestAsBuilt(stages) { stages.trail = FailureTrail() }
+        return PreparedCall(request: request, limit: limit, stages: stages)
     }
 
     /// The ``HTTPCache`` partition of this client's calls that carry a credential.
@@ -261,4 +279,17 @@ public actor Client {
     private nonisolated func depart() {
         gate.withLock { $0.depart() }?.resume()
     }
+}
+
+extension Client: CustomStringConvertible {
+    /// The stages a call through this client passes, in order: admission, constraints, the request,
+    /// each of ``Configuration/middleware`` by type, the endpoint's middleware, progress, the cache,
+    /// retries and authentication when configured, the attempt, the body, the transport, the
+    /// status check.
+    ///
+    /// ```swift
+    /// print(Client(configuration: Configuration(middleware: [RequestID()])))
+    /// // admission → constraints → request → RequestID → endpoint middleware → … → transport → status check
+    /// ```
+    public nonisolated var description: String { pipeline.description }
 }

@@ -23,6 +23,8 @@ enum HTTPSemantics {
     /// What the ``HTTPCache`` made of the call (``CacheResult``); Courier's own attribute, as
     /// OpenTelemetry names none for a client cache.
     static let cacheResult = "courier.cache.result"
+    /// The pipeline stage whose own error failed the call (see `Pipeline`).
+    static let failedStage = "courier.failed_stage"
     /// The OpenAPI `operationId` of a generated call (CourierOpenAPI); Courier's own attribute.
     static let operation = "courier.operation"
 

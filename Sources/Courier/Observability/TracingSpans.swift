@@ -104,6 +104,11 @@ final class CallTrace: Sendable {
         span.updateAttributes { $0[HTTPSemantics.cacheResult] = result.rawValue }
     }
 
+    /// Names the stage whose own error failed the call (`courier.failed_stage`).
+    func recordFailedStage(_ stage: String) {
+        span.updateAttributes { $0[HTTPSemantics.failedStage] = stage }
+    }
+
     /// Ends the span with the call's outcome: the final status code, or the failure.
     func end(statusCode: Int?, error: CourierError?) {
         HTTPSemantics.setOutcome(on: span, statusCode: statusCode, error: error)

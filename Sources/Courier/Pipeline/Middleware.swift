@@ -8,7 +8,7 @@
 ///
 /// ``Configuration/middleware`` runs first, outermost, in array order; then the endpoint's
 /// ``Requestable/middleware``; then the cache (``Configuration/cache``), retry, authentication
-/// and the transport. So a middleware sees one outcome per call (a stored response, or the last
+/// and the transport (`print(client)` shows the whole order). So a middleware sees one outcome per call (a stored response, or the last
 /// attempt: retries happen below it) and never the credentials Courier attaches. For calls
 /// that want the body whole (``Call/resume()``) it sees a whole body
 /// (``ResponseBody/wholeData``). Documentation/Middleware.md describes the order and bodies.
@@ -25,12 +25,9 @@
 /// let client = Client(configuration: Configuration(middleware: [RequestID()]))
 /// ```
 public protocol Middleware: Sendable {
-    // Below the users' middleware: Courier's own stages (retry, authentication — host check,
-    // signing, the 401 replay — and attempt observation — log line, metrics), then the transport;
-    // the list is in Pipeline/CallPipeline.swift. The transport stage reads a whole body, up to
-    // TransportRequest.maximumResponseSize, before the response goes up: so a connection lost
-    // mid-body is retried like one lost before the head. A middleware that returns a body of its
-    // own may stream it; the call collects it under the same limit.
+    // Below the users' middleware: Courier's own stages, then the transport; the list is
+    // Pipeline/Pipeline.swift, and `Client.description` prints it. A middleware that returns a
+    // body of its own may stream it; the call collects it under the same limit.
 
     /// The rest of the pipeline: the next middleware, or authentication and the transport.
     typealias Next = @Sendable (TransportRequest) async throws(CourierError) -> StreamedResponse

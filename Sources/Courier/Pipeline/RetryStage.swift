@@ -8,20 +8,19 @@ import HTTPTypes
 ///
 /// Before the first attempt it adds the policy's idempotency key (when the policy asks for one),
 /// so that every attempt carries the same key.
-struct RetryStage: Sendable {
+struct RetryStage: Stage {
     let policy: RetryPolicy
     let clock: any Clock<Duration>
 
     /// Whether the stage would only call `next` once under `policy`: no second attempt allowed
-    /// and no idempotency key to add. ``CallPipeline`` then leaves it out.
+    /// and no idempotency key to add. ``Pipeline`` then leaves it out.
     static func passesThrough(_ policy: RetryPolicy) -> Bool {
         policy.maxAttempts <= 1 && !policy.generatesIdempotencyKey
     }
 
-    /// Runs the stage around `next` (non-escaping: ``CallPipeline`` allocates no closure for it).
-    func run(
-        _ request: TransportRequest, context: MiddlewareContext, next: (TransportRequest) async throws(CourierError) -> StreamedResponse
-    ) async throws(CourierError) -> StreamedResponse {
+    var name: String { "retry" }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
         var request = request
         if let key = policy.idempotencyKey(for: request), let name = HTTPField.Name(policy.idempotencyKeyHeader) {
             request.head.headerFields[name] = key
@@ -30,7 +29,7 @@ struct RetryStage: Sendable {
         while true {
             let outcome = await Attempt.$current.withValue(attempt) { [request] in
                 do throws(CourierError) {
-                    return Result<StreamedResponse, CourierError>.success(try await next(request))
+                    return Result<StreamedResponse, CourierError>.success(try await next(request, call))
                 } catch {
                     return .failure(error)
                 }

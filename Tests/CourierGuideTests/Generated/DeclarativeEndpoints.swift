@@ -38,9 +38,9 @@ enum DeclarativeEndpointsGuide {
 
     // Documentation/DeclarativeEndpoints.md:16
     static func line16() async throws {
-        let user = try await client.enqueue(GitHub.user("octocat")).resume()            // a User
+        let user = try await client.enqueue(GitHub.user("octocat")).model()             // a User
         _ = user
-        let gist = try await client.enqueue(GitHub.createGist(draft)).resume()          // a Gist
+        let gist = try await client.enqueue(GitHub.createGist(draft)).model()           // a Gist
         _ = gist
         let raw = try await client.enqueue(GitHub.api.get("rate_limit")).resume()       // the Response
         _ = raw
@@ -61,7 +61,7 @@ enum DeclarativeEndpointsGuide {
 
     // Documentation/DeclarativeEndpoints.md:119
     static func line119() async throws {
-        let user = try await client.enqueue(GetUser(id: 42)).resume()   // a User
+        let user = try await client.enqueue(GetUser(id: 42)).model()   // a User
         _ = user
     }
 

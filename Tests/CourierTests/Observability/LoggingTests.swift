@@ -4,7 +4,7 @@ import Logging
 import Testing
 
 /// Keeps every log line, for assertions.
-private final class CapturedLines: @unchecked Sendable {
+final class CapturedLines: @unchecked Sendable {
     // `@unchecked Sendable`: `lines` is only touched under `lock`.
     private let lock = NSLock()
     private var lines: [(Logger.Level, String)] = []
@@ -22,7 +22,7 @@ private final class CapturedLines: @unchecked Sendable {
     }
 }
 
-private struct CapturingHandler: LogHandler {
+struct CapturingHandler: LogHandler {
     let captured: CapturedLines
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace

@@ -50,20 +50,8 @@ struct CallOptionsTests {
         }
     }
 
-    /// The kinds of a pipeline's stages, in order.
-    static func kinds(_ pipeline: CallPipeline) -> [String] {
-        pipeline.stages.map { stage in
-            switch stage {
-            case .middleware(let middleware): String(describing: type(of: middleware))
-            case .cache: "cache"
-            case .retry: "retry"
-            case .authentication: "authentication"
-            }
-        }
-    }
-
-    @Test("a call without middleware, retries or credential has no stage to pass through")
-    func theCommonCallHasNoStage() {
+    @Test("a call without middleware, retries or credential goes straight to the attempt, with the request as built")
+    func theCommonCallHasNoStage() throws {
         var configuration = Configuration()
         configuration.authentication = .basic(BasicCredential(username: "alice", password: "secret"))
         struct Public: Requestable {
@@ -71,12 +59,14 @@ struct CallOptionsTests {
             func path() throws(CourierError) -> URLPath { try URLPath("/") }
             var requiresAuthorization: Bool { false }
         }
-        let pipeline = CallPipeline(endpoint: Public(), options: CallOptions(), client: Client(configuration: configuration), declaredOrigin: nil, trace: nil)
-        #expect(pipeline.stages.isEmpty)
-        #expect(pipeline.context.metrics.discards, "nothing reads the metrics of a call without middleware")
+        let client = Client(configuration: configuration)
+        let call = try client.prepare(Public(), options: CallOptions(), trace: nil).stages
+        #expect(client.pipeline.stageNames(for: call) == ["attempt observation", "body collection", "transport"])
+        #expect(call.trail == nil)
+        #expect(call.context.metrics.discards, "nothing reads the metrics of a call without middleware")
     }
 
-    @Test("the stage list holds the configuration's middleware, the endpoint's, the progress counter, retry and authentication, in that order")
+    @Test("the client's stages hold the configuration's middleware, the endpoint's, the progress counter, retry and authentication, in that order")
     func theStageListIsInOrder() throws {
         var configuration = Configuration()
         configuration.middleware = [PassThrough()]
@@ -90,10 +80,16 @@ struct CallOptionsTests {
         }
         var options = CallOptions()
         options.downloadMeter = ProgressMeter.makeUpdates(.download).1
-        let pipeline = CallPipeline(endpoint: WithMiddleware(), options: options, client: Client(configuration: configuration), declaredOrigin: nil, trace: nil)
-        #expect(Self.kinds(pipeline) == ["PassThrough", "PassThrough", "DownloadCountingStage", "retry", "authentication"])
-        #expect(String(describing: type(of: pipeline.context.endpoint)) == "WithMiddleware")
-        #expect(!pipeline.context.metrics.discards)
+        options.collectsBody = false
+        let client = Client(configuration: configuration)
+        let call = try client.prepare(WithMiddleware(), options: options, trace: nil).stages
+        #expect(
+            client.pipeline.stageNames(for: call) == [
+                "PassThrough", "endpoint middleware", "download progress", "retry", "authentication", "attempt observation", "transport",
+            ])
+        #expect(call.trail != nil)
+        #expect(String(describing: type(of: call.context.endpoint)) == "WithMiddleware")
+        #expect(!call.context.metrics.discards)
     }
 
     /// Answers with a whole body of its own.

@@ -52,10 +52,9 @@ struct StreamingPipelineTests {
         configure(&configuration)
         var options = CallOptions()
         options.collectsBody = false
-        let request = try RequestBuilder.build(endpoint, configuration: configuration, options: options)
-        let origin = request.resolvedURL.flatMap(RedirectPolicy.Origin.init)
-        let pipeline = CallPipeline(endpoint: endpoint, options: options, client: Client(configuration: configuration), declaredOrigin: origin, trace: nil)
-        return try await pipeline.run(request)
+        let client = Client(configuration: configuration)
+        let call = try client.prepare(endpoint, options: options, trace: nil)
+        return try await client.pipeline.run(call.request, call: call.stages)
     }
 
     @Test("a connection lost halfway through the body is one failed attempt, retried like one lost before the head")

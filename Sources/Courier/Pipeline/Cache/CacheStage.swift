@@ -18,7 +18,45 @@ enum CacheResult: String, Sendable, CaseIterable {
 
 /// The cache stage, between users' stages and retries: answers `GET` and `HEAD` calls from the
 /// ``HTTPCache`` when it may (RFC 9111 §4), makes stale responses conditional (§4.3), stores what
-/// may be stored (§3), and invalidates after unsafe methods (§4.4).
+/// may be stored (§3), and invalidates after unsafe methods (§4.4). It holds what is the same for
+/// every call of its client; each call's work is a ``CacheExchange``.
+struct CacheStage: Stage {
+    let cache: HTTPCache
+    let logger: Logger
+    /// What log lines hide of a URL.
+    let redaction: Redaction
+    /// The header fields and query items that partition the cache.
+    let secrets: CacheSecrets
+    /// What tells the cookies the transport adds to what it sends; `nil` when the transport
+    /// cannot tell (one of the app's own), or it says so for this call
+    /// (``StoredCookieSource/saysWhichCookiesItAdds``): see `dependsOnUnseenCookies`.
+    let cookies: (any StoredCookieSource)?
+    let metrics: ClientMetrics?
+    /// The client's authentication, whose session partitions the entries of calls with a credential.
+    let authentication: Authentication
+    /// Its own index in the client's ``Pipeline``: a background revalidation runs the stages below it.
+    let index: Int
+
+    var name: String { "cache" }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        let authenticates = call.authenticates
+        let exchange = CacheExchange(
+            stage: self, policy: call.context.endpoint.cachePolicy, partition: authenticates ? call.client.cachePartition : "",
+            authentication: authenticates ? authentication : nil, hasCredentials: authenticates, collectsBody: call.collectsBody,
+            trace: call.trace)
+        let index = index
+        return try await exchange.run(request) { request throws(CourierError) in
+            try await next(request, call)
+        } detached: { request throws(CourierError) in
+            try await call.client.inFlight { () async throws(CourierError) in
+                try await call.client.pipeline.run(request, below: index, call: call)
+            }
+        }
+    }
+}
+
+/// One call's pass through the cache stage.
 ///
 /// It sits above the authentication stage, so it never sees the client's credential; the
 /// credential's session reaches it as ``partition``. A credential it does see (an
@@ -26,8 +64,9 @@ enum CacheResult: String, Sendable, CaseIterable {
 /// cookies the transport would add, which it attaches itself) partitions the entries further,
 /// and is never stored. Calls that do not collect their body (streams, downloads, event
 /// streams) only invalidate.
-struct CacheStage: Sendable {
-    let cache: HTTPCache
+struct CacheExchange: Sendable {
+    /// The client's cache stage: the cache, logger, redaction, secrets, cookies and metrics.
+    let stage: CacheStage
     let policy: CachePolicy
     /// The credential partition of the call's entries: `""` without a credential.
     let partition: String
@@ -38,17 +77,15 @@ struct CacheStage: Sendable {
     let hasCredentials: Bool
     /// Whether the call collects its body: only those use stored responses.
     let collectsBody: Bool
-    let logger: Logger
-    /// What log lines hide of a URL.
-    let redaction: Redaction
-    /// The header fields and query items that partition the cache.
-    let secrets: CacheSecrets
-    /// What tells the cookies the transport adds to what it sends; `nil` when the transport
-    /// cannot tell (one of the app's own), or it says so for this call
-    /// (``StoredCookieSource/saysWhichCookiesItAdds``): see `dependsOnUnseenCookies`.
-    let cookies: (any StoredCookieSource)?
     let trace: CallTrace?
-    let metrics: ClientMetrics?
+
+    // The client-wide parts, read from the stage.
+    var cache: HTTPCache { stage.cache }
+    var logger: Logger { stage.logger }
+    var redaction: Redaction { stage.redaction }
+    var secrets: CacheSecrets { stage.secrets }
+    var cookies: (any StoredCookieSource)? { stage.cookies }
+    var metrics: ClientMetrics? { stage.metrics }
 
     /// Runs the stage. `detached` sends a request through the stages below after the call has
     /// returned (a `stale-while-revalidate` background revalidation).

@@ -1,0 +1,306 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// One step of a client's pipeline: Courier's own stages and each of the users' middleware.
+///
+/// A client builds its list once (``Pipeline``); what differs from call to call (the endpoint,
+/// its middleware, whether it is authorized, whether it collects its body, a progress meter, the
+/// span) is in the ``StageCall``. A stage that has nothing to do for a call says so in
+/// ``applies(to:)`` and is skipped without a frame.
+protocol Stage: Sendable {
+    /// What the stage is called in ``Pipeline/description`` and in the log line and span
+    /// attribute of a call it failed.
+    var name: String { get }
+    /// Whether the stage does anything for `call`.
+    func applies(to call: StageCall) -> Bool
+    /// Whether the stage names the failing stage itself (a list of its own), so that the
+    /// pipeline does not name it too.
+    var namesItsFailures: Bool { get }
+    /// Handles one request; `next(request, call)` runs the stages below (the last stage never
+    /// calls it).
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse
+}
+
+extension Stage {
+    func applies(to call: StageCall) -> Bool { true }
+    var namesItsFailures: Bool { false }
+}
+
+/// What the stages know of the call going through them (built per call by `Client.prepare`).
+struct StageCall: Sendable {
+    /// What users' middleware see: the caller's own endpoint, whether it is authorized, the metrics.
+    let context: MiddlewareContext
+    /// The client whose pipeline runs the call.
+    let client: Client
+    /// The call's span, when it is traced.
+    let trace: CallTrace?
+    /// Whether the body is read whole inside the retry loop (``CallOptions/collectsBody``).
+    let collectsBody: Bool
+    /// Counts the response body as it is read, when download progress is observed.
+    let downloadMeter: ProgressMeter?
+    /// The endpoint's own middleware (``Requestable/middleware``), read once.
+    let endpointMiddleware: [any Middleware]
+    /// Whether the client's credential is attached to this call.
+    let authenticates: Bool
+    /// The origin the endpoint declared, when a credential may be attached.
+    let declaredOrigin: RedirectPolicy.Origin?
+    /// Which stages saw their `next` fail, so that a stage's own error can be told from one it
+    /// passes on; `nil` when no stage above the attempt applies. Then, too, the transport stage
+    /// sends the request as `RequestBuilder` made it without checking it again.
+    var trail: FailureTrail?
+}
+
+/// Which levels of a call's pipeline had a `next` fail: written only when something fails.
+struct FailureTrail: Sendable {
+    private let levels = LockedState<UInt64>(0)
+
+    /// The level of each of an endpoint's own middleware, after the pipeline's stages.
+    static func endpointLevel(_ index: Int) -> Int { 32 + index }
+
+    /// Records that a `next` called by `level` failed.
+    func markFailed(below level: Int) {
+        guard (0..<64).contains(level) else { return }
+        levels.withLock { $0 |= 1 << UInt64(level) }
+    }
+
+    /// Whether a `next` called by `level` failed (consumed: the level has ended). Levels past
+    /// what the trail holds count as failed, so that nothing is named wrongly.
+    func consumeFailed(below level: Int) -> Bool {
+        guard (0..<64).contains(level) else { return true }
+        return levels.withLock { levels in
+            defer { levels &= ~(1 << UInt64(level)) }
+            return levels & (1 << UInt64(level)) != 0
+        }
+    }
+}
+
+/// The stages below one stage: `next(request, call)` runs them.
+struct StageNext: Sendable {
+    /// The stage to run.
+    let index: Int
+    /// The level of the stage that calls this (`-1`: the pipeline itself).
+    let caller: Int
+
+    @inline(__always)
+    func callAsFunction(_ request: TransportRequest, _ call: StageCall) async throws(CourierError) -> StreamedResponse {
+        let pipeline = call.client.pipeline
+        let stage = pipeline.stages[index]
+        do throws(CourierError) {
+            return try await stage.run(request, call: call, next: StageNext(index: pipeline.firstStage(from: index + 1, for: call), caller: index))
+        } catch {
+            if let trail = call.trail { pipeline.failed(error, in: stage, at: index, caller: caller, request: request, call: call, trail: trail) }
+            throw error
+        }
+    }
+}
+
+/// A client's stages, outermost first, built once when the client is created and folded the same
+/// way by every call: each stage gets the request and `next`, the stages below it.
+///
+/// Around the list: admission (``Client/runExclusively(_:)``), the endpoint's constraints and
+/// the building of the request come before it (the request does not exist yet, and what a
+/// constraint establishes may shape it); the status check and decoding come after it.
+/// ``description`` prints the whole order, and `Client.description` shows it.
+///
+/// A stage above the attempt that throws while no `next` it called has failed (a middleware's
+/// own error, a host the credential may not go to, a failed refresh) is named in the call's
+/// error log line and in its span's `courier.failed_stage`. Failures at and below the attempt
+/// are the attempt's, logged by ``AttemptObservationStage``.
+struct Pipeline: Sendable, CustomStringConvertible {
+    /// Every stage, outermost first.
+    let stages: [any Stage]
+    /// The index of ``AttemptObservationStage``.
+    let attemptIndex: Int
+
+    /// The stages of a client created with `configuration`.
+    init(configuration: Configuration, retries: Bool, hasCredential: Bool, cache: CacheStage?) {
+        var stages: [any Stage] = configuration.middleware.map(MiddlewareStage.init)
+        stages.append(EndpointMiddlewareStage())
+        stages.append(DownloadCountingStage())
+        if let cache { stages.append(cache) }
+        if retries { stages.append(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock)) }
+        if hasCredential {
+            stages.append(AuthenticationStage(authentication: configuration.authentication, authorizedHosts: configuration.authorizedHosts))
+        }
+        attemptIndex = stages.count
+        stages.append(AttemptObservationStage(logger: configuration.logger))
+        stages.append(BodyCollectionStage())
+        stages.append(TransportStage(transport: configuration.transport, cached: configuration.cache != nil))
+        self.stages = stages
+    }
+
+    /// The index of the cache stage it will have in a client created with `configuration`.
+    static func cacheIndex(in configuration: Configuration) -> Int { configuration.middleware.count + 2 }
+
+    /// The whole order a call goes through, this list in the middle.
+    var description: String {
+        (["admission", "constraints", "request"] + stages.map(\.name) + ["status check"]).joined(separator: " → ")
+    }
+
+    /// Whether a request reaches the attempt as it was built: no stage that may change it applies.
+    func leavesRequestAsBuilt(_ call: StageCall) -> Bool {
+        firstStage(from: 0, for: call) >= attemptIndex
+    }
+
+    /// Runs `call`'s stages from the first that applies.
+    @inline(__always)
+    func run(_ request: TransportRequest, call: StageCall) async throws(CourierError) -> StreamedResponse {
+        try await StageNext(index: firstStage(from: 0, for: call), caller: -1)(request, call)
+    }
+
+    /// Runs the stages below stage `index` (a ``CacheStage`` background revalidation).
+    func run(_ request: TransportRequest, below index: Int, call: StageCall) async throws(CourierError) -> StreamedResponse {
+        try await StageNext(index: firstStage(from: index + 1, for: call), caller: -1)(request, call)
+    }
+
+    /// The first stage from `index` on that applies to `call` (the transport always does; below
+    /// it, the end of the list, which the transport never runs).
+    @inline(__always)
+    func firstStage(from index: Int, for call: StageCall) -> Int {
+        var index = index
+        while index < stages.count, !stages[index].applies(to: call) { index += 1 }
+        return index
+    }
+
+    /// Stage `index` of `call`, called by `caller`, threw `error`: names it when the error is its
+    /// own, and tells `caller` that its `next` failed.
+    @inline(never)
+    func failed(
+        _ error: CourierError, in stage: any Stage, at index: Int, caller: Int, request: TransportRequest, call: StageCall,
+        trail: FailureTrail
+    ) {
+        if index < attemptIndex, !stage.namesItsFailures, !trail.consumeFailed(below: index) {
+            Self.report(error, in: stage.name, request: request, call: call)
+        }
+        trail.markFailed(below: caller)
+    }
+
+    /// Names `stage` as where the call failed: in its log line and its span.
+    static func report(_ error: CourierError, in stage: String, request: TransportRequest, call: StageCall) {
+        if case .cancelled = error { return }
+        call.trace?.recordFailedStage(stage)
+        call.client.configuration.logger.error(
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed in stage \(stage): \(error)")
+    }
+}
+
+/// One of ``Configuration/middleware``.
+struct MiddlewareStage: Stage {
+    let middleware: any Middleware
+
+    var name: String { String(describing: type(of: middleware)) }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        try await middleware.intercept(request, context: call.context) { request throws(CourierError) in try await next(request, call) }
+    }
+}
+
+/// The endpoint's own middleware (``Requestable/middleware``), in order, each named when it fails.
+struct EndpointMiddlewareStage: Stage {
+    var name: String { "endpoint middleware" }
+
+    func applies(to call: StageCall) -> Bool { !call.endpointMiddleware.isEmpty }
+
+    var namesItsFailures: Bool { true }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        try await run(request, from: 0, call: call, next: next)
+    }
+
+    private func run(_ request: TransportRequest, from index: Int, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        guard index < call.endpointMiddleware.count else { return try await next(request, call) }
+        let middleware = call.endpointMiddleware[index]
+        let level = FailureTrail.endpointLevel(index)
+        do throws(CourierError) {
+            return try await middleware.intercept(request, context: call.context) { request throws(CourierError) in
+                do throws(CourierError) {
+                    return try await run(request, from: index + 1, call: call, next: next)
+                } catch {
+                    call.trail?.markFailed(below: level)
+                    throw error
+                }
+            }
+        } catch {
+            if let trail = call.trail, !trail.consumeFailed(below: level) {
+                Pipeline.report(error, in: String(describing: type(of: middleware)), request: request, call: call)
+            }
+            throw error
+        }
+    }
+}
+
+/// The attempt: one log line and one ``CallMetrics/Attempt`` per request handed to the transport,
+/// and a client span per request when the call is traced (see ``AttemptObservation``).
+struct AttemptObservationStage: Stage {
+    let logger: Logger
+
+    var name: String { "attempt observation" }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        if Task.isCancelled { throw .cancelled }
+        guard let trace = call.trace else { return try await observed(request, call: call, next: next) }
+        return try await AttemptObservation.traced(request, trace: trace) { request throws(CourierError) in
+            try await observed(request, call: call, next: next)
+        }
+    }
+
+    private func observed(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        let started = ContinuousClock.now
+        do throws(CourierError) {
+            let response = try await next(request, call)
+            AttemptObservation.observe(request, response: response, started: started, metrics: call.context.metrics, logger: logger)
+            return response
+        } catch {
+            AttemptObservation.observe(request, error: error, started: started, metrics: call.context.metrics, logger: logger)
+            throw error
+        }
+    }
+}
+
+/// Reads the body whole for calls that want it (``CallOptions/collectsBody``), up to
+/// ``TransportRequest/maximumResponseSize`` (also when the transport does not enforce it). Read
+/// here, inside the retry loop, a body whose connection drops halfway is one failed attempt,
+/// retried like any other.
+struct BodyCollectionStage: Stage {
+    var name: String { "body collection" }
+
+    func applies(to call: StageCall) -> Bool { call.collectsBody }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        var response = try await next(request, call)
+        // Only an accepted body is the one whose progress is reported: a refused attempt's (a 503
+        // before a retry) would leave the values above the final body's size. The download stage
+        // above only sees the body once it is whole, too late to show any progress.
+        if let meter = call.downloadMeter, response.body.wholeData == nil,
+            call.context.endpoint.acceptableStatusCodes.contains(response.head.statusCode)
+        {
+            response.body = CountedChunks.body(response.body, counting: meter)
+        }
+        return try await response.whole(upTo: request.maximumResponseSize)
+    }
+}
+
+/// The last stage: refuses what must not be sent (``RequestBuilder/checkSendable(_:)``) and hands
+/// the request to ``Configuration/transport``.
+struct TransportStage: Stage {
+    let transport: any Transport
+    /// Whether the client has an ``HTTPCache`` (the transport's own cache is then bypassed).
+    let cached: Bool
+
+    var name: String { "transport" }
+
+    func run(_ request: TransportRequest, call: StageCall, next: StageNext) async throws(CourierError) -> StreamedResponse {
+        if Task.isCancelled { throw .cancelled }
+        // The endpoint was checked when the request was built; what the stages made of it is
+        // checked here, the last moment before the wire. A request no stage could change passes
+        // by construction (a `BaseURL` is http or https with a validated host, a `URLPath` has no
+        // user-info to add, reserved headers were refused).
+        if call.trail == nil {
+            assert((try? RequestBuilder.checkSendable(request)) != nil, "a request RequestBuilder made is sendable")
+        } else {
+            try RequestBuilder.checkSendable(request)
+        }
+        return try await transport.send(request.belowHTTPCache(cached))
+    }
+}
