@@ -4,7 +4,10 @@ extension TokenRefresher {
     /// A refresher that renews the credential at an OAuth2 token endpoint.
     /// - Parameters:
     ///   - store: where the credential lives; loaded on first use, written on every refresh.
-    ///   - tokenEndpoint: the authorization server's token endpoint.
+    ///   - tokenEndpoint: the authorization server's token endpoint. Made without a
+    ///     configuration, its requests go through the path of the first ``Client`` created
+    ///     with this refresher (its transport, middleware, logs, spans and metrics, without its
+    ///     authentication and cache).
     ///   - grant: how to renew; `.refreshToken` by default.
     ///   - policy: leeway, backoff and loop guard.
     ///   - now: the wall clock, injectable for tests.
@@ -17,12 +20,13 @@ extension TokenRefresher {
     ) {
         switch grant {
         case .refreshToken:
-            self.init(store: store, policy: policy, now: now, canRefresh: { $0?.refreshToken != nil }) { credential throws(CourierError) in
+            self.init(store: store, policy: policy, now: now, canRefresh: { $0?.refreshToken != nil }, tokenPath: tokenEndpoint.tokenPath) {
+                credential throws(CourierError) in
                 guard let credential else { throw .authentication(.missingCredential) }
                 return try await tokenEndpoint.refresh(credential)
             }
         case .clientCredentials(let scope):
-            self.init(store: store, policy: policy, now: now, canRefresh: { _ in true }) { _ throws(CourierError) in
+            self.init(store: store, policy: policy, now: now, canRefresh: { _ in true }, tokenPath: tokenEndpoint.tokenPath) { _ throws(CourierError) in
                 try await tokenEndpoint.clientCredentials(scope: scope)
             }
         }

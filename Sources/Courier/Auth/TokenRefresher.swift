@@ -55,6 +55,9 @@ public actor TokenRefresher {
     let now: @Sendable () -> Date
     let refresh: Refresh
     private let canRefresh: @Sendable (TokenCredential?) -> Bool
+    /// The path of the token endpoint it refreshes at, which the first ``Client`` using this
+    /// refresher adopts (see ``OAuth2TokenEndpoint``); `nil` for a refresh closure of the app's.
+    nonisolated let tokenPath: OAuth2TokenPath?
 
     private var load = CredentialLoad<LoadTask>()
     /// Every store operation goes through it, so they run one at a time in decision order.
@@ -118,12 +121,14 @@ public actor TokenRefresher {
         policy: Policy,
         now: @escaping @Sendable () -> Date,
         canRefresh: @escaping @Sendable (TokenCredential?) -> Bool,
+        tokenPath: OAuth2TokenPath? = nil,
         refresh: @escaping Refresh
     ) {
         self.store = store
         self.policy = policy
         self.now = now
         self.canRefresh = canRefresh
+        self.tokenPath = tokenPath
         self.refresh = refresh
         self.schedule = RefreshSchedule(policy: policy)
     }

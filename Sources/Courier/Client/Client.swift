@@ -46,8 +46,10 @@ public actor Client {
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
         let hasCredential = !configuration.authentication.isNone
         self.hasCredential = hasCredential
-        if let cache = configuration.cache, case .bearer(let refresher) = configuration.authentication {
-            refresher.purgesEntries(in: cache)
+        if case .bearer(let refresher) = configuration.authentication {
+            // Token requests take this client's path unless their endpoint was given its own.
+            refresher.tokenPath?.adopt(configuration)
+            if let cache = configuration.cache { refresher.purgesEntries(in: cache) }
         }
         let cacheStage = configuration.cache.map { cache in
             CacheStage(

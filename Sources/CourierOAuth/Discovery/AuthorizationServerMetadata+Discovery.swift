@@ -113,13 +113,14 @@ extension AuthorizationServerMetadata {
     ///
     /// - Parameters:
     ///   - clientAuthentication: how the client authenticates.
-    ///   - configuration: what requests go through (see `OAuth2TokenEndpoint`).
+    ///   - configuration: what requests go through (see `OAuth2TokenEndpoint`; `nil`: the path
+    ///     of the first client that uses a refresher made with it).
     ///   - timeout: how long one request may take.
     /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
     ///   `token_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.
     public func tokenEndpoint(
         clientAuthentication: OAuth2ClientAuthentication,
-        configuration: Configuration = Configuration(),
+        configuration: Configuration? = nil,
         timeout: Duration = .seconds(30)
     ) throws(CourierError) -> OAuth2TokenEndpoint {
         let url = try required(self.tokenEndpoint, "token_endpoint")

@@ -95,7 +95,7 @@ extension OAuth2TokenEndpoint {
     /// - Throws: ``CourierError/invalidRequest(_:)`` when the URL cannot be split into a base URL
     ///   and a path (see ``OAuth2Exchange/split(_:)``).
     package init(
-        url: URL, clientAuthentication: OAuth2ClientAuthentication, configuration: Configuration, timeout: Duration,
+        url: URL, clientAuthentication: OAuth2ClientAuthentication, configuration: Configuration?, timeout: Duration,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(CourierError) {
         let (baseURL, path) = try OAuth2Exchange.split(url)

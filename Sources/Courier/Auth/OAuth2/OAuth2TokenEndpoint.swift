@@ -5,8 +5,10 @@ import HTTPTypes
 /// `client_credentials` grant, and any other grant by name. ``TokenRefresher`` uses it to renew
 /// a bearer token; apps can also call it directly.
 ///
-/// Every request is a form-encoded `POST` that goes through a configuration's transport and
-/// middleware like any call, without its authentication, and never carries the access token. Every failure is a ``CourierError``: a 400
+/// Every request is a form-encoded `POST` that goes through a client's path like any call
+/// (transport, middleware, logs, spans, metrics), without its authentication and cache, and
+/// never carries the access token: by default the path of the first ``Client`` whose
+/// ``Configuration/authentication`` is a ``TokenRefresher`` made with this endpoint. Every failure is a ``CourierError``: a 400
 /// or 401 (`invalid_grant`, `invalid_client`…), or an OAuth2 error body without a token, is a **permanent**
 /// ``AuthenticationFailure/refreshFailed(_:)`` with the parsed ``OAuth2Error``; another status,
 /// a malformed body or no response is a transient `refreshFailed` (see ``RefreshFailure/Reason``);
@@ -49,8 +51,11 @@ public struct OAuth2TokenEndpoint: Sendable {
     public let timeout: Duration
     /// The clock that dates issued tokens.
     package let now: @Sendable () -> Date
-    /// What token requests go through (``OAuth2Exchange/client(_:postsForm:)``).
-    package let client: Client
+    /// What token requests go through: the configuration given, or the first client that uses
+    /// a refresher made with this endpoint.
+    package let tokenPath: OAuth2TokenPath
+    /// The client token requests go through now (``OAuth2Exchange/client(_:postsForm:)``).
+    package var client: Client { tokenPath.client }
 
     /// Creates a token endpoint client. Nothing is sent until a grant is requested.
     ///
@@ -60,7 +65,9 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
     ///   - configuration: what token requests go through: its transport, headers, middleware,
     ///     logger, tracer, metrics and retry policy (a request is sent again only when it never
-    ///     reached the server). Its authentication and cache are not used.
+    ///     reached the server). Its authentication and cache are not used. `nil`: the
+    ///     configuration of the first ``Client`` created with a ``TokenRefresher`` made with
+    ///     this endpoint, and until then a default `Configuration()`.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
     ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and
@@ -69,14 +76,14 @@ public struct OAuth2TokenEndpoint: Sendable {
         baseURL: BaseURL,
         path: URLPath,
         clientAuthentication: OAuth2ClientAuthentication,
-        configuration: Configuration = Configuration(),
+        configuration: Configuration? = nil,
         timeout: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.baseURL = baseURL
         self.path = path
         self.clientAuthentication = clientAuthentication
-        self.client = OAuth2Exchange.client(configuration, postsForm: true)
+        self.tokenPath = OAuth2TokenPath(configuration)
         self.timeout = timeout
         self.now = now
     }
@@ -205,7 +212,7 @@ public struct OAuth2TokenEndpoint: Sendable {
         let sentAt = now()
         let response: Response
         do throws(CourierError) {
-            response = try await OAuth2Exchange.send(request, through: client)
+            response = try await OAuth2Exchange.send(request, through: tokenPath.client)
         } catch {
             if case .transport(let failure) = error {
                 throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
@@ -273,3 +280,28 @@ extension OAuth2TokenEndpoint: CustomStringConvertible {
         "OAuth2TokenEndpoint(\(baseURL)\(path.rawValue), \(clientAuthentication))"
     }
 }
+
+/// The client a token endpoint's requests go through: fixed when the endpoint was given a
+/// configuration; otherwise a default one until a ``Client`` whose authentication is a refresher
+/// made with the endpoint adopts it (the first such client; later ones leave it as it is).
+package final class OAuth2TokenPath: Sendable {
+    private let state: LockedState<(client: Client, adoptable: Bool)>
+
+    /// A path through `configuration`, or (for `nil`) a default one that a client may adopt.
+    init(_ configuration: Configuration?) {
+        state = LockedState((OAuth2Exchange.client(configuration ?? Configuration(), postsForm: true), configuration == nil))
+    }
+
+    /// The client requests go through now.
+    var client: Client { state.withLock { $0.client } }
+
+    /// Sends later requests through `configuration`'s path, unless the endpoint was given a
+    /// configuration or another client adopted it first.
+    func adopt(_ configuration: Configuration) {
+        state.withLock { state in
+            guard state.adoptable else { return }
+            state = (OAuth2Exchange.client(configuration, postsForm: true), false)
+        }
+    }
+}
+

@@ -1,0 +1,120 @@
+import Courier
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+// Issue 52, decision 3: a refresher's token requests go through the path of the client that
+// uses it (its transport, middleware, logs, spans, metrics), without its authentication and
+// cache, unless the token endpoint was given a configuration of its own.
+
+/// Counts the requests it sees, by path, then passes them on.
+private struct PathCounter: Middleware {
+    let paths: LockedState<[String]>
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+        paths.withLock { $0.append(request.head.path ?? "") }
+        return try await next(request)
+    }
+}
+
+/// An API endpoint that requires the bearer token.
+private struct Me: Requestable {
+    func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    func path() throws(CourierError) -> URLPath { try URLPath("/me") }
+}
+
+@Suite("A refresher's token requests take its client's path by default")
+struct TokenRequestsTakeTheClientsPathTests {
+    /// A server for both hosts: the token endpoint answers a token, the API answers 200.
+    static func server() -> RecordingTransport {
+        RecordingTransport { request throws(CourierError) in
+            if request.head.path == "/oauth/token" {
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"], body: Data(OAuth2Fixtures.tokenJSON.utf8), url: request.url)
+            }
+            return Response(status: .ok, headers: [:], body: Data(), url: request.url)
+        }
+    }
+
+    /// An expired credential, so that the first call refreshes.
+    static func expiredStore() -> InMemoryTokenStore {
+        InMemoryTokenStore(TokenCredential(accessToken: "at-old", refreshToken: "rt-1", expiresAt: Date(timeIntervalSince1970: 1)))
+    }
+
+    static func endpoint(configuration: Configuration? = nil) throws -> OAuth2TokenEndpoint {
+        OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: .basic(clientID: "app", clientSecret: "CLIENT-S3CR3T"), configuration: configuration)
+    }
+
+    @Test("an endpoint made without a configuration refreshes through the client's transport and middleware, without its credential")
+    func theClientsPathByDefault() async throws {
+        let transport = Self.server()
+        let paths = LockedState<[String]>([])
+        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        var configuration = Configuration(transport: transport, middleware: [PathCounter(paths: paths)])
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        configuration.headers = [HeaderItem(name: "X-App", value: "1")]
+        _ = try await Client(configuration: configuration).enqueue(Me()).resume()
+
+        let sent = await transport.requests
+        #expect(sent.map { $0.head.path ?? "" } == ["/oauth/token", "/me"])
+        // The call enters the middleware first; its authentication stage then refreshes, through it too.
+        #expect(paths.withLock { $0 } == ["/me", "/oauth/token"], "the client's middleware saw the token request")
+        let token = try #require(sent.first)
+        #expect(token.header("X-App") == "1", "the client's default headers")
+        #expect(token.header("Authorization")?.hasPrefix("Basic ") == true, "the OAuth client's own Basic header, not the bearer token")
+        #expect(sent.last?.header("Authorization") == "Bearer at-new")
+    }
+
+    @Test("an endpoint given its own configuration keeps it: the client's transport never sees the token request")
+    func anEndpointsOwnConfigurationWins() async throws {
+        let api = Self.server()
+        let authorizationServer = Self.server()
+        let refresher = TokenRefresher(
+            store: Self.expiredStore(), tokenEndpoint: try Self.endpoint(configuration: Configuration(transport: authorizationServer)))
+        var configuration = Configuration(transport: api)
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        _ = try await Client(configuration: configuration).enqueue(Me()).resume()
+        #expect(await api.requests.map { $0.head.path ?? "" } == ["/me"])
+        #expect(await authorizationServer.requests.map { $0.head.path ?? "" } == ["/oauth/token"])
+    }
+
+    @Test("a refresher shared by two clients refreshes through the first one's path")
+    func theFirstClientsPath() async throws {
+        let first = Self.server()
+        let second = Self.server()
+        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        for transport in [first, second] {
+            var configuration = Configuration(transport: transport)
+            configuration.authentication = .bearer(refresher)
+            configuration.authorizedHosts = ["api.example.com"]
+            _ = Client(configuration: configuration)
+        }
+        var configuration = Configuration(transport: second)
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        _ = try await Client(configuration: configuration).enqueue(Me()).resume()
+        #expect(await first.requests.map { $0.head.path ?? "" } == ["/oauth/token"])
+        #expect(await second.requests.map { $0.head.path ?? "" } == ["/me"])
+    }
+
+    @Test("a thousand concurrent calls with an expired token: one token request, through the client's path")
+    func oneRefreshThroughTheClientsPath() async throws {
+        let transport = Self.server()
+        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        var configuration = Configuration(transport: transport)
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        let client = Client(configuration: configuration)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<1_000 { group.addTask { (try? await client.enqueue(Me()).resume().statusCode) ?? 0 } }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 1_000 && statuses.allSatisfy { $0 == 200 })
+        #expect(await transport.requests.filter { $0.head.path == "/oauth/token" }.count == 1)
+        #expect(await transport.requests.filter { $0.head.path == "/me" }.count == 1_000)
+    }
+}
