@@ -304,4 +304,3 @@ package final class OAuth2TokenPath: Sendable {
         }
     }
 }
-
