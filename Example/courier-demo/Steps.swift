@@ -22,7 +22,8 @@ struct Demo: Sendable {
         client = Client(
             configuration: Configuration(
                 timeout: .seconds(10),
-                headers: [.accept("application/json"), .userAgent("courier-demo")]
+                headers: [.accept("application/json")],
+                userAgent: "courier-demo"
             ))
     }
 

@@ -125,7 +125,7 @@ public final class NetworkStub: Sendable {
     /// ```swift
     /// network.stub { request in
     ///     guard request.method == "POST", request.path == "/users" else { return nil }
-    ///     return request.headerValue(for: "Authorization") == nil ? .status(401) : .status(201)
+    ///     return request.headers[.authorization] == nil ? .status(401) : .status(201)
     /// }
     /// ```
     public func stub(_ handler: @escaping @Sendable (RecordedRequest) -> StubResponse?) {

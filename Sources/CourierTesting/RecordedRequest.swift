@@ -14,7 +14,7 @@ public import HTTPTypes
 /// let request = try #require(network.requests.first)
 /// #expect(request.method == "POST")
 /// #expect(request.path == "/users")
-/// #expect(request.headerValue(for: "content-type") == "application/json")
+/// #expect(request.headers[.contentType] == "application/json")
 /// #expect(try request.decodeJSON(NewUser.self) == NewUser(name: "Ada"))
 /// ```
 ///
@@ -68,8 +68,9 @@ public struct RecordedRequest: Sendable, Equatable {
     }
 
     /// The value of the header `name` (case-insensitive), with repeated fields joined by `", "`;
-    /// `nil` if absent or if `name` is not a valid header name.
-    public func headerValue(for name: String) -> String? {
+    /// `nil` if absent or if `name` is not a valid header name (the package's tests; users read
+    /// ``headers``).
+    package func headerValue(for name: String) -> String? {
         guard let fieldName = HTTPField.Name(name) else { return nil }
         return headers[fieldName]
     }

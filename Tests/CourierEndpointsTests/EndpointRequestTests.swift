@@ -91,7 +91,7 @@ struct EndpointRequestTests {
             .header("X-Trace", "1").header("x-trace", "2")
             .header("ACCEPT", "text/csv")
             .headers([HeaderItem(name: "X-Many", value: "a"), HeaderItem(name: "X-Many", value: "b")])
-            .headers([.userAgent("declared/1")])
+            .headers([HeaderItem(name: "User-Agent", value: "declared/1")])
         let request = try #require(await sendDeclared(endpoint).request)
         #expect(request.headers("X-Trace") == ["2"])
         #expect(request.headers("Accept") == ["text/csv"])

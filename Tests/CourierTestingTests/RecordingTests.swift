@@ -88,7 +88,7 @@ struct RecordingTests {
         let client = Client(
             configuration: Configuration(
                 transport: network.makeTransport(),
-                headers: [.accept("application/json"), .userAgent("CourierTests/1.0")]
+                headers: [.accept("application/json"), HeaderItem(name: "User-Agent", value: "CourierTests/1.0")]
             ))
 
         _ = try await client.enqueue(TestEndpoint(headers: [HeaderItem(name: "X-Request-ID", value: "42")])).resume()

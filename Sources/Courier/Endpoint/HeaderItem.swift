@@ -31,11 +31,6 @@ public struct HeaderItem: Hashable, Sendable {
     package static func contentType(_ value: String) -> HeaderItem {
         HeaderItem(name: "Content-Type", value: value)
     }
-
-    /// `User-Agent: <value>`.
-    public static func userAgent(_ value: String) -> HeaderItem {
-        HeaderItem(name: "User-Agent", value: value)
-    }
 }
 
 extension HeaderItem: CustomStringConvertible, CustomReflectable {

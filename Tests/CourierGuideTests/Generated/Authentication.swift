@@ -25,7 +25,7 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:181
+    // Documentation/Authentication.md:187
     @Test(.stubbedNetwork) static func refreshesThroughTheStub() async throws {
         let network = try #require(NetworkStub.current)
         network.stub(.post, "/oauth/token", with: .json(#"{"access_token":"AT-2","token_type":"Bearer"}"#))
@@ -40,7 +40,7 @@ enum AuthenticationGuide {
     }
 
     #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
-    // Documentation/Authentication.md:328
+    // Documentation/Authentication.md:334
     @MainActor
     func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
         let flow = try AuthorizationCodeFlow(
@@ -98,8 +98,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:213
-    static func line213() async throws {
+    // Documentation/Authentication.md:219
+    static func line219() async throws {
         // Now, e.g. before the process exits:
         if let current = try await refresher.currentCredential() {
             evaluate(try await database.saveRefreshToken(current.refreshToken))
@@ -114,15 +114,15 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:231
-    static func line231() async throws {
+    // Documentation/Authentication.md:237
+    static func line237() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:241
-    static func line241() async throws {
+    // Documentation/Authentication.md:247
+    static func line247() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -130,8 +130,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:274
-    static func line274() async throws {
+    // Documentation/Authentication.md:280
+    static func line280() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -157,8 +157,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:368
-    static func line368() async throws {
+    // Documentation/Authentication.md:374
+    static func line374() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -172,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:398
-    static func line398() async throws {
+    // Documentation/Authentication.md:404
+    static func line404() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -187,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:418
-    static func line418() async throws {
+    // Documentation/Authentication.md:424
+    static func line424() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -202,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:441
-    static func line441() async throws {
+    // Documentation/Authentication.md:447
+    static func line447() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -219,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:468
-    static func line468() async throws {
+    // Documentation/Authentication.md:474
+    static func line474() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -229,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:482
-    static func line482() async throws {
+    // Documentation/Authentication.md:488
+    static func line488() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -245,8 +245,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:559
-    static func line559() async throws {
+    // Documentation/Authentication.md:565
+    static func line565() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

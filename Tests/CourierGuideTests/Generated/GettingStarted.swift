@@ -46,7 +46,7 @@ enum GettingStartedGuide {
         var configuration = Configuration()
         _ = configuration
         configuration.timeout = .seconds(15)
-        configuration.headers = [.userAgent("MyApp/1.0")]
+        configuration.userAgent = "MyApp/1.0"
         configuration.decoder.dateDecodingStrategy = .iso8601
         configuration.encoder.keyEncodingStrategy = .convertToSnakeCase
         let client = Client(configuration: configuration)

@@ -17,7 +17,7 @@ enum MiddlewareGuide {
         }
     }
 
-    // Documentation/Middleware.md:147
+    // Documentation/Middleware.md:149
     struct Orders: Requestable {
         static let session = Constraint(name: "session", timeout: .seconds(30),
                                         isSatisfied: { await store.hasSession },
@@ -34,15 +34,15 @@ enum MiddlewareGuide {
         configuration.middleware = [RequestID(), Metrics()]
     }
 
-    // Documentation/Middleware.md:113
-    static func line113() async throws {
+    // Documentation/Middleware.md:115
+    static func line115() async throws {
         evaluate(try await client.runExclusively {
             try await keychain.rotateAPIKey()     // no request is in flight, and none starts meanwhile
         })
     }
 
-    // Documentation/Middleware.md:133
-    static func line133() async throws {
+    // Documentation/Middleware.md:135
+    static func line135() async throws {
         let handle = client.enqueue(GetUser(id: 42)).resume(expecting: User.self) { result in
             DispatchQueue.main.async { self.show(result) }
         }
@@ -50,8 +50,8 @@ enum MiddlewareGuide {
         evaluate(handle.cancel())   // the completion runs exactly once, with .failure(.cancelled)
     }
 
-    // Documentation/Middleware.md:201
-    @Test("Documentation/Middleware.md:201") static func line201() async throws {
+    // Documentation/Middleware.md:203
+    @Test("Documentation/Middleware.md:203") static func line203() async throws {
         var configuration = Configuration()
         _ = configuration
         evaluate(configuration.redaction.headers.insert("X-Tenant"))           // hide a name no pattern matches

@@ -103,7 +103,7 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:261
+    // Documentation/RequestsAndResponses.md:272
     struct Export: Requestable {
         var maximumResponseSize: Int? { 512 << 20 }      // this one may be large (Int.max: no limit)
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -137,8 +137,8 @@ enum RequestsAndResponsesGuide {
         }
     }
 
-    // Documentation/RequestsAndResponses.md:261
-    static func line261() async throws {
+    // Documentation/RequestsAndResponses.md:272
+    static func line272() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.maximumResponseSize = 8 << 20          // 8 MiB for every call

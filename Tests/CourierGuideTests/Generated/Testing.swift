@@ -73,7 +73,7 @@ enum TestingGuide {
         _ = try await Client(configuration: configuration).enqueue(Me()).resume(expecting: User.self)
 
         #expect(network.requests.map(\.path) == ["/oauth/token", "/users/42"])
-        #expect(network.requests.last?.headerValue(for: "Authorization") == "Bearer AT-2")
+        #expect(network.requests.last?.headers[.authorization] == "Bearer AT-2")
     }
 
     // Documentation/Testing.md:267
@@ -92,7 +92,7 @@ enum TestingGuide {
         }
     }
 
-    // Documentation/Testing.md:302
+    // Documentation/Testing.md:301
     struct NewUser: Codable, Sendable, Equatable {
         var name: String
     }
@@ -112,11 +112,11 @@ enum TestingGuide {
 
         let request = try #require(network.requests.first)
         #expect(request.method == "POST")
-        #expect(request.headerValue(for: "content-type") == "application/json")
+        #expect(request.headers[.contentType] == "application/json")
         #expect(try request.decodeJSON(NewUser.self) == NewUser(name: "Ada"))
     }
 
-    // Documentation/Testing.md:352
+    // Documentation/Testing.md:351
     @Test(.timeLimit(.minutes(1)))
     static func cancellingStopsTheRequest() async throws {
         let network = NetworkStub()
@@ -134,7 +134,7 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:387
+    // Documentation/Testing.md:386
     @Test(arguments: 0..<20)
     static func eachTestSeesOnlyItsOwnStub(index: Int) async throws {
         let network = NetworkStub()
@@ -147,7 +147,7 @@ enum TestingGuide {
         #expect(network.requests.count == 1)
     }
 
-    // Documentation/Testing.md:582
+    // Documentation/Testing.md:581
     @Test static func showsTheUser() async throws {
         let network = NetworkStub()
         network.stub(fixturesIn: try FixtureDirectory(bundle: .module))   // the "Fixtures" folder
@@ -172,7 +172,7 @@ enum TestingGuide {
     static func line203() async throws {
         evaluate(network.stub { request in
             guard request.method == "POST", request.path == "/users" else { return nil }
-            return request.headerValue(for: "Authorization") == nil ? .status(401) : .status(201)
+            return request.headers[.authorization] == nil ? .status(401) : .status(201)
         })
     }
 
@@ -187,13 +187,13 @@ enum TestingGuide {
         #expect(network.unmatchedRequests.isEmpty)
     }
 
-    // Documentation/Testing.md:344
-    static func line344() async throws {
+    // Documentation/Testing.md:343
+    static func line343() async throws {
         evaluate(network.stub(.get, "/report", with: try .json(report).delayed(by: .seconds(2))))
     }
 
-    // Documentation/Testing.md:415
-    static func line415() async throws {
+    // Documentation/Testing.md:414
+    static func line414() async throws {
         let session = URLSession(configuration: network.configuration)
         _ = session
         let (data, response) = try await session.data(from: URL(string: "https://api.example.com/ping")!)
@@ -201,8 +201,8 @@ enum TestingGuide {
         _ = response
     }
 
-    // Documentation/Testing.md:434
-    @Test("Documentation/Testing.md:434") static func line434() async throws {
+    // Documentation/Testing.md:433
+    @Test("Documentation/Testing.md:433") static func line433() async throws {
         let transport = RecordingTransport(script: [.status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
         _ = transport
         var configuration = Configuration(transport: transport)
@@ -216,8 +216,8 @@ enum TestingGuide {
         #expect(await transport.count == 2)
     }
 
-    // Documentation/Testing.md:454
-    @Test("Documentation/Testing.md:454") static func line454() async throws {
+    // Documentation/Testing.md:453
+    @Test("Documentation/Testing.md:453") static func line453() async throws {
         let clock = TestClock()
         _ = clock
         var configuration = Configuration(transport: RecordingTransport(script: [.status(503)]))
@@ -233,8 +233,8 @@ enum TestingGuide {
         await #expect(throws: CourierError.self) { try await call.value }
     }
 
-    // Documentation/Testing.md:523
-    @Test("Documentation/Testing.md:523") static func line523() async throws {
+    // Documentation/Testing.md:522
+    @Test("Documentation/Testing.md:522") static func line522() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response", subdirectory: "Fixtures"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
@@ -248,8 +248,8 @@ enum TestingGuide {
         _ = notFound
     }
 
-    // Documentation/Testing.md:624
-    static func line624() async throws {
+    // Documentation/Testing.md:623
+    static func line623() async throws {
         let fixtures = FixtureDirectory(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures"))
         _ = fixtures
         let record = ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1"
