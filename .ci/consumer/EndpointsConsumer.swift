@@ -25,10 +25,13 @@ enum GitHub {
 }
 
 func repositories(_ client: Client) async throws(CourierError) -> [Repository] {
-    // `resume()` gives the declared model: the `TypedCall` overload is picked from outside too.
-    let repositories: [Repository] = try await client.enqueue(GitHub.repositories(of: "octocat", page: 1)).resume()
-    let created: Repository = try await client.enqueue(GitHub.create(NewRepository(name: "notes"))).resume()
+    // `model()` gives the declared model (the `TypedCall` overload is picked from outside too);
+    // `resume()` gives the `Response`, typed endpoint or not.
+    let repositories: [Repository] = try await client.enqueue(GitHub.repositories(of: "octocat", page: 1)).model()
+    let created: Repository = try await client.enqueue(GitHub.create(NewRepository(name: "notes"))).model()
     let raw: Response = try await client.enqueue(GitHub.api.get("rate_limit")).resume()
+    let typedRaw: Response = try await client.enqueue(GitHub.repositories(of: "octocat", page: 1)).resume()
+    _ = typedRaw
     _ = raw
     return repositories + [created]
 }
