@@ -5,9 +5,9 @@ extension TokenRefresher {
     /// - Parameters:
     ///   - store: where the credential lives; loaded on first use, written on every refresh.
     ///   - tokenEndpoint: the authorization server's token endpoint. Made without a
-    ///     configuration, its requests go through the path of the first ``Client`` created
-    ///     with this refresher (its transport, middleware, logs, spans and metrics, without its
-    ///     authentication and cache).
+    ///     configuration, this refresher's token requests go through the path of the first
+    ///     ``Client`` created with it (its transport, middleware, logs, spans and metrics, without
+    ///     its authentication and cache).
     ///   - grant: how to renew; `.refreshToken` by default.
     ///   - policy: leeway, backoff and loop guard.
     ///   - now: the wall clock, injectable for tests.
@@ -18,6 +18,8 @@ extension TokenRefresher {
         policy: Policy = Policy(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        // Its own path: the first client created with this refresher adopts it.
+        let tokenEndpoint = tokenEndpoint.withOwnPath()
         switch grant {
         case .refreshToken:
             self.init(store: store, policy: policy, now: now, canRefresh: { $0?.refreshToken != nil }, tokenPath: tokenEndpoint.tokenPath) {

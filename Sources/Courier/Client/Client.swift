@@ -213,9 +213,10 @@ public actor Client {
     /// try await client.runExclusively { try await keychain.rotateAPIKey() }
     /// ```
     /// Exclusive actions run one after another. A held call whose task is cancelled leaves at once
-    /// with ``CourierError/cancelled``. Calling it from inside a call in flight on this client or
-    /// another exclusive action, and calls through this client from inside `action`, fail at once
-    /// with ``InvalidRequest/wouldDeadlock(_:)`` (so do `Task { }`s started there).
+    /// with ``CourierError/cancelled``. Calling it from inside a call in flight on this client,
+    /// another exclusive action or a refresh of this client's refresher (a token request's
+    /// middleware), and calls through this client from inside `action`, fail at once with
+    /// ``InvalidRequest/wouldDeadlock(_:)`` (so do `Task { }`s started there).
     /// - Throws: ``CourierError/invalidRequest(_:)`` with ``InvalidRequest/wouldDeadlock(_:)`` as
     ///   above; otherwise whatever `action` throws, after the held calls have been released.
     public func runExclusively<T: Sendable>(_ action: @Sendable () async throws -> T) async throws -> T {
@@ -235,6 +236,13 @@ public actor Client {
             throw CourierError.invalidRequest(
                 .wouldDeadlock(
                     "runExclusively called from inside an exclusive action of the same client waits for that action to end"))
+        }
+        if case .bearer(let refresher) = configuration.authentication, RefreshScope.refreshers.contains(ObjectIdentifier(refresher)) {
+            // A token request's middleware or store: calls of this client may be waiting for
+            // this very refresh, and the action would wait for them.
+            throw CourierError.invalidRequest(
+                .wouldDeadlock(
+                    "runExclusively called from inside a refresh of this client's refresher waits for calls that wait for that refresh"))
         }
         // The gate answers with what to resume; it is resumed here, outside the lock.
         await withCheckedContinuation { turn in gate.withLock { $0.requestExclusive(turn) }?.resume() }

@@ -72,7 +72,7 @@ enum AttemptObservation {
                 duration: duration, statusCode: nil,
                 bytesSent: request.body?.count, bytesReceived: 0))
         logger.error(
-            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(error)",
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed after \(duration), attempt \(Attempt.current): \(Redaction.singleLine("\(error)"))",
             metadata: metadata(of: request))
     }
 

@@ -57,6 +57,26 @@ extension Redaction {
         return String(name.unicodeScalars[..<bad]) + "…"
     }
 
+    /// `text` as one log line: control characters (C0, DEL, C1, the line and paragraph
+    /// separators) shown as `\u{…}`, so that text a server wrote (an OAuth2
+    /// `error_description`) cannot end the line and forge another.
+    package static func singleLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isLineBreaking) else { return text }
+        var line = ""
+        for scalar in text.unicodeScalars {
+            if isLineBreaking(scalar) {
+                line += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                line.unicodeScalars.append(scalar)
+            }
+        }
+        return line
+    }
+
+    private static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
     /// Where `name` stops being an RFC 9110 token, if it does.
     static func firstInvalidHeaderNameScalar(_ name: String) -> String.UnicodeScalarView.Index? {
         name.unicodeScalars.firstIndex { !$0.isASCII || !HTTPToken.isTChar(UInt8($0.value)) }

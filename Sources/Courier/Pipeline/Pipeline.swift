@@ -45,34 +45,44 @@ struct StageCall: Sendable {
     let authenticates: Bool
     /// The origin the endpoint declared, when a credential may be attached.
     let declaredOrigin: RedirectPolicy.Origin?
-    /// Which stages saw their `next` fail, so that a stage's own error can be told from one it
+    /// What the stages' `next`s threw, so that a stage's own error can be told from one it
     /// passes on; `nil` when no stage above the attempt applies. Then, too, the transport stage
     /// sends the request as `RequestBuilder` made it without checking it again.
     var trail: FailureTrail?
 }
 
-/// Which levels of a call's pipeline had a `next` fail: written only when something fails.
+/// What the `next`s of a call's stages threw, by level, so that a stage's own error can be told
+/// from one it relays: written only when something fails (the storage is allocated then).
+///
+/// An error a stage throws is relayed when one of its level's `next`s threw the same error (and
+/// that record is used up); any other is its own. Records are per level, not per run, so two
+/// runs of a level at once (a middleware calling `next` twice) each find their own.
 struct FailureTrail: Sendable {
-    private let levels = LockedState<UInt64>(0)
+    private let failures = LockedState<[Int: [String]]>([:])
 
-    /// The level of each of an endpoint's own middleware, after the pipeline's stages.
-    static func endpointLevel(_ index: Int) -> Int { 32 + index }
+    /// The level of each of an endpoint's own middleware: apart from the pipeline's (0…) and the
+    /// pipeline itself (-1).
+    static func endpointLevel(_ index: Int) -> Int { -2 - index }
 
-    /// Records that a `next` called by `level` failed.
-    func markFailed(below level: Int) {
-        guard (0..<64).contains(level) else { return }
-        levels.withLock { $0 |= 1 << UInt64(level) }
+    /// Records that a `next` called by `level` threw `error`.
+    func markFailed(below level: Int, with error: CourierError) {
+        guard level != -1 else { return }
+        let key = Self.key(error)
+        failures.withLock { $0[level, default: []].append(key) }
     }
 
-    /// Whether a `next` called by `level` failed (consumed: the level has ended). Levels past
-    /// what the trail holds count as failed, so that nothing is named wrongly.
-    func consumeFailed(below level: Int) -> Bool {
-        guard (0..<64).contains(level) else { return true }
-        return levels.withLock { levels in
-            defer { levels &= ~(1 << UInt64(level)) }
-            return levels & (1 << UInt64(level)) != 0
+    /// Whether `error`, thrown by a stage of `level`, is one its `next` threw (the record is used up).
+    func relays(_ error: CourierError, at level: Int) -> Bool {
+        let key = Self.key(error)
+        return failures.withLock { failures in
+            guard let index = failures[level]?.firstIndex(of: key) else { return false }
+            failures[level]?.remove(at: index)
+            return true
         }
     }
+
+    /// What tells two errors apart here: what they print.
+    private static func key(_ error: CourierError) -> String { String(describing: error) }
 }
 
 /// The stages below one stage: `next(request, call)` runs them.
@@ -103,9 +113,9 @@ struct StageNext: Sendable {
 /// constraint establishes may shape it); the status check and decoding come after it.
 /// ``description`` prints the whole order, and `Client.description` shows it.
 ///
-/// A stage above the attempt that throws while no `next` it called has failed (a middleware's
-/// own error, a host the credential may not go to, a failed refresh) is named in the call's
-/// error log line and in its span's `courier.failed_stage`. Failures at and below the attempt
+/// A stage above the attempt that throws an error none of its `next`s threw (a middleware's own
+/// error, a host the credential may not go to, a failed refresh) is named in the call's error
+/// log line and in its span's `courier.failed_stage` (see ``FailureTrail``). Failures at and below the attempt
 /// are the attempt's, logged by ``AttemptObservationStage``.
 struct Pipeline: Sendable, CustomStringConvertible {
     /// Every stage, outermost first.
@@ -170,10 +180,10 @@ struct Pipeline: Sendable, CustomStringConvertible {
         _ error: CourierError, in stage: any Stage, at index: Int, caller: Int, request: TransportRequest, call: StageCall,
         trail: FailureTrail
     ) {
-        if index < attemptIndex, !stage.namesItsFailures, !trail.consumeFailed(below: index) {
+        if index < attemptIndex, !stage.namesItsFailures, !trail.relays(error, at: index) {
             Self.report(error, in: stage.name, request: request, call: call)
         }
-        trail.markFailed(below: caller)
+        trail.markFailed(below: caller, with: error)
     }
 
     /// Names `stage` as where the call failed: in its log line and its span.
@@ -181,7 +191,7 @@ struct Pipeline: Sendable, CustomStringConvertible {
         if case .cancelled = error { return }
         call.trace?.recordFailedStage(stage)
         call.client.configuration.logger.error(
-            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed in stage \(stage): \(error)")
+            "\(request.head.method.rawValue) \(request.redaction.redact(url: request.url)) failed in stage \(stage): \(Redaction.singleLine("\(error)"))")
     }
 }
 
@@ -217,12 +227,12 @@ struct EndpointMiddlewareStage: Stage {
                 do throws(CourierError) {
                     return try await run(request, from: index + 1, call: call, next: next)
                 } catch {
-                    call.trail?.markFailed(below: level)
+                    call.trail?.markFailed(below: level, with: error)
                     throw error
                 }
             }
         } catch {
-            if let trail = call.trail, !trail.consumeFailed(below: level) {
+            if let trail = call.trail, !trail.relays(error, at: level) {
                 Pipeline.report(error, in: String(describing: type(of: middleware)), request: request, call: call)
             }
             throw error
@@ -296,7 +306,9 @@ struct TransportStage: Stage {
         // checked here, the last moment before the wire. A request no stage could change passes
         // by construction (a `BaseURL` is http or https with a validated host, a `URLPath` has no
         // user-info to add, reserved headers were refused).
-        if call.trail == nil {
+        // The attempt writes a span's propagation fields (`traceparent`…) into a traced request,
+        // which a tracer chooses: a traced request is always checked.
+        if call.trail == nil, call.trace == nil {
             assert((try? RequestBuilder.checkSendable(request)) != nil, "a request RequestBuilder made is sendable")
         } else {
             try RequestBuilder.checkSendable(request)

@@ -102,3 +102,30 @@ actor OAuth2HangingTransport: Transport {
         return StreamedResponse(statusCode: 200, body: Data(OAuth2Fixtures.tokenJSON.utf8), url: request.url)
     }
 }
+
+/// A token endpoint and an API on one stubbed transport, and an expired credential: the first
+/// call through a client with a refresher refreshes.
+enum Tokens {
+    static let json = #"{"access_token":"at-new","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-new"}"#
+
+    /// The token endpoint answers a token (or `tokenAnswer`), the API 200.
+    static func server(tokenAnswer: Response? = nil) -> RecordingTransport {
+        RecordingTransport { request throws(CourierError) in
+            if request.head.path == "/oauth/token" {
+                if let tokenAnswer { return tokenAnswer }
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: Data(json.utf8), url: request.url)
+            }
+            return Response(status: .ok, headers: [:], body: Data(), url: request.url)
+        }
+    }
+
+    static func expiredStore() -> InMemoryTokenStore {
+        InMemoryTokenStore(TokenCredential(accessToken: "at-old", refreshToken: "rt-1", expiresAt: Date(timeIntervalSince1970: 1)))
+    }
+
+    static func endpoint(configuration: Configuration? = nil) throws -> OAuth2TokenEndpoint {
+        OAuth2TokenEndpoint(
+            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
+            clientAuthentication: .basic(clientID: "app", clientSecret: "CLIENT-S3CR3T"), configuration: configuration)
+    }
+}

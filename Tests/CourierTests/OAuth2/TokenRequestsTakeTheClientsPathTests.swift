@@ -25,33 +25,11 @@ private struct Me: Requestable {
 
 @Suite("A refresher's token requests take its client's path by default")
 struct TokenRequestsTakeTheClientsPathTests {
-    /// A server for both hosts: the token endpoint answers a token, the API answers 200.
-    static func server() -> RecordingTransport {
-        RecordingTransport { request throws(CourierError) in
-            if request.head.path == "/oauth/token" {
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json"], body: Data(OAuth2Fixtures.tokenJSON.utf8), url: request.url)
-            }
-            return Response(status: .ok, headers: [:], body: Data(), url: request.url)
-        }
-    }
-
-    /// An expired credential, so that the first call refreshes.
-    static func expiredStore() -> InMemoryTokenStore {
-        InMemoryTokenStore(TokenCredential(accessToken: "at-old", refreshToken: "rt-1", expiresAt: Date(timeIntervalSince1970: 1)))
-    }
-
-    static func endpoint(configuration: Configuration? = nil) throws -> OAuth2TokenEndpoint {
-        OAuth2TokenEndpoint(
-            baseURL: try BaseURL(host: "auth.example.com"), path: try URLPath("/oauth/token"),
-            clientAuthentication: .basic(clientID: "app", clientSecret: "CLIENT-S3CR3T"), configuration: configuration)
-    }
-
     @Test("an endpoint made without a configuration refreshes through the client's transport and middleware, without its credential")
     func theClientsPathByDefault() async throws {
-        let transport = Self.server()
+        let transport = Tokens.server()
         let paths = LockedState<[String]>([])
-        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
         var configuration = Configuration(transport: transport, middleware: [PathCounter(paths: paths)])
         configuration.authentication = .bearer(refresher)
         configuration.authorizedHosts = ["api.example.com"]
@@ -70,10 +48,10 @@ struct TokenRequestsTakeTheClientsPathTests {
 
     @Test("an endpoint given its own configuration keeps it: the client's transport never sees the token request")
     func anEndpointsOwnConfigurationWins() async throws {
-        let api = Self.server()
-        let authorizationServer = Self.server()
+        let api = Tokens.server()
+        let authorizationServer = Tokens.server()
         let refresher = TokenRefresher(
-            store: Self.expiredStore(), tokenEndpoint: try Self.endpoint(configuration: Configuration(transport: authorizationServer)))
+            store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint(configuration: Configuration(transport: authorizationServer)))
         var configuration = Configuration(transport: api)
         configuration.authentication = .bearer(refresher)
         configuration.authorizedHosts = ["api.example.com"]
@@ -84,9 +62,9 @@ struct TokenRequestsTakeTheClientsPathTests {
 
     @Test("a refresher shared by two clients refreshes through the first one's path")
     func theFirstClientsPath() async throws {
-        let first = Self.server()
-        let second = Self.server()
-        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        let first = Tokens.server()
+        let second = Tokens.server()
+        let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
         for transport in [first, second] {
             var configuration = Configuration(transport: transport)
             configuration.authentication = .bearer(refresher)
@@ -103,8 +81,8 @@ struct TokenRequestsTakeTheClientsPathTests {
 
     @Test("a thousand concurrent calls with an expired token: one token request, through the client's path")
     func oneRefreshThroughTheClientsPath() async throws {
-        let transport = Self.server()
-        let refresher = TokenRefresher(store: Self.expiredStore(), tokenEndpoint: try Self.endpoint())
+        let transport = Tokens.server()
+        let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
         var configuration = Configuration(transport: transport)
         configuration.authentication = .bearer(refresher)
         configuration.authorizedHosts = ["api.example.com"]

@@ -120,14 +120,16 @@ struct PipelineStagesTests {
         #expect(logged.allSatisfy { !$0.contains("in stage") })
     }
 
-    @Test("a middleware that throws its own error after a failed next is not named (the failure came from below)")
-    func anErrorAfterAFailedNextIsNotNamed() async throws {
+    @Test("a middleware that gives up with an error of its own after its next failed is named, with its error")
+    func anOwnErrorAfterAFailedNextIsNamed() async throws {
         let (configuration, lines) = Self.logged {
             $0.transport = RecordingTransport { request throws(CourierError) in throw .transport(TransportFailure(kind: .connectionLost)) }
             $0.middleware = [SecondGuess()]
         }
         _ = try? await Client(configuration: configuration).enqueue(TestEndpoint()).resume()
-        #expect(lines.all.filter { $0.contains("in stage") }.isEmpty)
+        let named = lines.all.filter { $0.contains("in stage") }
+        #expect(named.count == 1)
+        #expect(named.first?.contains("failed in stage SecondGuess: Invalid request: invalid header name \"X-Try\"") == true)
     }
 
     @Test("an endpoint's own middleware is named by its type")

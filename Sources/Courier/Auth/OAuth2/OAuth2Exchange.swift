@@ -93,6 +93,9 @@ package enum OAuth2Exchange {
                 || configuration.redaction.isSecret(headerName: $0.name)
         }
         configuration.redaction = hidingSecrets(configuration.redaction)
+        // Innermost of the users' stages: what a middleware added that carries a credential is
+        // the API's, not the authorization server's (an API key on every request).
+        configuration.middleware.append(CredentialGuard(redaction: configuration.redaction))
         if postsForm {
             configuration.retryPolicy.generatesIdempotencyKey = false
             configuration.retryPolicy.retriesOnlyUnsentRequests = true
@@ -155,6 +158,32 @@ package enum OAuth2Exchange {
             return try await client.enqueue(request).resume()
         } catch .response(let response) {
             return response
+        }
+    }
+}
+
+extension OAuth2Exchange {
+    /// The last middleware of an OAuth2 client: drops every header field that carries a
+    /// credential (`Authorization`, `Cookie`, and any the default or the configuration's
+    /// redaction hides) unless the request was built with that exact field (the OAuth client's
+    /// own Basic header). So an app's middleware that adds its API key or token to every request
+    /// cannot send it to the authorization server.
+    struct CredentialGuard: Middleware {
+        let redaction: Redaction
+
+        func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+            let built = Set((context.endpoint.headerItems ?? []).map { "\($0.name.lowercased())\u{0}\($0.value)" })
+            var request = request
+            var kept = HTTPFields()
+            for field in request.head.headerFields {
+                let name = field.name.canonicalName
+                let carriesCredential =
+                    credentialHeaders.contains(name) || Redaction.default.isSecret(headerName: name) || redaction.isSecret(headerName: name)
+                if carriesCredential, !built.contains("\(name)\u{0}\(field.value)") { continue }
+                kept.append(field)
+            }
+            request.head.headerFields = kept
+            return try await next(request)
         }
     }
 }

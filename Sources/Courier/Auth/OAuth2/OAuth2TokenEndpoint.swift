@@ -53,7 +53,7 @@ public struct OAuth2TokenEndpoint: Sendable {
     package let now: @Sendable () -> Date
     /// What token requests go through: the configuration given, or the first client that uses
     /// a refresher made with this endpoint.
-    package let tokenPath: OAuth2TokenPath
+    package private(set) var tokenPath: OAuth2TokenPath
     /// The client token requests go through now (``OAuth2Exchange/client(_:postsForm:)``).
     package var client: Client { tokenPath.client }
 
@@ -281,15 +281,34 @@ extension OAuth2TokenEndpoint: CustomStringConvertible {
     }
 }
 
+extension OAuth2TokenEndpoint {
+    /// This endpoint with a path of its own for one refresher: a refresher's token requests take
+    /// the path of a client that uses that refresher, never another refresher's (two accounts'
+    /// refreshers made with one endpoint value). An endpoint given a configuration keeps it.
+    package func withOwnPath() -> OAuth2TokenEndpoint {
+        var endpoint = self
+        endpoint.tokenPath = tokenPath.forOneRefresher()
+        return endpoint
+    }
+}
+
 /// The client a token endpoint's requests go through: fixed when the endpoint was given a
 /// configuration; otherwise a default one until a ``Client`` whose authentication is a refresher
 /// made with the endpoint adopts it (the first such client; later ones leave it as it is).
 package final class OAuth2TokenPath: Sendable {
     private let state: LockedState<(client: Client, adoptable: Bool)>
+    /// Whether the endpoint was given a configuration: then no client adopts the path.
+    private let isFixed: Bool
 
     /// A path through `configuration`, or (for `nil`) a default one that a client may adopt.
     init(_ configuration: Configuration?) {
+        isFixed = configuration != nil
         state = LockedState((OAuth2Exchange.client(configuration ?? Configuration(), postsForm: true), configuration == nil))
+    }
+
+    /// This path when it is fixed; otherwise a new default one, for one refresher.
+    func forOneRefresher() -> OAuth2TokenPath {
+        isFixed ? self : OAuth2TokenPath(nil)
     }
 
     /// The client requests go through now.
