@@ -485,6 +485,7 @@ struct HostileReview52DefectTests {
         configuration.authorizedHosts = ["api.example.com"]
         let client = Client(configuration: configuration)
         box.withLock { $0 = client }
+        defer { box.withLock { $0 = nil } }  // the middleware holds the client: no cycle left behind
 
         let refresh = Task { try? await refresher.forceRefresh() }
         await seen.wait()  // the refresh is in flight, started by no call
@@ -505,6 +506,7 @@ struct HostileReview52DefectTests {
         #expect(status == .some(200), "the call never ended: runExclusively waits for it, it waits for the refresh")
         #expect(outcome.withLock { $0 } == ["wouldDeadlock"])
         refresh.cancel()
+        _ = await refresh.value
     }
 }
 
@@ -602,10 +604,12 @@ private struct Picky: Middleware {
 
 /// On the token request only: asks the client's own refresher for a credential; records how it ended.
 private struct AsksRefresher: Middleware {
-    let refresher: TokenRefresher
+    /// Held in a box the test empties at its end: the refresher's token path holds a client
+    /// whose middleware is this one, so holding the refresher itself would be a cycle.
+    let box: LockedState<TokenRefresher?>
     let outcome: LockedState<[String]>
     func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-        if request.head.path == "/oauth/token" {
+        if request.head.path == "/oauth/token", let refresher = box.withLock({ $0 }) {
             do {
                 _ = try await refresher.validCredential()
                 outcome.withLock { $0.append("credential") }
@@ -831,7 +835,9 @@ struct HostileReview52InvariantTests {
         let outcome = LockedState<[String]>([])
         let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
         var configuration = Configuration(transport: Tokens.server())
-        configuration.middleware = [AsksRefresher(refresher: refresher, outcome: outcome)]
+        let box = LockedState<TokenRefresher?>(refresher)
+        defer { box.withLock { $0 = nil } }
+        configuration.middleware = [AsksRefresher(box: box, outcome: outcome)]
         configuration.authentication = .bearer(refresher)
         configuration.authorizedHosts = ["api.example.com"]
         let client = Client(configuration: configuration)
@@ -853,6 +859,7 @@ struct HostileReview52InvariantTests {
         configuration.authorizedHosts = ["api.example.com"]
         let client = Client(configuration: configuration)
         box.withLock { $0 = client }
+        defer { box.withLock { $0 = nil } }  // the middleware holds the client: no cycle left behind
         let status = await within(seconds: 20) { () async -> Int? in try? await client.enqueue(Me()).resume().statusCode }
         #expect(status == .some(200))
         #expect(outcome.withLock { $0 } == ["wouldDeadlock"])
