@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""Compiles the guides' code: every ```swift block of README.md and Documentation/*.md.
+"""Compiles the guides' code: every ```swift block of README.md and Documentation/*.md, and of the
+doc comments (`///`) of every Sources/**/*.swift file.
 
     python3 .ci/guides.py                    # regenerate Tests/CourierGuideTests/Generated
     python3 .ci/guides.py --check-manifests  # also evaluate the Package.swift fragments
+
+A source file's doc comments are read as one Markdown text (each line's `/// ` removed; a block's
+line is its line in the source file) and become Generated/Doc<Module><Path>.swift, with
+`enum Doc<Module><Path>Guide`, importing the file's own module too; markers go on the `///` line
+before the fence. An example on an internal declaration cannot compile outside its module: its
+block says so with `skip:`.
 
 Each guide becomes one Swift file, Tests/CourierGuideTests/Generated/<Guide>.swift, built by
 `swift build --build-tests` and run by `swift test`, so a guide whose code stops compiling fails
@@ -207,6 +214,8 @@ MARKER = re.compile(r"^\s*<!--\s*guide:\s*(.*?)\s*-->\s*$")
 
 def read_blocks(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read().split("\n")
+    if path.endswith(".swift"):
+        text = doc_comment_text(text)
     blocks = []
     i = 0
     while i < len(text):
@@ -242,6 +251,16 @@ def read_blocks(path):
             i = j
         i += 1
     return blocks
+
+
+def doc_comment_text(lines):
+    """A Swift file's doc comments as Markdown, line for line (other lines blank), so a block's
+    line number is its line in the source file."""
+    out = []
+    for line in lines:
+        m = re.match(r"^\s*/// ?(.*)$", line)
+        out.append(m.group(1) if m else "")
+    return out
 
 
 MANIFEST_START = re.compile(r"^\s*(// swift-tools-version|\.package\(|\.target\(|\.testTarget\(|\.executableTarget\(|// Package\.swift|dependencies:|targets:)")
@@ -329,6 +348,8 @@ def classify_item(code, block):
         return "test" if re.match(r"\s*@Test\b", code) else "decl"
     if word == "var" and re.match(r"var\s+\w+\s*:[^=]*\{\s*$", rest) or re.match(r"var\s+\w+\s*:[^=]*\{.*\}\s*$", rest):
         return "member"
+    if word == "static" and first_word(rest[len("static"):]) in ("let", "var", "func"):
+        return "decl"  # a static member a doc comment shows: a member of the guide's enum
     if word in ("static", "case", "default") or code.strip().startswith(("}", ")", "]")):
         raise GuideError(f"{block.where}: cannot classify {code.strip()!r} (a member outside its type?)")
     return "stmt"
@@ -432,8 +453,17 @@ def fix_statements(body):
 # --- Generation ---------------------------------------------------------------------------------
 
 def guide_name(path):
+    if path.endswith(".swift"):  # Sources/Courier/Client/Call+Progress.swift: DocCourierClientCallProgress
+        parts = os.path.splitext(path)[0].split(os.sep)[1:]
+        return "Doc" + "".join(re.sub(r"\W", "", p[:1].upper() + p[1:]) for p in parts)
     base = os.path.splitext(os.path.basename(path))[0]
     return "Readme" if base == "README" else base
+
+
+def source_module(path):
+    """The module a source file belongs to (its doc comments' examples import it), or None."""
+    parts = path.split(os.sep)
+    return parts[1] if path.endswith(".swift") and len(parts) > 2 and parts[0] == "Sources" else None
 
 
 def indent(lines, by="    "):
@@ -573,7 +603,7 @@ def generate(path, counts):
         "// swift-format-ignore-file",
         "",
     ]
-    plain = {m for m, c in imports if c is None} | set(DEFAULT_IMPORTS)
+    plain = {m for m, c in imports if c is None} | set(DEFAULT_IMPORTS) | ({source_module(path)} - {None})
     for module in sorted(plain):
         out.append(f"import {module}")
     for module, condition in sorted((m, c) for m, c in imports if c is not None and m not in plain):
@@ -646,18 +676,26 @@ def main(argv):
     check = "--check-manifests" in argv
     guides = ["README.md"] + sorted(
         os.path.join("Documentation", f) for f in os.listdir(os.path.join(ROOT, "Documentation")) if f.endswith(".md")
+    ) + sorted(
+        os.path.relpath(os.path.join(d, f), ROOT)
+        for d, _, fs in os.walk(os.path.join(ROOT, "Sources")) for f in fs if f.endswith(".swift")
     )
     counts = []
     all_manifests = []
     files = {}
-    try:
-        for path in guides:
+    errors = []
+    for path in guides:
+        try:
             source, manifests = generate(path, counts)
-            all_manifests.extend(manifests)
-            if counts[-1][1]["blocks"]:
-                files[guide_name(path) + ".swift"] = source
-    except GuideError as error:
+        except GuideError as error:
+            errors.append(error)
+            continue
+        all_manifests.extend(manifests)
+        if counts[-1][1]["blocks"]:
+            files[guide_name(path) + ".swift"] = source
+    for error in errors:
         print(f"error: {error}", file=sys.stderr)
+    if errors:
         return 1
     out_dir = os.path.join(ROOT, OUT)
     os.makedirs(out_dir, exist_ok=True)

@@ -9,8 +9,11 @@ extension Constraint {
     /// call leaves at once. Once the monitor stops, it holds no call.
     ///
     /// ```swift
-    /// static let online = (try? ConnectivityMonitor()).map { Constraint.connectivity($0, timeout: .seconds(20)) }
-    /// var constraints: [Constraint] { API.online.map { [$0] } ?? [] }   // in a Requestable
+    /// enum API {
+    ///     static let online = (try? ConnectivityMonitor()).map { Constraint.connectivity($0, timeout: .seconds(20)) }
+    /// }
+    /// // in a Requestable:
+    /// var constraints: [Constraint] { API.online.map { [$0] } ?? [] }
     /// ```
     /// - Parameters:
     ///   - monitor: Where the path comes from. Share one monitor between constraints.

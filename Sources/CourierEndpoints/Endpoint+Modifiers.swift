@@ -33,7 +33,7 @@ extension Endpoint {
     /// This endpoint with its own use of `Configuration.cache`.
     ///
     /// ```swift
-    /// api.get("avatars", id).cachePolicy(.returnCachedElseLoad)
+    /// api.get("avatars", login).cachePolicy(.returnCachedElseLoad)
     /// ```
     public func cachePolicy(_ policy: CachePolicy) -> Self {
         with { $0.cachePolicy = policy }

@@ -3,8 +3,11 @@ extension Endpoint {
     /// then returns a ``TypedCall`` whose ``TypedCall/model()`` gives a `NewModel`.
     ///
     /// ```swift
-    /// static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
-    ///     api.get("users", login).returning(User.self)
+    /// enum GitHub {
+    ///     static let api = API(string: "https://api.github.example")
+    ///     static func user(_ login: String) -> Endpoint<BodyForbidden, User> {
+    ///         api.get("users", login).returning(User.self)
+    ///     }
     /// }
     /// let user = try await client.enqueue(GitHub.user("octocat")).model()
     /// ```

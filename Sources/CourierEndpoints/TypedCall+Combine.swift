@@ -6,9 +6,12 @@
     extension TypedCall {
         /// A publisher of the decoded model, as `Call.publisher(expecting:)` with `Model`.
         ///
+        /// <!-- guide: if canImport(Combine) -->
         /// ```swift
-        /// client.enqueue(GitHub.user("octocat")).publisher()
-        ///     .sink { completion in … } receiveValue: { user in … }
+        /// import Combine
+        ///
+        /// let subscription = client.enqueue(GitHub.user("octocat")).publisher()
+        ///     .sink { completion in print(completion) } receiveValue: { user in print(user.name) }
         /// ```
         public func publisher() -> CallPublisher<Model> {
             call.publisher(expecting: Model.self)

@@ -5,8 +5,9 @@ public import Foundation
 /// closure or a script, with no network at all.
 ///
 /// ```swift
-/// let transport = RecordingTransport(script: [.status(503), .status(503), .status(200, body: Data(#"{"id":1}"#.utf8))])
+/// let transport = RecordingTransport(script: [.status(503), .status(503), .status(200, body: Data(#"{"id":1,"name":"Ada"}"#.utf8))])
 /// var configuration = Configuration(transport: transport)
+/// configuration.retryPolicy = .default   // no retries without one
 /// configuration.clock = TestClock(sleepsReturnImmediately: true)
 /// let user = try await Client(configuration: configuration).enqueue(GetUser(id: 1)).resume(expecting: User.self)
 /// #expect(await transport.count == 3)

@@ -8,6 +8,7 @@
     ///
     /// Package access: for this repository's test targets, not part of CourierTesting's API.
     ///
+    /// <!-- guide: skip: declares suites of this repository's own test targets; here they would join the guide tests -->
     /// ```swift
     /// @Suite("10,000 concurrent callers", .heavy, .timeLimit(.minutes(2)))
     /// struct ManyCallersTests { … }

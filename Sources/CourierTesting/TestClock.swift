@@ -10,10 +10,12 @@ public import Foundation
 /// against the clock's ``date``, so the delay a date means is exact.
 ///
 /// ```swift
+/// let transport = RecordingTransport(script: [.status(503), .status(503), .status(200)])
 /// let clock = TestClock(sleepsReturnImmediately: true)
 /// var configuration = Configuration(transport: transport)
+/// configuration.retryPolicy = .default
 /// configuration.clock = clock
-/// _ = try await Client(configuration: configuration).enqueue(GetUser()).resume()
+/// _ = try await Client(configuration: configuration).enqueue(GetUser(id: 42)).resume()
 /// #expect(clock.sleeps.count == 2)   // two retries, and no real time spent
 /// ```
 public final class TestClock: Clock, Sendable {

@@ -36,6 +36,8 @@ public final class TestConnectivityMonitor: Sendable {
     /// connectivity constraint holds are released right after, on their own tasks.
     ///
     /// ```swift
+    /// import CourierConnectivity
+    ///
     /// network.update(ConnectivityPath(status: .satisfied, interfaceNames: ["wlan0"]))
     /// ```
     public func update(_ path: ConnectivityPath) {

@@ -24,7 +24,7 @@ public enum Authentication: Sendable {
     /// a SigV4-style scheme. The host rules are the same as for the other cases.
     ///
     /// ```swift
-    /// configuration.authentication = .signed(APIKeySigner(header: "X-Api-Key", key: key))
+    /// configuration.authentication = .signed(APIKeySigner(header: "X-Api-Key", key: apiKey))
     /// ```
     case signed(any RequestSigner)
 
@@ -91,7 +91,7 @@ extension BasicCredential: CustomStringConvertible, CustomReflectable {
 ///
 /// ```swift
 /// for await event in await refresher.events() {
-///     if case .refreshFailed(let failure) = event, failure.isPermanent { showSignIn() }
+///     if case .refreshFailed(let failure) = event, failure.isPermanent { await showSignIn() }
 /// }
 /// ```
 #if hasAttribute(nonexhaustive)

@@ -9,10 +9,11 @@
         /// publishes the body decoded as `type` (as ``resume(expecting:)``) and finishes, or fails
         /// with the ``CourierError``. Cancelling the subscription cancels the request.
         ///
+        /// <!-- guide: if canImport(Combine) -->
         /// ```swift
         /// client.enqueue(GetUser(id: 42)).publisher(expecting: User.self)
         ///     .receive(on: DispatchQueue.main)
-        ///     .sink { completion in … } receiveValue: { user in … }
+        ///     .sink { completion in print(completion) } receiveValue: { user in print(user.name) }
         ///     .store(in: &cancellables)
         /// ```
         ///

@@ -32,6 +32,10 @@ public actor Client {
     nonisolated let decoding: DecodingContext
     /// The stages every call goes through, built once.
     nonisolated let pipeline: Pipeline
+    /// The client a ``TokenRefresher``'s token requests take on this client's path (its transport,
+    /// middleware, logs; never its authentication or cache), when its token endpoint was not
+    /// given a configuration of its own (``OAuth2TokenPath``).
+    nonisolated let tokenClient: Client?
 
     /// Creates a client.
     ///
@@ -46,22 +50,26 @@ public actor Client {
         self.fixedCachePartition = configuration.cache == nil ? "" : CachePartition.fixed(for: configuration.authentication)
         let hasCredential = !configuration.authentication.isNone
         self.hasCredential = hasCredential
-        if case .bearer(let refresher) = configuration.authentication {
-            // Token requests take this client's path unless their endpoint was given its own.
-            refresher.tokenPath?.adopt(configuration)
-            if let cache = configuration.cache { refresher.purgesEntries(in: cache) }
+        var refresher: TokenRefresher?
+        if case .bearer(let bearer) = configuration.authentication {
+            refresher = bearer
+            if let cache = configuration.cache { bearer.purgesEntries(in: cache) }
         }
+        // Token requests take this client's path unless their endpoint was given its own.
+        let adopts = refresher?.tokenPath.map { !$0.isFixed } ?? false
+        self.tokenClient = adopts ? OAuth2Exchange.client(configuration, postsForm: true) : nil
         let cacheStage = configuration.cache.map { cache in
             CacheStage(
                 cache: cache, logger: configuration.logger, redaction: configuration.redaction,
                 secrets: CacheSecrets(configuration.redaction),
                 // The transport's cookie storage, read to key responses by the cookies sent.
                 cookies: configuration.transport as? any StoredCookieSource, metrics: observation?.metrics,
-                authentication: configuration.authentication, index: Pipeline.cacheIndex(in: configuration))
+                authentication: configuration.authentication)
         }
         self.pipeline = Pipeline(
             configuration: configuration, retries: !RetryStage.passesThrough(configuration.retryPolicy), hasCredential: hasCredential,
             cache: cacheStage)
+        refresher?.tokenPath?.adopt(self)
     }
 
     /// Prepares a call to `endpoint`. Nothing is sent until the call is resumed.

@@ -48,6 +48,8 @@ public struct Configuration: Sendable {
     /// `NoOpTracer()` to keep one client out of traces.
     ///
     /// ```swift
+    /// import Tracing
+    ///
     /// configuration.tracer = NoOpTracer()   // this client's calls are not traced
     /// ```
     ///
@@ -75,6 +77,8 @@ public struct Configuration: Sendable {
     /// records nothing and costs nothing.
     ///
     /// ```swift
+    /// import Metrics
+    ///
     /// configuration.metricsFactory = NOOPMetricsHandler.instance   // this client records no metrics
     /// ```
     public var metricsFactory: (any MetricsFactory)?
@@ -101,7 +105,9 @@ public struct Configuration: Sendable {
     /// ``Call/resume(expecting:)`` (JSON always uses ``decoder``). Default: none.
     ///
     /// ```swift
-    /// configuration.responseDecoders = [XMLBodyDecoder()]   // from CourierXML
+    /// import CourierXML
+    ///
+    /// configuration.responseDecoders = [XMLBodyDecoder()]
     /// ```
     public var responseDecoders: [any ResponseBodyDecoder]
     /// The `User-Agent` header sent with every request unless a header sets one; `nil` leaves it

@@ -64,8 +64,12 @@ public struct RequestBody: Sendable {
     /// (CourierXML builds its `.xml` bodies on it).
     ///
     /// ```swift
-    /// static func csv(_ rows: [[String]]) -> RequestBody {
-    ///     .custom(contentType: "text/csv; charset=utf-8") { Data(CSV.encode(rows).utf8) }
+    /// extension RequestBody {
+    ///     static func tsv(_ rows: [[String]]) -> RequestBody {
+    ///         .custom(contentType: "text/tab-separated-values") {
+    ///             Data(rows.map { $0.joined(separator: "\t") }.joined(separator: "\n").utf8)
+    ///         }
+    ///     }
     /// }
     /// ```
     /// - Parameters:

@@ -81,9 +81,12 @@ public protocol Requestable: Sendable {
     /// failure fails them all with ``CourierError/constraint(_:)``. Default: none.
     ///
     /// ```swift
-    /// static let session = Constraint(name: "session", isSatisfied: { await store.hasSession },
-    ///                                 satisfy: { try await store.startSession() })
-    /// var constraints: [Constraint] { [Self.session] }
+    /// struct Dashboard: Requestable {
+    ///     static let session = Constraint(name: "session", isSatisfied: { await store.hasSession },
+    ///                                     satisfy: { try await store.startSession() })
+    ///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
+    ///     var constraints: [Constraint] { [Self.session] }
+    /// }
     /// ```
     var constraints: [Constraint] { get }
     /// How this endpoint's calls use ``Configuration/cache``. Default:

@@ -2,6 +2,8 @@
 /// ``AuthenticationFailure/authorizationFailed(_:)``.
 ///
 /// ```swift
+/// import CourierOAuth
+///
 /// do {
 ///     credential = try await AuthorizationCodeFlow.signIn(
 ///         authorizationEndpoint: authorize, tokenEndpoint: tokens, openBrowser: openBrowser)

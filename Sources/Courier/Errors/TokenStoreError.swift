@@ -3,6 +3,7 @@
 /// ``FileTokenStore`` and `KeychainTokenStore` declare their methods `throws(TokenStoreError)`.
 /// A damaged or foreign store is always one of these errors: it is never read as "no credential".
 ///
+/// <!-- guide: if EncryptedTokenStore -->
 /// ```swift
 /// do {
 ///     let credential = try await store.load()
@@ -37,8 +38,13 @@ public enum TokenStoreError: Error, Sendable {
     /// system error; it never contains a token. `underlyingError` is the system's error (a
     /// `POSIXError` for a failed system call), when there is one.
     ///
+    /// <!-- guide: if EncryptedTokenStore -->
     /// ```swift
-    /// catch .io(_, let cause as POSIXError) where cause.code == .ENOSPC { showDiskFull() }
+    /// do {
+    ///     try await store.save(credential)
+    /// } catch .io(_, let cause as POSIXError) where cause.code == .ENOSPC {
+    ///     showDiskFull()
+    /// }
     /// ```
     case io(String, underlyingError: (any Error)? = nil)
     /// A Keychain call returned this `OSStatus` (Apple platforms only).

@@ -51,8 +51,13 @@ public struct TransportFailure: Error, Sendable, Equatable {
     /// transport's own error. Not part of `==`, and never printed by ``description`` (an error's
     /// own text may hold a URL with its query).
     ///
+    /// <!-- guide: if AsyncHTTPClientLinked -->
     /// ```swift
-    /// if case .transport(let failure) = error, let tls = failure.underlyingError as? NIOSSLError { … }
+    /// import NIOSSL
+    ///
+    /// if case .transport(let failure) = error, let tls = failure.underlyingError as? NIOSSLError {
+    ///     print("TLS failed: \(tls)")
+    /// }
     /// ```
     public var underlyingError: (any Error)?
 
@@ -83,7 +88,7 @@ extension TransportFailure {
     /// ``TransportRequest/maximumResponseSize``).
     ///
     /// ```swift
-    /// throw .transport(.responseTooLarge(limit: request.maximumResponseSize ?? 0, url: request.url))
+    /// throw CourierError.transport(.responseTooLarge(limit: request.maximumResponseSize ?? 0, url: request.url))
     /// ```
     package static func responseTooLarge(limit: Int, url: URL?) -> TransportFailure {
         TransportFailure(kind: .responseTooLarge, url: url, message: "the response body exceeded the limit of \(limit) bytes")

@@ -143,6 +143,7 @@ extension Redaction {
     /// One line for logs: method, redacted URL, header count and body size; never header values
     /// or body bytes.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
     /// Redaction.default.describe(request)
     /// // "POST https://h/token?code=<redacted> (3 headers, 120-byte body)"
@@ -164,6 +165,7 @@ extension Redaction {
     /// One line for logs: status, redacted URL, header count, body size and media type; never
     /// header values (so never `Set-Cookie`) or body bytes.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
     /// Redaction.default.describe(response)
     /// // "HTTP 200 from https://h/me?access_token=<redacted> (2 headers, 512 bytes of application/json)"

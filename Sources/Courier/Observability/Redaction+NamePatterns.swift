@@ -47,6 +47,7 @@ extension Redaction {
 
         /// Whether `name` matches a fragment or a prefix.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// Redaction.NamePatterns.standard.matches("x_auth_user")   // true
         /// Redaction.NamePatterns.standard.matches("Accept")        // false

@@ -172,6 +172,7 @@ extension Redaction {
     /// name patterns, ``formFields`` and ``exposed``. Percent-decoded and split like
     /// ``isSecret(queryItemName:)``.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
     /// Redaction.default.isSecret(fieldName: "authorization")   // true (pattern `auth…`)
     /// Redaction.default.isSecret(fieldName: "username")        // false

@@ -122,12 +122,15 @@ struct Pipeline: Sendable, CustomStringConvertible {
     let stages: [any Stage]
     /// The index of ``AttemptObservationStage``.
     let attemptIndex: Int
+    /// The index of the ``CacheStage``, when the client has a cache.
+    let cacheIndex: Int?
 
     /// The stages of a client created with `configuration`.
     init(configuration: Configuration, retries: Bool, hasCredential: Bool, cache: CacheStage?) {
         var stages: [any Stage] = configuration.middleware.map(MiddlewareStage.init)
         stages.append(EndpointMiddlewareStage())
         stages.append(DownloadCountingStage())
+        cacheIndex = cache.map { _ in stages.count }
         if let cache { stages.append(cache) }
         if retries { stages.append(RetryStage(policy: configuration.retryPolicy, clock: configuration.clock)) }
         if hasCredential {
@@ -139,9 +142,6 @@ struct Pipeline: Sendable, CustomStringConvertible {
         stages.append(TransportStage(transport: configuration.transport, cached: configuration.cache != nil))
         self.stages = stages
     }
-
-    /// The index of the cache stage it will have in a client created with `configuration`.
-    static func cacheIndex(in configuration: Configuration) -> Int { configuration.middleware.count + 2 }
 
     /// The whole order a call goes through, this list in the middle.
     var description: String {
@@ -159,9 +159,10 @@ struct Pipeline: Sendable, CustomStringConvertible {
         try await StageNext(index: firstStage(from: 0, for: call), caller: -1)(request, call)
     }
 
-    /// Runs the stages below stage `index` (a ``CacheStage`` background revalidation).
-    func run(_ request: TransportRequest, below index: Int, call: StageCall) async throws(CourierError) -> StreamedResponse {
-        try await StageNext(index: firstStage(from: index + 1, for: call), caller: -1)(request, call)
+    /// Runs the stages below the ``CacheStage`` (its background revalidation).
+    func runBelowCache(_ request: TransportRequest, call: StageCall) async throws(CourierError) -> StreamedResponse {
+        guard let cacheIndex else { preconditionFailure("only a client with a cache stage revalidates in the background") }
+        return try await StageNext(index: firstStage(from: cacheIndex + 1, for: call), caller: -1)(request, call)
     }
 
     /// The first stage from `index` on that applies to `call` (the transport always does; below

@@ -7,6 +7,7 @@ import Foundation
 /// retryable response that carries it. Parsing is strict, as the RFC asks: anything else is
 /// `nil`, and the policy then falls back to its own backoff.
 ///
+/// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
 /// ```swift
 /// let now = Date()
 /// RetryAfter(parsing: "120", receivedAt: now)?.delay(from: now)              // .seconds(120)
@@ -22,6 +23,7 @@ enum RetryAfter: Sendable, Equatable {
     /// Parses a `Retry-After` field value: `delay-seconds` or one of the three HTTP-date forms of
     /// RFC 9110 §5.6.7 (IMF-fixdate, obsolete RFC 850, obsolete asctime).
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// RetryAfter(parsing: " 30 ", receivedAt: Date())    // .seconds(30)
     /// RetryAfter(parsing: "-1", receivedAt: Date())      // nil: not 1*DIGIT
@@ -64,6 +66,7 @@ enum RetryAfter: Sendable, Equatable {
     /// How long to wait, counted from `now`: the seconds as given, or the time until the date;
     /// a date that has already passed gives `.zero`.
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// let now = Date()
     /// RetryAfter.date(now.addingTimeInterval(-5)).delay(from: now)   // .zero

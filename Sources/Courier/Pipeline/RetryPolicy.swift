@@ -193,6 +193,7 @@ public struct RetryPolicy: Sendable {
     /// ``decision(after:request:outcome:now:random:)`` with the system's random number generator
     /// and the current time.
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// if case .retry(let delay) = policy.decision(after: attempt, request: request, outcome: outcome) {
     ///     try await Task.sleep(for: delay)
@@ -276,6 +277,7 @@ public struct RetryPolicy: Sendable {
     /// The client adds the key once, before the first attempt, so that every retry carries the
     /// same key:
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// if let key = policy.idempotencyKey(for: request),
     ///    let name = HTTPField.Name(policy.idempotencyKeyHeader) {
@@ -319,6 +321,7 @@ public struct RetryPolicy: Sendable {
     /// `min(maxDelay, baseDelay × 2^(attempt − 1))`, at nanosecond resolution, overflow-safe for
     /// any `attempt`. Negative durations count as zero, attempts below 1 as 1.
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// RetryPolicy.default.backoffCeiling(after: 1)     // 250 ms
     /// RetryPolicy.default.backoffCeiling(after: 3)     // 1 s
@@ -359,6 +362,7 @@ public struct RetryPolicy: Sendable {
 
 /// What ``RetryPolicy`` decided after an attempt.
 ///
+/// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
 /// ```swift
 /// switch policy.decision(after: attempt, request: request, outcome: outcome) {
 /// case .retry(let delay):
@@ -377,6 +381,7 @@ enum RetryDecision: Sendable, Equatable {
 
     /// Why a request is not retried.
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// if case .doNotRetry(let reason) = decision { logger.debug("not retrying: \(reason)") }
     /// ```
@@ -402,6 +407,7 @@ enum RetryDecision: Sendable, Equatable {
 
     /// The delay of a ``retry(after:)``; `nil` for ``doNotRetry(_:)``.
     ///
+    /// <!-- guide: skip: internal API, which code outside Courier (the guide tests included) cannot call -->
     /// ```swift
     /// if let delay = decision.delay { try await Task.sleep(for: delay) }
     /// ```

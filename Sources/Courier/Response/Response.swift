@@ -9,7 +9,7 @@ public import HTTPTypes
 ///
 /// ```swift
 /// let response = try await client.enqueue(Ping()).resume()
-/// if response.statusCode == 204 { … }
+/// if response.statusCode == 204 { print("no content") }
 /// let etag = response.headers[.eTag]
 /// ```
 @dynamicMemberLookup

@@ -13,7 +13,9 @@ public import Foundation
 /// ```swift
 /// struct CSVDecoder: ResponseBodyDecoder {
 ///     var mediaTypes: [String] { ["text/csv"] }
-///     func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T { … }
+///     func decode<T: Decodable>(_ type: T.Type, from response: Response) throws -> T {
+///         try csvDecoder.decode(type, from: response.body)
+///     }
 /// }
 /// var configuration = Configuration()
 /// configuration.responseDecoders = [CSVDecoder()]

@@ -7,7 +7,7 @@ public import HTTPTypes
 ///
 /// ```swift
 /// let response = try await client.enqueue(Ping()).resume()
-/// if response.statusCode == 204 { … }                 // response.head.statusCode
+/// if response.statusCode == 204 { print("no content") }   // response.head.statusCode
 /// let etag = response.headers[.eTag]
 /// ```
 public struct ResponseHead: Sendable, Equatable {

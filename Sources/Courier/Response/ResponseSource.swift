@@ -2,7 +2,7 @@
 /// server confirmed the stored response with `304 Not Modified`.
 ///
 /// ```swift
-/// let response = try await client.enqueue(endpoint).resume()
+/// let response = try await client.enqueue(GetUser(id: 42)).resume()
 /// if response.source == .cache { print("served without a request") }
 /// ```
 public enum ResponseSource: Sendable, Hashable {

@@ -5,7 +5,8 @@
 ///
 /// ```swift
 /// struct Upload: Requestable {
-///     // …
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "storage.example.com") }
+///     func path() throws(CourierError) -> URLPath { try URLPath("/uploads") }
 ///     // The storage service answers 307 to a regional host of its own: let the body go there.
 ///     var redirectMode: RedirectMode { .followSendingBodyToOtherOrigins }
 /// }

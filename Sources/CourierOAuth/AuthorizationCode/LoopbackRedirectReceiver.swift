@@ -25,7 +25,7 @@ public import Foundation
 /// let receiver = try LoopbackRedirectReceiver(callbackPath: "/callback")
 /// let flow = try AuthorizationCodeFlow(authorizationEndpoint: authorize, tokenEndpoint: tokens, redirectURI: receiver.redirectURI)
 /// async let redirect = receiver.waitForRedirect(timeout: .seconds(300), state: flow.state)
-/// try openInBrowser(flow.authorizationURL)
+/// openInBrowser(flow.authorizationURL)
 /// let credential = try await flow.complete(with: redirect)
 /// ```
 @available(iOS, unavailable)

@@ -8,12 +8,18 @@
     /// the app through the redirect URI's private-use scheme (RFC 8252 §7.1). Only available on
     /// iOS, macOS and visionOS.
     ///
+    /// <!-- guide: if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS)) -->
     /// ```swift
-    /// let flow = try AuthorizationCodeFlow(
-    ///     authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-    ///     tokenEndpoint: tokens, redirectURI: URL(string: "com.example.app:/oauth/callback")!)
-    /// let presenter = WebAuthenticationSessionPresenter(anchor: view.window!)
-    /// let credential = try await presenter.authorize(flow)
+    /// import AuthenticationServices
+    ///
+    /// @MainActor
+    /// func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
+    ///     let flow = try AuthorizationCodeFlow(
+    ///         authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+    ///         tokenEndpoint: tokens, redirectURI: URL(string: "com.example.app:/oauth/callback")!)
+    ///     let presenter = WebAuthenticationSessionPresenter(anchor: window)
+    ///     try await refresher.reset(to: presenter.authorize(flow))
+    /// }
     /// ```
     @MainActor
     public final class WebAuthenticationSessionPresenter: NSObject, ASWebAuthenticationPresentationContextProviding {

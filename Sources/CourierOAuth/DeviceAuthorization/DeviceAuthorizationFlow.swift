@@ -195,8 +195,10 @@ public struct DeviceAuthorizationFlow: Sendable {
     /// Polls the token endpoint until the user approves, refuses, or the code expires (RFC 8628 §3.4–3.5).
     ///
     /// ```swift
+    /// let authorization = try await flow.start()
     /// do {
     ///     let credential = try await flow.waitForApproval(authorization)
+    ///     try await refresher.reset(to: credential)
     /// } catch .authentication(.authorizationFailed(.expired)) {
     ///     print("The code expired; run the command again.")
     /// }

@@ -6,7 +6,7 @@ public import Courier
 /// ```swift
 /// let outcome = try await refresher.signOut(revokingAt: revocation)
 /// if !outcome.isComplete {
-///     log.warning("sign-out: the server may still honour the old tokens (\(outcome))")
+///     logger.warning("sign-out: the server may still honour the old tokens (\(outcome))")
 /// }
 /// ```
 ///

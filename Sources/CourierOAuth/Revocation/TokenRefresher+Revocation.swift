@@ -8,7 +8,7 @@ extension TokenRefresher {
     ///
     /// ```swift
     /// let outcome = try await refresher.signOut(revokingAt: revocation)
-    /// if !outcome.isComplete { log.warning("sign-out: \(outcome)") }
+    /// if !outcome.isComplete { logger.warning("sign-out: \(outcome)") }
     /// ```
     /// - Parameters:
     ///   - endpoint: the revocation endpoint.

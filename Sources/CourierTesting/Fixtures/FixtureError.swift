@@ -8,7 +8,7 @@ public import Foundation
 /// do {
 ///     network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url))
 /// } catch {
-///     print(error)   // "…/users/42/GET.response, line 3: a header line without a colon"
+///     print(error)   // "…/users/42/GET.response, line 3: a header line without a colon (a body must follow a blank line)"
 /// }
 /// ```
 ///

@@ -7,7 +7,8 @@ extension RequestBody {
     ///
     /// ```swift
     /// var body: RequestBody? { .xml(NewOrder(sku: "A-1", quantity: 2), rootKey: "order") }
-    /// // <?xml version="1.0" encoding="UTF-8"?><order><sku>A-1</sku><quantity>2</quantity></order>
+    /// // <?xml version="1.0" encoding="UTF-8"?>
+    /// // <order><sku>A-1</sku><quantity>2</quantity></order>
     /// ```
     /// The value is encoded once per send and checked to be well-formed XML: a key that is not an
     /// XML name, a character XML cannot carry, or a bare top-level value fails the call with

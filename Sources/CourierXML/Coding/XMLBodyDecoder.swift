@@ -41,6 +41,8 @@ public struct XMLBodyDecoder: ResponseBodyDecoder {
     /// Creates a decoder.
     ///
     /// ```swift
+    /// import XMLCoder
+    ///
     /// let decoder = XMLBodyDecoder {
     ///     let decoder = XMLDecoder()
     ///     decoder.dateDecodingStrategy = .iso8601

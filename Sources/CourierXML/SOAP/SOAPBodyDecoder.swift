@@ -12,10 +12,13 @@ public import XMLCoder
 ///
 /// ```swift
 /// struct GetPrice: Requestable {
-///     // baseURL(), method, body: .soap(…)
+///     let item: String
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "stock.example.com") }
+///     var method: HTTPMethod { .post }
+///     var body: RequestBody? { .soap(SOAPEnvelope(body: GetPriceRequest(Item: item), namespace: "urn:stock")) }
 ///     var responseDecoder: (any ResponseBodyDecoder)? { SOAPBodyDecoder() }
 /// }
-/// let price = try await client.enqueue(GetPrice()).resume(expecting: GetPriceResponse.self).Price
+/// let price = try await client.enqueue(GetPrice(item: "Apples")).resume(expecting: GetPriceResponse.self).Price
 /// ```
 public struct SOAPBodyDecoder: ResponseBodyDecoder {
     // The version is read from the envelope's namespace; the payload is the first element in Body.
@@ -39,6 +42,8 @@ public struct SOAPBodyDecoder: ResponseBodyDecoder {
     /// Creates a decoder.
     ///
     /// ```swift
+    /// import XMLCoder
+    ///
     /// let decoder = SOAPBodyDecoder {
     ///     let decoder = XMLDecoder()
     ///     decoder.shouldProcessNamespaces = true

@@ -42,7 +42,8 @@ public struct SOAPEnvelope: Sendable {
     /// An envelope whose body entry is a tree.
     ///
     /// ```swift
-    /// let security = XMLTreeNode("wsse:Security", attributes: ["xmlns:wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"])
+    /// let security = XMLTreeNode(
+    ///     "wsse:Security", attributes: ["xmlns:wsse": "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"])
     /// let envelope = SOAPEnvelope(version: .v1_2, header: [security],
     ///                             body: XMLTreeNode("GetPrice", attributes: ["xmlns": "urn:stock"], elements: [XMLTreeNode("Item", text: "Apples")]))
     /// ```

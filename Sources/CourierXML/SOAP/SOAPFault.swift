@@ -11,7 +11,7 @@ public import Courier
 ///     let price = try await client.enqueue(GetPrice(item: "Apples")).resume(expecting: Price.self)
 /// } catch {
 ///     if let fault = error.soapFault {
-///         print(fault.category, fault.code.localName, fault.reason)   // Optional(.sender) Client Unknown item
+///         print(fault.code.localName, fault.reason)   // Client Unknown item
 ///     }
 /// }
 /// ```
@@ -276,7 +276,9 @@ extension CourierError {
     /// (`CourierError/decoding(_:)`). `nil` for any other error.
     ///
     /// ```swift
-    /// catch {
+    /// do {
+    ///     _ = try await client.enqueue(GetQuote(symbol: "ACME")).resume()
+    /// } catch {
     ///     if let fault = error.soapFault { show(fault.reason) }
     /// }
     /// ```

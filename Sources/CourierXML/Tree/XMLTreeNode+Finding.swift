@@ -92,7 +92,7 @@ extension XMLTreeNode {
     /// The first descendant element whose qualified name is `name`, in `order`.
     ///
     /// ```swift
-    /// let price = try response.root.firstDescendant(named: "m:Price")?.value(Decimal.self)
+    /// let price = try response.xmlDocument().root.firstDescendant(named: "m:Price")?.value(Decimal.self)
     /// ```
     public func firstDescendant(named name: String, order: SearchOrder = .depthFirst) -> XMLTreeNode? {
         firstDescendant(order: order) { $0.name == name }

@@ -40,7 +40,7 @@ extension XMLTreeNode {
     /// whitespace; a `String` is the text as it is.
     ///
     /// ```swift
-    /// let quantity = try item.value(Int.self)
+    /// let quantity = try item.firstChild(named: "quantity")!.value(Int.self)
     /// let price: Decimal = try item.firstChild(named: "price")!.value()
     /// let inStock = item[attribute: "stock"].flatMap(Bool.init(xmlText:))   // an attribute's value
     /// ```
@@ -73,10 +73,14 @@ extension XMLTreeNode {
 /// Conform your own types:
 ///
 /// ```swift
-/// extension UUID: XMLTextConvertible {
-///     public init?(xmlText: String) { self.init(uuidString: xmlText.trimmingCharacters(in: .whitespacesAndNewlines)) }
+/// struct SKU: XMLTextConvertible {
+///     var code: String
+///     init?(xmlText: String) {
+///         guard xmlText.hasPrefix("SKU-") else { return nil }
+///         code = String(xmlText.dropFirst(4))
+///     }
 /// }
-/// let id = try node.value(UUID.self)
+/// let sku = try node.value(SKU.self)   // <sku>SKU-A1</sku>
 /// ```
 public protocol XMLTextConvertible {
     /// Reads a value from an element's whole text (untrimmed); `nil` when the text is not one.

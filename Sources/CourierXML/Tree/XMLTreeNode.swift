@@ -9,7 +9,7 @@
 ///     XMLTreeNode("item", attributes: ["sku": "A-1"], text: "Tea & biscuits"),
 ///     XMLTreeNode("total", text: "9.50"),
 /// ])
-/// try order.firstChild(named: "total")?.value(Decimal.self)   // 9.50
+/// try order.firstChild(named: "total")?.value(Decimal.self)   // 9.5
 /// try order.xmlString()   // <order id="42"><item sku="A-1">Tea &amp; biscuits</item><total>9.50</total></order>
 /// ```
 public struct XMLTreeNode: Sendable, Hashable {

@@ -17,6 +17,14 @@ private struct PathCounter: Middleware {
     }
 }
 
+/// An app middleware that keeps the refresher (to force a refresh on a 401 of its own, say).
+private struct RefresherHolder: Middleware {
+    let refresher: TokenRefresher
+    func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
+        try await next(request)
+    }
+}
+
 /// An API endpoint that requires the bearer token.
 private struct Me: Requestable {
     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -60,23 +68,73 @@ struct TokenRequestsTakeTheClientsPathTests {
         #expect(await authorizationServer.requests.map { $0.head.path ?? "" } == ["/oauth/token"])
     }
 
-    @Test("a refresher shared by two clients refreshes through the first one's path")
+    @Test("a refresher shared by two clients refreshes through the first one's path while it lives")
     func theFirstClientsPath() async throws {
         let first = Tokens.server()
         let second = Tokens.server()
         let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
-        for transport in [first, second] {
-            var configuration = Configuration(transport: transport)
-            configuration.authentication = .bearer(refresher)
-            configuration.authorizedHosts = ["api.example.com"]
-            _ = Client(configuration: configuration)
-        }
-        var configuration = Configuration(transport: second)
-        configuration.authentication = .bearer(refresher)
-        configuration.authorizedHosts = ["api.example.com"]
-        _ = try await Client(configuration: configuration).enqueue(Me()).resume()
+        let clients = [first, second].map { Client(configuration: Self.configuration(transport: $0, refresher: refresher)) }
+        _ = try await clients[1].enqueue(Me()).resume()
         #expect(await first.requests.map { $0.head.path ?? "" } == ["/oauth/token"])
         #expect(await second.requests.map { $0.head.path ?? "" } == ["/me"])
+        withExtendedLifetime(clients) {}
+    }
+
+    @Test("once the first client is gone, the next one alive takes its place")
+    func theNextClientAlive() async throws {
+        let first = Tokens.server()
+        let second = Tokens.server()
+        let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
+        weak var gone: Client?
+        do {
+            let client = Client(configuration: Self.configuration(transport: first, refresher: refresher))
+            gone = client
+        }
+        #expect(gone == nil)
+        let client = Client(configuration: Self.configuration(transport: second, refresher: refresher))
+        _ = try await client.enqueue(Me()).resume()
+        #expect(await first.requests.isEmpty)
+        #expect(await second.requests.map { $0.head.path ?? "" } == ["/oauth/token", "/me"])
+    }
+
+    @Test("with every client gone, a refresh fails: it never falls back to another transport")
+    func noClientNoRefresh() async throws {
+        let transport = Tokens.server()
+        let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
+        _ = Client(configuration: Self.configuration(transport: transport, refresher: refresher))
+        let error = await #expect(throws: CourierError.self) { try await refresher.forceRefresh() }
+        guard case .authentication(.refreshFailed(let failure)) = error else {
+            Issue.record("expected a refresh failure, got \(String(describing: error))")
+            return
+        }
+        #expect(String(describing: failure).contains("deallocated"))
+        #expect(await transport.requests.isEmpty)
+    }
+
+    @Test("an app middleware holding the refresher leaves no reference cycle: both go with the client")
+    func noCycleThroughTheTokenPath() async throws {
+        weak var weakRefresher: TokenRefresher?
+        weak var weakClient: Client?
+        do {
+            let transport = Tokens.server()
+            let refresher = TokenRefresher(store: Tokens.expiredStore(), tokenEndpoint: try Tokens.endpoint())
+            var configuration = Self.configuration(transport: transport, refresher: refresher)
+            configuration.middleware = [RefresherHolder(refresher: refresher)]
+            let client = Client(configuration: configuration)
+            _ = try await client.enqueue(Me()).resume()
+            #expect(await transport.requests.count == 2)
+            weakRefresher = refresher
+            weakClient = client
+        }
+        #expect(weakClient == nil)
+        #expect(weakRefresher == nil, "the refresher lives on: a cycle through its token path")
+    }
+
+    private static func configuration(transport: RecordingTransport, refresher: TokenRefresher) -> Configuration {
+        var configuration = Configuration(transport: transport)
+        configuration.authentication = .bearer(refresher)
+        configuration.authorizedHosts = ["api.example.com"]
+        return configuration
     }
 
     @Test("a thousand concurrent calls with an expired token: one token request, through the client's path")

@@ -55,7 +55,10 @@ public struct OAuth2TokenEndpoint: Sendable {
     /// a refresher made with this endpoint.
     package private(set) var tokenPath: OAuth2TokenPath
     /// The client token requests go through now (``OAuth2Exchange/client(_:postsForm:)``).
-    package var client: Client { tokenPath.client }
+    /// Throws when every client that adopted the path is gone (``OAuth2TokenPath/client``).
+    package var client: Client {
+        get throws(CourierError) { try tokenPath.client }
+    }
 
     /// Creates a token endpoint client. Nothing is sent until a grant is requested.
     ///
@@ -66,8 +69,10 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - configuration: what token requests go through: its transport, headers, middleware,
     ///     logger, tracer, metrics and retry policy (a request is sent again only when it never
     ///     reached the server). Its authentication and cache are not used. `nil`: the
-    ///     configuration of the first ``Client`` created with a ``TokenRefresher`` made with
-    ///     this endpoint, and until then a default `Configuration()`.
+    ///     configuration of the first ``Client`` still alive created with a ``TokenRefresher``
+    ///     made with this endpoint, and until one is created a default `Configuration()`; once
+    ///     every such client is gone, a refresh fails with
+    ///     ``AuthenticationFailure/refreshFailed(_:)``.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
     ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and
@@ -294,16 +299,29 @@ extension OAuth2TokenEndpoint {
 
 /// The client a token endpoint's requests go through: fixed when the endpoint was given a
 /// configuration; otherwise a default one until a ``Client`` whose authentication is a refresher
-/// made with the endpoint adopts it (the first such client; later ones leave it as it is).
+/// made with the endpoint adopts it. Every such client adopts it; requests take the token client
+/// (``Client/tokenClient``) of the first one still alive.
+///
+/// The adopting clients are held weakly: a client holds its refresher, the refresher this path,
+/// and an app middleware (inside the token client) may hold the refresher or its client; a strong
+/// reference here would close that cycle.
 package final class OAuth2TokenPath: Sendable {
-    private let state: LockedState<(client: Client, adoptable: Bool)>
-    /// Whether the endpoint was given a configuration: then no client adopts the path.
-    private let isFixed: Bool
+    /// A client that adopted the path.
+    private struct Adopter: Sendable {
+        weak var client: Client?
+    }
 
-    /// A path through `configuration`, or (for `nil`) a default one that a client may adopt.
+    /// Whether the endpoint was given a configuration: then no client adopts the path.
+    let isFixed: Bool
+    /// The endpoint's own path (its configuration, or the default one before any adoption).
+    private let own: Client
+    /// The clients that adopted the path, oldest first; `nil` until one does.
+    private let adopters = LockedState<[Adopter]?>(nil)
+
+    /// A path through `configuration`, or (for `nil`) a default one that clients may adopt.
     init(_ configuration: Configuration?) {
         isFixed = configuration != nil
-        state = LockedState((OAuth2Exchange.client(configuration ?? Configuration(), postsForm: true), configuration == nil))
+        own = OAuth2Exchange.client(configuration ?? Configuration(), postsForm: true)
     }
 
     /// This path when it is fixed; otherwise a new default one, for one refresher.
@@ -311,15 +329,37 @@ package final class OAuth2TokenPath: Sendable {
         isFixed ? self : OAuth2TokenPath(nil)
     }
 
-    /// The client requests go through now.
-    var client: Client { state.withLock { $0.client } }
+    /// The client requests go through now: the endpoint's own, or the token client of the first
+    /// adopting client still alive.
+    /// - Throws: ``AuthenticationFailure/refreshFailed(_:)`` when the path was adopted and every
+    ///   adopting client is gone: their transport (its TLS pins, its proxy) is the one the app
+    ///   chose for its credentials; another would send them elsewhere.
+    var client: Client {
+        get throws(CourierError) {
+            let adopted: Client?? = adopters.withLock { adopters in
+                adopters.map { list in list.lazy.compactMap(\.client).first?.tokenClient }
+            }
+            switch adopted {
+            case .none: return own
+            case .some(.some(let client)): return client
+            case .some(.none):
+                throw .authentication(
+                    .refreshFailed(
+                        RefreshFailure(
+                            reason: .custom("every client using this refresher was deallocated: no path for its token requests"),
+                            isPermanent: false)))
+            }
+        }
+    }
 
-    /// Sends later requests through `configuration`'s path, unless the endpoint was given a
-    /// configuration or another client adopted it first.
-    func adopt(_ configuration: Configuration) {
-        state.withLock { state in
-            guard state.adoptable else { return }
-            state = (OAuth2Exchange.client(configuration, postsForm: true), false)
+    /// Sends later requests through `client`'s token client when no client adopted the path
+    /// before it is still alive, unless the endpoint was given a configuration.
+    func adopt(_ client: Client) {
+        guard !isFixed, client.tokenClient != nil else { return }
+        adopters.withLock { adopters in
+            var list = (adopters ?? []).filter { $0.client != nil }
+            list.append(Adopter(client: client))
+            adopters = list
         }
     }
 }

@@ -20,6 +20,7 @@
     /// Processes sharing the file refresh once per expiry (``withExclusiveAccess(_:)``).
     /// ``description`` shows only the path, never a token or key.
     ///
+    /// <!-- guide: if EncryptedTokenStore -->
     /// ```swift
     /// let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
     /// try await store.save(credential)
@@ -68,6 +69,7 @@
 
         /// Creates a store that encrypts with a raw 256-bit key.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let key = FileTokenStore.makeRandomKey()   // keep it somewhere safe
         /// let store = try FileTokenStore(url: url, key: key)
@@ -90,6 +92,7 @@
 
         /// Creates a store whose key is derived from `passphrase` with PBKDF2-HMAC-SHA256.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let store = try FileTokenStore(url: url, passphrase: "correct horse battery staple")
         /// ```
@@ -131,6 +134,7 @@
 
         /// A new random 256-bit key for ``init(url:key:)``, from the system's secure random source.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let key = FileTokenStore.makeRandomKey()   // 32 bytes
         /// ```
@@ -140,8 +144,10 @@
 
         /// The stored credential, or `nil` if the file does not exist.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
-        /// guard let credential = try await store.load() else { return signIn() }
+        /// guard let credential = try await store.load() else { return await signIn() }
+        /// use(credential)
         /// ```
         /// - Throws: ``TokenStoreError/authenticationFailed`` for a wrong key or passphrase or a
         ///   modified file; ``TokenStoreError/corrupted(_:)`` for a file that is truncated, not a
@@ -171,6 +177,7 @@
 
         /// Encrypts `credential` under a fresh random nonce and atomically replaces the file.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
@@ -190,6 +197,7 @@
 
         /// Deletes the file; a file that does not exist is not an error.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// try await store.remove()   // sign out
         /// ```
@@ -334,6 +342,7 @@
     extension FileTokenStore: CustomStringConvertible, CustomReflectable {
         /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// print(store)   // FileTokenStore(/var/lib/myapp/token)
         /// ```
@@ -342,6 +351,7 @@
         /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
         /// loggers never reach the key, the passphrase or a derived key.
         ///
+        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// dump(store)   // ▿ FileTokenStore(/var/lib/myapp/token) #0
         ///               //   - path: "/var/lib/myapp/token"

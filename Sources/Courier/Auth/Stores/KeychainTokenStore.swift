@@ -17,6 +17,7 @@
     /// end before one succeeds, a rotated refresh token is lost: prefer the default for a
     /// credential that refreshes in the background.
     ///
+    /// <!-- guide: if canImport(Security) -->
     /// ```swift
     /// let store = KeychainTokenStore(service: "com.example.myapp.oauth")
     /// try await store.save(credential)
@@ -64,6 +65,7 @@
 
         /// Creates a store for the item `service` / `account`. Nothing is read or written yet.
         ///
+        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// let store = KeychainTokenStore(service: "com.example.myapp.oauth", account: "alice@example.com")
         /// ```
@@ -95,8 +97,10 @@
 
         /// The stored credential, or `nil` if there is no item (`errSecItemNotFound`).
         ///
+        /// <!-- guide: if canImport(Security) -->
         /// ```swift
-        /// guard let credential = try await store.load() else { return signIn() }
+        /// guard let credential = try await store.load() else { return await signIn() }
+        /// use(credential)
         /// ```
         /// - Throws: ``TokenStoreError/keychain(status:)`` for any other `OSStatus` (e.g. the device
         ///   is locked and the item is not yet accessible); ``TokenStoreError/corrupted(_:)`` if the
@@ -142,6 +146,7 @@
         /// Replaces the item's data (updating it, or adding it if there is none) and applies
         /// the store's accessibility.
         ///
+        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
@@ -181,6 +186,7 @@
 
         /// Deletes the item; no item (`errSecItemNotFound`) is not an error.
         ///
+        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// try await store.remove()   // sign out
         /// ```

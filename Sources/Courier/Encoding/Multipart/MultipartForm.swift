@@ -45,6 +45,7 @@ public struct MultipartForm: Sendable {
     let isBoundaryRandom: Bool
     /// The parts, in the order they are sent.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
     /// #expect(form.parts.map(\.name) == ["author", "report"])
     /// ```
@@ -53,8 +54,8 @@ public struct MultipartForm: Sendable {
     /// Creates an empty form.
     ///
     /// ```swift
-    /// var form = MultipartForm()                                    // random boundary
-    /// var fixed = MultipartForm(boundary: "----CourierFormBoundary")  // e.g. for byte-exact tests
+    /// let form = MultipartForm()                                    // random boundary
+    /// let fixed = MultipartForm(boundary: "----CourierFormBoundary")  // e.g. for byte-exact tests
     /// ```
     /// - Parameter boundary: `nil` for a random boundary (`courier-` and 32 hex digits from
     ///   `SystemRandomNumberGenerator`). A boundary you give must follow RFC 2046: 1 to 70
@@ -165,6 +166,7 @@ public struct MultipartForm: Sendable {
 
     /// Whether the form can be sent more than once: `false` once it holds a stream part.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
     /// #expect(form.isReplayable)
     /// ```
@@ -190,13 +192,15 @@ public struct MultipartForm: Sendable {
 extension MultipartForm {
     /// One part of a ``MultipartForm``, as it will be sent.
     ///
+    /// <!-- guide: skip: internal API, not visible outside Courier -->
     /// ```swift
-    /// let part = form.parts[0]
-    /// #expect(part.name == "avatar" && part.filename == "me.png" && part.contentType == "image/png")
+    /// let part = form.parts[1]
+    /// #expect(part.name == "report" && part.filename == "report.pdf" && part.contentType == "application/pdf")
     /// ```
     struct Part: Sendable {
         /// Where a part's bytes come from.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// if case .file(let url) = form.parts[1].content { print(url.path) }
         /// ```
@@ -213,12 +217,14 @@ extension MultipartForm {
 
         /// The field's name (the `name` parameter of `Content-Disposition`), as given.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// #expect(form.parts.map(\.name) == ["author", "report"])
         /// ```
         let name: String
         /// The `filename` parameter, as given (a file's last path component by default).
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// #expect(form.parts[1].filename == "report.pdf")
         /// ```
@@ -226,18 +232,21 @@ extension MultipartForm {
         /// The media type Courier writes as the part's `Content-Type` (`nil` for text fields),
         /// unless ``headers`` carries its own.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// #expect(form.parts[1].contentType == "application/pdf")
         /// ```
         let contentType: String?
         /// The extra headers written after `Content-Disposition` and `Content-Type`.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// #expect(form.parts[0].headers.isEmpty)
         /// ```
         let headers: [HeaderItem]
         /// Where the bytes come from.
         ///
+        /// <!-- guide: skip: internal API, not visible outside Courier -->
         /// ```swift
         /// #expect(form.parts[0].content == .text("Ada"))
         /// ```

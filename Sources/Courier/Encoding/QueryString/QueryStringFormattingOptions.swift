@@ -19,15 +19,12 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
     // plusSymbolEncodingRule. Conduit's names let code written against Conduit migrate by renaming
     // the module; the defaults give the most widely understood output.
 
-    /// How an array parameter is written.
+    /// How an array parameter is written; for `["foo": ["a", "b"]]`:
     ///
-    /// ```swift
-    /// // ["foo": ["a", "b"]]
-    /// .indexed         // foo%5B0%5D=a&foo%5B1%5D=b
-    /// .bracketed       // foo%5B%5D=a&foo%5B%5D=b
-    /// .duplicatedKeys  // foo=a&foo=b
-    /// .commaSeparated  // foo=a,b
-    /// ```
+    /// - `indexed`: `foo%5B0%5D=a&foo%5B1%5D=b`
+    /// - `bracketed`: `foo%5B%5D=a&foo%5B%5D=b`
+    /// - `duplicatedKeys`: `foo=a&foo=b`
+    /// - `commaSeparated`: `foo=a,b`
     public enum ArrayFormat: Sendable, Equatable {
         /// `foo[0]=a&foo[1]=b` (brackets percent-encoded). The default. Arrays and dictionaries
         /// inside the array nest under the index: `foo[0][bar]=c`.
@@ -49,13 +46,10 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
         case commaSeparated
     }
 
-    /// How a dictionary parameter is written.
+    /// How a dictionary parameter is written; for `["a": ["b": ["c": "d"]]]`:
     ///
-    /// ```swift
-    /// // ["a": ["b": ["c": "d"]]]
-    /// .subscripted  // a%5Bb%5D%5Bc%5D=d
-    /// .dotNotated   // a.b.c=d
-    /// ```
+    /// - `subscripted`: `a%5Bb%5D%5Bc%5D=d`
+    /// - `dotNotated`: `a.b.c=d`
     public enum DictionaryFormat: Sendable, Equatable {
         /// `a[b]=c` (brackets percent-encoded). The default.
         case subscripted
@@ -65,13 +59,10 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
         case dotNotated
     }
 
-    /// How a space is written.
+    /// How a space is written; for `"value 1"`:
     ///
-    /// ```swift
-    /// // "value 1"
-    /// .encoded                  // value%201
-    /// .replacedWithDecodedPlus  // value+1
-    /// ```
+    /// - `encoded`: `value%201`
+    /// - `replacedWithDecodedPlus`: `value+1`
     public enum SpaceEncodingRule: Sendable, Equatable {
         /// `%20`. The default; every server reads it as a space.
         case encoded
@@ -79,14 +70,11 @@ public struct QueryStringFormattingOptions: Sendable, Equatable {
         case replacedWithDecodedPlus
     }
 
-    /// How a plus sign is written.
+    /// How a plus sign is written; for `"value+1"`:
     ///
-    /// ```swift
-    /// // "value+1"
-    /// .replacedWithEncodedPlus   // value%2B1
-    /// .replacedWithEncodedSpace  // value%201
-    /// .decoded                   // value+1
-    /// ```
+    /// - `replacedWithEncodedPlus`: `value%2B1`
+    /// - `replacedWithEncodedSpace`: `value%201`
+    /// - `decoded`: `value+1`
     public enum PlusSymbolEncodingRule: Sendable, Equatable {
         /// `%2B`. The default: the server receives the `+` that was sent.
         case replacedWithEncodedPlus

@@ -4,8 +4,9 @@
 ///
 /// ```swift
 /// struct Avatar: Requestable {
+///     func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "cdn.example.com") }
+///     func path() throws(CourierError) -> URLPath { try URLPath("/avatars/42.png") }
 ///     var cachePolicy: CachePolicy { .returnCachedElseLoad }   // an image that never changes
-///     …
 /// }
 /// ```
 public enum CachePolicy: Sendable, Hashable {

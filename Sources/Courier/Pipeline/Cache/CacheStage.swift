@@ -34,8 +34,6 @@ struct CacheStage: Stage {
     let metrics: ClientMetrics?
     /// The client's authentication, whose session partitions the entries of calls with a credential.
     let authentication: Authentication
-    /// Its own index in the client's ``Pipeline``: a background revalidation runs the stages below it.
-    let index: Int
 
     var name: String { "cache" }
 
@@ -45,12 +43,11 @@ struct CacheStage: Stage {
             stage: self, policy: call.context.endpoint.cachePolicy, partition: authenticates ? call.client.cachePartition : "",
             authentication: authenticates ? authentication : nil, hasCredentials: authenticates, collectsBody: call.collectsBody,
             trace: call.trace)
-        let index = index
         return try await exchange.run(request) { request throws(CourierError) in
             try await next(request, call)
         } detached: { request throws(CourierError) in
             try await call.client.inFlight { () async throws(CourierError) in
-                try await call.client.pipeline.run(request, below: index, call: call)
+                try await call.client.pipeline.runBelowCache(request, call: call)
             }
         }
     }

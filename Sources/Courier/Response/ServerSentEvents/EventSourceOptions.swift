@@ -5,7 +5,7 @@ extension EventSource {
     /// var options = EventSource.Options()
     /// options.lastEventID = savedID                 // resume where the last run stopped
     /// options.maximumReconnectAttempts = 10         // give up after 10 reconnections in a row with no event
-    /// for try await event in client.enqueue(Notifications()).events(options) { … }
+    /// for try await event in client.enqueue(Notifications()).events(options) { print(event.data) }
     /// ```
     public struct Options: Sendable {
         /// The last event ID to send as `Last-Event-ID` on the first connection: one saved from an

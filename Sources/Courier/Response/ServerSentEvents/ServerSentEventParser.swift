@@ -1,8 +1,8 @@
 import Foundation
 
-/// The lower-level API: reads `text/event-stream` bytes from any source (a WebSocket, a file,
-/// a test), fed chunk by chunk as they arrive, into ``ServerSentEvent``s. For events over HTTP,
-/// use ``Call/events(_:)``, which runs this parser on the response and also checks the
+/// The parser under ``Call/events(_:)`` (internal to Courier): reads `text/event-stream` bytes
+/// from any source (a response, a WebSocket, a test), fed chunk by chunk as they arrive, into
+/// ``ServerSentEvent``s. ``Call/events(_:)`` runs it on the response and also checks the
 /// `Content-Type`, reconnects and resumes with `Last-Event-ID`.
 ///
 /// A pure value that follows the WHATWG HTML event stream interpretation rules (§9.2.6).
@@ -11,6 +11,7 @@ import Foundation
 /// stream at once. Two limits keep a hostile source from making the parser buffer without end:
 /// the longest line and the largest event data.
 ///
+/// <!-- guide: skip: internal API, not visible outside Courier -->
 /// ```swift
 /// var parser = ServerSentEventParser()
 /// var events: [ServerSentEvent] = []

@@ -67,7 +67,7 @@ public struct DownloadedFile: Sendable, Equatable {
 /// ```swift
 /// let resumeData = await download.pause()
 /// // … later, even in another process:
-/// let download = client.enqueue(GetImage()).makeDownload(to: destination, resumingFrom: resumeData)
+/// let resumed = client.enqueue(GetImage()).makeDownload(to: destination, resumingFrom: resumeData)
 /// ```
 public struct DownloadResumeData: Codable, Sendable, Equatable, CustomStringConvertible {
     /// The URL that was requested.

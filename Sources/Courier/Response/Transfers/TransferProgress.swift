@@ -65,7 +65,7 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
 ///
 /// ```swift
 /// let download = client.enqueue(GetImage()).makeDownload(to: destination)
-/// Task { for await progress in download.progress { bar.value = progress.fraction ?? 0 } }
+/// Task { @MainActor in for await progress in download.progress { bar.value = progress.fraction ?? 0 } }
 /// await download.start()
 /// let file = try await download.finished()
 /// ```

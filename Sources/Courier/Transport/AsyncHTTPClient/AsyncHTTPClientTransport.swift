@@ -25,6 +25,7 @@
     /// different clients (and connection pools), made when first needed. A client you pass in
     /// (``init(client:)``) keeps the decompression it was configured with.
     ///
+    /// <!-- guide: if AsyncHTTPClientLinked -->
     /// ```swift
     /// let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
     /// ```
@@ -98,7 +99,10 @@
         /// (Courier traces each request). A `connect` timeout left unset is the call's deadline;
         /// without a TLS configuration of yours, connections need TLS 1.2 at least.
         ///
+        /// <!-- guide: if AsyncHTTPClientLinked -->
         /// ```swift
+        /// import AsyncHTTPClient
+        ///
         /// var settings = HTTPClient.Configuration()
         /// settings.tlsConfiguration = privateCA                    // NIOSSL's TLSConfiguration
         /// settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
@@ -127,7 +131,10 @@
         /// `tracing.tracer = nil`, unless you want async-http-client's own spans (which show the
         /// query string unredacted) under Courier's: Courier then writes no `traceparent`.
         ///
+        /// <!-- guide: if AsyncHTTPClientLinked -->
         /// ```swift
+        /// import AsyncHTTPClient
+        ///
         /// var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         /// configuration.tracing.tracer = nil
         /// let transport = AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
