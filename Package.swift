@@ -194,10 +194,22 @@ let package = Package(
             // Its banner names the transport `Configuration.defaultTransport` sends through.
             swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
+        // Support for the package's own tests, in no product (unlike CourierTesting):
+        // `AsyncHTTPClientTransport.Configuration`, async-http-client's settings described with PEM
+        // bytes, as the TLS, proxy and pool tests describe them. Empty without async-http-client.
+        .target(
+            name: "CourierTransportTestSupport",
+            dependencies: ["Courier"]
+                + asyncHTTPClientProducts([
+                    ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOSSL", "swift-nio-ssl"),
+                ]),
+            path: "Tests/CourierTransportTestSupport",
+            swiftSettings: strictSettings + asyncHTTPClientCondition
+        ),
         .testTarget(
             name: "CourierTests",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierTransportTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -256,6 +268,7 @@ let package = Package(
             name: "CourierIntegrationTests",
             dependencies: [
                 "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints", "CourierOpenAPI", "DemoAPI",
+                "CourierTransportTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

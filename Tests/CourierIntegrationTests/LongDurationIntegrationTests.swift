@@ -1,5 +1,6 @@
 import Courier
 import CourierTesting
+import CourierTransportTestSupport
 import FlyingFox
 import Foundation
 import Testing

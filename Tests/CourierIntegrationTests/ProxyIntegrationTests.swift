@@ -1,6 +1,7 @@
 #if AsyncHTTPClientLinked
     import Courier
     import CourierTesting
+    import CourierTransportTestSupport
     import FlyingFox
     import Foundation
     import Testing

@@ -1,4 +1,5 @@
 import CourierTesting
+import CourierTransportTestSupport
 import FlyingFox
 import FlyingSocks
 import Foundation

@@ -1,3 +1,4 @@
+import CourierTransportTestSupport
 import Foundation
 import Testing
 

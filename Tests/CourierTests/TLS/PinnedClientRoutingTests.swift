@@ -1,4 +1,5 @@
 #if AsyncHTTPClientLinked
+    import CourierTransportTestSupport
     import Foundation
     import Testing
 

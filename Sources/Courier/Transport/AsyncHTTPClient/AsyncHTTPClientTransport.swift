@@ -549,12 +549,4 @@
         /// None: async-http-client keeps no cookie storage.
         package func storedCookieHeader(for url: URL) -> String? { nil }
     }
-
-    extension TimeAmount {
-        /// `duration`, to the nanosecond, clamped to `0...Duration.longestWait` (a longer one
-        /// trapped: `Int64` nanoseconds end at 292 years).
-        init(_ duration: Duration) {
-            self = .nanoseconds(duration.boundedNanoseconds)
-        }
-    }
 #endif

@@ -1,15 +1,19 @@
+// Test support, not part of any product: the package's tests describe their TLS servers, proxies
+// and pools with these PEM-byte settings. Users pass async-http-client's own
+// `HTTPClient.Configuration` to `AsyncHTTPClientTransport.init(configuration:pinning:)`, which
+// `init(configuration:)` below calls.
 #if AsyncHTTPClientLinked
     import AsyncHTTPClient
+    package import Courier
     package import Foundation
     import NIOCore
-    import NIOHTTPCompression
     import NIOSSL
 
     @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport {
         /// Connection settings described with PEM bytes, turned into async-http-client's (the
         /// package's tests describe their TLS servers this way; users pass
-        /// `HTTPClient.Configuration` to ``AsyncHTTPClientTransport/init(configuration:pinning:)``).
+        /// `HTTPClient.Configuration` to `AsyncHTTPClientTransport.init(configuration:pinning:)`).
         package struct Configuration: Sendable {
             /// Which HTTP versions a connection may speak.
             package enum HTTPVersion: Sendable, Hashable {
@@ -166,14 +170,14 @@
 
     @available(watchOS, unavailable, message: "watchOS allows low-level networking only for audio streaming apps (TN3135): use URLSessionTransport")
     extension AsyncHTTPClientTransport.Configuration {
-        /// async-http-client's configuration for these settings, before Courier's own
-        /// (``AsyncHTTPClientTransport/withCourierSettings(_:)``).
+        /// async-http-client's configuration for these settings, before Courier's own (which
+        /// `AsyncHTTPClientTransport.init(configuration:pinning:)` applies).
         /// - Throws: ``InvalidRequest/invalidTLSConfiguration(_:)`` for PEM that does not parse.
         func httpClientConfiguration() throws(CourierError) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: try tls.nioConfiguration(),
                 connectionPool: HTTPClient.Configuration.ConnectionPool(
-                    idleTimeout: TimeAmount(idleTimeout),
+                    idleTimeout: TimeAmount(bounded: idleTimeout),
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnectionsPerHost)),
                 proxy: proxy?.httpClientProxy)
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
@@ -230,6 +234,15 @@
                 throw .invalidRequest(.invalidTLSConfiguration("the \(what) hold no PEM certificate"))
             }
             return certificates
+        }
+    }
+
+    extension TimeAmount {
+        /// `duration`, to the nanosecond, clamped to `0...Duration.longestWait` as Courier clamps
+        /// every wait it hands to SwiftNIO (a longer one trapped: `Int64` nanoseconds end at 292
+        /// years).
+        init(bounded duration: Duration) {
+            self.init(Swift.min(Swift.max(duration, .zero), Duration.longestWait))
         }
     }
 #endif
