@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// The authentication stage: the last moment a credential can be added, and the only place one
@@ -48,17 +49,25 @@ struct AuthenticationStage: Stage {
     ) async throws(CourierError) -> StreamedResponse {
         let credential = try await refresher.validCredential()
         request.head.headerFields[.authorization] = credential.authorizationValue
-        let response = try await next(request, call)
+        var response = try await next(request, call)
         // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
         // asked for on its account (nobody would use it; the next call refreshes if it must).
-        guard response.statusCode == 401, request.body?.isReplayable ?? true,
-            let replacement = try await refresher.replacement(forRejected: credential)
-        else {
+        guard response.statusCode == 401, request.body?.isReplayable ?? true else { return response }
+        guard let replacement = try await refresher.replacement(forRejected: credential) else {
+            // Nothing to renew the credential with: the 401 stands, and says why.
+            response.head.note = Self.unrenewable(credential, at: refresher.now())
             return response
         }
         response.body.cancel()  // the 401's body is not read: its transfer stops now
         request.head.headerFields[.authorization] = replacement.authorizationValue
         return try await next(request, call)
+    }
+
+    /// Why a 401 to `credential` stands: it has no refresh token (and had expired, if it had).
+    static func unrenewable(_ credential: TokenCredential, at now: Date) -> String {
+        let expired = credential.expiresAt.map { $0 <= now } ?? false
+        return (expired ? "the access token expired" : "the server refused the access token")
+            + " and the credential has no refresh token to renew it: sign in again"
     }
 
     /// Credentials go only to the hosts (or origins) the configuration lists, checked on the URL

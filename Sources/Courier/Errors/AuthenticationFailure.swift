@@ -72,7 +72,8 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
             return
                 "host \(Redaction.default.redact(urlString: host).debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
         case .refreshFailed(let failure):
-            return "refresh failed: \(failure)"
+            guard let grant = failure.grantType, grant != "refresh_token" else { return "refresh failed: \(failure)" }
+            return "token request failed (\(grant) grant): \(failure)"
         case .refreshLoopDetected(let refreshes, let window):
             return "refresh loop: \(refreshes) refreshes within \(window); refreshing is stopped until the refresher is reset"
         case .storeFailed(let reason):
@@ -127,16 +128,21 @@ public struct RefreshFailure: Error, Sendable, Equatable {
     /// The error a custom refresh closure threw (``Reason/custom(_:)``), kept whole. Not part of
     /// `==` and never printed.
     public var underlyingError: (any Error)?
+    /// The `grant_type` of the token request that failed (`"refresh_token"`, `"password"`,
+    /// `"client_credentials"`, …); `nil` for a refresh closure of the app's. Not part of `==`.
+    public var grantType: String?
 
     /// Creates a refresh failure.
     public init(
-        reason: Reason, oauth2Error: OAuth2Error? = nil, statusCode: Int? = nil, isPermanent: Bool, underlyingError: (any Error)? = nil
+        reason: Reason, oauth2Error: OAuth2Error? = nil, statusCode: Int? = nil, isPermanent: Bool, underlyingError: (any Error)? = nil,
+        grantType: String? = nil
     ) {
         self.reason = reason
         self.oauth2Error = oauth2Error
         self.statusCode = statusCode
         self.isPermanent = isPermanent
         self.underlyingError = underlyingError
+        self.grantType = grantType
     }
 
     /// Two failures are equal when their reason, OAuth2 error, status and permanence are; the
@@ -161,8 +167,25 @@ extension RefreshFailure: CustomStringConvertible {
         }
         if let statusCode { text += ", HTTP \(statusCode)" }
         if let oauth2Error { text += ", \(oauth2Error)" }
+        if let cause { text += ": \(cause)" }
         text += isPermanent ? " (permanent)" : " (transient)"
         return text
+    }
+
+    /// What an OAuth2 error code usually means for the grant that got it (RFC 6749 §5.2).
+    private var cause: String? {
+        guard reason == .rejected, let code = oauth2Error?.code else { return nil }
+        switch (code, grantType) {
+        case ("invalid_grant", "password"): return "the username or password is wrong"
+        case ("invalid_grant", "refresh_token"): return "the refresh token expired or was revoked; sign in again"
+        case ("invalid_grant", "authorization_code"):
+            return "the code expired or was used already, or the redirect URI or PKCE verifier does not match"
+        case ("invalid_client", _): return "the client ID or the client's authentication was refused"
+        case ("unauthorized_client", let grant?): return "this client may not use the \(grant) grant"
+        case ("unsupported_grant_type", let grant?): return "the server does not support the \(grant) grant"
+        case ("invalid_scope", _): return "the requested scope was refused"
+        default: return nil
+        }
     }
 }
 

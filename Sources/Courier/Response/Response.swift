@@ -79,6 +79,7 @@ extension Response: CustomStringConvertible {
     public var description: String {
         var text = "HTTP \(head.statusCode) from \(head.url.redactedForLogging), \(body.count) bytes"
         if let mediaType = head.mediaType { text += " of \(mediaType)" }
+        if let note = head.note { text += " (\(note))" }
         return text
     }
 }

@@ -20,6 +20,9 @@ public struct ResponseHead: Sendable, Equatable {
     var location: ResponseLocation
     /// Whether the network, the client's ``HTTPCache`` or a revalidated stored response answered.
     public var source: ResponseSource
+    /// What Courier knows about why the server answered so, shown by ``Response``'s
+    /// `description` (a 401 to a credential that has no refresh token). Not part of `==`.
+    var note: String?
 
     /// Creates a head.
     /// - Parameters:
@@ -38,6 +41,11 @@ public struct ResponseHead: Sendable, Equatable {
         self.headers = headers
         self.location = location
         self.source = source
+    }
+
+    /// Two heads are equal when their status, fields, URL and source are.
+    public static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.location == rhs.location && lhs.source == rhs.source
     }
 
     /// The URL the body came from, after any redirects.

@@ -3,6 +3,7 @@
 // swift-format-ignore-file
 
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 #if canImport(Combine)
@@ -87,8 +88,19 @@ enum GettingStartedGuide {
         _ = users
     }
 
-    // Documentation/GettingStarted.md:207
-    static func line207() async throws {
+    // Documentation/GettingStarted.md:191
+    static func line191() async throws {
+        let transport = RecordingTransport { request throws(CourierError) in
+            guard request.head.path == "/users/1" else {
+                throw .response(Response(status: .notFound, url: request.url))
+            }
+            return Response(status: .ok, body: Data(#"{"id":1,"name":"Ada"}"#.utf8), url: request.url)
+        }
+        _ = transport
+    }
+
+    // Documentation/GettingStarted.md:223
+    static func line223() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here

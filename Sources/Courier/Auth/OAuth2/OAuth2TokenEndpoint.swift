@@ -215,16 +215,21 @@ public struct OAuth2TokenEndpoint: Sendable {
             timeout: timeout, maximumResponseSize: 1 << 20)
 
         let sentAt = now()
-        let response: Response
+        let token: OAuth2TokenResponse
         do throws(CourierError) {
-            response = try await OAuth2Exchange.send(request, through: tokenPath.client)
+            token = try Self.tokenResponse(from: try await OAuth2Exchange.send(request, through: tokenPath.client))
         } catch {
-            if case .transport(let failure) = error {
-                throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
+            // The failure names the grant: a rejected password is no failed refresh.
+            switch error {
+            case .transport(let failure):
+                throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false, grantType: grantType)))
+            case .authentication(.refreshFailed(var failure)):
+                failure.grantType = grantType
+                throw .authentication(.refreshFailed(failure))
+            default:
+                throw error
             }
-            throw error
         }
-        let token = try Self.tokenResponse(from: response)
         return TokenCredential(
             accessToken: token.accessToken,
             refreshToken: token.refreshToken ?? previousRefreshToken,
