@@ -35,9 +35,10 @@ struct ErrorsSayWhatHappenedTests {
     @Test("a wrong password is a rejected password grant, not a failed refresh")
     func wrongPassword() async throws {
         let endpoint = try Tokens.endpoint(configuration: Configuration(transport: Self.rejecting("invalid_grant")))
-        let (failure, text) = try #require(await Self.failure { () async throws(CourierError) in
-            try await endpoint.password(username: "ada", password: "wrong")
-        })
+        let (failure, text) = try #require(
+            await Self.failure { () async throws(CourierError) in
+                try await endpoint.password(username: "ada", password: "wrong")
+            })
         #expect(failure.grantType == "password")
         #expect(failure.reason == .rejected && failure.isPermanent)
         #expect(text.contains("token request failed (password grant)"), "\(text)")
@@ -58,13 +59,14 @@ struct ErrorsSayWhatHappenedTests {
         ])
     func causes(grant: String, code: String, prefix: String, cause: String) async throws {
         let endpoint = try Tokens.endpoint(configuration: Configuration(transport: Self.rejecting(code)))
-        let (failure, text) = try #require(await Self.failure { () async throws(CourierError) in
-            switch grant {
-            case "refresh_token": try await endpoint.refresh(TokenCredential(accessToken: "at", refreshToken: "rt-1"))
-            case "password": try await endpoint.password(username: "ada", password: "pw")
-            default: try await endpoint.clientCredentials()
-            }
-        })
+        let (failure, text) = try #require(
+            await Self.failure { () async throws(CourierError) in
+                switch grant {
+                case "refresh_token": try await endpoint.refresh(TokenCredential(accessToken: "at", refreshToken: "rt-1"))
+                case "password": try await endpoint.password(username: "ada", password: "pw")
+                default: try await endpoint.clientCredentials()
+                }
+            })
         #expect(failure.grantType == grant)
         #expect(text.contains(prefix), "\(text)")
         #expect(text.contains(cause), "\(text)")
@@ -73,12 +75,14 @@ struct ErrorsSayWhatHappenedTests {
     @Test("a token request that gets no response names its grant too")
     func transportFailureNamesTheGrant() async throws {
         let endpoint = try Tokens.endpoint(
-            configuration: Configuration(transport: RecordingTransport { _ throws(CourierError) in
-                throw .transport(TransportFailure(kind: .cannotConnect, message: "refused"))
-            }))
-        let (failure, text) = try #require(await Self.failure { () async throws(CourierError) in
-            try await endpoint.clientCredentials()
-        })
+            configuration: Configuration(
+                transport: RecordingTransport { _ throws(CourierError) in
+                    throw .transport(TransportFailure(kind: .cannotConnect, message: "refused"))
+                }))
+        let (failure, text) = try #require(
+            await Self.failure { () async throws(CourierError) in
+                try await endpoint.clientCredentials()
+            })
         #expect(failure.grantType == "client_credentials")
         #expect(text.contains("(client_credentials grant)"), "\(text)")
     }
