@@ -6,8 +6,8 @@ extension TokenRefresher {
     ///   - store: where the credential lives; loaded on first use, written on every refresh.
     ///   - tokenEndpoint: the authorization server's token endpoint. Made without a
     ///     configuration, this refresher's token requests go through the path of the first
-    ///     ``Client`` created with it (its transport, middleware, logs, spans and metrics, without
-    ///     its authentication and cache).
+    ///     ``Client`` still alive created with it (its transport, middleware, logs, spans and
+    ///     metrics, without its authentication and cache).
     ///   - grant: how to renew; `.refreshToken` by default.
     ///   - policy: leeway, backoff and loop guard.
     ///   - now: the wall clock, injectable for tests.
@@ -18,7 +18,7 @@ extension TokenRefresher {
         policy: Policy = Policy(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        // Its own path: the first client created with this refresher adopts it.
+        // Its own path: the clients created with this refresher adopt it.
         let tokenEndpoint = tokenEndpoint.withOwnPath()
         switch grant {
         case .refreshToken:

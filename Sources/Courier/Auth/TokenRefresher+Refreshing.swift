@@ -6,6 +6,7 @@ import Foundation
 extension TokenRefresher {
     /// Starts the one refresh, after the backoff and loop-guard checks, and waits for it.
     func startRefresh() async throws(CourierError) -> TokenCredential {
+        try tokenPath?.checkHasClient()
         switch schedule.permission(at: now()) {
         case .backingOff(let retryAfter, let last):
             throw .authentication(

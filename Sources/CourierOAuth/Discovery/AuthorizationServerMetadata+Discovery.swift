@@ -113,8 +113,9 @@ extension AuthorizationServerMetadata {
     ///
     /// - Parameters:
     ///   - clientAuthentication: how the client authenticates.
-    ///   - configuration: what requests go through (see `OAuth2TokenEndpoint`; `nil`: the path
-    ///     of the first client that uses a refresher made with it).
+    ///   - configuration: what requests go through (see `OAuth2TokenEndpoint`; `nil`: a
+    ///     refresher made with it takes its client's path, the endpoint's own grants
+    ///     `Configuration()`).
     ///   - timeout: how long one request may take.
     /// - Throws: `AuthorizationFailure.malformedResponse(_:)` when the metadata has no
     ///   `token_endpoint`; `CourierError.invalidRequest(_:)` when its URL has a query.

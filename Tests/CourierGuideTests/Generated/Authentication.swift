@@ -25,7 +25,7 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:190
+    // Documentation/Authentication.md:192
     @Test(.stubbedNetwork) static func refreshesThroughTheStub() async throws {
         let network = try #require(NetworkStub.current)
         network.stub(.post, "/oauth/token", with: .json(#"{"access_token":"AT-2","token_type":"Bearer"}"#))
@@ -40,7 +40,7 @@ enum AuthenticationGuide {
     }
 
     #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
-    // Documentation/Authentication.md:337
+    // Documentation/Authentication.md:339
     @MainActor
     func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!
         let flow = try AuthorizationCodeFlow(
@@ -98,8 +98,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:222
-    static func line222() async throws {
+    // Documentation/Authentication.md:224
+    static func line224() async throws {
         // Now, e.g. before the process exits:
         if let current = try await refresher.currentCredential() {
             evaluate(try await database.saveRefreshToken(current.refreshToken))
@@ -114,15 +114,15 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:240
-    static func line240() async throws {
+    // Documentation/Authentication.md:242
+    static func line242() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(), tokenEndpoint: tokenEndpoint,
                                        grant: .clientCredentials(scope: "reports:read"))
         _ = refresher
     }
 
-    // Documentation/Authentication.md:250
-    static func line250() async throws {
+    // Documentation/Authentication.md:252
+    static func line252() async throws {
         let refresher = TokenRefresher(store: InMemoryTokenStore(stored)) { current in
             try await sessionService.renew(current)     // returns a TokenCredential
         }
@@ -130,8 +130,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:283
-    static func line283() async throws {
+    // Documentation/Authentication.md:285
+    static func line285() async throws {
         let tokens = OAuth2TokenEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/token"),
@@ -157,8 +157,8 @@ enum AuthenticationGuide {
     }
     #endif
 
-    // Documentation/Authentication.md:377
-    static func line377() async throws {
+    // Documentation/Authentication.md:379
+    static func line379() async throws {
         let flow = DeviceAuthorizationFlow(
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/oauth/device_authorization")!,
             tokenEndpoint: tokens,
@@ -172,8 +172,8 @@ enum AuthenticationGuide {
         evaluate(try await refresher.reset(to: credential))
     }
 
-    // Documentation/Authentication.md:407
-    static func line407() async throws {
+    // Documentation/Authentication.md:409
+    static func line409() async throws {
         let signedIn = try await tokens.password(username: user, password: password, scope: "profile")   // RFC 6749 §4.3
         _ = signedIn
         let service = try await tokens.clientCredentials(scope: "reports:read")                        // §4.4
@@ -187,8 +187,8 @@ enum AuthenticationGuide {
         _ = custom
     }
 
-    // Documentation/Authentication.md:427
-    static func line427() async throws {
+    // Documentation/Authentication.md:429
+    static func line429() async throws {
         let revocation = OAuth2RevocationEndpoint(
             baseURL: try BaseURL(host: "auth.example.com"),
             path: try URLPath("/oauth/revoke"),
@@ -202,8 +202,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:450
-    static func line450() async throws {
+    // Documentation/Authentication.md:452
+    static func line452() async throws {
         let metadata = try await AuthorizationServerMetadata.discover(issuer: URL(string: "https://auth.example.com")!)
         _ = metadata
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
@@ -219,8 +219,8 @@ enum AuthenticationGuide {
         _ = credential
     }
 
-    // Documentation/Authentication.md:477
-    static func line477() async throws {
+    // Documentation/Authentication.md:479
+    static func line479() async throws {
         do {
             let profile = try await client.enqueue(GetProfile()).resume(expecting: Profile.self)
             _ = profile
@@ -229,8 +229,8 @@ enum AuthenticationGuide {
         }
     }
 
-    // Documentation/Authentication.md:491
-    static func line491() async throws {
+    // Documentation/Authentication.md:493
+    static func line493() async throws {
         Task {
             for await event in await refresher.events() {
                 switch event {
@@ -245,8 +245,8 @@ enum AuthenticationGuide {
     }
 
     #if EncryptedTokenStore
-    // Documentation/Authentication.md:568
-    static func line568() async throws {
+    // Documentation/Authentication.md:570
+    static func line570() async throws {
         // In each process: its own store and refresher on the same file and key.
         let store = try FileTokenStore(url: sharedTokenFile, key: key)
         _ = store

@@ -13,14 +13,14 @@ enum DocCourierAuthOAuth2OAuth2TokenEndpointGuide {
         _ = renewed
     }
 
-    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:138
-    static func line138() async throws {
+    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:140
+    static func line140() async throws {
         let credential = try await tokens.clientCredentials(scope: "reports.read")
         _ = credential
     }
 
-    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:168
-    static func line168() async throws {
+    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:170
+    static func line170() async throws {
         let credential = try await tokens.requestToken(grantType: "urn:example:grant", parameters: [QueryItem(name: "code", value: code)])
         _ = credential
     }

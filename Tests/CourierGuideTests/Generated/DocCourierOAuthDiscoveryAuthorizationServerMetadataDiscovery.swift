@@ -16,15 +16,15 @@ enum DocCourierOAuthDiscoveryAuthorizationServerMetadataDiscoveryGuide {
         _ = credential
     }
 
-    // Sources/CourierOAuth/Discovery/AuthorizationServerMetadata+Discovery.swift:133
-    static func line133() async throws {
+    // Sources/CourierOAuth/Discovery/AuthorizationServerMetadata+Discovery.swift:134
+    static func line134() async throws {
         let revocation = try metadata.revocationEndpoint(clientAuthentication: .publicClient(clientID: "my-cli"))
         _ = revocation
         evaluate(try await refresher.signOut(revokingAt: revocation))
     }
 
-    // Sources/CourierOAuth/Discovery/AuthorizationServerMetadata+Discovery.swift:153
-    static func line153() async throws {
+    // Sources/CourierOAuth/Discovery/AuthorizationServerMetadata+Discovery.swift:154
+    static func line154() async throws {
         let tokens = try metadata.tokenEndpoint(clientAuthentication: .publicClient(clientID: "my-tv-app"))
         _ = tokens
         let flow = try metadata.deviceAuthorizationFlow(tokenEndpoint: tokens, scope: "profile")

@@ -172,18 +172,26 @@ extension OAuth2Exchange {
         let redaction: Redaction
 
         func intercept(_ request: TransportRequest, context: MiddlewareContext, next: Next) async throws(CourierError) -> StreamedResponse {
-            let built = Set((context.endpoint.headerItems ?? []).map { "\($0.name.lowercased())\u{0}\($0.value)" })
+            let items = context.endpoint.headerItems ?? []
+            let built = Set(items.map { "\($0.name.lowercased())\u{0}\($0.value)" })
             var request = request
             var kept = HTTPFields()
             for field in request.head.headerFields {
-                let name = field.name.canonicalName
-                let carriesCredential =
-                    credentialHeaders.contains(name) || Redaction.default.isSecret(headerName: name) || redaction.isSecret(headerName: name)
-                if carriesCredential, !built.contains("\(name)\u{0}\(field.value)") { continue }
+                if carriesCredential(field.name.canonicalName), !built.contains("\(field.name.canonicalName)\u{0}\(field.value)") { continue }
                 kept.append(field)
+            }
+            // The OAuth client's own authentication goes out as built, even if a middleware
+            // replaced it (without it the server answers invalid_client: a permanent failure).
+            for item in items where carriesCredential(item.name.lowercased()) {
+                guard let name = HTTPField.Name(item.name), !kept[values: name].contains(item.value) else { continue }
+                kept[name] = item.value
             }
             request.head.headerFields = kept
             return try await next(request)
+        }
+
+        private func carriesCredential(_ name: String) -> Bool {
+            credentialHeaders.contains(name) || Redaction.default.isSecret(headerName: name) || redaction.isSecret(headerName: name)
         }
     }
 }

@@ -51,8 +51,9 @@ public struct OAuth2TokenEndpoint: Sendable {
     public let timeout: Duration
     /// The clock that dates issued tokens.
     package let now: @Sendable () -> Date
-    /// What token requests go through: the configuration given, or the first client that uses
-    /// a refresher made with this endpoint.
+    /// What this value's own requests (its grants called directly, a device flow) go through:
+    /// the configuration given, or `Configuration()`. A refresher made with it gets a path of its
+    /// own (``withOwnPath()``), which its clients adopt.
     package private(set) var tokenPath: OAuth2TokenPath
     /// The client token requests go through now (``OAuth2Exchange/client(_:postsForm:)``).
     /// Throws when every client that adopted the path is gone (``OAuth2TokenPath/client``).
@@ -68,11 +69,12 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
     ///   - configuration: what token requests go through: its transport, headers, middleware,
     ///     logger, tracer, metrics and retry policy (a request is sent again only when it never
-    ///     reached the server). Its authentication and cache are not used. `nil`: the
-    ///     configuration of the first ``Client`` still alive created with a ``TokenRefresher``
-    ///     made with this endpoint, and until one is created a default `Configuration()`; once
-    ///     every such client is gone, a refresh fails with
-    ///     ``AuthenticationFailure/refreshFailed(_:)``.
+    ///     reached the server). Its authentication and cache are not used. `nil`: a
+    ///     ``TokenRefresher`` made with this endpoint refreshes through the configuration of the
+    ///     first ``Client`` still alive created with it (before one exists, `Configuration()`;
+    ///     once all are gone, a refresh fails with ``AuthenticationFailure/refreshFailed(_:)``);
+    ///     grants called on the endpoint itself, and a device flow, use `Configuration()`: pass
+    ///     a configuration to send them through your transport.
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
     ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and
@@ -347,14 +349,25 @@ package final class OAuth2TokenPath: Sendable {
             switch adopted {
             case .none: return own
             case .some(.some(let client)): return client
-            case .some(.none):
-                throw .authentication(
-                    .refreshFailed(
-                        RefreshFailure(
-                            reason: .custom("every client using this refresher was deallocated: no path for its token requests"),
-                            isPermanent: false)))
+            case .some(.none): throw Self.noClientLeft
             }
         }
+    }
+
+    /// Throws what ``client`` would when the path has no client left, so that a refresher fails
+    /// before it starts a refresh: the app's state, not the server's, which must not back the
+    /// refresher off (a client the app creates next refreshes at once).
+    func checkHasClient() throws(CourierError) {
+        let orphaned = adopters.withLock { adopters in adopters.map { list in list.allSatisfy { $0.client == nil } } ?? false }
+        if orphaned { throw Self.noClientLeft }
+    }
+
+    private static var noClientLeft: CourierError {
+        .authentication(
+            .refreshFailed(
+                RefreshFailure(
+                    reason: .custom("every client using this refresher was deallocated: no path for its token requests"),
+                    isPermanent: false)))
     }
 
     /// Sends later requests through `client`'s token client when no client adopted the path
