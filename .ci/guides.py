@@ -8,8 +8,10 @@ doc comments (`///`) of every Sources/**/*.swift file.
 A source file's doc comments are read as one Markdown text (each line's `/// ` removed; a block's
 line is its line in the source file) and become Generated/Doc<Module><Path>.swift, with
 `enum Doc<Module><Path>Guide`, importing the file's own module too; markers go on the `///` line
-before the fence. An example on an internal declaration cannot compile outside its module: its
-block says so with `skip:`.
+before the fence. An example inside the file's `#if X` (a trait, `canImport(Security)`) compiles
+only where `X` holds, as its declaration does: the script reads the file's `#if`s, so the block
+needs no `if` marker. An example on an internal declaration cannot compile outside its module:
+its block says so with `skip:`.
 
 Each guide becomes one Swift file, Tests/CourierGuideTests/Generated/<Guide>.swift, built by
 `swift build --build-tests` and run by `swift test`, so a guide whose code stops compiling fails
@@ -214,7 +216,9 @@ MARKER = re.compile(r"^\s*<!--\s*guide:\s*(.*?)\s*-->\s*$")
 
 def read_blocks(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read().split("\n")
+    conditions = None
     if path.endswith(".swift"):
+        conditions = compile_conditions(text)
         text = doc_comment_text(text)
     blocks = []
     i = 0
@@ -247,10 +251,34 @@ def read_blocks(path):
                         markers[part] = True
                     else:
                         raise GuideError(f"{path}:{k + 1}: unknown guide marker {part!r}")
+            if conditions and conditions[i]:  # the declaration's own `#if`, and the block's
+                own = [markers["if"]] if "if" in markers and markers["if"] not in conditions[i] else []
+                markers["if"] = " && ".join(f"({c})" for c in conditions[i] + own)
             blocks.append(Block(path, i + 1, body, markers))
             i = j
         i += 1
     return blocks
+
+
+def compile_conditions(lines):
+    """For each line of a Swift file, the `#if` conditions it is compiled under (`#else` negates
+    its branch's condition), so that a doc comment's example compiles where its declaration does."""
+    stack = []  # per open #if: the conditions of its branches so far
+    out = []
+    for line in lines:
+        out.append([c for branch in stack for c in branch[-1:]])
+        code = line.strip()
+        if code.startswith("#if "):
+            stack.append([code[4:].strip()])
+        elif code.startswith("#elseif ") and stack:
+            prior = " || ".join(f"({c})" for c in stack[-1] if not c.startswith("!"))
+            stack[-1].append(f"!({prior}) && ({code[8:].strip()})")
+        elif code.startswith("#else") and stack:
+            prior = " || ".join(f"({c})" for c in stack[-1] if not c.startswith("!"))
+            stack[-1].append(f"!({prior})")
+        elif code.startswith("#endif") and stack:
+            stack.pop()
+    return out
 
 
 def doc_comment_text(lines):
@@ -608,6 +636,9 @@ def generate(path, counts):
         out.append(f"import {module}")
     for module, condition in sorted((m, c) for m, c in imports if c is not None and m not in plain):
         out.extend([f"#if {condition}", f"import {module}", "#endif"])
+    networking = ["#if canImport(FoundationNetworking)", "import FoundationNetworking", "#endif"]
+    if path.endswith(".swift") and networking not in if_imports:
+        if_imports.append(networking)  # URLSession's types on Linux, as the file itself imports them
     for group in if_imports:
         out.extend(group)
     out.append("")

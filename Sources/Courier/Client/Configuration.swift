@@ -45,15 +45,13 @@ public struct Configuration: Sendable {
     ///
     /// With no tracer bootstrapped, or with `NoOpTracer()` here, a call does no tracing work at
     /// all. Set a tracer here to trace one client only (a test's `InMemoryTracer`), or
-    /// `NoOpTracer()` to keep one client out of traces.
+    /// `NoOpTracer()` to keep one client out of traces (spans, attributes and propagation: the
+    /// Observability guide).
     ///
     /// ```swift
     /// import Tracing
-    ///
     /// configuration.tracer = NoOpTracer()   // this client's calls are not traced
     /// ```
-    ///
-    /// Spans, attributes and propagation are described in the Observability guide.
     public var tracer: (any Tracer)?
     /// The hosts that receive trace context (`traceparent`, `tracestate`, or whatever the
     /// instrument propagates), as ``authorizedHosts`` names them (no port; IPv6 with or without

@@ -64,12 +64,8 @@ public struct RequestBody: Sendable {
     /// (CourierXML builds its `.xml` bodies on it).
     ///
     /// ```swift
-    /// extension RequestBody {
-    ///     static func tsv(_ rows: [[String]]) -> RequestBody {
-    ///         .custom(contentType: "text/tab-separated-values") {
-    ///             Data(rows.map { $0.joined(separator: "\t") }.joined(separator: "\n").utf8)
-    ///         }
-    ///     }
+    /// static func tsv(_ rows: [[String]]) -> RequestBody {   // in an extension of RequestBody
+    ///     .custom(contentType: "text/tab-separated-values") { Data(rows.map { $0.joined(separator: "\t") }.joined(separator: "\n").utf8) }
     /// }
     /// ```
     /// - Parameters:

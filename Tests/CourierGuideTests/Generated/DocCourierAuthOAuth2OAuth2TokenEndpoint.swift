@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierAuthOAuth2OAuth2TokenEndpointGuide {
     // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:18
@@ -13,14 +16,14 @@ enum DocCourierAuthOAuth2OAuth2TokenEndpointGuide {
         _ = renewed
     }
 
-    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:140
-    static func line140() async throws {
+    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:136
+    static func line136() async throws {
         let credential = try await tokens.clientCredentials(scope: "reports.read")
         _ = credential
     }
 
-    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:170
-    static func line170() async throws {
+    // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint.swift:166
+    static func line166() async throws {
         let credential = try await tokens.requestToken(grantType: "urn:example:grant", parameters: [QueryItem(name: "code", value: code)])
         _ = credential
     }

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierAuthOAuth2OAuth2TokenEndpointGrantsGuide {
     // Sources/Courier/Auth/OAuth2/OAuth2TokenEndpoint+Grants.swift:13

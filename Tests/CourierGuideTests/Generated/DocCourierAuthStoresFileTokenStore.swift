@@ -5,11 +5,14 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierAuthStoresFileTokenStoreGuide {
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:24
-    static func line24() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:23
+    static func line23() async throws {
         let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
         _ = store
         evaluate(try await store.save(credential))
@@ -18,9 +21,9 @@ enum DocCourierAuthStoresFileTokenStoreGuide {
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:73
-    static func line73() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:71
+    static func line71() async throws {
         let key = FileTokenStore.makeRandomKey()   // keep it somewhere safe
         _ = key
         let store = try FileTokenStore(url: url, key: key)
@@ -28,54 +31,54 @@ enum DocCourierAuthStoresFileTokenStoreGuide {
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:96
-    static func line96() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:93
+    static func line93() async throws {
         let store = try FileTokenStore(url: url, passphrase: "correct horse battery staple")
         _ = store
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:138
-    static func line138() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:134
+    static func line134() async throws {
         let key = FileTokenStore.makeRandomKey()   // 32 bytes
         _ = key
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:148
-    static func line148() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:143
+    static func line143() async throws {
         guard let credential = try await store.load() else { return await signIn() }
         evaluate(use(credential))
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:181
-    static func line181() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:175
+    static func line175() async throws {
         evaluate(try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2")))
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:201
-    static func line201() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:194
+    static func line194() async throws {
         evaluate(try await store.remove())  // sign out
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:346
-    static func line346() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:338
+    static func line338() async throws {
         print(store)   // FileTokenStore(/var/lib/myapp/token)
     }
     #endif
 
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore.swift:355
-    static func line355() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore.swift:346
+    static func line346() async throws {
         evaluate(dump(store))  // ▿ FileTokenStore(/var/lib/myapp/token) #0
                       //   - path: "/var/lib/myapp/token"
     }

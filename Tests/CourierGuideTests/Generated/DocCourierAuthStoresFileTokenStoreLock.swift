@@ -5,11 +5,14 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierAuthStoresFileTokenStoreLockGuide {
-    #if EncryptedTokenStore
-    // Sources/Courier/Auth/Stores/FileTokenStore+Lock.swift:18
-    static func line18() async throws {
+    #if (EncryptedTokenStore)
+    // Sources/Courier/Auth/Stores/FileTokenStore+Lock.swift:17
+    static func line17() async throws {
         evaluate(try await store.withExclusiveAccess {
             if let credential = try await store.load() { try await store.save(adjusted(credential)) }
         })

@@ -5,11 +5,14 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierAuthStoresKeychainTokenStoreGuide {
-    #if canImport(Security)
-    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:21
-    static func line21() async throws {
+    #if (canImport(Security))
+    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:20
+    static func line20() async throws {
         let store = KeychainTokenStore(service: "com.example.myapp.oauth")
         _ = store
         evaluate(try await store.save(credential))
@@ -18,32 +21,32 @@ enum DocCourierAuthStoresKeychainTokenStoreGuide {
     }
     #endif
 
-    #if canImport(Security)
-    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:69
-    static func line69() async throws {
+    #if (canImport(Security))
+    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:67
+    static func line67() async throws {
         let store = KeychainTokenStore(service: "com.example.myapp.oauth", account: "alice@example.com")
         _ = store
     }
     #endif
 
-    #if canImport(Security)
-    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:101
-    static func line101() async throws {
+    #if (canImport(Security))
+    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:98
+    static func line98() async throws {
         guard let credential = try await store.load() else { return await signIn() }
         evaluate(use(credential))
     }
     #endif
 
-    #if canImport(Security)
-    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:150
-    static func line150() async throws {
+    #if (canImport(Security))
+    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:146
+    static func line146() async throws {
         evaluate(try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2")))
     }
     #endif
 
-    #if canImport(Security)
-    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:190
-    static func line190() async throws {
+    #if (canImport(Security))
+    // Sources/Courier/Auth/Stores/KeychainTokenStore.swift:185
+    static func line185() async throws {
         evaluate(try await store.remove())  // sign out
     }
     #endif

@@ -5,9 +5,12 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientCallCombineGuide {
-    #if canImport(Combine)
+    #if (canImport(Combine))
     // Sources/Courier/Client/Call+Combine.swift:13
     static func line13() async throws {
         evaluate(client.enqueue(GetUser(id: 42)).publisher(expecting: User.self)

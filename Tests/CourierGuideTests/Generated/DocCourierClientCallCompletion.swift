@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientCallCompletionGuide {
     // Sources/Courier/Client/Call+Completion.swift:3

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientCallDownloadGuide {
     // Sources/Courier/Client/Call+Download.swift:10

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientCallEventsGuide {
     // Sources/Courier/Client/Call+Events.swift:9

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientCallStreamingGuide {
     // Sources/Courier/Client/Call+Streaming.swift:10

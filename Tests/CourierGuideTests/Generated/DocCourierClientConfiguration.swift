@@ -8,6 +8,9 @@ import Foundation
 import Metrics
 import Testing
 import Tracing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierClientConfigurationGuide {
     // Sources/Courier/Client/Configuration.swift:8
@@ -26,38 +29,38 @@ enum DocCourierClientConfigurationGuide {
         configuration.queryStringOptions.arrayFormat = .bracketed  // ids%5B%5D=1&ids%5B%5D=2
     }
 
-    // Sources/Courier/Client/Configuration.swift:50
-    static func line50() async throws {
+    // Sources/Courier/Client/Configuration.swift:51
+    static func line51() async throws {
         configuration.tracer = NoOpTracer()   // this client's calls are not traced
     }
 
-    // Sources/Courier/Client/Configuration.swift:67
-    static func line67() async throws {
+    // Sources/Courier/Client/Configuration.swift:65
+    static func line65() async throws {
         configuration.traceContextHosts = ["api.example.com", "auth.example.com"]
     }
 
-    // Sources/Courier/Client/Configuration.swift:79
-    static func line79() async throws {
+    // Sources/Courier/Client/Configuration.swift:77
+    static func line77() async throws {
         configuration.metricsFactory = NOOPMetricsHandler.instance   // this client records no metrics
     }
 
-    // Sources/Courier/Client/Configuration.swift:107
-    static func line107() async throws {
+    // Sources/Courier/Client/Configuration.swift:105
+    static func line105() async throws {
         configuration.responseDecoders = [XMLBodyDecoder()]
     }
 
-    // Sources/Courier/Client/Configuration.swift:124
-    static func line124() async throws {
+    // Sources/Courier/Client/Configuration.swift:122
+    static func line122() async throws {
         configuration.retryPolicy = .default   // 3 attempts, idempotent requests, full-jitter backoff
     }
 
-    // Sources/Courier/Client/Configuration.swift:143
-    static func line143() async throws {
+    // Sources/Courier/Client/Configuration.swift:141
+    static func line141() async throws {
         configuration.maximumResponseSize = 256 << 20   // 256 MiB for a bulk-export API
     }
 
-    // Sources/Courier/Client/Configuration.swift:159
-    static func line159() async throws {
+    // Sources/Courier/Client/Configuration.swift:157
+    static func line157() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.cache = HTTPCache(capacity: 20 << 20)

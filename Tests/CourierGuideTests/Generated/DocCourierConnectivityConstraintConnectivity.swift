@@ -6,6 +6,9 @@ import Courier
 import CourierConnectivity
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierConnectivityConstraintConnectivityGuide {
     // Sources/CourierConnectivity/Constraint+Connectivity.swift:11

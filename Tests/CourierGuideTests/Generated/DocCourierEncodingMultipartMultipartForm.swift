@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEncodingMultipartMultipartFormGuide {
     // Sources/Courier/Encoding/Multipart/MultipartForm.swift:7

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEncodingQueryStringQueryParametersGuide {
     // Sources/Courier/Encoding/QueryString/QueryParameters.swift:122

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEncodingQueryStringQueryStringFormattingOptionsGuide {
     // Sources/Courier/Encoding/QueryString/QueryStringFormattingOptions.swift:4

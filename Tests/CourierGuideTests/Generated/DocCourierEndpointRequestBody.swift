@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEndpointRequestBodyGuide {
     // Sources/Courier/Endpoint/RequestBody.swift:9
@@ -23,27 +26,23 @@ enum DocCourierEndpointRequestBodyGuide {
         var body: RequestBody? { .text("hello", contentType: "text/plain; charset=utf-8") }
     }
 
-    // Sources/Courier/Endpoint/RequestBody.swift:102
-    struct Line102Member1: Requestable {
+    // Sources/Courier/Endpoint/RequestBody.swift:66
+    static func tsv(_ rows: [[String]]) -> RequestBody {   // in an extension of RequestBody
+        .custom(contentType: "text/tab-separated-values") { Data(rows.map { $0.joined(separator: "\t") }.joined(separator: "\n").utf8) }
+    }
+
+    // Sources/Courier/Endpoint/RequestBody.swift:98
+    struct Line98Member1: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         var body: RequestBody? { .file(URL(fileURLWithPath: "/tmp/report.pdf")) }   // application/pdf
     }
 
-    // Sources/Courier/Endpoint/RequestBody.swift:120
-    static func line120() async throws {
+    // Sources/Courier/Endpoint/RequestBody.swift:116
+    static func line116() async throws {
         let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
         _ = chunks
         _ = continuation
         var body: RequestBody? { .stream(chunks, contentType: "application/x-ndjson") }
         _ = body
-    }
-}
-
-// Sources/Courier/Endpoint/RequestBody.swift:66
-extension RequestBody {
-    static func tsv(_ rows: [[String]]) -> RequestBody {
-        .custom(contentType: "text/tab-separated-values") {
-            Data(rows.map { $0.joined(separator: "\t") }.joined(separator: "\n").utf8)
-        }
     }
 }

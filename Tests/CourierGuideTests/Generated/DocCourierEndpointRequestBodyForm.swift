@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEndpointRequestBodyFormGuide {
     // Sources/Courier/Endpoint/RequestBody+Form.swift:10

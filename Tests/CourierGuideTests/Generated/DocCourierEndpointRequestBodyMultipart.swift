@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEndpointRequestBodyMultipartGuide {
     // Sources/Courier/Endpoint/RequestBody+Multipart.swift:8

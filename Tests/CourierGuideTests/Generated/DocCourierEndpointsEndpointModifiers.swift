@@ -6,6 +6,9 @@ import Courier
 import CourierEndpoints
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierEndpointsEndpointModifiersGuide {
     // Sources/CourierEndpoints/Endpoint+Modifiers.swift:8

@@ -6,12 +6,15 @@ import Courier
 import CourierEndpoints
 import Foundation
 import Testing
-#if canImport(Combine)
+#if (canImport(Combine))
 import Combine
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
 #endif
 
 enum DocCourierEndpointsTypedCallCombineGuide {
-    #if canImport(Combine)
+    #if (canImport(Combine))
     // Sources/CourierEndpoints/TypedCall+Combine.swift:10
     static func line10() async throws {
         let subscription = client.enqueue(GitHub.user("octocat")).publisher()

@@ -6,6 +6,9 @@ import Courier
 import CourierOAuth
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierErrorsAuthorizationFailureGuide {
     // Sources/Courier/Errors/AuthorizationFailure.swift:4

@@ -8,6 +8,9 @@ import Testing
 #if AsyncHTTPClientLinked
 import NIOSSL
 #endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierErrorsTransportFailureGuide {
     #if AsyncHTTPClientLinked

@@ -6,12 +6,15 @@ import Courier
 import CourierOAuth
 import Foundation
 import Testing
-#if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
+#if (canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS)))
 import AuthenticationServices
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
 #endif
 
 enum DocCourierOAuthAuthorizationCodeWebAuthenticationSessionPresenterGuide {
-    #if canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS))
+    #if (canImport(AuthenticationServices) && (os(iOS) || os(macOS) || os(visionOS)))
     // Sources/CourierOAuth/AuthorizationCode/WebAuthenticationSessionPresenter.swift:12
     @MainActor
     func signIn(over window: ASPresentationAnchor) async throws {   // e.g. view.window!

@@ -6,6 +6,9 @@ import Courier
 import CourierOAuth
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierOAuthDeviceAuthorizationDeviceAuthorizationFlowGuide {
     // Sources/CourierOAuth/DeviceAuthorization/DeviceAuthorizationFlow.swift:8

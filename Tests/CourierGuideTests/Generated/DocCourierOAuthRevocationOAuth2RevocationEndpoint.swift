@@ -6,6 +6,9 @@ import Courier
 import CourierOAuth
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierOAuthRevocationOAuth2RevocationEndpointGuide {
     // Sources/CourierOAuth/Revocation/OAuth2RevocationEndpoint.swift:12

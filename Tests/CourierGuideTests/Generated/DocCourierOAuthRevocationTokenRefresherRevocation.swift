@@ -6,6 +6,9 @@ import Courier
 import CourierOAuth
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierOAuthRevocationTokenRefresherRevocationGuide {
     // Sources/CourierOAuth/Revocation/TokenRefresher+Revocation.swift:9

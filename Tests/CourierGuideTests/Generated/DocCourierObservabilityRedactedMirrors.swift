@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierObservabilityRedactedMirrorsGuide {
     // Sources/Courier/Observability/RedactedMirrors.swift:14

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierObservabilityRedactionGuide {
     // Sources/Courier/Observability/Redaction.swift:11

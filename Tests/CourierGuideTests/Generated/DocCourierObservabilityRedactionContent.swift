@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierObservabilityRedactionContentGuide {
     // Sources/Courier/Observability/Redaction+Content.swift:12

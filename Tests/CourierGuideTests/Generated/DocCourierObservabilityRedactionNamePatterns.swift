@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierObservabilityRedactionNamePatternsGuide {
     // Sources/Courier/Observability/Redaction+NamePatterns.swift:13

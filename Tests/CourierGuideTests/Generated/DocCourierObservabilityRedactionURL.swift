@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierObservabilityRedactionURLGuide {
     // Sources/Courier/Observability/Redaction+URL.swift:8

@@ -6,6 +6,9 @@ import Courier
 import CourierOpenAPI
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierOpenAPICourierClientTransportGuide {
     // Sources/CourierOpenAPI/CourierClientTransport.swift:10

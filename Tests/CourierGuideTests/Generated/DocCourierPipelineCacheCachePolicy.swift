@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierPipelineCacheCachePolicyGuide {
     // Sources/Courier/Pipeline/Cache/CachePolicy.swift:5

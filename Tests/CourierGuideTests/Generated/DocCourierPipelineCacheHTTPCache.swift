@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierPipelineCacheHTTPCacheGuide {
     // Sources/Courier/Pipeline/Cache/HTTPCache.swift:12

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseResponseHeadGuide {
     // Sources/Courier/Response/ResponseHead.swift:8

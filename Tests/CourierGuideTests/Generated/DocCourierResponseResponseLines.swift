@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseResponseLinesGuide {
     // Sources/Courier/Response/ResponseLines.swift:9

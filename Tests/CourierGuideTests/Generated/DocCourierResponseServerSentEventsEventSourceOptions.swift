@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseServerSentEventsEventSourceOptionsGuide {
     // Sources/Courier/Response/ServerSentEvents/EventSourceOptions.swift:4

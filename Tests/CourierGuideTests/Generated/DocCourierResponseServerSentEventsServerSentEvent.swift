@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseServerSentEventsServerSentEventGuide {
     // Sources/Courier/Response/ServerSentEvents/ServerSentEvent.swift:3

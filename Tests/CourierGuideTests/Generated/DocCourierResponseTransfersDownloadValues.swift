@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseTransfersDownloadValuesGuide {
     // Sources/Courier/Response/Transfers/DownloadValues.swift:10

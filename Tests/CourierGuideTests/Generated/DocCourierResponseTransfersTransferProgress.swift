@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierResponseTransfersTransferProgressGuide {
     // Sources/Courier/Response/Transfers/TransferProgress.swift:9

@@ -6,6 +6,9 @@ import Courier
 import CourierTesting
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierTestingRecordedRequestGuide {
     // Sources/CourierTesting/RecordedRequest.swift:13

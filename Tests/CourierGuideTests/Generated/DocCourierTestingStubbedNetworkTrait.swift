@@ -6,8 +6,12 @@ import Courier
 import CourierTesting
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierTestingStubbedNetworkTraitGuide {
+    #if (canImport(Testing))
     // Sources/CourierTesting/StubbedNetworkTrait.swift:9
     @Suite(.stubbedNetwork) struct ProfileTests {
         @Test func fetchesTheUser() async throws {
@@ -17,10 +21,13 @@ enum DocCourierTestingStubbedNetworkTraitGuide {
             #expect(user.name == "Ada")
         }
     }
+    #endif
 
+    #if (canImport(Testing))
     // Sources/CourierTesting/StubbedNetworkTrait.swift:36
     @Test(.stubbedNetwork) static func signsIn() async throws {
         let network = try #require(NetworkStub.current)
         network.stub(.post, "/token", with: .json(#"{"access_token":"a","token_type":"Bearer"}"#))
     }
+    #endif
 }

@@ -7,6 +7,9 @@ import CourierConnectivity
 import CourierTesting
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierTestingTestConnectivityMonitorGuide {
     // Sources/CourierTesting/TestConnectivityMonitor.swift:8

@@ -5,22 +5,25 @@
 import Courier
 import Foundation
 import Testing
-#if AsyncHTTPClientLinked
+#if (AsyncHTTPClientLinked)
 import AsyncHTTPClient
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
 #endif
 
 enum DocCourierTransportAsyncHTTPClientAsyncHTTPClientTransportGuide {
-    #if AsyncHTTPClientLinked
-    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:29
-    static func line29() async throws {
+    #if (AsyncHTTPClientLinked)
+    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:28
+    static func line28() async throws {
         let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
         _ = client
     }
     #endif
 
-    #if AsyncHTTPClientLinked
-    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:103
-    static func line103() async throws {
+    #if (AsyncHTTPClientLinked)
+    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:101
+    static func line101() async throws {
         var settings = HTTPClient.Configuration()
         _ = settings
         settings.tlsConfiguration = privateCA                    // NIOSSL's TLSConfiguration
@@ -30,9 +33,9 @@ enum DocCourierTransportAsyncHTTPClientAsyncHTTPClientTransportGuide {
     }
     #endif
 
-    #if AsyncHTTPClientLinked
-    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:135
-    static func line135() async throws {
+    #if (AsyncHTTPClientLinked)
+    // Sources/Courier/Transport/AsyncHTTPClient/AsyncHTTPClientTransport.swift:132
+    static func line132() async throws {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         _ = configuration
         configuration.tracing.tracer = nil

@@ -5,6 +5,9 @@
 import Courier
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierTransportTLSPinningPolicyGuide {
     // Sources/Courier/Transport/TLS/PinningPolicy.swift:12

@@ -6,7 +6,7 @@ import Courier
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
-import FoundationNetworking   // URLSession on Linux
+import FoundationNetworking
 #endif
 
 enum DocCourierTransportURLSessionURLSessionTransportGuide {

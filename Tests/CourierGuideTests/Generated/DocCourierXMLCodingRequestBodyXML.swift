@@ -6,6 +6,9 @@ import Courier
 import CourierXML
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLCodingRequestBodyXMLGuide {
     // Sources/CourierXML/Coding/RequestBody+XML.swift:8

@@ -7,6 +7,9 @@ import CourierXML
 import Foundation
 import Testing
 import XMLCoder
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLCodingXMLBodyDecoderGuide {
     // Sources/CourierXML/Coding/XMLBodyDecoder.swift:14

@@ -7,6 +7,9 @@ import CourierXML
 import Foundation
 import Testing
 import XMLCoder
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLSOAPSOAPBodyDecoderGuide {
     // Sources/CourierXML/SOAP/SOAPBodyDecoder.swift:13

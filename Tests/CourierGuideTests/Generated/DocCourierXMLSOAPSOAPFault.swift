@@ -6,6 +6,9 @@ import Courier
 import CourierXML
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLSOAPSOAPFaultGuide {
     // Sources/CourierXML/SOAP/SOAPFault.swift:9

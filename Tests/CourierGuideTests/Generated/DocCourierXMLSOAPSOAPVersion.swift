@@ -6,6 +6,9 @@ import Courier
 import CourierXML
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLSOAPSOAPVersionGuide {
     // Sources/CourierXML/SOAP/SOAPVersion.swift:12

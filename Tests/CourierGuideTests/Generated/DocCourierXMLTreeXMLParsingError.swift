@@ -6,6 +6,9 @@ import Courier
 import CourierXML
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLTreeXMLParsingErrorGuide {
     // Sources/CourierXML/Tree/XMLParsingError.swift:7

@@ -6,6 +6,9 @@ import Courier
 import CourierXML
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum DocCourierXMLTreeXMLTreeDocumentGuide {
     // Sources/CourierXML/Tree/XMLTreeDocument.swift:9

@@ -67,14 +67,10 @@ public struct OAuth2TokenEndpoint: Sendable {
     ///   - baseURL: the token endpoint's scheme, host and port.
     ///   - path: the token endpoint's path.
     ///   - clientAuthentication: how the client authenticates (RFC 6749 §2.3).
-    ///   - configuration: what token requests go through: its transport, headers, middleware,
-    ///     logger, tracer, metrics and retry policy (a request is sent again only when it never
-    ///     reached the server). Its authentication and cache are not used. `nil`: a
-    ///     ``TokenRefresher`` made with this endpoint refreshes through the configuration of the
-    ///     first ``Client`` still alive created with it (before one exists, `Configuration()`;
-    ///     once all are gone, a refresh fails with ``AuthenticationFailure/refreshFailed(_:)``);
-    ///     grants called on the endpoint itself, and a device flow, use `Configuration()`: pass
-    ///     a configuration to send them through your transport.
+    ///   - configuration: what token requests go through (never its authentication or cache).
+    ///     `nil`: a ``TokenRefresher`` made with this endpoint takes the path of the first
+    ///     ``Client`` still alive created with it; the endpoint's own grants and a device flow
+    ///     take `Configuration()` (the Authentication guide has the details).
     ///   - timeout: how long one token request may take; must be positive, or every request
     ///     fails with ``InvalidRequest/invalidTimeout(_:)``.
     ///   - now: the clock that dates tokens: `issuedAt` is when the request was sent, and

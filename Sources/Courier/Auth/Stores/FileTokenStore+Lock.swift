@@ -14,7 +14,6 @@
         /// ``TokenRefresher`` calls it around every refresh, reset and sign-out. The lock binds only
         /// code that asks for it, not someone writing the file by hand. Not reentrant.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// try await store.withExclusiveAccess {
         ///     if let credential = try await store.load() { try await store.save(adjusted(credential)) }

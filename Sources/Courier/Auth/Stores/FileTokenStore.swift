@@ -20,7 +20,6 @@
     /// Processes sharing the file refresh once per expiry (``withExclusiveAccess(_:)``).
     /// ``description`` shows only the path, never a token or key.
     ///
-    /// <!-- guide: if EncryptedTokenStore -->
     /// ```swift
     /// let store = try FileTokenStore(url: url, passphrase: secretFromEnvironment)
     /// try await store.save(credential)
@@ -69,7 +68,6 @@
 
         /// Creates a store that encrypts with a raw 256-bit key.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let key = FileTokenStore.makeRandomKey()   // keep it somewhere safe
         /// let store = try FileTokenStore(url: url, key: key)
@@ -92,7 +90,6 @@
 
         /// Creates a store whose key is derived from `passphrase` with PBKDF2-HMAC-SHA256.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let store = try FileTokenStore(url: url, passphrase: "correct horse battery staple")
         /// ```
@@ -134,7 +131,6 @@
 
         /// A new random 256-bit key for ``init(url:key:)``, from the system's secure random source.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// let key = FileTokenStore.makeRandomKey()   // 32 bytes
         /// ```
@@ -144,7 +140,6 @@
 
         /// The stored credential, or `nil` if the file does not exist.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// guard let credential = try await store.load() else { return await signIn() }
         /// use(credential)
@@ -177,7 +172,6 @@
 
         /// Encrypts `credential` under a fresh random nonce and atomically replaces the file.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
@@ -197,7 +191,6 @@
 
         /// Deletes the file; a file that does not exist is not an error.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// try await store.remove()   // sign out
         /// ```
@@ -342,7 +335,6 @@
     extension FileTokenStore: CustomStringConvertible, CustomReflectable {
         /// `FileTokenStore(<path>)`: the path only, never a key, passphrase or token.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// print(store)   // FileTokenStore(/var/lib/myapp/token)
         /// ```
@@ -351,7 +343,6 @@
         /// A mirror with the file's path as its only child, so `dump(store)` and reflection-based
         /// loggers never reach the key, the passphrase or a derived key.
         ///
-        /// <!-- guide: if EncryptedTokenStore -->
         /// ```swift
         /// dump(store)   // ▿ FileTokenStore(/var/lib/myapp/token) #0
         ///               //   - path: "/var/lib/myapp/token"

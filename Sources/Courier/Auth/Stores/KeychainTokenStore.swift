@@ -17,7 +17,6 @@
     /// end before one succeeds, a rotated refresh token is lost: prefer the default for a
     /// credential that refreshes in the background.
     ///
-    /// <!-- guide: if canImport(Security) -->
     /// ```swift
     /// let store = KeychainTokenStore(service: "com.example.myapp.oauth")
     /// try await store.save(credential)
@@ -65,7 +64,6 @@
 
         /// Creates a store for the item `service` / `account`. Nothing is read or written yet.
         ///
-        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// let store = KeychainTokenStore(service: "com.example.myapp.oauth", account: "alice@example.com")
         /// ```
@@ -97,7 +95,6 @@
 
         /// The stored credential, or `nil` if there is no item (`errSecItemNotFound`).
         ///
-        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// guard let credential = try await store.load() else { return await signIn() }
         /// use(credential)
@@ -146,7 +143,6 @@
         /// Replaces the item's data (updating it, or adding it if there is none) and applies
         /// the store's accessibility.
         ///
-        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// try await store.save(TokenCredential(accessToken: "at-2", refreshToken: "rt-2"))
         /// ```
@@ -186,7 +182,6 @@
 
         /// Deletes the item; no item (`errSecItemNotFound`) is not an error.
         ///
-        /// <!-- guide: if canImport(Security) -->
         /// ```swift
         /// try await store.remove()   // sign out
         /// ```

@@ -25,7 +25,6 @@
     /// different clients (and connection pools), made when first needed. A client you pass in
     /// (``init(client:)``) keeps the decompression it was configured with.
     ///
-    /// <!-- guide: if AsyncHTTPClientLinked -->
     /// ```swift
     /// let client = Client(configuration: Configuration(transport: AsyncHTTPClientTransport()))
     /// ```
@@ -99,7 +98,6 @@
         /// (Courier traces each request). A `connect` timeout left unset is the call's deadline;
         /// without a TLS configuration of yours, connections need TLS 1.2 at least.
         ///
-        /// <!-- guide: if AsyncHTTPClientLinked -->
         /// ```swift
         /// import AsyncHTTPClient
         ///
@@ -131,7 +129,6 @@
         /// `tracing.tracer = nil`, unless you want async-http-client's own spans (which show the
         /// query string unredacted) under Courier's: Courier then writes no `traceparent`.
         ///
-        /// <!-- guide: if AsyncHTTPClientLinked -->
         /// ```swift
         /// import AsyncHTTPClient
         ///

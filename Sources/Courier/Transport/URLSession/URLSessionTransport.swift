@@ -18,10 +18,6 @@ import HTTPTypesFoundation
 /// host is never contacted: its calls fail with ``TransportFailure/Kind/pinningFailed``.
 ///
 /// ```swift
-/// #if canImport(FoundationNetworking)
-/// import FoundationNetworking   // URLSession on Linux
-/// #endif
-///
 /// let config = URLSessionConfiguration.ephemeral
 /// config.httpMaximumConnectionsPerHost = 8
 /// let client = Client(configuration: Configuration(transport: URLSessionTransport(configuration: config)))
