@@ -56,8 +56,7 @@ public struct FixtureDirectory: Sendable, Equatable {
     /// `resources: [.copy("Fixtures")]`, `FixtureDirectory(bundle: .module)`.
     ///
     /// ```swift
-    /// // Package.swift: .testTarget(name: "MyAppTests", dependencies: […], resources: [.copy("Fixtures")])
-    /// let fixtures = try FixtureDirectory(bundle: .module, folder: "Fixtures")
+    /// let fixtures = try FixtureDirectory(bundle: .module, folder: "Fixtures")   // the test target copies "Fixtures"
     /// ```
     ///
     /// Use `.copy`, not `.process`: processing flattens folders, and the folders are the names.

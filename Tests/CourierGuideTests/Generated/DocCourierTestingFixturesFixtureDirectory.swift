@@ -26,26 +26,32 @@ enum DocCourierTestingFixturesFixtureDirectoryGuide {
         _ = fixtures
     }
 
-    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:77
-    static func line77() async throws {
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:58
+    static func line58() async throws {
+        let fixtures = try FixtureDirectory(bundle: .module, folder: "Fixtures")   // the test target copies "Fixtures"
+        _ = fixtures
+    }
+
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:76
+    static func line76() async throws {
         evaluate(fixtures.fileURL(for: .get, "/users/42"))         // …/users/42/GET.response
         evaluate(fixtures.fileURL(for: .get, "/search?q=swift"))   // …/search/GET?q=swift.response
     }
 
-    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:88
-    static func line88() async throws {
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:87
+    static func line87() async throws {
         evaluate(network.stub { request in try? fixtures.response(for: request) })
     }
 
-    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:171
-    static func line171() async throws {
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:170
+    static func line170() async throws {
         let url = try #require(Bundle.module.url(forResource: "user-42", withExtension: "response"))
         _ = url
         evaluate(network.stub(.get, "/users/42", with: try StubResponse(contentsOf: url)))
     }
 
-    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:192
-    static func line192() async throws {
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:191
+    static func line191() async throws {
         let response = try StubResponse(fixture: Data("""
             HTTP/1.1 404 Not Found
             Content-Type: application/problem+json
@@ -55,8 +61,8 @@ enum DocCourierTestingFixturesFixtureDirectoryGuide {
         _ = response
     }
 
-    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:223
-    static func line223() async throws {
+    // Sources/CourierTesting/Fixtures/FixtureDirectory.swift:222
+    static func line222() async throws {
         let network = NetworkStub()
         _ = network
         evaluate(network.stub(fixturesIn: try FixtureDirectory(bundle: .module)))
