@@ -263,19 +263,18 @@ def read_blocks(path):
 def compile_conditions(lines):
     """For each line of a Swift file, the `#if` conditions it is compiled under (`#else` negates
     its branch's condition), so that a doc comment's example compiles where its declaration does."""
-    stack = []  # per open #if: the conditions of its branches so far
+    stack = []  # per open #if: (the conditions of its branches so far, the current branch's)
     out = []
     for line in lines:
-        out.append([c for branch in stack for c in branch[-1:]])
-        code = line.strip()
+        out.append([current for _, current in stack])
+        code = re.sub(r"//.*", "", line).strip()
+        prior = " || ".join(f"({c})" for c in stack[-1][0]) if stack else ""
         if code.startswith("#if "):
-            stack.append([code[4:].strip()])
+            stack.append(([code[4:].strip()], code[4:].strip()))
         elif code.startswith("#elseif ") and stack:
-            prior = " || ".join(f"({c})" for c in stack[-1] if not c.startswith("!"))
-            stack[-1].append(f"!({prior}) && ({code[8:].strip()})")
+            stack[-1] = (stack[-1][0] + [code[8:].strip()], f"!({prior}) && ({code[8:].strip()})")
         elif code.startswith("#else") and stack:
-            prior = " || ".join(f"({c})" for c in stack[-1] if not c.startswith("!"))
-            stack[-1].append(f"!({prior})")
+            stack[-1] = (stack[-1][0], f"!({prior})")
         elif code.startswith("#endif") and stack:
             stack.pop()
     return out
