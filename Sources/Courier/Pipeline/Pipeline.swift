@@ -161,8 +161,8 @@ struct Pipeline: Sendable, CustomStringConvertible {
 
     /// Runs the stages below the ``CacheStage`` (its background revalidation).
     func runBelowCache(_ request: TransportRequest, call: StageCall) async throws(CourierError) -> StreamedResponse {
-        guard let cacheIndex else { preconditionFailure("only a client with a cache stage revalidates in the background") }
-        return try await StageNext(index: firstStage(from: cacheIndex + 1, for: call), caller: -1)(request, call)
+        // Only a client with a cache stage revalidates; without one, nothing is below it but the whole list.
+        try await StageNext(index: firstStage(from: (cacheIndex ?? -1) + 1, for: call), caller: -1)(request, call)
     }
 
     /// The first stage from `index` on that applies to `call` (the transport always does; below

@@ -22,7 +22,12 @@ public struct ResponseHead: Sendable, Equatable {
     public var source: ResponseSource
     /// What Courier knows about why the server answered so, shown by ``Response``'s
     /// `description` (a 401 to a credential that has no refresh token). Not part of `==`.
-    var note: String?
+    var note: String? {
+        get { remark.text }
+        set { remark.text = newValue }
+    }
+    /// The storage of ``note``, equal to any other so that heads compare by what was received.
+    private var remark = Remark()
 
     /// Creates a head.
     /// - Parameters:
@@ -41,11 +46,6 @@ public struct ResponseHead: Sendable, Equatable {
         self.headers = headers
         self.location = location
         self.source = source
-    }
-
-    /// Two heads are equal when their status, fields, URL and source are.
-    public static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
-        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.location == rhs.location && lhs.source == rhs.source
     }
 
     /// The URL the body came from, after any redirects.
@@ -152,4 +152,10 @@ public struct ResponseHead: Sendable, Equatable {
     package func headerValue(for name: String) -> String? {
         headers.value(named: name)
     }
+}
+
+/// A ``ResponseHead/note``: never part of a head's `==`.
+struct Remark: Sendable, Equatable {
+    var text: String?
+    static func == (lhs: Remark, rhs: Remark) -> Bool { true }
 }
