@@ -658,8 +658,15 @@ def generate(path, counts):
     out.extend(indent(body))
     out.append("}")
     if extensions:
+        # An extension of a type the guide declares (in the enum) names it through the enum.
+        declared = {
+            m.group(1)
+            for line in body
+            for m in [re.match(r"\s*(?:(?:public|private|fileprivate|internal|final|indirect)\s+)*(?:struct|enum|class|actor|protocol)\s+(\w+)", line)]
+            if m
+        }
         out.append("")
-        out.extend(extensions)
+        out.extend(re.sub(r"^(\s*extension\s+)(\w+)\b", lambda m: m.group(1) + (f"{name}Guide." if m.group(2) in declared else "") + m.group(2), line) for line in extensions)
     while out and not out[-1]:
         out.pop()
     counts.append((path, tally, skipped))

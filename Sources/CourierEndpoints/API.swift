@@ -19,17 +19,21 @@ public struct API: Sendable {
     private let base: Result<BaseURL, CourierError>
     private let path: URLPath
     private let headers: [HeaderItem]
+    private let requiresAuthorization: Bool
 
     /// An API at `base`, under `path`, whose endpoints send `headers` (an endpoint's own
-    /// ``Endpoint/header(_:_:)`` replaces one of the same name).
+    /// ``Endpoint/header(_:_:)`` replaces one of the same name) and require the client's
+    /// credential unless `requiresAuthorization` is `false` (an endpoint's own
+    /// ``Endpoint/authorized(_:)`` decides for that endpoint).
     ///
     /// ```swift
     /// let api = try API(base: BaseURL(host: "api.example.com"), path: URLPath("/v2"), headers: [.accept("application/json")])
     /// ```
-    public init(base: BaseURL, path: URLPath = .root, headers: [HeaderItem] = []) {
+    public init(base: BaseURL, path: URLPath = .root, headers: [HeaderItem] = [], requiresAuthorization: Bool = true) {
         self.base = .success(base)
         self.path = path
         self.headers = headers
+        self.requiresAuthorization = requiresAuthorization
     }
 
     /// An API at a URL given as a string, `scheme://host[:port][/path]`, with the path already
@@ -38,6 +42,7 @@ public struct API: Sendable {
     /// ```swift
     /// enum Billing {
     ///     static let api = API(string: "https://billing.example.com/v1")
+    ///     static let rates = API(string: "https://rates.example.com", requiresAuthorization: false)  // public
     /// }
     /// ```
     ///
@@ -45,8 +50,9 @@ public struct API: Sendable {
     /// `CourierError.invalidRequest(_:)` when it is resumed, never a crash: the errors of
     /// `BaseURL.init(string:)` for the base (a query, a fragment or user-info are refused), and
     /// of `URLPath.init(_:)` for the path.
-    public init(string: String, headers: [HeaderItem] = []) {
+    public init(string: String, headers: [HeaderItem] = [], requiresAuthorization: Bool = true) {
         self.headers = headers
+        self.requiresAuthorization = requiresAuthorization
         do throws(CourierError) {
             (base, path) = try Self.parse(string)
         } catch {
@@ -123,7 +129,7 @@ public struct API: Sendable {
     }
 
     private func endpoint<Policy>(_ method: HTTPMethod, _ segments: [String]) -> Endpoint<Policy, Response> {
-        let parts = EndpointParts(base: base, path: path, method: method, headerItems: headers)
+        let parts = EndpointParts(base: base, path: path, method: method, headerItems: headers, requiresAuthorization: requiresAuthorization)
         return Endpoint(parts: parts).appending(contentsOf: segments)
     }
 }

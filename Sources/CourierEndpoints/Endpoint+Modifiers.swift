@@ -51,8 +51,8 @@ extension Endpoint {
         with { $0.timeout = duration }
     }
 
-    /// This endpoint with the client's authentication applied (`true`, the default) or not
-    /// (`false`: a public resource, a login, a health check).
+    /// This endpoint with the client's authentication applied (`true`) or not (`false`: a public
+    /// resource, a login, a health check), whatever its ``API`` says.
     ///
     /// ```swift
     /// let status = api.get("status").authorized(false)

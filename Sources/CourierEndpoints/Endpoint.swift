@@ -55,7 +55,7 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
     public var queryStringOptions: QueryStringFormattingOptions? { parts.queryStringOptions }
     /// Set by the body modifiers; always `nil` for `Endpoint<BodyForbidden, _>`.
     public var body: RequestBody? { parts.body }
-    /// `true` unless ``authorized(_:)`` said otherwise.
+    /// Set by ``authorized(_:)``; otherwise the ``API``'s, `true` unless it said otherwise.
     public var requiresAuthorization: Bool { parts.requiresAuthorization }
     /// Set by ``timeout(_:)``; `nil` uses `Configuration.timeout`.
     public var timeout: Duration? { parts.timeout }

@@ -189,6 +189,39 @@ struct EndpointRequestTests {
         }
     }
 
+    /// A public API says so once; its endpoints go without a credential, even to a host outside
+    /// `authorizedHosts` (where a credential-requiring call fails), unless one says otherwise.
+    @Test(arguments: [true, false])
+    func aPublicAPIsEndpointsGoWithoutACredentialUnlessOneSaysOtherwise(fromString: Bool) async throws {
+        let api =
+            fromString
+            ? API(string: "https://rates.example.com", requiresAuthorization: false)
+            : API(base: try BaseURL(host: "rates.example.com"), requiresAuthorization: false)
+        let credential = BasicCredential(username: "ada", password: "secret")
+        func send(_ endpoint: Endpoint<BodyForbidden, Response>, authorized hosts: Set<String>) async -> (request: TransportRequest?, result: Result<Response, CourierError>, count: Int) {
+            await sendDeclared(endpoint) { configuration in
+                configuration.authentication = .basic(credential)
+                configuration.authorizedHosts = hosts
+            }
+        }
+        #expect(api.get("rates").requiresAuthorization == false)
+        #expect(api.post("rates").requiresAuthorization == false)
+        let publicCall = await send(api.get("rates"), authorized: [])
+        #expect(try publicCall.result.get().statusCode == 200)
+        #expect(try #require(publicCall.request).header("Authorization") == nil)
+
+        let own = api.get("me").authorized(true)
+        #expect(own.requiresAuthorization)
+        let authorized = try #require(await send(own, authorized: ["rates.example.com"]).request)
+        #expect(authorized.header("Authorization") == "Basic YWRhOnNlY3JldA==")
+        guard case .failure(.authentication(.hostNotAuthorized)) = await send(own, authorized: []).result else {
+            Issue.record("an endpoint that requires the credential must not go to a host outside authorizedHosts")
+            return
+        }
+        // The default is unchanged: an API that does not say requires the credential.
+        #expect(API(string: "https://rates.example.com").get("rates").requiresAuthorization)
+    }
+
     @Test func endpointMiddlewareRunsForItsCallsInOrder() async throws {
         struct Tag: Middleware {
             let value: String

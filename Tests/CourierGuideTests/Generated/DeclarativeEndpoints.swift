@@ -28,7 +28,15 @@ enum DeclarativeEndpointsGuide {
         }
     }
 
-    // Documentation/DeclarativeEndpoints.md:119
+    // Documentation/DeclarativeEndpoints.md:50
+    enum Weather {
+        static let api = API(string: "https://weather.example.com", requiresAuthorization: false)
+
+        static let forecast = api.get("forecast")                        // no credential
+        static let alerts = api.get("me", "alerts").authorized(true)     // the client's credential
+    }
+
+    // Documentation/DeclarativeEndpoints.md:132
     struct GetUser: ResponseDeclaring {
         typealias ResponseModel = User
         let id: Int
@@ -46,34 +54,34 @@ enum DeclarativeEndpointsGuide {
         _ = raw
     }
 
-    // Documentation/DeclarativeEndpoints.md:50
-    @Test("Documentation/DeclarativeEndpoints.md:50") static func line50() async throws {
+    // Documentation/DeclarativeEndpoints.md:63
+    @Test("Documentation/DeclarativeEndpoints.md:63") static func line63() async throws {
         evaluate(api.get("users", "a/b c", "repos"))  // GET /users/a%2Fb%20c/repos
     }
 
-    // Documentation/DeclarativeEndpoints.md:76
-    @Test("Documentation/DeclarativeEndpoints.md:76") static func line76() async throws {
+    // Documentation/DeclarativeEndpoints.md:89
+    @Test("Documentation/DeclarativeEndpoints.md:89") static func line89() async throws {
         evaluate(api.get("search").query("q", "swift & linux").query("tag", "a").query("tag", "b").query("page", 2).query("verbose"))
         // GET /search?q=swift%20%26%20linux&tag=a&tag=b&page=2&verbose
         evaluate(api.get("issues").query(["labels": ["bug", "ui"], "page": ["size": 20]]))
         // GET /issues?labels%5B0%5D=bug&labels%5B1%5D=ui&page%5Bsize%5D=20
     }
 
-    // Documentation/DeclarativeEndpoints.md:119
-    static func line119() async throws {
+    // Documentation/DeclarativeEndpoints.md:132
+    static func line132() async throws {
         let user = try await client.enqueue(GetUser(id: 42)).model()   // a User
         _ = user
     }
 
-    // Documentation/DeclarativeEndpoints.md:144
-    @Test("Documentation/DeclarativeEndpoints.md:144") static func line144() async throws {
+    // Documentation/DeclarativeEndpoints.md:157
+    @Test("Documentation/DeclarativeEndpoints.md:157") static func line157() async throws {
         print(api.get("search").query("q", "swift").query("access_token", token))
         // GET https://api.example.com/search?q=swift&access_token=<redacted>
     }
 
     #if canImport(Combine)
-    // Documentation/DeclarativeEndpoints.md:155
-    static func line155() async throws {
+    // Documentation/DeclarativeEndpoints.md:168
+    static func line168() async throws {
         var cancellables = Set<AnyCancellable>()
         _ = cancellables
         evaluate(client.enqueue(GitHub.user("octocat")).publisher()   // publishes a User (the endpoint declares it)

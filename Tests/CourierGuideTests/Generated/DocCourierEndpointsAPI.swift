@@ -11,9 +11,10 @@ import FoundationNetworking
 #endif
 
 enum DocCourierEndpointsAPIGuide {
-    // Sources/CourierEndpoints/API.swift:38
+    // Sources/CourierEndpoints/API.swift:42
     enum Billing {
         static let api = API(string: "https://billing.example.com/v1")
+        static let rates = API(string: "https://rates.example.com", requiresAuthorization: false)  // public
     }
 
     // Sources/CourierEndpoints/API.swift:7
@@ -30,26 +31,26 @@ enum DocCourierEndpointsAPIGuide {
         _ = decoded
     }
 
-    // Sources/CourierEndpoints/API.swift:26
-    static func line26() async throws {
+    // Sources/CourierEndpoints/API.swift:29
+    static func line29() async throws {
         let api = try API(base: BaseURL(host: "api.example.com"), path: URLPath("/v2"), headers: [.accept("application/json")])
         _ = api
     }
 
-    // Sources/CourierEndpoints/API.swift:84
-    static func line84() async throws {
+    // Sources/CourierEndpoints/API.swift:90
+    static func line90() async throws {
         let user = api.get("users", login)   // GET /users/{login}
         _ = user
     }
 
-    // Sources/CourierEndpoints/API.swift:94
-    static func line94() async throws {
+    // Sources/CourierEndpoints/API.swift:100
+    static func line100() async throws {
         let created = api.post("gists").json(newGist).returning(Gist.self)
         _ = created
     }
 
-    // Sources/CourierEndpoints/API.swift:114
-    static func line114() async throws {
+    // Sources/CourierEndpoints/API.swift:120
+    static func line120() async throws {
         let purge = api.request(method: try HTTPMethod(validating: "PURGE"), "cache", key)
         _ = purge
     }

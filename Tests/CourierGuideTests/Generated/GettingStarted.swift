@@ -21,8 +21,15 @@ enum GettingStartedGuide {
         var timeout: Duration? { .seconds(5) }
     }
 
-    // Documentation/GettingStarted.md:79
-    static func line79() async throws {
+    // Documentation/GettingStarted.md:55
+    /// An endpoint of a public API: the client's credential never goes with it.
+    protocol PublicEndpoint: Requestable {}
+    struct ExchangeRates: PublicEndpoint {
+        func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "rates.example.com") }
+    }
+
+    // Documentation/GettingStarted.md:104
+    static func line104() async throws {
         let client = Client()
         _ = client
         let result = try await client.enqueue(SearchRepositories(query: "swift")).resume(expecting: SearchResult.self)
@@ -30,8 +37,8 @@ enum GettingStartedGuide {
     }
 
     #if canImport(Combine)
-    // Documentation/GettingStarted.md:101
-    static func line101() async throws {
+    // Documentation/GettingStarted.md:126
+    static func line126() async throws {
         var cancellables = Set<AnyCancellable>()
         _ = cancellables
         evaluate(client.enqueue(SearchRepositories(query: "swift")).publisher(expecting: SearchResult.self)   // the decoded value
@@ -42,8 +49,8 @@ enum GettingStartedGuide {
     }
     #endif
 
-    // Documentation/GettingStarted.md:119
-    static func line119() async throws {
+    // Documentation/GettingStarted.md:144
+    static func line144() async throws {
         var configuration = Configuration()
         _ = configuration
         configuration.timeout = .seconds(15)
@@ -54,8 +61,8 @@ enum GettingStartedGuide {
         _ = client
     }
 
-    // Documentation/GettingStarted.md:150
-    static func line150() async throws {
+    // Documentation/GettingStarted.md:175
+    static func line175() async throws {
         do {
             _ = try await client.enqueue(GetUser(id: 1)).resume(expecting: User.self)
         } catch .response(let response) where response.statusCode == 404 {
@@ -71,8 +78,8 @@ enum GettingStartedGuide {
         }
     }
 
-    // Documentation/GettingStarted.md:171
-    static func line171() async throws {
+    // Documentation/GettingStarted.md:196
+    static func line196() async throws {
         let users = await withTaskGroup(of: Result<User, CourierError>.self) { group in
             for id in [1, 2, 3] {
                 evaluate(group.addTask {
@@ -88,8 +95,8 @@ enum GettingStartedGuide {
         _ = users
     }
 
-    // Documentation/GettingStarted.md:191
-    static func line191() async throws {
+    // Documentation/GettingStarted.md:216
+    static func line216() async throws {
         let transport = RecordingTransport { request throws(CourierError) in
             guard request.head.path == "/users/1" else {
                 throw .response(Response(status: .notFound, url: request.url))
@@ -99,10 +106,15 @@ enum GettingStartedGuide {
         _ = transport
     }
 
-    // Documentation/GettingStarted.md:223
-    static func line223() async throws {
+    // Documentation/GettingStarted.md:248
+    static func line248() async throws {
         var configuration = Configuration(authentication: .bearer(refresher))
         _ = configuration
         configuration.authorizedHosts = ["api.example.com"]   // credentials go only here
     }
+}
+
+// Documentation/GettingStarted.md:55
+extension GettingStartedGuide.PublicEndpoint {
+    var requiresAuthorization: Bool { false }
 }
