@@ -198,7 +198,9 @@ struct EndpointRequestTests {
             ? API(string: "https://rates.example.com", requiresAuthorization: false)
             : API(base: try BaseURL(host: "rates.example.com"), requiresAuthorization: false)
         let credential = BasicCredential(username: "ada", password: "secret")
-        func send(_ endpoint: Endpoint<BodyForbidden, Response>, authorized hosts: Set<String>) async -> (request: TransportRequest?, result: Result<Response, CourierError>, count: Int) {
+        func send(
+            _ endpoint: Endpoint<BodyForbidden, Response>, authorized hosts: Set<String>
+        ) async -> (request: TransportRequest?, result: Result<Response, CourierError>, count: Int) {
             await sendDeclared(endpoint) { configuration in
                 configuration.authentication = .basic(credential)
                 configuration.authorizedHosts = hosts

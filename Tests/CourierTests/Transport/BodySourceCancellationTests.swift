@@ -59,7 +59,11 @@ struct BodySourceCancellationTests {
             // 2 (it pushes, then waits in the stream for a second chunk).
             let chunk = Data(repeating: 7, count: index.isMultiple(of: 2) ? 8 : 2)
             let (body, continuation) = Self.body(chunk: chunk) {
-                if heard.withLock({ $0 += 1; return $0 }) == count { last.finish() }
+                let total = heard.withLock { heard in
+                    heard += 1
+                    return heard
+                }
+                if total == count { last.finish() }
             }
             kept.append(continuation)
             pumps.append(BodyPump(stream: body, capacity: 4) { _ in })
