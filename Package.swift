@@ -173,9 +173,11 @@ let package = Package(
         ),
         // The demo API's client, generated from Example/DemoAPIClient/openapi.yaml by
         // Example/DemoAPIClient/generate.sh (committed; CI does not run the generator). Plain
-        // settings: generated code, not written to the house's upcoming features.
+        // settings: generated code, not written to the house's upcoming features. Its name is
+        // Courier's: target names are unique across a package graph, so a user's own `DemoAPI`
+        // target would not resolve beside one of ours.
         .target(
-            name: "DemoAPI",
+            name: "CourierDemoAPI",
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -185,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "courier-demo",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierOpenAPI", "DemoAPI",
+                "Courier", "CourierOAuth", "CourierOpenAPI", "CourierDemoAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
@@ -250,7 +252,7 @@ let package = Package(
             name: "CourierGuideTests",
             dependencies: [
                 "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI",
-                "DemoAPI",
+                "CourierDemoAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -267,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints", "CourierOpenAPI", "DemoAPI",
+                "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints", "CourierOpenAPI", "CourierDemoAPI",
                 "CourierTransportTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),

@@ -212,6 +212,10 @@ class Block:
 
 
 MARKER = re.compile(r"^\s*<!--\s*guide:\s*(.*?)\s*-->\s*$")
+# On a line of its own anywhere in a guide: the guide's code names module A, which is this
+# repository's module B (a generated client's module, say, which in a user's package has the
+# user's name): every block is compiled with the name B.
+MODULE_ALIAS = re.compile(r"^\s*<!--\s*guide:\s*module\s+(\w+)\s+is\s+(\w+)\s*-->\s*$")
 
 
 def read_blocks(path):
@@ -220,6 +224,7 @@ def read_blocks(path):
     if path.endswith(".swift"):
         conditions = compile_conditions(text)
         text = doc_comment_text(text)
+    aliases = [m.groups() for m in map(MODULE_ALIAS.match, text) if m]
     blocks = []
     i = 0
     while i < len(text):
@@ -232,11 +237,13 @@ def read_blocks(path):
             if j == len(text):
                 raise GuideError(f"{path}:{i + 1}: a ```swift fence is never closed")
             body = [line[indent:] if line[:indent].strip() == "" else line for line in text[i + 1:j]]
+            for name, module in aliases:
+                body = [re.sub(rf"\b{name}\b", module, line) for line in body]
             k = i - 1
             while k >= 0 and not text[k].strip():
                 k -= 1
             markers = {}
-            mm = MARKER.match(text[k]) if k >= 0 else None
+            mm = MARKER.match(text[k]) if k >= 0 and not MODULE_ALIAS.match(text[k]) else None
             if mm:
                 spec = mm.group(1)
                 if "skip:" in spec:  # the reason is the rest, commas and all

@@ -25,6 +25,13 @@ manifest resolves Courier from this checkout, and `import Courier` builds.
 6. Tags the copy with the library's version (`CourierLibrary.version`, the one its User-Agent
    sends) and resolves the versioned form: it fails when that form does not admit the version the
    package says it is.
+7. Takes an empty package through Documentation/OpenAPI.md's "From an empty package to a first
+   call" as written (unless --no-openapi): its manifest (Courier's URL replaced by the copy, with
+   `traits: []`), each block whose first line names its file (`// Sources/App/main.swift`,
+   `# Sources/MyAPI/openapi-generator-config.yaml`), and the demo's document next to the
+   generator's configuration; then `swift build --build-tests` (swift-openapi-generator's plugin
+   generates the client) and `swift test`. A warning outside the generated files fails the step;
+   the generated files' own are counted (about 2.5 minutes, most of it building the generator).
 """
 import argparse
 import os
@@ -38,6 +45,9 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 VERSION_FILE = os.path.join("Sources", "Courier", "Client", "CourierLibrary.swift")
 CONSUMER_SOURCE = os.path.join(".ci", "consumer", "Consumer.swift")
+OPENAPI_GUIDE = os.path.join("Documentation", "OpenAPI.md")
+OPENAPI_STEPS = "From an empty package to a first call"
+OPENAPI_DOCUMENT = os.path.join("Example", "DemoAPIClient", "openapi.yaml")
 # A `.package(url: "…/courier.git", <requirement>)` of Courier itself, in any guide.
 COURIER_PACKAGE = re.compile(r'\.package\(url:\s*"[^"]*/courier\.git",\s*(.*)\)')
 
@@ -154,20 +164,84 @@ def snapshot(destination):
     return git
 
 
-def run(args, cwd, temporary):
+def run(args, cwd, temporary, output=None):
+    """Runs `args` in `cwd`; with a list as `output`, also appends each line printed to it."""
     started = time.monotonic()
     print("$ " + " ".join(args), flush=True)
     # SwiftPM leaves lock files in TMPDIR: keep them in the folder that is removed at the end.
-    result = subprocess.run(args, cwd=cwd, env=dict(os.environ, TMPDIR=temporary))
+    environment = dict(os.environ, TMPDIR=temporary)
+    if output is None:
+        result = subprocess.run(args, cwd=cwd, env=environment)
+    else:
+        result = subprocess.run(args, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(result.stdout, end="", flush=True)
+        output.extend(result.stdout.splitlines())
     if result.returncode != 0:
         raise InstallError(f"`{' '.join(args)}` failed in the consumer package ({result.returncode})")
     return time.monotonic() - started
+
+
+def openapi_steps():
+    """The files of the OpenAPI guide's steps, {path: text}: the manifest and each block whose
+    first line names its file."""
+    text = read(OPENAPI_GUIDE)
+    section = re.search(rf"^## {re.escape(OPENAPI_STEPS)}\n(.*?)(?=^## )", text, re.S | re.M)
+    if not section:
+        raise InstallError(f"{OPENAPI_GUIDE} has no '## {OPENAPI_STEPS}' section")
+    files = {}
+    for code in re.findall(r"^```(?:swift|yaml)\n(.*?)^```", section.group(1), re.S | re.M):
+        first = code.split("\n", 1)[0].strip()
+        named = re.fullmatch(r"(?://|#)\s*((?:Sources|Tests)/[\w./-]+)", first)
+        if first.startswith("// swift-tools-version"):
+            files["Package.swift"] = code
+        elif named:
+            files[named.group(1)] = code
+        else:
+            raise InstallError(f"{OPENAPI_GUIDE}: a block of '{OPENAPI_STEPS}' neither is the manifest nor names its file: {first}")
+    configurations = [path for path in files if path.endswith("/openapi-generator-config.yaml")]
+    if "Package.swift" not in files or len(configurations) != 1:
+        raise InstallError(f"{OPENAPI_GUIDE}: '{OPENAPI_STEPS}' needs a manifest and one openapi-generator-config.yaml")
+    return files, os.path.dirname(configurations[0])
+
+
+def check_openapi_steps(work, checkout, temporary):
+    """Step 7: an empty package through the OpenAPI guide's steps, with the demo's document."""
+    files, target = openapi_steps()
+    package = os.path.join(work, "openapi-app")
+    manifest = files.pop("Package.swift")
+    calls = [(start, end) for start, end in package_calls(manifest) if "/courier.git" in manifest[start:end]]
+    if len(calls) != 1:
+        raise InstallError(f"{OPENAPI_GUIDE}: the manifest should have one `.package(url:` of Courier, found {len(calls)}")
+    start, end = calls[0]
+    local = re.sub(r'url:\s*"[^"]*"', f'url: "{checkout}"', manifest[start:end], count=1)
+    if "traits:" not in local:
+        local = local[:-1] + ", traits: [])"
+    files["Package.swift"] = manifest[:start] + local + manifest[end:]
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(package, path)), exist_ok=True)
+        with open(os.path.join(package, path), "w") as file:
+            file.write(text)
+    shutil.copy(os.path.join(ROOT, OPENAPI_DOCUMENT), os.path.join(package, target, "openapi.yaml"))
+    printed = []
+    build = run(["swift", "build", "--build-tests"], package, temporary, printed)
+    test = run(["swift", "test", "--skip-build"], package, temporary, printed)
+    # The compiler's warnings, and SwiftPM's about the package itself (not its dependencies).
+    warnings = sorted({line for line in printed if ": warning:" in line or line.startswith("warning: 'openapi-app'")})
+    generated = [line for line in warnings if "/plugins/outputs/" in line or "/GeneratedSources/" in line]
+    ours = [line for line in warnings if line not in generated]
+    if ours:
+        raise InstallError("the OpenAPI guide's package builds with warnings outside the generated code:\n" + "\n".join(ours))
+    print(
+        f"OpenAPI guide's steps: the plugin generated the client and the package built ({build:.0f} s) "
+        f"and passed its test ({test:.0f} s); {len(generated)} warnings, all in the generated files"
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--default-traits", action="store_true", help="build with the README's manifest as written")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print its path")
+    parser.add_argument("--no-openapi", action="store_true", help="skip the OpenAPI guide's steps (step 7)")
     options = parser.parse_args()
 
     version = library_version()
@@ -213,6 +287,8 @@ def main():
             os.remove(os.path.join(consumer, "Package.resolved"))
         tagged = run(["swift", "package", "resolve"], consumer, temporary)
         print(f"versioned form: resolves `{versioned}` to the tag {version} ({tagged:.0f} s)")
+        if not options.no_openapi:
+            check_openapi_steps(work, checkout, temporary)
     finally:
         if options.keep:
             print(f"kept {work}")

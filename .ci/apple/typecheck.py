@@ -51,7 +51,7 @@ TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "
 GUIDES_TARGET = "CourierGuideTests"
 # The package's own targets the guides import besides the libraries (the OpenAPI guide's generated
 # client uses `package` declarations, which an interface does not carry): compiled from source too.
-GUIDES_DEPENDENCIES = ["DemoAPI"]
+GUIDES_DEPENDENCIES = ["CourierDemoAPI"]
 GUIDES_PLATFORM = "macOS"
 # Targets whose conditions tell Apple platforms apart: checked on every platform; the rest once.
 PER_PLATFORM_TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth"]

@@ -1,6 +1,6 @@
 import Courier
+import CourierDemoAPI
 import CourierOpenAPI
-import DemoAPI
 import Foundation
 import OpenAPIRuntime
 
@@ -23,7 +23,7 @@ extension Demo {
                 transport: sent, timeout: .seconds(10), authentication: .bearer(TokenRefresher(store: InMemoryTokenStore(expired), tokenEndpoint: tokens)),
                 authorizedHosts: [api.host])
             configuration.cache = HTTPCache()
-            let generated = DemoAPI.Client(
+            let generated = CourierDemoAPI.Client(
                 serverURL: api.url,
                 transport: CourierClientTransport(
                     Courier.Client(configuration: configuration),

@@ -1,7 +1,7 @@
 import Courier
+import CourierDemoAPI
 import CourierOpenAPI
 import CourierTesting
-import DemoAPI
 import FlyingFox
 import Foundation
 import HTTPTypes
@@ -392,8 +392,8 @@ struct OpenAPIHostileReviewTests {
             configuration.cache = HTTPCache()
             let transport = CourierClientTransport(Courier.Client(configuration: configuration), unauthenticatedOperations: ["listUsers"])
             let url = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
-            let alice = DemoAPI.Client(serverURL: url, transport: transport, middlewares: [BearerMiddleware(token: "alice")])
-            let bob = DemoAPI.Client(serverURL: url, transport: transport, middlewares: [BearerMiddleware(token: "bob")])
+            let alice = CourierDemoAPI.Client(serverURL: url, transport: transport, middlewares: [BearerMiddleware(token: "alice")])
+            let bob = CourierDemoAPI.Client(serverURL: url, transport: transport, middlewares: [BearerMiddleware(token: "bob")])
             #expect(try await alice.listUsers().ok.body.json.first?.name == "Bearer alice")
             #expect(try await bob.listUsers().ok.body.json.first?.name == "Bearer bob")
             #expect(await hits.values == ["Bearer alice", "Bearer bob"])
@@ -654,7 +654,7 @@ struct OpenAPIHostileReviewTests {
             await Self.hostileUsers(server, body: Self.hugeJSON(2 << 20))
             let courier = Courier.Client(
                 configuration: Courier.Configuration(transport: transport.make(), timeout: generousTimeout, maximumResponseSize: 256 << 10))
-            let api = DemoAPI.Client(
+            let api = CourierDemoAPI.Client(
                 serverURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
                 transport: CourierClientTransport(courier, unauthenticatedOperations: ["listUsers"]))
             let error = await #expect(throws: ClientError.self) { _ = try await api.listUsers() }
@@ -668,7 +668,7 @@ struct OpenAPIHostileReviewTests {
             await Self.hostileUsers(server, body: GzipZeros.make(count: 1 + 258 * 40_000), headers: [FlyingFox.HTTPHeader("Content-Encoding"): "gzip"])
             let courier = Courier.Client(
                 configuration: Courier.Configuration(transport: transport.make(), timeout: generousTimeout, maximumResponseSize: 1 << 20))
-            let api = DemoAPI.Client(
+            let api = CourierDemoAPI.Client(
                 serverURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
                 transport: CourierClientTransport(courier, unauthenticatedOperations: ["listUsers"]))
             let error = await #expect(throws: ClientError.self) { _ = try await api.listUsers() }

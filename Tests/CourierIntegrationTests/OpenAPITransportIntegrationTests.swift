@@ -1,7 +1,7 @@
 import Courier
+import CourierDemoAPI
 import CourierOpenAPI
 import CourierTesting
-import DemoAPI
 import FlyingFox
 import Foundation
 import HTTPTypes
@@ -120,8 +120,8 @@ struct OpenAPITransportIntegrationTests {
     /// The document's operations that need no sign-in.
     static let publicOperations: Set<String> = ["listUsers", "getUser", "uploadFile", "downloadReport"]
 
-    static func api(_ courier: Courier.Client, server: TestServer) throws -> DemoAPI.Client {
-        DemoAPI.Client(
+    static func api(_ courier: Courier.Client, server: TestServer) throws -> CourierDemoAPI.Client {
+        CourierDemoAPI.Client(
             serverURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
             transport: CourierClientTransport(courier, unauthenticatedOperations: publicOperations))
     }
@@ -279,7 +279,7 @@ struct OpenAPITransportIntegrationTests {
         var configuration = Courier.Configuration(transport: transport)
         configuration.metricsFactory = metrics
         configuration.logger = Logger(label: "openapi-test") { _ in OperationLines(lines: lines) }
-        let api = DemoAPI.Client(
+        let api = CourierDemoAPI.Client(
             serverURL: try #require(URL(string: "https://api.example.com")),
             transport: CourierClientTransport(Courier.Client(configuration: configuration)))
         _ = try await api.listUsers()
@@ -294,7 +294,7 @@ struct OpenAPITransportIntegrationTests {
         var port = 0
         try await TestServer.run { server in port = server.port }  // stopped: nothing listens there now
         let courier = Courier.Client(configuration: Configuration(transport: transport.make(), timeout: .seconds(30)))
-        let api = DemoAPI.Client(serverURL: try #require(URL(string: "http://127.0.0.1:\(port)")), transport: CourierClientTransport(courier))
+        let api = CourierDemoAPI.Client(serverURL: try #require(URL(string: "http://127.0.0.1:\(port)")), transport: CourierClientTransport(courier))
         do {
             _ = try await api.listUsers()
             Issue.record("a call to a closed port succeeded")
@@ -345,7 +345,7 @@ struct OpenAPIStubbedNetworkTests {
     @Test func aGeneratedOperationIsAnsweredByTheStub() async throws {
         let network = try #require(NetworkStub.current)
         network.stub(.get, "/v1/users/7", with: .json(#"{"id":7,"name":"Grace","email":"grace@example.com"}"#))
-        let api = DemoAPI.Client(
+        let api = CourierDemoAPI.Client(
             serverURL: try #require(URL(string: "https://api.example.com")), transport: CourierClientTransport(Courier.Client()))
         #expect(try await api.getUser(path: .init(id: 7)).ok.body.json.name == "Grace")
         #expect(network.requests.map(\.path) == ["/v1/users/7"])

@@ -3,28 +3,38 @@
 // swift-format-ignore-file
 
 import Courier
+import CourierDemoAPI
 import CourierOpenAPI
 import CourierTesting
-import DemoAPI
 import Foundation
 import OpenAPIRuntime
 import Testing
 
 enum OpenAPIGuide {
-    // Documentation/OpenAPI.md:37
-    static func makeAPI(refresher: TokenRefresher) throws -> DemoAPI.Client {
+    // Documentation/OpenAPI.md:132
+    @Test static func readsAUser() async throws {
+        try await withStubbedNetwork { network in
+            network.stub(.get, "/v1/users/7", with: .json(#"{"id":7,"name":"Grace","email":"grace@example.com"}"#))
+            let api = CourierDemoAPI.Client(serverURL: URL(string: "https://api.example.com")!, transport: CourierClientTransport(Courier.Client()))
+            let grace = try await api.getUser(path: .init(id: 7)).ok.body.json
+            #expect(grace.name == "Grace")
+        }
+    }
+
+    // Documentation/OpenAPI.md:155
+    static func makeAPI(refresher: TokenRefresher) throws -> CourierDemoAPI.Client {
         let courier = Courier.Client(
             configuration: Courier.Configuration(
                 authentication: .bearer(refresher),
                 authorizedHosts: ["api.example.com"]
             ))
-        return DemoAPI.Client(
+        return CourierDemoAPI.Client(
             serverURL: URL(string: "https://api.example.com")!,
             transport: CourierClientTransport(courier, unauthenticatedOperations: ["listUsers", "getUser"]))
     }
 
-    // Documentation/OpenAPI.md:67
-    static func name(of id: Int, api: DemoAPI.Client) async throws -> String? {
+    // Documentation/OpenAPI.md:185
+    static func name(of id: Int, api: CourierDemoAPI.Client) async throws -> String? {
         do {
             switch try await api.getUser(path: .init(id: id)) {
             case .ok(let found): return try found.body.json.name
@@ -42,8 +52,8 @@ enum OpenAPIGuide {
         var code: Int
     }
 
-    // Documentation/OpenAPI.md:104
-    static func upload(_ file: URL, api: DemoAPI.Client) async throws -> Int {
+    // Documentation/OpenAPI.md:222
+    static func upload(_ file: URL, api: CourierDemoAPI.Client) async throws -> Int {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
@@ -56,13 +66,14 @@ enum OpenAPIGuide {
         return try await api.uploadFile(body: .binary(body)).created.body.json.bytes
     }
 
-    // Documentation/OpenAPI.md:133
-    @Test("Documentation/OpenAPI.md:133") static func line133() async throws {
-        evaluate(try await withStubbedNetwork { network in
-            evaluate(network.stub(.get, "/v1/users/7", with: .json(#"{"id":7,"name":"Grace","email":"grace@example.com"}"#)))
-            let api = DemoAPI.Client(serverURL: URL(string: "https://api.example.com")!, transport: CourierClientTransport(Courier.Client()))
-            let grace = try await api.getUser(path: .init(id: 7)).ok.body.json
-            #expect(grace.name == "Grace")
-        })
+    // Documentation/OpenAPI.md:113
+    static func line113() async throws {
+        let courier = Courier.Client()
+        _ = courier
+        let api = CourierDemoAPI.Client(serverURL: try CourierDemoAPI.Servers.Server1.url(), transport: CourierClientTransport(courier))
+        _ = api
+        let user = try await api.getUser(path: .init(id: 1)).ok.body.json
+        _ = user
+        print(user.name)
     }
 }
