@@ -53,6 +53,11 @@ struct AuthenticationStage: Stage {
         // A single-use stream body cannot be sent twice: the 401 is the answer, and no refresh is
         // asked for on its account (nobody would use it; the next call refreshes if it must).
         guard response.statusCode == 401, request.body?.isReplayable ?? true else { return response }
+        // A 401 from another origin (where a redirect led; the credential was not sent there) says
+        // nothing about the credential: it is the answer, and no refresh is spent on it.
+        guard let sentTo = request.resolvedURL.flatMap(RedirectPolicy.Origin.init),
+            RedirectPolicy.Origin(response.head.url) == sentTo
+        else { return response }
         guard let replacement = try await refresher.replacement(forRejected: credential) else {
             // Nothing to renew the credential with: the 401 stands, and says why.
             response.head.note = Self.unrenewable(credential, at: refresher.now())

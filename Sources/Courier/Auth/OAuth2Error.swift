@@ -23,8 +23,10 @@ public struct OAuth2Error: Error, Sendable, Equatable, Codable {
 }
 
 extension OAuth2Error: CustomStringConvertible {
-    /// `invalid_grant: The refresh token was revoked`.
+    /// `invalid_grant: The refresh token was revoked`, on one line: control and bidirectional
+    /// formatting characters are escaped (`\u{1B}`).
     public var description: String {
-        errorDescription.map { "\(code): \($0)" } ?? code
+        let code = Redaction.singleLine(code)
+        return errorDescription.map { "\(code): \(Redaction.singleLine($0))" } ?? code
     }
 }

@@ -66,12 +66,13 @@ public struct TokenCredential: Codable, Sendable, Equatable {
 }
 
 extension TokenCredential: CustomStringConvertible, CustomReflectable {
-    /// Type, expiry and whether a refresh token is present; never the tokens.
+    /// Type, expiry, whether a refresh token is present and the scope (on one line, its first 256
+    /// characters); never the tokens.
     public var description: String {
-        var parts = ["type: \(tokenType)", "access token: <redacted>"]
+        var parts = ["type: \(Redaction.singleLine(String(tokenType.prefix(64))))", "access token: <redacted>"]
         parts.append(refreshToken == nil ? "no refresh token" : "refresh token: <redacted>")
         if let expiresAt { parts.append("expires: \(expiresAt)") }
-        if let scope { parts.append("scope: \(scope)") }
+        if let scope { parts.append("scope: \(Redaction.singleLine(scope.count > 256 ? scope.prefix(256) + "…" : scope))") }
         return "TokenCredential(\(parts.joined(separator: ", ")))"
     }
 

@@ -22,7 +22,7 @@ extension TokenRefresher {
         let tokenEndpoint = tokenEndpoint.withOwnPath()
         switch grant {
         case .refreshToken:
-            self.init(store: store, policy: policy, now: now, canRefresh: { $0?.refreshToken != nil }, tokenPath: tokenEndpoint.tokenPath) {
+            self.init(store: store, policy: policy, now: now, canRefresh: { !($0?.refreshToken ?? "").isEmpty }, tokenPath: tokenEndpoint.tokenPath) {
                 credential throws(CourierError) in
                 guard let credential else { throw .authentication(.missingCredential) }
                 return try await tokenEndpoint.refresh(credential)

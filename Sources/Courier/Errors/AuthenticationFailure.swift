@@ -72,6 +72,7 @@ extension AuthenticationFailure: CustomStringConvertible, CustomReflectable {
             return
                 "host \(Redaction.default.redact(urlString: host).debugDescription) is not in Configuration.authorizedHosts, so no credential was attached and nothing was sent"
         case .refreshFailed(let failure):
+            if failure.endpoint == .deviceAuthorization { return "device authorization request failed: \(failure)" }
             guard let grant = failure.grantType, grant != "refresh_token" else { return "refresh failed: \(failure)" }
             return "token request failed (\(grant) grant): \(failure)"
         case .refreshLoopDetected(let refreshes, let window):
@@ -127,10 +128,36 @@ public struct RefreshFailure: Error, Sendable, Equatable {
     public var isPermanent: Bool
     /// The error a custom refresh closure threw (``Reason/custom(_:)``), kept whole. Not part of
     /// `==` and never printed.
-    public var underlyingError: (any Error)?
+    public var underlyingError: (any Error)? {
+        get { underlying?.error }
+        set { underlying = newValue.map(Unprinted.init) }
+    }
+    private var underlying: Unprinted?
     /// The `grant_type` of the token request that failed (`"refresh_token"`, `"password"`,
     /// `"client_credentials"`, …); `nil` for a refresh closure of the app's. Not part of `==`.
     public var grantType: String?
+    /// The endpoint whose answer failed: the token endpoint unless the request was a device
+    /// authorization request (RFC 8628 §3.1) or a revocation.
+    package var endpoint = Endpoint.token
+
+    /// The endpoints of a ``RefreshFailure``, named in its description.
+    package enum Endpoint: Sendable {
+        case token, deviceAuthorization, revocation
+
+        var name: String {
+            switch self {
+            case .token: "token endpoint"
+            case .deviceAuthorization: "device authorization endpoint"
+            case .revocation: "revocation endpoint"
+            }
+        }
+    }
+
+    /// An error kept out of `dump(_:)` and every other mirror: an app's error may hold secrets.
+    private struct Unprinted: Sendable, CustomReflectable {
+        let error: any Error
+        var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    }
 
     /// Creates a refresh failure.
     public init(
@@ -141,7 +168,7 @@ public struct RefreshFailure: Error, Sendable, Equatable {
         self.oauth2Error = oauth2Error
         self.statusCode = statusCode
         self.isPermanent = isPermanent
-        self.underlyingError = underlyingError
+        self.underlying = underlyingError.map(Unprinted.init)
         self.grantType = grantType
     }
 
@@ -158,15 +185,16 @@ extension RefreshFailure: CustomStringConvertible {
     public var description: String {
         var text: String
         switch reason {
-        case .rejected: text = "the token endpoint rejected the request"
-        case .transport(let failure): text = "no response from the token endpoint (\(failure))"
-        case .unexpectedStatus: text = "unexpected status from the token endpoint"
-        case .malformedResponse(let why): text = "malformed token response: \(why)"
+        case .rejected: text = "the \(endpoint.name) rejected the request"
+        case .transport(let failure): text = "no response from the \(endpoint.name) (\(failure))"
+        case .unexpectedStatus: text = "unexpected status from the \(endpoint.name)"
+        case .malformedResponse(let why): text = "malformed \(endpoint == .token ? "token" : endpoint.name) response: \(why)"
         case .custom(let why): text = "the refresh closure failed: \(why)"
         case .backingOff(let retryAfter): text = "backing off after a failed refresh; next attempt allowed in \(retryAfter)"
         }
         if let statusCode { text += ", HTTP \(statusCode)" }
         if let oauth2Error { text += ", \(oauth2Error)" }
+        guard endpoint != .revocation else { return text }
         if let cause { text += ": \(cause)" }
         text += isPermanent ? " (permanent)" : " (transient)"
         return text
@@ -192,15 +220,8 @@ extension RefreshFailure: CustomStringConvertible {
 extension RefreshFailure {
     /// The failure's description, worded for a revocation endpoint.
     package var revocationDescription: String {
-        var text: String
-        switch reason {
-        case .rejected: text = "the revocation endpoint rejected the request"
-        case .transport(let failure): text = "no response from the revocation endpoint (\(failure))"
-        case .unexpectedStatus: text = "unexpected status from the revocation endpoint"
-        default: text = description
-        }
-        if let statusCode { text += ", HTTP \(statusCode)" }
-        if let oauth2Error { text += ", \(oauth2Error)" }
-        return text
+        var failure = self
+        failure.endpoint = .revocation
+        return failure.description
     }
 }

@@ -48,6 +48,36 @@ extension Redaction {
         "aws4-hmac-sha256", "oauth",
     ]
 
+    /// `text` with every occurrence of each of `secrets` (UTF-8 bytes, compared byte for byte:
+    /// a combining mark after a secret does not hide it) replaced by ``placeholder``; the
+    /// placeholder alone when a secret still occurs after that (one the placeholder completed).
+    package static func replacing(_ secrets: [[UInt8]], in text: String) -> String {
+        var bytes = Array(text.utf8)
+        var replaced = false
+        for secret in secrets where !secret.isEmpty {
+            var out: [UInt8] = []
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == secret[0], bytes.count - index >= secret.count,
+                    bytes[index..<(index + secret.count)].elementsEqual(secret)
+                {
+                    out += placeholder.utf8
+                    index += secret.count
+                    replaced = true
+                } else {
+                    out.append(bytes[index])
+                    index += 1
+                }
+            }
+            bytes = out
+        }
+        guard replaced else { return text }
+        let contains = { (secret: [UInt8]) in
+            bytes.indices.contains { start in bytes[start...].starts(with: secret) }
+        }
+        return secrets.contains(where: contains) ? placeholder : String(decoding: bytes, as: UTF8.self)
+    }
+
     /// A header name as it may be printed. A valid name (an RFC 9110 token) is printed whole; of
     /// anything else only the token characters before the first other character are, followed
     /// by `…`, because a "name" such as `Authorization: Bearer abc` is a header line pasted
@@ -58,13 +88,14 @@ extension Redaction {
     }
 
     /// `text` as one log line: control characters (C0, DEL, C1, the line and paragraph
-    /// separators) shown as `\u{…}`, so that text a server wrote (an OAuth2
-    /// `error_description`) cannot end the line and forge another.
+    /// separators) and bidirectional formatting characters shown as `\u{…}`, so that text a
+    /// server wrote (an OAuth2 `error_description`) cannot end the line and forge another, or
+    /// reorder what a terminal shows.
     package static func singleLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isLineBreaking) else { return text }
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
         var line = ""
         for scalar in text.unicodeScalars {
-            if isLineBreaking(scalar) {
+            if isUnprintable(scalar) {
                 line += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             } else {
                 line.unicodeScalars.append(scalar)
@@ -73,8 +104,12 @@ extension Redaction {
         return line
     }
 
-    private static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true  // controls, line and paragraph separators
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidirectional formatting
+        default: false
+        }
     }
 
     /// Where `name` stops being an RFC 9110 token, if it does.

@@ -117,7 +117,8 @@ public struct DeviceAuthorizationFlow: Sendable {
     /// - Throws: `CourierError.invalidRequest(_:)` when the endpoint URL or a parameter cannot be
     ///   sent, without sending anything; `AuthorizationFailure.malformedResponse(_:)` for a 2xx
     ///   whose body is not a valid response (limits: the Authentication guide) or is over 64 KiB;
-    ///   `AuthenticationFailure.refreshFailed(_:)` as the token endpoint reports failures; or
+    ///   `AuthenticationFailure.refreshFailed(_:)` as the token endpoint reports failures (its
+    ///   description names the device authorization endpoint); or
     ///   `CourierError.cancelled`.
     public func start() async throws(CourierError) -> DeviceAuthorization {
         // The request is a form `POST` of `scope`, the additional parameters and the client
@@ -148,45 +149,46 @@ public struct DeviceAuthorizationFlow: Sendable {
             case .transport(let failure) where failure.kind == .responseTooLarge:
                 throw .authentication(
                     .authorizationFailed(.malformedResponse("the device authorization response is larger than 64 KiB")))
-            case .transport(let failure):
-                throw .authentication(.refreshFailed(RefreshFailure(reason: .transport(failure), isPermanent: false)))
+            case .transport(let transportFailure):
+                var failure = RefreshFailure(reason: .transport(transportFailure), isPermanent: false)
+                failure.endpoint = .deviceAuthorization
+                throw .authentication(.refreshFailed(failure))
             default:
                 throw error
             }
         }
-        let parsed = try Self.deviceAuthorizationResponse(from: response)
+        let parsed = try Self.deviceAuthorizationResponse(
+            from: response, secrets: OAuth2Form.secretValues(of: form, clientAuthentication: tokenEndpoint.clientAuthentication))
         return DeviceAuthorization(parsed, sentAt: sentAt, clock: clock, clockTime: clockTime)
     }
 
     /// Reads the device authorization endpoint's answer: the response for 2xx, a typed failure
     /// otherwise (the statuses map as the token endpoint's do).
-    static func deviceAuthorizationResponse(from response: Response) throws(CourierError) -> DeviceAuthorizationResponse {
+    static func deviceAuthorizationResponse(from response: Response, secrets: [String] = []) throws(CourierError)
+        -> DeviceAuthorizationResponse
+    {
         let status = response.statusCode
+        // Named as this endpoint's failure, not the token endpoint's.
+        func failure(_ reason: RefreshFailure.Reason, _ oauth2Error: OAuth2Error?, isPermanent: Bool) -> CourierError {
+            var failure = RefreshFailure(reason: reason, oauth2Error: oauth2Error, statusCode: status, isPermanent: isPermanent)
+            failure.endpoint = .deviceAuthorization
+            return .authentication(.refreshFailed(failure))
+        }
         switch status {
         case 200...299:
             switch DeviceAuthorizationResponse.parse(response.body) {
             case .success(let parsed):
                 return parsed
             case .failure(let malformed):
-                if let oauth2Error = OAuth2Error.lenientlyParsing(response.body) {
-                    throw .authentication(
-                        .refreshFailed(
-                            RefreshFailure(reason: .rejected, oauth2Error: oauth2Error, statusCode: status, isPermanent: true)))
+                if let oauth2Error = OAuth2Error.lenientlyParsing(response.body, secrets: secrets) {
+                    throw failure(.rejected, oauth2Error, isPermanent: true)
                 }
                 throw .authentication(.authorizationFailed(.malformedResponse("device authorization response: \(malformed.reason)")))
             }
         case 400, 401:
-            throw .authentication(
-                .refreshFailed(
-                    RefreshFailure(
-                        reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body), statusCode: status,
-                        isPermanent: true)))
+            throw failure(.rejected, OAuth2Error.lenientlyParsing(response.body, secrets: secrets), isPermanent: true)
         default:
-            throw .authentication(
-                .refreshFailed(
-                    RefreshFailure(
-                        reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
-                        statusCode: status, isPermanent: false)))
+            throw failure(.unexpectedStatus, OAuth2Error.lenientlyParsing(response.body, secrets: secrets), isPermanent: false)
         }
     }
 

@@ -140,23 +140,25 @@ public struct OAuth2RevocationEndpoint: Sendable {
             }
             throw error
         }
-        if let failure = Self.failure(status: response.statusCode, body: response.body) {
+        let secrets = OAuth2Form.secretValues(of: form, clientAuthentication: clientAuthentication)
+        if let failure = Self.failure(status: response.statusCode, body: response.body, secrets: secrets) {
             throw .authentication(.revocationFailed(failure))
         }
     }
 
     /// What a revocation answer means: `nil` for success (any 2xx; its body is ignored), else
     /// the failure, with the RFC 6749 §5.2 error body read leniently (`OAuth2Error.lenientlyParsing`).
-    static func failure(status: Int, body: Data) -> RefreshFailure? {
+    static func failure(status: Int, body: Data, secrets: [String] = []) -> RefreshFailure? {
         switch status {
         case 200...299:
             return nil
         case 400, 401:
             return RefreshFailure(
-                reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(body), statusCode: status, isPermanent: true)
+                reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(body, secrets: secrets), statusCode: status,
+                isPermanent: true)
         default:
             return RefreshFailure(
-                reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(body), statusCode: status,
+                reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(body, secrets: secrets), statusCode: status,
                 isPermanent: false)
         }
     }

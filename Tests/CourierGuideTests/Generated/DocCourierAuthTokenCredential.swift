@@ -17,8 +17,8 @@ enum DocCourierAuthTokenCredentialGuide {
         _ = credential
     }
 
-    // Sources/Courier/Auth/TokenCredential.swift:81
-    static func line81() async throws {
+    // Sources/Courier/Auth/TokenCredential.swift:82
+    static func line82() async throws {
         evaluate(dump(credential))  // ▿ TokenCredential(type: Bearer, access token: <redacted>, …)
                            //   - accessToken: "<redacted>" …
     }

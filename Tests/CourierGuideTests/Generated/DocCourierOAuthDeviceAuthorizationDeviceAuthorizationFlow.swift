@@ -36,8 +36,8 @@ enum DocCourierOAuthDeviceAuthorizationDeviceAuthorizationFlowGuide {
         evaluate(show(authorization.userCode, at: authorization.verificationURIComplete ?? authorization.verificationURI))
     }
 
-    // Sources/CourierOAuth/DeviceAuthorization/DeviceAuthorizationFlow.swift:197
-    static func line197() async throws {
+    // Sources/CourierOAuth/DeviceAuthorization/DeviceAuthorizationFlow.swift:199
+    static func line199() async throws {
         let authorization = try await flow.start()
         _ = authorization
         do {

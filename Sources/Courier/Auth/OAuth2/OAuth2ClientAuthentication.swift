@@ -39,6 +39,16 @@ public enum OAuth2ClientAuthentication: Sendable, Equatable {
         return "Basic " + Data(joined.utf8).base64EncodedString()
     }
 
+    /// What a request with this authentication sends that must never be printed: the secret and
+    /// its Basic header value.
+    package var secrets: [String] {
+        switch self {
+        case .basic(_, let clientSecret): [clientSecret] + (authorizationHeaderValue.map { [String($0.dropFirst(6))] } ?? [])
+        case .requestBody(_, let clientSecret): [clientSecret]
+        case .publicClient: []
+        }
+    }
+
     /// The parameters this authentication adds to the end of the form body.
     package var bodyParameters: [QueryItem] {
         switch self {

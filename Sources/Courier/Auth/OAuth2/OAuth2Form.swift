@@ -12,6 +12,17 @@ package enum OAuth2Form {
         }.joined(separator: "&")
     }
 
+    /// The values of `items` and the client authentication that an error body must not echo into
+    /// a printed failure: every value but those of the parameters that are not secret (the grant
+    /// type, the scope, the client id, the user name, the redirect URI, the audience, the
+    /// resource and a revocation's token type hint), and the client's secret.
+    package static func secretValues(of items: [QueryItem], clientAuthentication: OAuth2ClientAuthentication) -> [String] {
+        let open: Set<String> = [
+            "grant_type", "scope", "client_id", "username", "redirect_uri", "audience", "resource", "token_type_hint",
+        ]
+        return items.compactMap { open.contains($0.name) ? nil : $0.value } + clientAuthentication.secrets
+    }
+
     /// Checks the caller's parameters against the names the grant and the client authentication
     /// set themselves: RFC 6749 §3.2 allows a parameter only once, and a second `grant_type` or
     /// `client_secret` would make the request mean something other than what was asked.

@@ -215,7 +215,9 @@ public struct OAuth2TokenEndpoint: Sendable {
         let sentAt = now()
         let token: OAuth2TokenResponse
         do throws(CourierError) {
-            token = try Self.tokenResponse(from: try await OAuth2Exchange.send(request, through: tokenPath.client))
+            token = try Self.tokenResponse(
+                from: try await OAuth2Exchange.send(request, through: tokenPath.client),
+                secrets: OAuth2Form.secretValues(of: form, clientAuthentication: clientAuthentication))
         } catch {
             // The failure names the grant: a rejected password is no failed refresh.
             switch error {
@@ -239,7 +241,9 @@ public struct OAuth2TokenEndpoint: Sendable {
     }
 
     /// Reads the endpoint's answer: a token response for 2xx, a typed failure otherwise.
-    static func tokenResponse(from response: Response) throws(CourierError) -> OAuth2TokenResponse {
+    /// - Parameter secrets: what the request sent that an error body must not echo into a
+    ///   printed failure (``OAuth2Form/secretValues(of:clientAuthentication:)``).
+    static func tokenResponse(from response: Response, secrets: [String] = []) throws(CourierError) -> OAuth2TokenResponse {
         let status = response.statusCode
         switch status {
         case 200...299:
@@ -249,7 +253,7 @@ public struct OAuth2TokenEndpoint: Sendable {
             case .failure(let malformed):
                 // Some servers (GitHub among them) answer a rejected grant with 200 and an error
                 // body; retrying it would only be rejected again.
-                if malformed == .missing(.accessToken), let oauth2Error = OAuth2Error.lenientlyParsing(response.body) {
+                if malformed == .missing(.accessToken), let oauth2Error = OAuth2Error.lenientlyParsing(response.body, secrets: secrets) {
                     throw .authentication(
                         .refreshFailed(
                             RefreshFailure(
@@ -266,14 +270,14 @@ public struct OAuth2TokenEndpoint: Sendable {
             throw .authentication(
                 .refreshFailed(
                     RefreshFailure(
-                        reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                        reason: .rejected, oauth2Error: OAuth2Error.lenientlyParsing(response.body, secrets: secrets),
                         statusCode: status, isPermanent: true
                     )))
         default:
             throw .authentication(
                 .refreshFailed(
                     RefreshFailure(
-                        reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body),
+                        reason: .unexpectedStatus, oauth2Error: OAuth2Error.lenientlyParsing(response.body, secrets: secrets),
                         statusCode: status, isPermanent: false
                     )))
         }

@@ -144,9 +144,24 @@ extension OAuth2Error {
     /// Reads an RFC 6749 §5.2 error body leniently: a JSON object with a string `error` is
     /// enough; `error_description` and `error_uri` are kept when they are strings and ignored
     /// otherwise. `nil` when the body is not such an object.
-    package static func lenientlyParsing(_ data: Data) -> OAuth2Error? {
+    ///
+    /// A hostile server's text is bounded (the code to 128 characters, the description and the
+    /// URI to 512) and every value of `secrets` in it (what the request sent: a password, a
+    /// refresh token, the client secret) is replaced by `<redacted>`, so an error that echoes
+    /// them is never printed with them.
+    package static func lenientlyParsing(_ data: Data, secrets: [String] = []) -> OAuth2Error? {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
-        return (try? JSONDecoder().decode(LenientBody.self, from: body))?.error
+        guard let error = (try? JSONDecoder().decode(LenientBody.self, from: body))?.error else { return nil }
+        // Longer secrets first, so that one inside another is not left half-replaced.
+        let secrets = secrets.map { Array($0.utf8) }.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+        func clean(_ text: String, limit: Int) -> String {
+            let text = Redaction.replacing(secrets, in: text)
+            return text.count > limit ? String(text.prefix(limit)) + "…" : text
+        }
+        return OAuth2Error(
+            code: clean(error.code, limit: 128),
+            errorDescription: error.errorDescription.map { clean($0, limit: 512) },
+            errorURI: error.errorURI.map { clean($0, limit: 512) })
     }
 
     private struct LenientBody: Decodable {
