@@ -6,7 +6,8 @@ import FuzzSupport
 //
 // Invariants: never traps; a parsed error has a non-empty code; the result does not depend on a
 // leading UTF-8 byte-order mark; encoding the parsed error as JSON and reading it again gives
-// the same error.
+// the same error; its description is one line of bounded length with no control or bidi
+// character; read with a secret (the body's own first word), the description never shows it.
 @testable import Courier
 
 /// The process's entry point: SwiftPM names it `FuzzOAuth2ErrorBody_main` (see `runLibFuzzer`).
@@ -25,7 +26,20 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         if let encoded = try? JSONEncoder().encode(error) {
             check(OAuth2Error.lenientlyParsing(encoded) == error, "an error does not round-trip through JSON")
         }
-        _ = error.description
+        let description = error.description
+        check(description.utf8.count <= 8 * (128 + 512) + 16, "an unbounded description")
+        check(
+            !description.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) },
+            "a control or bidi character in the description")
+    }
+    // A word the server echoes back, taken as a secret the request sent.
+    if let text = String(data: body, encoding: .utf8) {
+        let word = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).first { $0.utf8.count >= 4 }
+        if let word, let scrubbed = OAuth2Error.lenientlyParsing(body, secrets: [String(word)]) {
+            let bytes = Array(scrubbed.description.utf8)
+            let secret = Array(word.utf8)
+            check(!bytes.indices.contains { bytes[$0...].starts(with: secret) }, "a secret the request sent is shown")
+        }
     }
     if !body.starts(with: [0xEF, 0xBB, 0xBF]) {
         check(OAuth2Error.lenientlyParsing(Data([0xEF, 0xBB, 0xBF]) + body) == error, "a byte-order mark changed the result")

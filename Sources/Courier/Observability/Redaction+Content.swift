@@ -49,9 +49,14 @@ extension Redaction {
     ]
 
     /// `text` with every occurrence of each of `secrets` (UTF-8 bytes, compared byte for byte:
-    /// a combining mark after a secret does not hide it) replaced by ``placeholder``; the
-    /// placeholder alone when a secret still occurs after that (one the placeholder completed).
+    /// a combining mark after a secret does not hide it) replaced by ``placeholder`` (by nothing
+    /// when a secret is part of the placeholder); the placeholder alone when a secret still
+    /// occurs after that (one the placeholder completed).
     package static func replacing(_ secrets: [[UInt8]], in text: String) -> String {
+        func occurs(_ secret: [UInt8], in bytes: [UInt8]) -> Bool {
+            bytes.indices.contains { bytes[$0...].starts(with: secret) }
+        }
+        let placeholder = secrets.contains { occurs($0, in: Array(Self.placeholder.utf8)) } ? "" : Self.placeholder
         var bytes = Array(text.utf8)
         var replaced = false
         for secret in secrets where !secret.isEmpty {
@@ -72,10 +77,7 @@ extension Redaction {
             bytes = out
         }
         guard replaced else { return text }
-        let contains = { (secret: [UInt8]) in
-            bytes.indices.contains { start in bytes[start...].starts(with: secret) }
-        }
-        return secrets.contains(where: contains) ? placeholder : String(decoding: bytes, as: UTF8.self)
+        return secrets.contains { occurs($0, in: bytes) } ? placeholder : String(decoding: bytes, as: UTF8.self)
     }
 
     /// A header name as it may be printed. A valid name (an RFC 9110 token) is printed whole; of

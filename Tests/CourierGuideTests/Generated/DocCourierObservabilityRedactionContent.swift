@@ -17,14 +17,14 @@ enum DocCourierObservabilityRedactionContentGuide {
         // Authorization: Bearer <redacted>, Accept: */*
     }
 
-    // Sources/Courier/Observability/Redaction+Content.swift:128
-    static func line128() async throws {
+    // Sources/Courier/Observability/Redaction+Content.swift:130
+    static func line130() async throws {
         evaluate(Redaction.default.redact(formBody: Data("grant_type=password&user%5Bpassword%5D=x".utf8)))
         // "grant_type=password&user%5Bpassword%5D=<redacted>"
     }
 
-    // Sources/Courier/Observability/Redaction+Content.swift:142
-    static func line142() async throws {
+    // Sources/Courier/Observability/Redaction+Content.swift:144
+    static func line144() async throws {
         evaluate(Redaction.default.redact(jsonBody: Data(#"{"user":"bob","auth":{"password":"x"}}"#.utf8)))
         // {"auth":"<redacted>","user":"bob"}
     }

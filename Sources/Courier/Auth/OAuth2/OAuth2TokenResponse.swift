@@ -156,7 +156,8 @@ extension OAuth2Error {
         let secrets = secrets.map { Array($0.utf8) }.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
         func clean(_ text: String, limit: Int) -> String {
             let text = Redaction.replacing(secrets, in: text)
-            return text.count > limit ? String(text.prefix(limit)) + "…" : text
+            // Again after the cut: its `…` could end a secret.
+            return text.count > limit ? Redaction.replacing(secrets, in: String(text.prefix(limit)) + "…") : text
         }
         return OAuth2Error(
             code: clean(error.code, limit: 128),
