@@ -27,7 +27,7 @@ public struct Endpoint<Policy: BodyPolicy, Model: Sendable>: Requestable {
 
     /// The API's scheme, host and port.
     /// - Throws: `CourierError.invalidRequest(_:)` when the ``API`` was made from a string
-    ///   that is not a valid base URL (``API/init(string:headers:)``).
+    ///   that is not a valid base URL (``API/init(string:headers:requiresAuthorization:)``).
     public func baseURL() throws(CourierError) -> BaseURL {
         try parts.base.get()
     }
