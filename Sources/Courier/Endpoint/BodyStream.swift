@@ -58,7 +58,12 @@ public struct BodyStream: Sendable {
                 // cancelled task learns that it was cancelled (an `AsyncStream` calls its
                 // `onTermination`), while one never asked again only learns it once dropped.
                 let next = try await source.next()
-                if Task.isCancelled { throw .cancelled }
+                if Task.isCancelled {
+                    // Cancelled after the source answered: it has not learnt it yet, so it is
+                    // asked once more, in the cancelled task.
+                    if next != nil { _ = try? await source.next() }
+                    throw .cancelled
+                }
                 guard let chunk = next else {
                     finished = true
                     if let expectedLength, delivered != expectedLength {

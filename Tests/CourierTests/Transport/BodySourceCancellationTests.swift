@@ -47,6 +47,43 @@ struct BodySourceCancellationTests {
         withExtendedLifetime(continuation) {}
     }
 
+    /// A source that cancels the task reading it while it answers: the cancellation lands
+    /// between its chunk and the reader's next look at the task.
+    struct CancellingSequence: AsyncSequence, Sendable {
+        let asked: LockedState<[Bool]>  // whether the task was cancelled at each call
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let asked: LockedState<[Bool]>
+            mutating func next() async -> Data? {
+                let cancelled = Task.isCancelled
+                asked.withLock { $0.append(cancelled) }
+                if !cancelled { withUnsafeCurrentTask { $0?.cancel() } }
+                return Data("chunk".utf8)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(asked: asked) }
+    }
+
+    @Test("a reader cancelled just after its source answered asks the source once more, in the cancelled task, then throws cancelled")
+    func cancelledAfterTheSourceAnswered() async throws {
+        let asked = LockedState<[Bool]>([])
+        let body = BodyStream(CancellingSequence(asked: asked), length: nil)
+        let read = Task { () -> Result<Data?, CourierError> in
+            do throws(CourierError) {
+                var reader = try body.makeReader()
+                return .success(try await reader.next())
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .failure(.cancelled) = await read.value else {
+            Issue.record("expected cancelled, got \(await read.value)")
+            return
+        }
+        #expect(asked.withLock { $0 } == [false, true])
+    }
+
     @Test("2,000 pumps cancelled at different points (not started, parked on a full buffer, waiting for a chunk): every source hears it")
     func everyCancelledPumpTellsItsSource() async throws {
         let count = 2000
