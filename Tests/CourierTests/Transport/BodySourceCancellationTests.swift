@@ -22,24 +22,29 @@ struct BodySourceCancellationTests {
         return (BodyStream(chunks, length: nil), continuation)
     }
 
-    @Test("a reader asked in a cancelled task asks its source first (which ends), then throws cancelled")
-    func readerInACancelledTask() async throws {
-        let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
-        let ended = LockedState(false)
-        continuation.onTermination = { _ in ended.withLock { $0 = true } }
-        continuation.yield(Data("abc".utf8))
-        let body = BodyStream(chunks, length: nil)
-        let read = Task { () -> Result<Data?, CourierError> in
-            withUnsafeCurrentTask { $0?.cancel() }
+    /// The first chunk a reader of `body` gets in a task of its own, cancelled before it reads
+    /// when `cancelledFirst`.
+    static func readFirstChunk(of body: BodyStream, cancelledFirst: Bool) async -> Result<Data?, CourierError> {
+        await Task { () -> Result<Data?, CourierError> in
+            if cancelledFirst { withUnsafeCurrentTask { $0?.cancel() } }
             do throws(CourierError) {
                 var reader = try body.makeReader()
                 return .success(try await reader.next())
             } catch {
                 return .failure(error)
             }
-        }
-        guard case .failure(.cancelled) = await read.value else {
-            Issue.record("expected cancelled, got \(await read.value)")
+        }.value
+    }
+
+    @Test("a reader asked in a cancelled task asks its source first (which ends), then throws cancelled")
+    func readerInACancelledTask() async throws {
+        let (chunks, continuation) = AsyncStream.makeStream(of: Data.self)
+        let ended = LockedState(false)
+        continuation.onTermination = { _ in ended.withLock { $0 = true } }
+        continuation.yield(Data("abc".utf8))
+        let result = await Self.readFirstChunk(of: BodyStream(chunks, length: nil), cancelledFirst: true)
+        guard case .failure(.cancelled) = result else {
+            Issue.record("expected cancelled, got \(result)")
             return
         }
         // The stream's onTermination runs inside `next()`, before it returns.
@@ -68,17 +73,9 @@ struct BodySourceCancellationTests {
     @Test("a reader cancelled just after its source answered asks the source once more, in the cancelled task, then throws cancelled")
     func cancelledAfterTheSourceAnswered() async throws {
         let asked = LockedState<[Bool]>([])
-        let body = BodyStream(CancellingSequence(asked: asked), length: nil)
-        let read = Task { () -> Result<Data?, CourierError> in
-            do throws(CourierError) {
-                var reader = try body.makeReader()
-                return .success(try await reader.next())
-            } catch {
-                return .failure(error)
-            }
-        }
-        guard case .failure(.cancelled) = await read.value else {
-            Issue.record("expected cancelled, got \(await read.value)")
+        let result = await Self.readFirstChunk(of: BodyStream(CancellingSequence(asked: asked), length: nil), cancelledFirst: false)
+        guard case .failure(.cancelled) = result else {
+            Issue.record("expected cancelled, got \(result)")
             return
         }
         #expect(asked.withLock { $0 } == [false, true])
