@@ -101,6 +101,7 @@ let package = Package(
                 + asyncHTTPClientProducts([
                     ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
                     ("NIOPosix", "swift-nio"), ("NIOSSL", "swift-nio-ssl"), ("NIOHTTPCompression", "swift-nio-extras"),
+                    ("NIOTLS", "swift-nio"), ("NIOWebSocket", "swift-nio"),
                 ]),
             swiftSettings: strictSettings + asyncHTTPClientCondition
         ),
@@ -117,6 +118,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -29,6 +29,8 @@ public struct StubResponse: Sendable, Equatable {
     /// How long to wait before answering; `nil` or zero answers at once. The wait blocks no
     /// thread, and cancelling the request ends it at once.
     public var delay: Duration?
+    /// The scripted server of a WebSocket stub (``webSocket(subprotocol:_:)``).
+    var peerScript: WebSocketPeer.Script?
 
     /// Creates a response from its parts. The static factories are usually shorter.
     public init(

@@ -50,7 +50,7 @@ extension NetworkStub {
 
 /// The transport of a ``withStubbedNetwork(_:isolation:_:)`` scope: answers from the stub's
 /// routes in the calling task, without URLSession. It adds no cookies.
-struct StubbedNetworkTransport: Transport, StoredCookieSource {
+struct StubbedNetworkTransport: Transport, StoredCookieSource, WebSocketTransport {
     let network: NetworkStub
 
     /// As the platform transports: requests carry `Accept-Encoding: gzip` as over the network.
@@ -61,6 +61,16 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
     package func storedCookieHeader(for url: URL) -> String? { nil }
 
     func send(_ request: TransportRequest) async throws(CourierError) -> StreamedResponse {
+        try await respond(to: request, upgrade: nil)
+    }
+
+    /// A WebSocket stub plays its script; any other stub answers the upgrade request as it would
+    /// any request (a `401` asks for a refresh).
+    package func openWebSocket(_ request: TransportRequest, upgrade: WebSocketUpgrade) async throws(CourierError) -> StreamedResponse {
+        try await respond(to: request, upgrade: upgrade)
+    }
+
+    private func respond(to request: TransportRequest, upgrade: WebSocketUpgrade?) async throws(CourierError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         let url = request.url
         let recorded = RecordedRequest(
@@ -89,6 +99,13 @@ struct StubbedNetworkTransport: Transport, StoredCookieSource {
                 TransportFailure(
                     URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message]),
                     url: url))
+        }
+        if let script = response.peerScript {
+            guard let upgrade else {
+                throw .transport(
+                    TransportFailure(kind: .badResponse, url: url, message: "CourierTesting: a WebSocket stub answered a request that is not a WebSocket call"))
+            }
+            upgrade.deliver(WebSocketPeer.start(script, request: recorded))
         }
         return StreamedResponse(status: HTTPResponse.Status(code: response.statusCode), headers: response.headers, body: ResponseBody(response.body), url: url)
     }

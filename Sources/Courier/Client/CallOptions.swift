@@ -34,6 +34,8 @@ struct CallOptions: Sendable {
     /// A query already percent-encoded by generated code, sent as it is in place of the
     /// endpoint's query items (without the `?`).
     var encodedQuery: String?
+    /// Set by ``Call/webSocket(_:)``: the request asks for an upgrade.
+    var webSocket: WebSocketUpgrade?
 
     /// Counts this call's body and response into `progress`'s meters.
     mutating func observe(_ progress: CallProgress) {

@@ -144,7 +144,8 @@ public actor Client {
         trace?.describe(call.request)
         var response = try await pipeline.run(call.request, call: call.stages)
         response.decoding = decoding.preferring(endpoint.responseDecoder)
-        let accepted = endpoint.acceptableStatusCodes.contains(response.statusCode)
+        let accepted =
+            endpoint.acceptableStatusCodes.contains(response.statusCode) || (response.statusCode == 101 && options.webSocket != nil)
         guard accepted, !options.collectsBody else {
             // Whole already (read in the transport stage), unless a middleware streamed a body of
             // its own or the call streams and the status is refused: that one is read here, under

@@ -41,6 +41,9 @@ public indirect enum CourierError: Error, Sendable {
     /// A ``Constraint`` the endpoint declared could not be satisfied (its `satisfy` failed, or
     /// the call waited longer than the constraint's timeout). Nothing was sent.
     case constraint(ConstraintFailure)
+    /// A WebSocket's peer closed it with a code other than 1000, 1001 or none, or an operation
+    /// was tried on a socket already closed (``WebSocket``); the code and reason are kept.
+    case webSocketClosed(WebSocketClose)
 }
 
 extension CourierError: CustomStringConvertible {
@@ -61,6 +64,8 @@ extension CourierError: CustomStringConvertible {
             return "Authentication failure: \(failure)"
         case .constraint(let failure):
             return "\(failure)"
+        case .webSocketClosed(let close):
+            return "WebSocket closed: \(close)"
         }
     }
 }

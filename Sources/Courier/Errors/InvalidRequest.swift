@@ -69,6 +69,9 @@ public enum InvalidRequest: Sendable, Equatable {
     /// certificate or private key that is not PEM, a key that does not match its certificate.
     /// The text says which; it never holds key material.
     case invalidTLSConfiguration(String)
+    /// The call cannot open a WebSocket (``Call/webSocket(_:)``): its method is not `GET`, it has
+    /// a body, a subprotocol is not a token, or the transport cannot do WebSockets. Nothing was sent.
+    case webSocketUnavailable(String)
 }
 
 extension InvalidRequest: CustomStringConvertible, CustomReflectable {
@@ -120,6 +123,8 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             return "this would wait for itself forever: \(reason)"
         case .invalidTLSConfiguration(let reason):
             return "invalid TLS configuration: \(reason)"
+        case .webSocketUnavailable(let reason):
+            return "the call cannot open a WebSocket: \(reason)"
         }
     }
 
@@ -135,7 +140,7 @@ extension InvalidRequest: CustomStringConvertible, CustomReflectable {
             (.encodingFailed(let a, _), .encodingFailed(let b, _)), (.invalidURL(let a), .invalidURL(let b)),
             (.bodySourceFailed(let a, _), .bodySourceFailed(let b, _)), (.invalidMultipartForm(let a), .invalidMultipartForm(let b)),
             (.reservedHeader(let a), .reservedHeader(let b)), (.wouldDeadlock(let a), .wouldDeadlock(let b)),
-            (.invalidTLSConfiguration(let a), .invalidTLSConfiguration(let b)):
+            (.invalidTLSConfiguration(let a), .invalidTLSConfiguration(let b)), (.webSocketUnavailable(let a), .webSocketUnavailable(let b)):
             return a == b
         case (.invalidPort(let a), .invalidPort(let b)):
             return a == b

@@ -48,7 +48,7 @@ enum HTTPSemantics {
     /// `error.type` for a call or request that failed with `error`: the status code for a
     /// refused response (as the conventions ask for HTTP errors), the ``TransportFailure/Kind``
     /// of a transport failure (`timedOut`, `cannotConnect`, …), and the error's case otherwise
-    /// (`cancelled`, `invalidRequest`, `authentication`, `constraint`, `decoding`).
+    /// (`cancelled`, `invalidRequest`, `authentication`, `constraint`, `decoding`, `webSocketClosed`).
     static func errorType(_ error: CourierError) -> String {
         switch error {
         case .response(let response): String(response.statusCode)
@@ -58,6 +58,7 @@ enum HTTPSemantics {
         case .authentication: "authentication"
         case .constraint: "constraint"
         case .decoding: "decoding"
+        case .webSocketClosed: "webSocketClosed"
         }
     }
 

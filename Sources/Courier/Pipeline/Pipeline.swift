@@ -314,6 +314,9 @@ struct TransportStage: Stage {
         } else {
             try RequestBuilder.checkSendable(request)
         }
+        if let upgrade = request.webSocket {
+            return try await upgrade.open(request, on: transport)
+        }
         return try await transport.send(request.belowHTTPCache(cached))
     }
 }

@@ -51,7 +51,14 @@ package enum RequestBuilder {
         }
         if let accept = options.accept { try imply(.accept, accept) }
         if let userAgent = configuration.userAgent { try imply(.userAgent, userAgent) }
-        if configuration.transport.decodesGzip { try imply(.acceptEncoding, "gzip") }
+        if let upgrade = options.webSocket {
+            try checkWebSocket(method: httpMethod, hasBody: body != nil, upgrade: upgrade)
+            if !upgrade.options.subprotocols.isEmpty {
+                try imply(.secWebSocketProtocol, upgrade.options.subprotocols.joined(separator: ", "))
+            }
+        } else if configuration.transport.decodesGzip {
+            try imply(.acceptEncoding, "gzip")
+        }
 
         let timeout = options.timeout ?? endpoint.timeout ?? configuration.timeout
         guard timeout > .zero else { throw .invalidRequest(.invalidTimeout(timeout)) }
@@ -65,11 +72,21 @@ package enum RequestBuilder {
             redaction: configuration.redaction)
         request.redirectMode = endpoint.redirectMode
         request.operationID = options.operationID
+        request.webSocket = options.webSocket
         // The byte checks, not Foundation's parser: a validated `BaseURL`, a validated `URLPath`
         // and an encoded query make a URL Foundation reads, so it is parsed only if asked for.
         guard request.absoluteString != nil else { throw invalidURL(request) }
         assert(request.resolvedURL != nil, "a request that passes the byte checks makes a URL")
         return request
+    }
+
+    /// Refuses a WebSocket call that is not a body-less `GET` or offers a subprotocol that is not a token.
+    static func checkWebSocket(method: HTTPRequest.Method, hasBody: Bool, upgrade: WebSocketUpgrade) throws(CourierError) {
+        guard method == .get else { throw .invalidRequest(.webSocketUnavailable("the method is \(method.rawValue), not GET")) }
+        guard !hasBody else { throw .invalidRequest(.webSocketUnavailable("the endpoint has a body")) }
+        for subprotocol in upgrade.options.subprotocols where !HTTPToken.isValid(subprotocol) {
+            throw .invalidRequest(.webSocketUnavailable("the subprotocol \(subprotocol.debugDescription) is not a token"))
+        }
     }
 
     /// `?` and the query: flat `items` in order, then the nested `parameters`, formatted by

@@ -156,7 +156,7 @@ public struct RetryPolicy: Sendable {
             return .doNotRetry(.cancelled)
         case .failure(.transport(let failure)):
             guard Self.isRetryable(failure.kind) else { return .doNotRetry(.notRetryableError) }
-        case .failure(.invalidRequest), .failure(.decoding), .failure(.authentication), .failure(.constraint):
+        case .failure(.invalidRequest), .failure(.decoding), .failure(.authentication), .failure(.constraint), .failure(.webSocketClosed):
             // Sending the same request again would fail the same way.
             return .doNotRetry(.notRetryableError)
         }

@@ -40,6 +40,12 @@ package struct DefaultTransport: Transport {
     }
 }
 
+extension DefaultTransport: WebSocketTransport {
+    package func openWebSocket(_ request: TransportRequest, upgrade: WebSocketUpgrade) async throws(CourierError) -> StreamedResponse {
+        try await upgrade.open(request, on: DefaultTransportScope.transport ?? platform)
+    }
+}
+
 extension DefaultTransport: StoredCookieSource {
     /// The cookies of the transport a request of this task would be sent to.
     package func storedCookieHeader(for url: URL) -> String? {

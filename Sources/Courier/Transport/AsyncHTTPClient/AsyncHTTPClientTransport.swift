@@ -231,6 +231,15 @@
             }
         }
 
+        /// The TLS settings and pin check a WebSocket to `host` uses: the transport's own.
+        func webSocketTLS(for host: String) -> (TLSConfiguration, (@Sendable (any Channel) -> EventLoopFuture<Void>)?) {
+            // A transport made from your own `HTTPClient` (``init(client:)``) does not show its
+            // TLS settings: its WebSockets use the system's roots and TLS 1.2 at least.
+            let tls = baseConfiguration?.tlsConfiguration ?? Self.withCourierSettings(HTTPClient.Configuration()).tlsConfiguration ?? .makeClientConfiguration()
+            guard let key = pinning.pinKey(for: host), let pins = pinning.pinsByHost[key] else { return (tls, nil) }
+            return (tls, Self.pinCheck(host: key, pins: pins))
+        }
+
         /// Whether the client for `request` leaves bodies as they arrived, for the exchange to
         /// inflate: a request without a size limit, on a client this transport made.
         func inflatesItself(_ request: TransportRequest) -> Bool {

@@ -1,0 +1,514 @@
+#if AsyncHTTPClientLinked
+    import Foundation
+    import HTTPTypes
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+    import NIOSSL
+    import NIOTLS
+    import NIOWebSocket
+
+    @available(watchOS, unavailable)
+    extension AsyncHTTPClientTransport: WebSocketTransport {
+        /// Opens the socket on its own connection (async-http-client cannot upgrade one), with the
+        /// transport's TLS settings and pins, over HTTP/1.1.
+        package func openWebSocket(_ request: TransportRequest, upgrade: WebSocketUpgrade) async throws(CourierError) -> StreamedResponse {
+            let url = request.url
+            let secure = request.head.scheme == "https"
+            let host = url.host ?? ""
+            let (tls, pinCheck) = secure ? webSocketTLS(for: host) : (nil, nil)
+            return try await NIOWebSocketConnection.open(request, upgrade: upgrade, tls: tls, pinCheck: pinCheck, group: client.eventLoopGroup)
+        }
+    }
+
+    /// A WebSocket over a SwiftNIO channel: the frames run through ``WebSocketFrameHandler`` on
+    /// the channel's event loop (pings answered there, at once), whole messages wait in a
+    /// ``WebSocketInbox`` for the reader.
+    final class NIOWebSocketConnection: WebSocketConnection {
+        let channel: any Channel
+        let inbox: WebSocketInbox
+        private let handler: NIOLoopBound<WebSocketFrameHandler>
+        private let url: URL
+
+        private init(channel: any Channel, inbox: WebSocketInbox, handler: WebSocketFrameHandler, url: URL) {
+            self.channel = channel
+            self.inbox = inbox
+            self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+            self.url = url
+        }
+
+        // MARK: The upgrade
+
+        /// What the upgrade handler ends with.
+        private enum Outcome: Sendable {
+            case upgraded(NIOWebSocketConnection, HTTPResponseHead)
+            case refused
+        }
+
+        /// Connects (TLS and pins first, when `tls` is set), sends the upgrade request and returns
+        /// the response; a 101 delivers the connection to `upgrade`.
+        static func open(
+            _ request: TransportRequest, upgrade: WebSocketUpgrade, tls: TLSConfiguration?,
+            pinCheck: (@Sendable (any Channel) -> EventLoopFuture<Void>)?, group: any EventLoopGroup
+        ) async throws(CourierError) -> StreamedResponse {
+            let url = request.url
+            guard let host = url.host, !host.isEmpty else { throw .invalidRequest(.invalidURL(url.absoluteString)) }
+            let port = url.port ?? (tls == nil ? 80 : 443)
+            let deadline = NIODeadline.now() + .nanoseconds(request.timeout.boundedNanoseconds)
+            let opened = LockedState<(any Channel)?>(nil)
+            let work: @Sendable () async throws -> StreamedResponse = {
+                let channel = try await connect(host: host, port: port, tls: tls, deadline: deadline, group: group).get()
+                opened.withLock { $0 = channel }
+                if let pinCheck { try await pinCheck(channel).get() }
+                let refusal = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
+                let outcome = try await channel.eventLoop.flatSubmit {
+                    configure(channel, request: request, upgrade: upgrade, url: url, refusal: refusal)
+                }.get()
+                switch outcome {
+                case .upgraded(let connection, let head):
+                    upgrade.deliver(connection)
+                    return StreamedResponse(head: try Self.responseHead(head, url: url), body: ResponseBody())
+                case .refused:
+                    let (head, body) = try await refusal.futureResult.get()
+                    channel.close(promise: nil)
+                    return StreamedResponse(head: try Self.responseHead(head, url: url), body: ResponseBody(Data(body.readableBytesView)))
+                }
+            }
+            do {
+                return try await withTaskCancellationHandler {
+                    try await withDeadline(deadline, on: group.next(), closing: opened, work)
+                } onCancel: {
+                    opened.withLock { $0 }?.close(promise: nil)
+                }
+            } catch {
+                opened.withLock { $0 }?.close(promise: nil)
+                if Task.isCancelled { throw .cancelled }
+                throw Self.failure(error, url: url, limit: request.maximumResponseSize)
+            }
+        }
+
+        /// Runs `work`, closing the channel it opened when `deadline` passes first (the work then
+        /// fails with a timeout).
+        private static func withDeadline<Value: Sendable>(
+            _ deadline: NIODeadline, on loop: any EventLoop, closing opened: LockedState<(any Channel)?>,
+            _ work: @escaping @Sendable () async throws -> Value
+        ) async throws -> Value {
+            let expired = LockedState(false)
+            let timer = loop.scheduleTask(deadline: deadline) {
+                expired.withLock { $0 = true }
+                opened.withLock { $0 }?.close(promise: nil)
+            }
+            defer { timer.cancel() }
+            do {
+                return try await work()
+            } catch {
+                if expired.withLock({ $0 }) { throw ChannelError.connectTimeout(.zero) }
+                throw error
+            }
+        }
+
+        private static func connect(
+            host: String, port: Int, tls: TLSConfiguration?, deadline: NIODeadline, group: any EventLoopGroup
+        ) -> EventLoopFuture<any Channel> {
+            let timeout = deadline - .now()
+            let bootstrap = ClientBootstrap(group: group)
+                .connectTimeout(max(timeout, .milliseconds(1)))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    guard let tls else { return channel.eventLoop.makeSucceededVoidFuture() }
+                    return channel.eventLoop.makeCompletedFuture {
+                        var configuration = tls
+                        configuration.applicationProtocols = ["http/1.1"]
+                        let context = try NIOSSLContext(configuration: configuration)
+                        let name = host.isIPAddress ? nil : host
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: name))
+                        try channel.pipeline.syncOperations.addHandler(TLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
+                    }
+                }
+            return bootstrap.connect(host: host, port: port).flatMap { channel in
+                guard tls != nil else { return channel.eventLoop.makeSucceededFuture(channel) }
+                // Nothing is written before the handshake (and the pin check after it) passed.
+                return channel.pipeline.handler(type: TLSHandshakeWaiter.self).flatMap { $0.promise.futureResult }.map { channel }
+            }
+        }
+
+        /// Adds HTTP/1.1 and the upgrade handler, which writes the request at once.
+        private static func configure(
+            _ channel: any Channel, request: TransportRequest, upgrade: WebSocketUpgrade, url: URL,
+            refusal: EventLoopPromise<(HTTPResponseHead, ByteBuffer)>
+        ) -> EventLoopFuture<Outcome> {
+            channel.eventLoop.makeCompletedFuture {
+                let options = upgrade.options
+                var headers = HTTPHeaders()
+                headers.add(name: "Host", value: request.head.authority ?? "")
+                for field in request.head.headerFields {
+                    headers.add(name: field.name.rawName, value: field.value)
+                }
+                let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: request.head.path ?? "/", headers: headers)
+                let limit = request.maximumResponseSize ?? Configuration.defaultMaximumResponseSize
+                let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
+                    maxFrameSize: Int(clamping: min(Int64(max(options.maximumMessageSize, 125)), Int64(UInt32.max))),
+                    enableAutomaticErrorHandling: false
+                ) { channel, response in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.checkHandshake(response, offered: options.subprotocols)
+                        let inbox = WebSocketInbox(capacity: options.bufferedMessages) { [weak channel] in
+                            guard let channel else { return }
+                            channel.eventLoop.execute { channel.read() }
+                        }
+                        let handler = WebSocketFrameHandler(inbox: inbox, options: options, url: url)
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                        return .upgraded(NIOWebSocketConnection(channel: channel, inbox: inbox, handler: handler, url: url), response)
+                    }
+                }
+                let configuration = NIOTypedHTTPClientUpgradeConfiguration<Outcome>(
+                    upgradeRequestHead: head, upgraders: [upgrader]
+                ) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(RefusalCollector(promise: refusal, limit: limit))
+                        return .refused
+                    }
+                }
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                    configuration: .init(upgradeConfiguration: configuration))
+            }.flatMap { $0 }
+        }
+
+        /// Refuses a 101 that chose a subprotocol not offered or an extension (none is offered).
+        static func checkHandshake(_ response: HTTPResponseHead, offered: [String]) throws {
+            let chosen = response.headers["Sec-WebSocket-Protocol"]
+            if chosen.count > 1 || chosen.first.map({ !offered.contains($0) }) == true {
+                throw HandshakeFailure(reason: "the server chose the subprotocol \(chosen.joined(separator: ", ").debugDescription), which was not offered")
+            }
+            if !response.headers["Sec-WebSocket-Extensions"].isEmpty {
+                throw HandshakeFailure(reason: "the server chose an extension, and none was offered")
+            }
+        }
+
+        struct HandshakeFailure: Error {
+            let reason: String
+        }
+
+        private static func responseHead(_ head: HTTPResponseHead, url: URL) throws(CourierError) -> ResponseHead {
+            var fields = HTTPFields()
+            for (name, value) in head.headers {
+                guard let name = HTTPField.Name(name) else { continue }
+                fields.append(HTTPField(name: name, value: value))
+            }
+            return ResponseHead(status: HTTPResponse.Status(code: Int(head.status.code)), headers: fields, url: url)
+        }
+
+        /// What an error of the upgrade means for Courier.
+        static func failure(_ error: any Error, url: URL, limit: Int?) -> CourierError {
+            switch error {
+            case let error as HandshakeFailure:
+                .transport(TransportFailure(synthesizing: .badResponse, url: url, message: "the WebSocket handshake failed: \(error.reason)"))
+            case let error as NIOHTTPClientUpgradeError where error == .upgraderDeniedUpgrade:
+                .transport(
+                    TransportFailure(
+                        synthesizing: .badResponse, url: url,
+                        message: "the WebSocket handshake failed: the server's Sec-WebSocket-Accept, Upgrade or Connection header is wrong"))
+            case let error as NIOHTTPClientUpgradeError:
+                .transport(TransportFailure(synthesizing: .badResponse, url: url, message: "the WebSocket handshake failed: \(error)"))
+            case ChannelError.connectTimeout:
+                .transport(TransportFailure(synthesizing: .timedOut, url: url, message: "the WebSocket upgrade did not finish in time"))
+            default:
+                AsyncHTTPClientExchange.failure(error, url: url, limit: limit)
+            }
+        }
+
+        // MARK: The open socket
+
+        func send(_ message: WebSocket.Message) async throws(CourierError) {
+            if let end = inbox.ended { throw Self.sendFailure(end) }
+            let frame: WebSocketFrame
+            switch message {
+            case .text(let text): frame = Self.frame(.text, channel.allocator.buffer(string: text))
+            case .data(let data): frame = Self.frame(.binary, channel.allocator.buffer(bytes: data))
+            }
+            do {
+                try await channel.writeAndFlush(frame)
+            } catch {
+                throw Self.sendFailure(inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
+            }
+        }
+
+        func receive() async throws(CourierError) -> WebSocket.Message? {
+            try await inbox.next()
+        }
+
+        func ping() async throws(CourierError) {
+            let handler = handler
+            let pong = channel.eventLoop.flatSubmit { handler.value.ping() }
+            do {
+                try await pong.get()
+            } catch {
+                throw Self.sendFailure(inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
+            }
+        }
+
+        func close(code: UInt16, reason: String) async {
+            let handler = handler
+            let closed = channel.eventLoop.submit { handler.value.close(WebSocketClose(code: code, reason: reason)) }
+            _ = try? await closed.get()
+            _ = try? await channel.closeFuture.get()
+        }
+
+        func abandon(code: UInt16) {
+            inbox.finish(.success(()))
+            let handler = handler
+            channel.eventLoop.execute { handler.value.close(WebSocketClose(code: code), waiting: false) }
+        }
+
+        /// What a send on a socket that ended throws: the failure that ended it, or the close.
+        static func sendFailure(_ end: Result<Void, CourierError>) -> CourierError {
+            switch end {
+            case .failure(let error): error
+            case .success: .webSocketClosed(WebSocketClose(code: 1000, reason: "the socket is closed"))
+            }
+        }
+
+        /// A client frame: whole, masked with a fresh key (RFC 6455 §5.3).
+        static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> WebSocketFrame {
+            WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data)
+        }
+    }
+
+    /// Fails the connection's promise until the TLS handshake completed.
+    private final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+        let promise: EventLoopPromise<Void>
+
+        init(promise: EventLoopPromise<Void>) {
+            self.promise = promise
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case TLSUserEvent.handshakeCompleted = event {
+                promise.succeed()
+                context.pipeline.syncOperations.removeHandler(self, promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            promise.fail(error)
+            context.fireErrorCaught(error)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            promise.fail(ChannelError.eof)
+            context.fireChannelInactive()
+        }
+    }
+
+    /// Reads a refused upgrade's response whole (at most `limit` body bytes).
+    private final class RefusalCollector: ChannelInboundHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        let promise: EventLoopPromise<(HTTPResponseHead, ByteBuffer)>
+        let limit: Int
+        private var head: HTTPResponseHead?
+        private var body = ByteBuffer()
+
+        init(promise: EventLoopPromise<(HTTPResponseHead, ByteBuffer)>, limit: Int) {
+            self.promise = promise
+            self.limit = limit
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch Self.unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+            case .body(var part):
+                guard body.readableBytes + part.readableBytes <= limit else {
+                    promise.fail(TransportFailure.responseTooLarge(limit: limit, url: nil))
+                    context.close(promise: nil)
+                    return
+                }
+                body.writeBuffer(&part)
+            case .end:
+                if let head { promise.succeed((head, body)) }
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            promise.fail(error)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            promise.fail(ChannelError.eof)
+        }
+    }
+
+    /// The socket on its event loop: frames in through a ``WebSocketAssembler``, pings answered,
+    /// pongs matched, the closing handshake, the idle ping, and reads held while the inbox is full.
+    final class WebSocketFrameHandler: ChannelDuplexHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+
+        private let inbox: WebSocketInbox
+        private let options: WebSocket.Options
+        private let url: URL
+        private var assembler: WebSocketAssembler
+        private var context: ChannelHandlerContext?
+        private var pings: [EventLoopPromise<Void>] = []
+        private var closeSent = false
+        private var heardSinceTick = false
+        private var idlePingSent = false
+        private var timer: RepeatedTask?
+        private var closeTimer: Scheduled<Void>?
+
+        init(inbox: WebSocketInbox, options: WebSocket.Options, url: URL) {
+            self.inbox = inbox
+            self.options = options
+            self.url = url
+            self.assembler = WebSocketAssembler(maximumMessageSize: options.maximumMessageSize)
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            self.context = context
+            if let interval = options.pingInterval, interval > .zero {
+                let every = TimeAmount.nanoseconds(interval.boundedNanoseconds)
+                let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                timer = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in bound.value.tick() }
+            }
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            self.context = nil
+            timer?.cancel()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = Self.unwrapInboundIn(data)
+            heardSinceTick = true
+            let action = assembler.receive(
+                fin: frame.fin, opcode: UInt8(webSocketOpcode: frame.opcode), reserved: frame.rsv1 || frame.rsv2 || frame.rsv3,
+                masked: frame.maskKey != nil, payload: Data(frame.data.readableBytesView))
+            switch action {
+            case .none:
+                break
+            case .deliver(let message):
+                inbox.push(message)
+            case .pong(let payload):
+                write(.pong, payload)
+            case .ponged:
+                idlePingSent = false
+                let answered = pings
+                pings.removeAll()
+                for ping in answered { ping.succeed() }
+            case .closed(let close):
+                if !closeSent { write(.connectionClose, WebSocketAssembler.closePayload(close)) }
+                closeSent = true
+                inbox.finish(CourierError.ended(by: close).map { .failure($0) } ?? .success(()))
+                context.close(promise: nil)
+            case .fail(let code, let failure):
+                end(with: failure, code: code)
+            }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            inbox.finish(.failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "the WebSocket connection ended without a close"))))
+            let waiting = pings
+            pings.removeAll()
+            for ping in waiting { ping.fail(ChannelError.eof) }
+            timer?.cancel()
+            closeTimer?.cancel()
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            switch error {
+            case NIOWebSocketError.invalidFrameLength:
+                let failure = TransportFailure(
+                    synthesizing: .responseTooLarge, url: url,
+                    message: "a WebSocket message exceeded the limit of \(options.maximumMessageSize) bytes")
+                end(with: .transport(failure), code: 1009)
+            case is NIOWebSocketError:
+                end(with: .transport(TransportFailure(synthesizing: .badResponse, url: url, message: "the WebSocket peer broke the protocol: \(error)")), code: 1002)
+            default:
+                end(with: NIOWebSocketConnection.failure(error, url: url, limit: nil), code: nil)
+            }
+        }
+
+        /// Holds the read while the inbox is full: the peer then waits (TCP backpressure).
+        func read(context: ChannelHandlerContext) {
+            guard !inbox.isFull else { return }
+            context.read()
+        }
+
+        /// Sends a ping; the future succeeds with the next pong.
+        func ping() -> EventLoopFuture<Void> {
+            guard let context, !closeSent else { return eventLoopFailure() }
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            pings.append(promise)
+            write(.ping, Data())
+            return promise.futureResult
+        }
+
+        /// Starts the closing handshake; the channel closes when the peer answers, or after the
+        /// grace period (`waiting`) or at once.
+        func close(_ close: WebSocketClose, waiting: Bool = true) {
+            guard let context else { return }
+            if !closeSent {
+                closeSent = true
+                write(.connectionClose, WebSocketAssembler.closePayload(close))
+            }
+            inbox.finish(.success(()))
+            guard waiting else {
+                context.close(promise: nil)
+                return
+            }
+            if closeTimer == nil {
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                closeTimer = context.eventLoop.scheduleTask(in: .seconds(5)) { bound.value.close(promise: nil) }
+            }
+        }
+
+        private func tick() {
+            guard let context else { return }
+            if heardSinceTick {
+                heardSinceTick = false
+                return
+            }
+            guard !idlePingSent else {
+                let failure = TransportFailure(synthesizing: .timedOut, url: url, message: "the WebSocket peer did not answer a ping in time")
+                end(with: .transport(failure), code: nil)
+                return
+            }
+            idlePingSent = true
+            _ = context
+            write(.ping, Data())
+        }
+
+        private func end(with failure: CourierError, code: UInt16?) {
+            guard let context else { return }
+            if let code, !closeSent {
+                closeSent = true
+                write(.connectionClose, WebSocketAssembler.closePayload(WebSocketClose(code: code)))
+            }
+            inbox.finish(.failure(failure))
+            context.close(promise: nil)
+        }
+
+        private func write(_ opcode: WebSocketOpcode, _ payload: Data) {
+            guard let context else { return }
+            let frame = NIOWebSocketConnection.frame(opcode, context.channel.allocator.buffer(bytes: payload))
+            context.writeAndFlush(Self.wrapOutboundOut(frame), promise: nil)
+        }
+
+        private func eventLoopFailure() -> EventLoopFuture<Void> {
+            guard let context else { return MultiThreadedEventLoopGroup.singleton.next().makeFailedFuture(ChannelError.ioOnClosedChannel) }
+            return context.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+    }
+
+    extension String {
+        /// Whether the host is an IPv4 or IPv6 literal (no SNI then).
+        fileprivate var isIPAddress: Bool {
+            (try? SocketAddress(ipAddress: self, port: 0)) != nil
+        }
+    }
+#endif

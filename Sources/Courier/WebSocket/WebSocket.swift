@@ -1,0 +1,161 @@
+public import Foundation
+import HTTPTypes
+
+/// An open WebSocket (RFC 6455), from ``Call/webSocket(_:)``: send messages, read the peer's as
+/// an `AsyncSequence`, ping, and close.
+///
+/// ```swift
+/// let socket = try await client.enqueue(chat).webSocket()
+/// try await socket.send(.text("hello"))
+/// for try await message in socket.messages {
+///     if case .text(let line) = message { print(line) }
+/// }
+/// ```
+/// The socket closes when ``close(code:reason:)`` is called, when the peer closes it, when the
+/// task reading ``messages`` is cancelled (code 1001), or when the last reference to it goes.
+public final class WebSocket: Sendable {
+    /// A whole message: text (valid UTF-8) or binary.
+    public enum Message: Sendable, Hashable {
+        /// A text message.
+        case text(String)
+        /// A binary message.
+        case data(Data)
+    }
+
+    /// The limits and settings of one socket.
+    public struct Options: Sendable, Equatable {
+        /// The subprotocols offered in `Sec-WebSocket-Protocol`, preferred first; the one the
+        /// server chose is ``WebSocket/subprotocol``. Default: none.
+        public var subprotocols: [String]
+        /// The most bytes one incoming message may have; a larger one closes the socket with code
+        /// 1009 and fails the reader with a `responseTooLarge` transport failure. Default: 1 MiB.
+        public var maximumMessageSize: Int
+        /// How many received messages wait for the reader before the socket stops reading from the
+        /// network (the peer then waits too). Default: 16.
+        public var bufferedMessages: Int
+        /// How long the connection may stay silent before a ping is sent; a second silent interval
+        /// closes it with a `timedOut` transport failure. `nil` sends no pings. Default: 30 seconds.
+        public var pingInterval: Duration?
+
+        /// Options with the given settings; every parameter has the default described above.
+        public init(
+            subprotocols: [String] = [], maximumMessageSize: Int = 1 << 20, bufferedMessages: Int = 16,
+            pingInterval: Duration? = .seconds(30)
+        ) {
+            self.subprotocols = subprotocols
+            self.maximumMessageSize = maximumMessageSize
+            self.bufferedMessages = bufferedMessages
+            self.pingInterval = pingInterval
+        }
+    }
+
+    /// The server's `101 Switching Protocols` response head.
+    public let head: ResponseHead
+
+    private let connection: any WebSocketConnection
+
+    init(head: ResponseHead, connection: any WebSocketConnection) {
+        self.head = head
+        self.connection = connection
+    }
+
+    deinit {
+        connection.abandon()
+    }
+
+    /// The subprotocol the server chose from ``Options/subprotocols``, if any.
+    public var subprotocol: String? {
+        head.headers[.secWebSocketProtocol]
+    }
+
+    /// The peer's messages, in order. One task reads them; cancelling it closes the socket with
+    /// code 1001. The sequence ends after a normal close (code 1000 or 1001 or none) and throws
+    /// ``CourierError/webSocketClosed(_:)`` for any other code, a `connectionLost` transport
+    /// failure when the connection drops without a close, `responseTooLarge` for a message over
+    /// ``Options/maximumMessageSize``.
+    public var messages: Messages { Messages(connection: connection) }
+
+    /// Sends one message.
+    /// - Throws: ``CourierError/webSocketClosed(_:)`` or a transport failure once the socket is closed;
+    ///   ``CourierError/cancelled`` when the task is cancelled while the network is busy.
+    public func send(_ message: Message) async throws(CourierError) {
+        try await connection.send(message)
+    }
+
+    /// Sends a ping and returns when the peer's pong arrives.
+    /// - Throws: as ``send(_:)``, also when the socket closes before the pong.
+    public func ping() async throws(CourierError) {
+        try await connection.ping()
+    }
+
+    /// Starts the closing handshake with `code` (1000 by default) and a reason of at most 123
+    /// UTF-8 bytes (longer ones are cut), and returns when the peer answered or the connection
+    /// ended. Closing a closed socket does nothing.
+    public func close(code: UInt16 = 1000, reason: String = "") async {
+        await connection.close(code: code, reason: reason)
+    }
+
+    /// The peer's messages as an `AsyncSequence` (``WebSocket/messages``).
+    public struct Messages: AsyncSequence, Sendable {
+        /// A message.
+        public typealias Element = Message
+        /// The errors the sequence throws.
+        public typealias Failure = CourierError
+
+        let connection: any WebSocketConnection
+
+        /// The sequence's iterator.
+        public func makeAsyncIterator() -> Iterator { Iterator(connection: connection) }
+
+        /// Reads messages one at a time.
+        public struct Iterator: AsyncIteratorProtocol {
+            let connection: any WebSocketConnection
+
+            /// The next message, or `nil` after a normal close.
+            /// - Throws: as described on ``WebSocket/messages``.
+            public mutating func next() async throws(CourierError) -> Message? {
+                try await next(isolation: nil)
+            }
+
+            /// The next message, or `nil` after a normal close.
+            /// - Throws: as described on ``WebSocket/messages``.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Message? {
+                let connection = connection
+                let result: Result<Message?, CourierError> = await withTaskCancellationHandler {
+                    do throws(CourierError) {
+                        return .success(try await connection.receive())
+                    } catch {
+                        return .failure(error)
+                    }
+                } onCancel: {
+                    connection.abandon(code: 1001)
+                }
+                if Task.isCancelled {
+                    connection.abandon(code: 1001)
+                    throw .cancelled
+                }
+                return try result.get()
+            }
+        }
+    }
+}
+
+/// How a WebSocket was closed by its peer with a code other than a normal one
+/// (``CourierError/webSocketClosed(_:)``).
+public struct WebSocketClose: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The close code (RFC 6455 §7.4), e.g. 1008 (policy violation) or 4001 (an application's own).
+    public var code: UInt16
+    /// The peer's reason, as sent (at most 123 bytes).
+    public var reason: String
+
+    /// A close with `code` and `reason`.
+    public init(code: UInt16, reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// `close code 1008: "policy violation"`, the reason escaped.
+    public var description: String {
+        reason.isEmpty ? "close code \(code)" : "close code \(code): \"\(Redaction.singleLine(reason))\""
+    }
+}
