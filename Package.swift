@@ -284,11 +284,11 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The TLS test server (TLSTestServer.swift): HTTPS with a chosen certificate,
-                // mutual TLS, and HTTP/2 over ALPN.
+                // mutual TLS, and HTTP/2 over ALPN; the WebSocket test server (WebSocketTestServer.swift).
             ]
                 + asyncHTTPClientProducts([
                     ("NIOCore", "swift-nio"), ("NIOPosix", "swift-nio"), ("NIOHTTP1", "swift-nio"), ("NIOTLS", "swift-nio"),
-                    ("NIOSSL", "swift-nio-ssl"), ("NIOHTTP2", "swift-nio-http2"),
+                    ("NIOSSL", "swift-nio-ssl"), ("NIOHTTP2", "swift-nio-http2"), ("NIOWebSocket", "swift-nio"),
                 ]),
             exclude: ["Fixtures"],
             swiftSettings: strictSettings + asyncHTTPClientCondition

@@ -42,7 +42,7 @@
         /// What the upgrade handler ends with.
         private enum Outcome: Sendable {
             case upgraded(NIOWebSocketConnection, HTTPResponseHead)
-            case refused
+            case refused(EventLoopFuture<(HTTPResponseHead, ByteBuffer)>)
         }
 
         /// Connects (TLS and pins first, when `tls` is set), sends the upgrade request and returns
@@ -57,19 +57,21 @@
             let deadline = NIODeadline.now() + .nanoseconds(request.timeout.boundedNanoseconds)
             let opened = LockedState<(any Channel)?>(nil)
             let work: @Sendable () async throws -> StreamedResponse = {
+                FileHandle.standardError.write(Data("DBG connect \(port)\n".utf8))
                 let channel = try await connect(host: host, port: port, tls: tls, deadline: deadline, group: group).get()
+                FileHandle.standardError.write(Data("DBG connected \(port)\n".utf8))
                 opened.withLock { $0 = channel }
                 if let pinCheck { try await pinCheck(channel).get() }
-                let refusal = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
                 let outcome = try await channel.eventLoop.flatSubmit {
-                    configure(channel, request: request, upgrade: upgrade, url: url, refusal: refusal)
+                    configure(channel, request: request, upgrade: upgrade, url: url)
                 }.get()
+                FileHandle.standardError.write(Data("DBG outcome \(port)\n".utf8))
                 switch outcome {
                 case .upgraded(let connection, let head):
                     upgrade.deliver(connection)
                     return StreamedResponse(head: try Self.responseHead(head, url: url), body: ResponseBody())
-                case .refused:
-                    let (head, body) = try await refusal.futureResult.get()
+                case .refused(let refusal):
+                    let (head, body) = try await refusal.get()
                     channel.close(promise: nil)
                     return StreamedResponse(head: try Self.responseHead(head, url: url), body: ResponseBody(Data(body.readableBytesView)))
                 }
@@ -134,8 +136,7 @@
 
         /// Adds HTTP/1.1 and the upgrade handler, which writes the request at once.
         private static func configure(
-            _ channel: any Channel, request: TransportRequest, upgrade: WebSocketUpgrade, url: URL,
-            refusal: EventLoopPromise<(HTTPResponseHead, ByteBuffer)>
+            _ channel: any Channel, request: TransportRequest, upgrade: WebSocketUpgrade, url: URL
         ) -> EventLoopFuture<Outcome> {
             channel.eventLoop.makeCompletedFuture {
                 let options = upgrade.options
@@ -165,12 +166,16 @@
                     upgradeRequestHead: head, upgraders: [upgrader]
                 ) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        let refusal = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
                         try channel.pipeline.syncOperations.addHandler(RefusalCollector(promise: refusal, limit: limit))
-                        return .refused
+                        return .refused(refusal.futureResult)
                     }
                 }
-                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                    configuration: .init(upgradeConfiguration: configuration))
+                // Frames the server sent right behind its 101 (often in the same read) go on to the
+                // frame decoder; SwiftNIO's default drops them.
+                var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                pipeline.leftOverBytesStrategy = .forwardBytes
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
             }.flatMap { $0 }
         }
 
