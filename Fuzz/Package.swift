@@ -21,6 +21,7 @@ let targets = [
     "FuzzContentRange", "FuzzDownloadState",
     "FuzzCacheControl", "FuzzCacheEntry", "FuzzCacheIndex",
     "FuzzSetCookie",
+    "FuzzWebSocketFrames",
 ]
 
 // Targets that read more than Courier and CourierXML.

@@ -157,6 +157,8 @@ private struct DemoRoutes: Sendable {
         await server.appendRoute("GET /v1/admin/stats") { _ in
             DemoJSON.response(.ok, await tokens.stats)
         }
+        // A WebSocket echo (FlyingFox's), for the WebSocket step.
+        await server.appendRoute("GET /v1/live", to: WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: EchoWSMessageHandler())))
         await server.appendRoute("*") { request in
             DemoJSON.error(.notFound, "not_found", "no route for \(request.method.rawValue) \(request.path)")
         }

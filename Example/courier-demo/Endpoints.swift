@@ -101,3 +101,9 @@ struct DownloadReport: DemoEndpoint {
     var timeout: Duration? { .seconds(120) }
     func path() throws(CourierError) -> URLPath { try URLPath("/v1/files/report.bin") }
 }
+
+/// The WebSocket echo.
+struct LiveEcho: DemoEndpoint {
+    let api: BaseURL
+    func path() throws(CourierError) -> URLPath { try URLPath("/v1/live") }
+}

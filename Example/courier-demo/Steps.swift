@@ -62,6 +62,7 @@ struct Demo: Sendable {
         guard report.record("loopback sign-in", "PKCE + 127.0.0.1 redirect", await loopbackSignIn()) else { return report }
         guard report.record("download to disk", "GET /v1/files/report.bin", await download()) else { return report }
         guard report.record("server-sent events", "GET /v1/events", await serverSentEvents()) else { return report }
+        guard report.record("WebSocket", "GET /v1/live (upgrade)", await webSocket()) else { return report }
         guard report.record("cancellation", "GET /v1/slow", await cancelSlowCall()) else { return report }
         _ = report.record("timeout", "GET /v1/slow", await timeOutSlowCall(after: .milliseconds(300)))
         return report

@@ -99,3 +99,29 @@ final class ProgressBar: Sendable {
         FileHandle.standardOutput.write(Data(("\r" + String(repeating: " ", count: 40) + "\r").utf8))
     }
 }
+
+extension Demo {
+    /// Opens a WebSocket to the echo, sends a text and a binary message, reads both back, pings,
+    /// and closes with 1000.
+    func webSocket() async -> Outcome {
+        let started = ContinuousClock.now
+        do {
+            let socket = try await client.enqueue(LiveEcho(api: api)).webSocket()
+            let sent: [WebSocket.Message] = [.text("hello, socket"), .data(Data((0..<32).map { UInt8($0) }))]
+            var messages = socket.messages.makeAsyncIterator()
+            var echoed: [WebSocket.Message] = []
+            for message in sent {
+                try await socket.send(message)
+                if let back = try await messages.next() { echoed.append(back) }
+            }
+            try await socket.ping()
+            await socket.close()
+            guard echoed == sent else { return .failed("expected the two messages back, got \(echoed)") }
+            return .passed("101, a text and a binary message echoed, ping answered, closed with 1000; \(Self.format(ContinuousClock.now - started))")
+        } catch .invalidRequest(.webSocketUnavailable(let reason)) {
+            return .passed("skipped: \(reason)")
+        } catch {
+            return unexpected(error, expected: "an echoing WebSocket")
+        }
+    }
+}

@@ -647,3 +647,23 @@ write(I, "version-1", b"CCI\x01" + struct.pack(">I", 1) + cstring("0000000000000
       + cvariant([]) + struct.pack(">Q", 1) + b"\x00" * 8)
 
 print("seeds written under", ROOT)
+
+# --- WebSocket frames: 2 bytes of message limit, then frames of (header, length, payload); the
+# header is FIN 0x80, a reserved bit 0x40, masked 0x20, opcode in the low 4 bits ---
+W = "FuzzWebSocketFrames"
+def frames(name, limit, *parts):
+    out = struct.pack(">H", limit)
+    for header, payload in parts:
+        out += bytes([header, len(payload)]) + payload
+    write(W, name, out)
+frames("text", 1024, (0x81, b"hello"))
+frames("binary", 1024, (0x82, bytes(range(16))))
+frames("fragments", 1024, (0x01, b"frag"), (0x89, b"ping"), (0x00, b"ment"), (0x80, b"ed"))
+frames("over-limit", 8, (0x02, b"12345"), (0x80, b"67890"))
+frames("close-with-reason", 1024, (0x88, b"\x0f\xa1going"), (0x81, b"after"))
+frames("close-bad-code", 1024, (0x88, b"\x03\xed"))
+frames("bad-utf8", 1024, (0x81, b"\xc0\xaf"))
+frames("reserved-bit", 1024, (0xC2, b"\xf3\x48"))
+frames("masked", 1024, (0xA1, b"a"))
+frames("continuation-first", 1024, (0x80, b"a"))
+

@@ -40,7 +40,7 @@ public final class WebSocketPeer: Sendable {
     /// The client's next message, or `nil` once the client closed (``clientClose`` says how) or
     /// the script closed.
     public func receive() async -> WebSocket.Message? {
-        switch await end.receive() {
+        switch (try? await end.receive()) ?? nil {
         case .message(let message): return message
         case .close(let close):
             end.close(close)

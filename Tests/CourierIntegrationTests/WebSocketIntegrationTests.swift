@@ -130,7 +130,8 @@
                     refreshes.withLock { $0 += 1 }
                     return TokenCredential(accessToken: "fresh", refreshToken: "r")
                 }
-                let socket = try await Self.client(refresher: refresher).enqueue(SocketEndpoint(base: server.baseURL, pathString: "/ws", authorized: true)).webSocket()
+                let socket = try await Self.client(refresher: refresher).enqueue(SocketEndpoint(base: server.baseURL, pathString: "/ws", authorized: true))
+                    .webSocket()
                 try await socket.send(.text("hi"))
                 var iterator = socket.messages.makeAsyncIterator()
                 #expect(try await iterator.next() == .text("hi"))
@@ -162,7 +163,8 @@
 
         @Test("the offered subprotocols are sent; the one chosen is the socket's")
         func subprotocol() async throws {
-            let plan: @Sendable (HTTPRequestHead) -> WebSocketTestServer.Plan = { _ in WebSocketTestServer.Plan(headers: ["Sec-WebSocket-Protocol": "chat.v1"]) }
+            let plan: @Sendable (HTTPRequestHead) -> WebSocketTestServer.Plan = { _ in WebSocketTestServer.Plan(headers: ["Sec-WebSocket-Protocol": "chat.v1"])
+            }
             try await WebSocketTestServer.run(plan: plan) { server in
                 let socket = try await Self.socket(server, "/ws", WebSocket.Options(subprotocols: ["chat.v2", "chat.v1"]))
                 #expect(socket.subprotocol == "chat.v1")
@@ -186,6 +188,8 @@
                 let socket = try await Self.socket(server, "/ws", WebSocket.Options(pingInterval: .milliseconds(50)))
                 let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
                 #expect(error?.transportKind == .timedOut)
+                var closes = server.closes.makeAsyncIterator()
+                _ = await closes.next()  // the server has read all the client sent
                 #expect(server.received.withLock { $0 }.contains { $0.opcode == .ping })
             }
         }

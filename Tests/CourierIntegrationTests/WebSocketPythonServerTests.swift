@@ -24,7 +24,9 @@
             try await PythonWebSocketServer.run { server in
                 let socket = try await socket(server, "/echo", WebSocket.Options(maximumMessageSize: 1 << 20))
                 var iterator = socket.messages.makeAsyncIterator()
-                for message: WebSocket.Message in [.text("hello"), .data(Data([0, 1, 2])), .text(String(repeating: "é", count: 1 << 19)), .data(Data(count: 1 << 20))] {
+                for message: WebSocket.Message in [
+                    .text("hello"), .data(Data([0, 1, 2])), .text(String(repeating: "é", count: 1 << 19)), .data(Data(count: 1 << 20)),
+                ] {
                     try await socket.send(message)
                     #expect(try await iterator.next() == message)
                 }

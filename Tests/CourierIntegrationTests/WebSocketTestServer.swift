@@ -157,12 +157,15 @@
                 server?.received.withLock { $0.append(frame) }
                 switch frame.opcode {
                 case .ping:
-                    if plan.answersPings { context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil) }
+                    if plan.answersPings {
+                        context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+                    }
                 case .connectionClose:
                     var data = frame.unmaskedData
                     closeCode = data.readInteger(as: UInt16.self) ?? 1005
                     let channel = context.channel
-                    context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData))).whenComplete { _ in
+                    context.writeAndFlush(Self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData))).whenComplete {
+                        _ in
                         channel.close(promise: nil)
                     }
                 case .text, .binary, .continuation:

@@ -16,13 +16,15 @@ struct WebSocketStubTests {
     @Test("messages go both ways in order; the peer's 1000 ends the reader; the upgrade request is recorded")
     func echo() async throws {
         try await withStubbedNetwork { network in
-            network.stub(.get, "/chat", with: .webSocket { peer in
-                while let message = await peer.receive() {
-                    try peer.send(message)
-                    if message == .text("bye") { break }
-                }
-                peer.close(code: 1000)
-            })
+            network.stub(
+                .get, "/chat",
+                with: .webSocket { peer in
+                    while let message = await peer.receive() {
+                        try peer.send(message)
+                        if message == .text("bye") { break }
+                    }
+                    peer.close(code: 1000)
+                })
             let socket = try await client().enqueue(TestEndpoint(.get, "/chat")).webSocket()
             #expect(socket.head.status == .switchingProtocols)
             let sent: [WebSocket.Message] = (0..<100).map { $0.isMultiple(of: 2) ? .text("m\($0)") : .data(Data([UInt8($0)])) } + [.text("bye")]
@@ -37,10 +39,12 @@ struct WebSocketStubTests {
     @Test("a close code other than 1000/1001 ends the reader with webSocketClosed, code and reason kept", arguments: [1008, 1011, 4001] as [UInt16])
     func abnormalClose(code: UInt16) async throws {
         try await withStubbedNetwork { network in
-            network.stub(.get, "/chat", with: .webSocket { peer in
-                try peer.send(.text("first"))
-                peer.close(code: code, reason: "policy")
-            })
+            network.stub(
+                .get, "/chat",
+                with: .webSocket { peer in
+                    try peer.send(.text("first"))
+                    peer.close(code: code, reason: "policy")
+                })
             let socket = try await client().enqueue(TestEndpoint(.get, "/chat")).webSocket()
             var iterator = socket.messages.makeAsyncIterator()
             #expect(try await iterator.next() == .text("first"))
@@ -128,11 +132,13 @@ struct WebSocketStubTests {
     func cancellationCloses() async throws {
         try await withStubbedNetwork { network in
             let closed = AsyncStream<WebSocketClose?>.makeStream()
-            network.stub(.get, "/chat", with: .webSocket { peer in
-                try peer.send(.text("one"))
-                while await peer.receive() != nil {}
-                closed.continuation.yield(peer.clientClose)
-            })
+            network.stub(
+                .get, "/chat",
+                with: .webSocket { peer in
+                    try peer.send(.text("one"))
+                    while await peer.receive() != nil {}
+                    closed.continuation.yield(peer.clientClose)
+                })
             let socket = try await client().enqueue(TestEndpoint(.get, "/chat")).webSocket()
             let first = AsyncStream<Void>.makeStream()
             let reader = Task {

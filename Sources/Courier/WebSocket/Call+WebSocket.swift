@@ -8,7 +8,7 @@ extension Call {
     /// logging, tracing and CourierTesting's stubs apply to it.
     ///
     /// ```swift
-    /// let socket = try await client.enqueue(Endpoint(.get, "/chat")).webSocket(WebSocket.Options(subprotocols: ["chat.v2"]))
+    /// let socket = try await client.enqueue(chat).webSocket(WebSocket.Options(subprotocols: ["chat.v2"]))
     /// ```
     /// - Throws: ``CourierError/response(_:)`` when the server refused the upgrade (its status and
     ///   body kept); ``InvalidRequest/webSocketUnavailable(_:)`` for a method other than `GET`, a body,
@@ -52,7 +52,7 @@ package struct PipeWebSocketConnection: WebSocketConnection {
     }
 
     package func receive() async throws(CourierError) -> WebSocket.Message? {
-        switch await end.receive() {
+        switch try await end.receive() {
         case .message(let message):
             return message
         case .close(let close):

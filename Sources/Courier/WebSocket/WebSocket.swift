@@ -52,7 +52,7 @@ public final class WebSocket: Sendable {
     /// The server's `101 Switching Protocols` response head.
     public let head: ResponseHead
 
-    private let connection: any WebSocketConnection
+    let connection: any WebSocketConnection
 
     init(head: ResponseHead, connection: any WebSocketConnection) {
         self.head = head
@@ -73,7 +73,7 @@ public final class WebSocket: Sendable {
     /// ``CourierError/webSocketClosed(_:)`` for any other code, a `connectionLost` transport
     /// failure when the connection drops without a close, `responseTooLarge` for a message over
     /// ``Options/maximumMessageSize``.
-    public var messages: Messages { Messages(connection: connection) }
+    public var messages: Messages { Messages(socket: self) }
 
     /// Sends one message.
     /// - Throws: ``CourierError/webSocketClosed(_:)`` or a transport failure once the socket is closed;
@@ -90,9 +90,10 @@ public final class WebSocket: Sendable {
 
     /// Starts the closing handshake with `code` (1000 by default) and a reason of at most 123
     /// UTF-8 bytes (longer ones are cut), and returns when the peer answered or the connection
-    /// ended. Closing a closed socket does nothing.
+    /// ended. A code no endpoint may send (below 1000, 1004–1006, 1015–2999, above 4999) is sent
+    /// as 1000. Closing a closed socket does nothing.
     public func close(code: UInt16 = 1000, reason: String = "") async {
-        await connection.close(code: code, reason: reason)
+        await connection.close(code: WebSocketClose.isValidOnTheWire(code) ? code : 1000, reason: reason)
     }
 
     /// The peer's messages as an `AsyncSequence` (``WebSocket/messages``).
@@ -102,14 +103,15 @@ public final class WebSocket: Sendable {
         /// The errors the sequence throws.
         public typealias Failure = CourierError
 
-        let connection: any WebSocketConnection
+        /// The socket, kept open while its messages are read.
+        let socket: WebSocket
 
         /// The sequence's iterator.
-        public func makeAsyncIterator() -> Iterator { Iterator(connection: connection) }
+        public func makeAsyncIterator() -> Iterator { Iterator(socket: socket) }
 
         /// Reads messages one at a time.
         public struct Iterator: AsyncIteratorProtocol {
-            let connection: any WebSocketConnection
+            let socket: WebSocket
 
             /// The next message, or `nil` after a normal close.
             /// - Throws: as described on ``WebSocket/messages``.
@@ -120,7 +122,7 @@ public final class WebSocket: Sendable {
             /// The next message, or `nil` after a normal close.
             /// - Throws: as described on ``WebSocket/messages``.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Message? {
-                let connection = connection
+                let connection = socket.connection
                 let result: Result<Message?, CourierError> = await withTaskCancellationHandler {
                     do throws(CourierError) {
                         return .success(try await connection.receive())

@@ -93,4 +93,15 @@ extension CourierError {
     package static func ended(by close: WebSocketClose) -> CourierError? {
         close.isNormal ? nil : .webSocketClosed(close)
     }
+
+    /// What a second task reading one socket's messages at once gets.
+    static let secondReader = CourierError.invalidRequest(.webSocketUnavailable("two tasks read one socket's messages at once"))
+
+    /// What a send on a socket that ended throws: the failure that ended it, or the close.
+    static func sendFailure(after end: Result<Void, CourierError>) -> CourierError {
+        switch end {
+        case .failure(let error): error
+        case .success: .webSocketClosed(WebSocketClose(code: 1000, reason: "the socket is closed"))
+        }
+    }
 }

@@ -40,9 +40,11 @@ package final class WebSocketInbox: Sendable {
     }
 
     /// Whether the transport should stop reading; if so, `onDrain` runs once the reader took one.
-    package var isFull: Bool {
-        state.withLock { state in
-            guard state.count >= capacity else { return false }
+    /// A waiting ping allows four times the capacity, so that its pong can be read.
+    package func isFull(pingWaiting: Bool = false) -> Bool {
+        let limit = pingWaiting ? capacity.multipliedReportingOverflow(by: 4).partialValue : capacity
+        return state.withLock { state in
+            guard state.count >= max(capacity, limit) else { return false }
             state.waitsForDrain = true
             return true
         }
@@ -84,7 +86,7 @@ package final class WebSocketInbox: Sendable {
                     return (.success(message), drained)
                 }
                 if let end = state.end { return (end.map { nil }, false) }
-                if state.reader != nil { return (.failure(.invalidRequest(.webSocketUnavailable("two tasks read one socket's messages at once"))), false) }
+                if state.reader != nil { return (.failure(CourierError.secondReader), false) }
                 state.reader = continuation
                 return (nil, false)
             }

@@ -10,9 +10,15 @@ package final class WebSocketPipe: Sendable {
         case close(WebSocketClose)
     }
 
+    /// A waiting reader.
+    private struct Reader {
+        let continuation: CheckedContinuation<Result<Item?, CourierError>, Never>
+        func resume(returning item: Item?) { continuation.resume(returning: .success(item)) }
+    }
+
     private struct Direction {
         var queue: [Item] = []
-        var reader: CheckedContinuation<Item?, Never>?
+        var reader: Reader?
         /// The close the writing end sent; nothing is written after it.
         var close: WebSocketClose?
         /// Whether the reading end stopped reading (it closed or was dropped).
@@ -42,8 +48,9 @@ package final class WebSocketPipe: Sendable {
         }
 
         /// The next item, or `nil` once this end closed.
-        package func receive() async -> Item? {
-            await pipe.read(side: 1 - side)
+        /// - Throws: when another task is already waiting for this end's next item.
+        package func receive() async throws(CourierError) -> Item? {
+            try await pipe.read(side: 1 - side).get()
         }
 
         /// Sends a close (once) and stops reading.
@@ -63,7 +70,7 @@ package final class WebSocketPipe: Sendable {
     }
 
     private func write(_ item: Item, from side: Int) throws(CourierError) {
-        let result: Result<CheckedContinuation<Item?, Never>?, CourierError> = state.withLock { directions in
+        let result: Result<Reader?, CourierError> = state.withLock { directions in
             if let close = directions[side].close ?? directions[1 - side].close { return .failure(.webSocketClosed(close)) }
             if directions[side].readerGone { return .success(nil) }
             if let reader = directions[side].reader {
@@ -76,13 +83,14 @@ package final class WebSocketPipe: Sendable {
         try result.get()?.resume(returning: item)
     }
 
-    private func read(side: Int) async -> Item? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-            let ready: Item?? = state.withLock { directions in
-                if directions[side].readerGone { return .some(nil) }
-                if !directions[side].queue.isEmpty { return .some(directions[side].queue.removeFirst()) }
-                if let close = directions[side].close { return .some(.close(close)) }
-                directions[side].reader = continuation
+    private func read(side: Int) async -> Result<Item?, CourierError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Item?, CourierError>, Never>) in
+            let ready: Result<Item?, CourierError>? = state.withLock { directions in
+                if directions[side].readerGone { return .success(nil) }
+                if !directions[side].queue.isEmpty { return .success(directions[side].queue.removeFirst()) }
+                if let close = directions[side].close { return .success(.close(close)) }
+                if directions[side].reader != nil { return .failure(CourierError.secondReader) }
+                directions[side].reader = Reader(continuation: continuation)
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -91,7 +99,7 @@ package final class WebSocketPipe: Sendable {
 
     private func close(_ close: WebSocketClose, from side: Int) {
         let (peerReader, ownReader) = state.withLock { directions in
-            var peerReader: CheckedContinuation<Item?, Never>?
+            var peerReader: Reader?
             if directions[side].close == nil {
                 directions[side].close = close
                 // A waiting reader means an empty queue: the close is what it reads.

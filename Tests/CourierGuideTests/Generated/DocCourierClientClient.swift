@@ -18,13 +18,13 @@ enum DocCourierClientClientGuide {
         _ = user
     }
 
-    // Sources/Courier/Client/Client.swift:220
-    static func line220() async throws {
+    // Sources/Courier/Client/Client.swift:221
+    static func line221() async throws {
         evaluate(try await client.runExclusively { try await keychain.rotateAPIKey() })
     }
 
-    // Sources/Courier/Client/Client.swift:308
-    static func line308() async throws {
+    // Sources/Courier/Client/Client.swift:309
+    static func line309() async throws {
         print(Client(configuration: Configuration(middleware: [RequestID()])))
         // admission → constraints → request → RequestID → endpoint middleware → … → transport → status check
     }

@@ -20,40 +20,40 @@ enum DocCourierTestingStubResponseGuide {
         evaluate(network.stub(.get, "/slow", with: .status(200).delayed(by: .seconds(2))))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:50
-    static func line50() async throws {
+    // Sources/CourierTesting/StubResponse.swift:52
+    static func line52() async throws {
         evaluate(network.stub(.delete, "/users/42", with: .status(204)))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:59
-    static func line59() async throws {
+    // Sources/CourierTesting/StubResponse.swift:61
+    static func line61() async throws {
         evaluate(network.stub(.get, "/avatar", with: .data(png, headers: [.contentType: "image/png"])))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:69
-    static func line69() async throws {
+    // Sources/CourierTesting/StubResponse.swift:71
+    static func line71() async throws {
         evaluate(network.stub(.get, "/motd", with: .text("Hello")))
         evaluate(network.stub(.get, "/motd", with: .text("Down for maintenance", status: 503)))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:82
-    static func line82() async throws {
+    // Sources/CourierTesting/StubResponse.swift:84
+    static func line84() async throws {
         evaluate(network.stub(.get, "/users/42", with: try .json(User(id: 42, name: "Ada"))))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:111
-    static func line111() async throws {
+    // Sources/CourierTesting/StubResponse.swift:113
+    static func line113() async throws {
         evaluate(network.stub(.get, "/users/42", with: .json(#"{"id": 42, "name": "Ada"}"#)))
     }
 
-    // Sources/CourierTesting/StubResponse.swift:123
-    static func line123() async throws {
+    // Sources/CourierTesting/StubResponse.swift:125
+    static func line125() async throws {
         evaluate(network.stub(.get, "/feed", with: .failure(URLError(.timedOut))))
         // the call throws CourierError.transport with urlError?.code == .timedOut
     }
 
-    // Sources/CourierTesting/StubResponse.swift:134
-    static func line134() async throws {
+    // Sources/CourierTesting/StubResponse.swift:136
+    static func line136() async throws {
         evaluate(network.stub(.get, "/slow", with: .status(200).delayed(by: .milliseconds(300))))
     }
 }

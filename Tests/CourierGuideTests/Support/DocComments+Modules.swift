@@ -38,6 +38,7 @@ extension DocTestingContext {
 extension DocCourierTestingFixturesFixtureDirectoryGuide: DocTestingContext {}
 extension DocCourierTestingFixturesFixtureErrorGuide: DocTestingContext {}
 extension DocCourierTestingFixturesFixtureTransportGuide: DocTestingContext {}
+extension DocCourierTestingWebSocketPeerGuide: DocTestingContext {}
 extension DocCourierTestingNetworkStubGuide: DocTestingContext {}
 extension DocCourierTestingRecordedRequestGuide: DocTestingContext {}
 extension DocCourierTestingStubResponseGuide: DocTestingContext {}

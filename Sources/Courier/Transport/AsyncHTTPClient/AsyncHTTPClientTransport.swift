@@ -231,11 +231,23 @@
             }
         }
 
-        /// The TLS settings and pin check a WebSocket to `host` uses: the transport's own.
-        func webSocketTLS(for host: String) -> (TLSConfiguration, (@Sendable (any Channel) -> EventLoopFuture<Void>)?) {
-            // A transport made from your own `HTTPClient` (``init(client:)``) does not show its
-            // TLS settings: its WebSockets use the system's roots and TLS 1.2 at least.
-            let tls = baseConfiguration?.tlsConfiguration ?? Self.withCourierSettings(HTTPClient.Configuration()).tlsConfiguration ?? .makeClientConfiguration()
+        /// The TLS settings (`nil` for `http`) and pin check of a WebSocket to `host`: the
+        /// transport's own.
+        /// - Throws: ``InvalidRequest/webSocketUnavailable(_:)`` for a transport made from your own
+        ///   `HTTPClient`, whose settings it cannot read, or one that sends through a proxy.
+        func webSocketSettings(for host: String, secure: Bool) throws(CourierError) -> (TLSConfiguration?, (@Sendable (any Channel) -> EventLoopFuture<Void>)?)
+        {
+            guard let baseConfiguration else {
+                throw .invalidRequest(
+                    .webSocketUnavailable(
+                        "a transport made from your own HTTPClient does not show its TLS and proxy settings; make it with init(configuration:pinning:)"))
+            }
+            guard baseConfiguration.proxy == nil else {
+                // Connecting around the proxy would reveal what it hides; no tunnel is made yet.
+                throw .invalidRequest(.webSocketUnavailable("the transport sends through a proxy, and WebSockets do not go through one yet"))
+            }
+            guard secure else { return (nil, nil) }
+            let tls = baseConfiguration.tlsConfiguration ?? .makeClientConfiguration()
             guard let key = pinning.pinKey(for: host), let pins = pinning.pinsByHost[key] else { return (tls, nil) }
             return (tls, Self.pinCheck(host: key, pins: pins))
         }

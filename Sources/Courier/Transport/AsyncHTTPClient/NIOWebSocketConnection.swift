@@ -16,7 +16,7 @@
             let url = request.url
             let secure = request.head.scheme == "https"
             let host = url.host ?? ""
-            let (tls, pinCheck) = secure ? webSocketTLS(for: host) : (nil, nil)
+            let (tls, pinCheck) = try webSocketSettings(for: host, secure: secure)
             return try await NIOWebSocketConnection.open(request, upgrade: upgrade, tls: tls, pinCheck: pinCheck, group: client.eventLoopGroup)
         }
     }
@@ -57,15 +57,12 @@
             let deadline = NIODeadline.now() + .nanoseconds(request.timeout.boundedNanoseconds)
             let opened = LockedState<(any Channel)?>(nil)
             let work: @Sendable () async throws -> StreamedResponse = {
-                FileHandle.standardError.write(Data("DBG connect \(port)\n".utf8))
                 let channel = try await connect(host: host, port: port, tls: tls, deadline: deadline, group: group).get()
-                FileHandle.standardError.write(Data("DBG connected \(port)\n".utf8))
                 opened.withLock { $0 = channel }
                 if let pinCheck { try await pinCheck(channel).get() }
                 let outcome = try await channel.eventLoop.flatSubmit {
                     configure(channel, request: request, upgrade: upgrade, url: url)
                 }.get()
-                FileHandle.standardError.write(Data("DBG outcome \(port)\n".utf8))
                 switch outcome {
                 case .upgraded(let connection, let head):
                     upgrade.deliver(connection)
@@ -225,7 +222,7 @@
         // MARK: The open socket
 
         func send(_ message: WebSocket.Message) async throws(CourierError) {
-            if let end = inbox.ended { throw Self.sendFailure(end) }
+            if let end = inbox.ended { throw CourierError.sendFailure(after: end) }
             let frame: WebSocketFrame
             switch message {
             case .text(let text): frame = Self.frame(.text, channel.allocator.buffer(string: text))
@@ -234,7 +231,8 @@
             do {
                 try await channel.writeAndFlush(frame)
             } catch {
-                throw Self.sendFailure(inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
+                throw CourierError.sendFailure(
+                    after: inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
             }
         }
 
@@ -248,7 +246,8 @@
             do {
                 try await pong.get()
             } catch {
-                throw Self.sendFailure(inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
+                throw CourierError.sendFailure(
+                    after: inbox.ended ?? .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "\(error)"))))
             }
         }
 
@@ -263,14 +262,6 @@
             inbox.finish(.success(()))
             let handler = handler
             channel.eventLoop.execute { handler.value.close(WebSocketClose(code: code), waiting: false) }
-        }
-
-        /// What a send on a socket that ended throws: the failure that ended it, or the close.
-        static func sendFailure(_ end: Result<Void, CourierError>) -> CourierError {
-            switch end {
-            case .failure(let error): error
-            case .success: .webSocketClosed(WebSocketClose(code: 1000, reason: "the socket is closed"))
-            }
         }
 
         /// A client frame: whole, masked with a fresh key (RFC 6455 §5.3).
@@ -364,6 +355,8 @@
         private var idlePingSent = false
         private var timer: RepeatedTask?
         private var closeTimer: Scheduled<Void>?
+        /// Whether ``read(context:)`` held a read back (the inbox is full).
+        private var readsHeld = false
 
         init(inbox: WebSocketInbox, options: WebSocket.Options, url: URL) {
             self.inbox = inbox
@@ -398,7 +391,9 @@
             case .deliver(let message):
                 inbox.push(message)
             case .pong(let payload):
-                write(.pong, payload)
+                // A peer that pings and does not read gets no pile of pongs: answering only while
+                // the socket can be written is enough (RFC 6455 §5.5.3 asks only for the latest).
+                if context.channel.isWritable { write(.pong, payload) }
             case .ponged:
                 idlePingSent = false
                 let answered = pings
@@ -415,7 +410,8 @@
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            inbox.finish(.failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "the WebSocket connection ended without a close"))))
+            inbox.finish(
+                .failure(.transport(TransportFailure(synthesizing: .connectionLost, url: url, message: "the WebSocket connection ended without a close"))))
             let waiting = pings
             pings.removeAll()
             for ping in waiting { ping.fail(ChannelError.eof) }
@@ -432,15 +428,22 @@
                     message: "a WebSocket message exceeded the limit of \(options.maximumMessageSize) bytes")
                 end(with: .transport(failure), code: 1009)
             case is NIOWebSocketError:
-                end(with: .transport(TransportFailure(synthesizing: .badResponse, url: url, message: "the WebSocket peer broke the protocol: \(error)")), code: 1002)
+                end(
+                    with: .transport(TransportFailure(synthesizing: .badResponse, url: url, message: "the WebSocket peer broke the protocol: \(error)")),
+                    code: 1002)
             default:
                 end(with: NIOWebSocketConnection.failure(error, url: url, limit: nil), code: nil)
             }
         }
 
         /// Holds the read while the inbox is full: the peer then waits (TCP backpressure).
+        /// A waiting ping lets four times as many messages in, so its pong can be read.
         func read(context: ChannelHandlerContext) {
-            guard !inbox.isFull else { return }
+            guard assembler.isEnded || !inbox.isFull(pingWaiting: !pings.isEmpty) else {
+                readsHeld = true
+                return
+            }
+            readsHeld = false
             context.read()
         }
 
@@ -450,6 +453,7 @@
             let promise = context.eventLoop.makePromise(of: Void.self)
             pings.append(promise)
             write(.ping, Data())
+            if readsHeld { self.read(context: context) }
             return promise.futureResult
         }
 
@@ -466,6 +470,11 @@
                 context.close(promise: nil)
                 return
             }
+            closeAfterGrace(context)
+        }
+
+        /// Closes the channel in 5 seconds unless the peer closed it first.
+        private func closeAfterGrace(_ context: ChannelHandlerContext) {
             if closeTimer == nil {
                 let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 closeTimer = context.eventLoop.scheduleTask(in: .seconds(5)) { bound.value.close(promise: nil) }
@@ -473,9 +482,11 @@
         }
 
         private func tick() {
-            guard let context else { return }
-            if heardSinceTick {
+            guard context != nil else { return }
+            // Held reads are the reader's doing, not the peer's silence.
+            if heardSinceTick || readsHeld {
                 heardSinceTick = false
+                idlePingSent = false
                 return
             }
             guard !idlePingSent else {
@@ -484,18 +495,22 @@
                 return
             }
             idlePingSent = true
-            _ = context
             write(.ping, Data())
         }
 
         private func end(with failure: CourierError, code: UInt16?) {
             guard let context else { return }
-            if let code, !closeSent {
-                closeSent = true
-                write(.connectionClose, WebSocketAssembler.closePayload(WebSocketClose(code: code)))
-            }
             inbox.finish(.failure(failure))
-            context.close(promise: nil)
+            guard let code, !closeSent else {
+                context.close(promise: nil)
+                return
+            }
+            // The close goes out and the connection stays open a moment for the peer to answer:
+            // closed at once with unread input, the kernel would reset it and drop the close.
+            closeSent = true
+            write(.connectionClose, WebSocketAssembler.closePayload(WebSocketClose(code: code)))
+            closeAfterGrace(context)
+            context.read()
         }
 
         private func write(_ opcode: WebSocketOpcode, _ payload: Data) {
