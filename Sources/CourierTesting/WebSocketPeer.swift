@@ -56,13 +56,13 @@ public final class WebSocketPeer: Sendable {
     }
 
     /// Sends `message` to the client.
-    /// - Throws: ``CourierError/webSocketClosed(_:)`` once either side closed.
+    /// - Throws: `CourierError.webSocketClosed(_:)` once either side closed.
     public func send(_ message: WebSocket.Message) throws(CourierError) {
         try end.send(message)
     }
 
     /// Closes the socket with `code` and `reason`; the client's reader ends (1000, 1001) or throws
-    /// ``CourierError/webSocketClosed(_:)`` (any other code).
+    /// `CourierError.webSocketClosed(_:)` (any other code).
     public func close(code: UInt16 = 1000, reason: String = "") {
         end.close(WebSocketClose(code: code, reason: reason))
     }

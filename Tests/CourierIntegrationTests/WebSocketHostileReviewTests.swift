@@ -1,4 +1,4 @@
-#if AsyncHTTPClientLinked
+#if AsyncHTTPClientLinked && !canImport(Darwin)
     import AsyncHTTPClient
     import Courier
     import CourierTesting

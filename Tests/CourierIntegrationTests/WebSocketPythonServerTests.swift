@@ -1,4 +1,4 @@
-#if AsyncHTTPClientLinked
+#if AsyncHTTPClientLinked && !canImport(Darwin)
     import Courier
     import Foundation
     import Testing

@@ -1,4 +1,8 @@
-#if AsyncHTTPClientLinked
+// Not on Apple platforms, where URLSessionTransport opens WebSockets: there this file is left out
+// of the AsyncHTTPClientOnApple build (an AsyncHTTPClientTransport refuses WebSockets with
+// InvalidRequest.webSocketUnavailable), because CI's Apple check, which compiles against
+// interfaces synthesized from SwiftNIO, cannot compile it (see .ci/apple/README.md).
+#if AsyncHTTPClientLinked && !canImport(Darwin)
     import Foundation
     import HTTPTypes
     import NIOCore
@@ -109,26 +113,31 @@
         private static func connect(
             host: String, port: Int, tls: TLSConfiguration?, deadline: NIODeadline, group: any EventLoopGroup
         ) -> EventLoopFuture<any Channel> {
-            let timeout = deadline - .now()
-            let bootstrap = ClientBootstrap(group: group)
-                .connectTimeout(max(timeout, .milliseconds(1)))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .channelInitializer { channel in
-                    guard let tls else { return channel.eventLoop.makeSucceededVoidFuture() }
-                    return channel.eventLoop.makeCompletedFuture {
-                        var configuration = tls
-                        configuration.applicationProtocols = ["http/1.1"]
-                        let context = try NIOSSLContext(configuration: configuration)
-                        let name = host.isIPAddress ? nil : host
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: name))
-                        try channel.pipeline.syncOperations.addHandler(TLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
-                    }
+            // ClientBootstrap turns TCP_NODELAY on itself.
+            let remaining: TimeAmount = deadline - NIODeadline.now()
+            var bootstrap = ClientBootstrap(group: group).connectTimeout(remaining > .milliseconds(1) ? remaining : .milliseconds(1))
+            if let tls {
+                let initializer: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+                    channel.eventLoop.makeCompletedFuture(Result { try addTLS(tls, host: host, to: channel) })
                 }
-            return bootstrap.connect(host: host, port: port).flatMap { channel in
-                guard tls != nil else { return channel.eventLoop.makeSucceededFuture(channel) }
-                // Nothing is written before the handshake (and the pin check after it) passed.
-                return channel.pipeline.handler(type: TLSHandshakeWaiter.self).flatMap { $0.promise.futureResult }.map { channel }
+                bootstrap = bootstrap.channelInitializer(initializer)
             }
+            let connected: EventLoopFuture<any Channel> = bootstrap.connect(host: host, port: port)
+            guard tls != nil else { return connected }
+            // Nothing is written before the handshake (and the pin check after it) passed.
+            return connected.flatMap { channel in
+                channel.pipeline.handler(type: TLSHandshakeWaiter.self).flatMap { $0.promise.futureResult }.map { channel }
+            }
+        }
+
+        /// Adds TLS (ALPN `http/1.1`, SNI unless `host` is an address) and the handshake waiter.
+        private static func addTLS(_ tls: TLSConfiguration, host: String, to channel: any Channel) throws {
+            var configuration = tls
+            configuration.applicationProtocols = ["http/1.1"]
+            let context = try NIOSSLContext(configuration: configuration)
+            let name: String? = host.isIPAddress ? nil : host
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: name))
+            try channel.pipeline.syncOperations.addHandler(TLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
         }
 
         /// Adds HTTP/1.1 and the upgrade handler, which writes the request at once.
@@ -484,7 +493,7 @@
         private func tick() {
             guard context != nil else { return }
             // Held reads are the reader's doing, not the peer's silence.
-            if heardSinceTick || readsHeld {
+            if heardSinceTick || readsHeld || inbox.isFull() {
                 heardSinceTick = false
                 idlePingSent = false
                 return
