@@ -648,8 +648,9 @@ write(I, "version-1", b"CCI\x01" + struct.pack(">I", 1) + cstring("0000000000000
 
 print("seeds written under", ROOT)
 
-# --- WebSocket frames: 2 bytes of message limit, then frames of (header, length, payload); the
-# header is FIN 0x80, a reserved bit 0x40, masked 0x20, opcode in the low 4 bits ---
+# --- WebSocket frames: 2 bytes of message limit (0x8000: permessage-deflate negotiated), then
+# frames of (header, length, payload); the header is FIN 0x80, RSV2 0x40, masked 0x20, RSV1
+# (compressed) 0x10, opcode in the low 4 bits ---
 W = "FuzzWebSocketFrames"
 def frames(name, limit, *parts):
     out = struct.pack(">H", limit)
@@ -666,4 +667,9 @@ frames("bad-utf8", 1024, (0x81, b"\xc0\xaf"))
 frames("reserved-bit", 1024, (0xC2, b"\xf3\x48"))
 frames("masked", 1024, (0xA1, b"a"))
 frames("continuation-first", 1024, (0x80, b"a"))
+frames("compressed", 0x8000 | 1024, (0x91, b"abc"), (0x12, b"\x01\x02"), (0x80, b"\x03"))
+frames("compressed-unnegotiated", 1024, (0x91, b"abc"))
+frames("compressed-bomb", 0x8000 | 16, (0x92, b"\x07" * 8))
+frames("compressed-continuation", 0x8000 | 1024, (0x11, b"a"), (0x90, b"b"))
+write(W, "extension-answer", b"permessage-deflate; server_no_context_takeover; server_max_window_bits=\"10\"")
 

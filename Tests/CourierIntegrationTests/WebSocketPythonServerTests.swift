@@ -35,6 +35,38 @@
             }
         }
 
+        @Test(
+            "permessage-deflate: compressed echo up to the limit, with and without context takeover, and uncompressed",
+            arguments: ["deflate", "no-context-takeover", "none"])
+        func compression(_ compression: String) async throws {
+            try await PythonWebSocketServer.run(compression: compression) { server in
+                let socket = try await socket(server, "/echo")
+                let agreed = socket.head.headers[.secWebSocketExtensions]
+                #expect((agreed?.hasPrefix("permessage-deflate") ?? false) == (compression != "none"), "\(agreed ?? "none")")
+                var iterator = socket.messages.makeAsyncIterator()
+                // Repeats compress against the window of earlier messages when it is kept.
+                for round in 0..<3 {
+                    for message: WebSocket.Message in [
+                        .text("hello \(round)"), .text(String(repeating: "courier ", count: 20_000)), .data(Data(count: 1 << 20)),
+                        .data(Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })),
+                    ] {
+                        try await socket.send(message)
+                        #expect(try await iterator.next() == message)
+                    }
+                }
+                await socket.close()
+            }
+        }
+
+        @Test("a deflate bomb is bounded: 16 MiB in about 16 KiB on the wire ends at the 1 MiB limit with 1009")
+        func deflateBomb() async throws {
+            try await PythonWebSocketServer.run { server in
+                let socket = try await socket(server, "/big/\(16 << 20)")
+                let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
+                #expect(error?.transportKind == .responseTooLarge)
+            }
+        }
+
         @Test("fragmented messages are reassembled")
         func fragments() async throws {
             try await PythonWebSocketServer.run { server in
@@ -125,10 +157,11 @@
             return process.terminationStatus == 0
         }()
 
-        static func run<R>(_ body: (PythonWebSocketServer) async throws -> R) async throws -> R {
+        /// How the server compresses: `deflate` (its default), `no-context-takeover` or `none`.
+        static func run<R>(compression: String = "deflate", _ body: (PythonWebSocketServer) async throws -> R) async throws -> R {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path]
+            process.arguments = ["python3", script.path, compression]
             let input = Pipe(), output = Pipe()
             process.standardInput = input
             process.standardOutput = output

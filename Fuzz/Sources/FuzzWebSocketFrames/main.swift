@@ -3,12 +3,15 @@ import FuzzSupport
 
 // A server's WebSocket frames (`WebSocketAssembler`), as SwiftNIO's frame decoder hands them over.
 //
-// The first 2 bytes are the message limit (big-endian, 0–65535); then frames, each a header byte
-// (bit 7 FIN, bit 6 a reserved bit, bit 5 masked, bits 0–3 the opcode), a length byte and that
-// many payload bytes. Invariants: never traps; a delivered message is at most the limit and is
-// exactly the concatenation of its fragments (text or binary as its first frame said); after a
-// close or a failure nothing more happens; a peer's close code is one a peer may send, or 1005;
-// a failure closes with 1002, 1007 or 1009.
+// The first 2 bytes are the message limit (big-endian, 15 bits) and, in the top bit, whether
+// permessage-deflate was negotiated; then frames, each a header byte (bit 7 FIN, bit 6 RSV2,
+// bit 5 masked, bit 4 RSV1 (compressed), bits 0–3 the opcode), a length byte and that many
+// payload bytes. Compressed messages go through a model inflater that repeats each byte
+// `byte & 7` times and refuses 0xFF. Invariants: never traps; a delivered message is at most the
+// limit and is exactly its fragments (inflated when compressed; text or binary as its first frame
+// said); after a close or a failure nothing more happens; a peer's close code is one a peer may
+// send, or 1005; a failure closes with 1002, 1007 or 1009. The whole input is also a server's
+// `Sec-WebSocket-Extensions` answer: an agreement only for permessage-deflate.
 @testable import Courier
 
 /// The process's entry point: SwiftPM names it `FuzzWebSocketFrames_main` (see `runLibFuzzer`).
@@ -21,19 +24,27 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
+    if let agreement = try? PerMessageDeflate.agreement([String(decoding: bytes, as: UTF8.self)]) {
+        check(String(decoding: bytes, as: UTF8.self).lowercased().contains("permessage-deflate"), "an agreement on \(agreement) from another extension")
+    }
     guard bytes.count >= 2 else { return 0 }
-    let limit = Int(bytes[0]) << 8 | Int(bytes[1])
-    var assembler = WebSocketAssembler(maximumMessageSize: limit)
+    let limit = Int(bytes[0] & 0x7F) << 8 | Int(bytes[1])
+    let negotiated = bytes[0] & 0x80 != 0
+    var assembler = WebSocketAssembler(maximumMessageSize: limit, inflater: negotiated ? RepeatingInflater() : nil)
     var index = 2
-    // The model: the fragments of the message in progress.
+    // The model: the fragments of the message in progress (inflated), and whether it is compressed.
     var fragments: (isText: Bool, data: Data)?
+    var compressedMessage = false
     var ended = false
     while index + 2 <= bytes.count {
         let header = bytes[index], length = Int(bytes[index + 1])
-        let payload = Data(bytes[(index + 2)..<min(bytes.count, index + 2 + length)])
+        var payload = Data(bytes[(index + 2)..<min(bytes.count, index + 2 + length)])
         index += 2 + length
         let fin = header & 0x80 != 0, reserved = header & 0x40 != 0, masked = header & 0x20 != 0, opcode = header & 0x0F
-        let action = assembler.receive(fin: fin, opcode: opcode, reserved: reserved, masked: masked, payload: payload)
+        let compressed = header & 0x10 != 0
+        let action = assembler.receive(fin: fin, opcode: opcode, compressed: compressed, reserved: reserved, masked: masked, payload: payload)
+        if opcode == 1 || opcode == 2 { compressedMessage = compressed }
+        if compressedMessage && (opcode <= 2) { payload = RepeatingInflater.model(payload) }
         guard !ended else {
             if case .none = action {} else { check(false, "an action after the end: \(action)") }
             continue
@@ -73,6 +84,20 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             ended = true
         }
         check(assembler.isEnded == ended, "isEnded disagrees")
+        check(!compressed || negotiated || ended, "a compressed frame accepted without permessage-deflate")
     }
     return 0
+}
+
+/// A model of an inflater: each byte repeated `byte & 7` times; 0xFF is not deflate.
+final class RepeatingInflater: WebSocketInflater {
+    static func model(_ data: Data) -> Data {
+        Data(data.flatMap { repeatElement($0, count: Int($0 & 7)) })
+    }
+
+    func inflate(_ data: Data, final: Bool, limit: Int) throws -> Data? {
+        guard !data.contains(0xFF) else { throw CancellationError() }
+        let inflated = Self.model(data)
+        return inflated.count <= limit ? inflated : nil
+    }
 }

@@ -1,10 +1,13 @@
 import Foundation
 
-/// Turns a peer's WebSocket frames into messages (RFC 6455 §5): a pure value, checked frame by
-/// frame, that a transport feeds and obeys. It enforces the rules a client must: no reserved bits
-/// (no extension was negotiated), no masked frames from a server, control frames whole and at
-/// most 125 bytes, continuations only inside a fragmented message, text valid UTF-8, valid close
-/// codes, and a bound on the size of one message.
+/// Turns a peer's WebSocket frames into messages (RFC 6455 §5), checked frame by frame, that a
+/// transport feeds and obeys. It enforces the rules a client must: no reserved bits but RSV1 on
+/// the first frame of a compressed message when permessage-deflate was negotiated (RFC 7692), no
+/// masked frames from a server, control frames whole and at most 125 bytes, continuations only
+/// inside a fragmented message, text valid UTF-8, valid close codes, and a bound on the size of
+/// one message, inflated.
+///
+/// A value but for its ``inflater``, whose window is the deflate context that messages share.
 struct WebSocketAssembler {
     /// What the transport does with a frame.
     enum Action {
@@ -29,24 +32,30 @@ struct WebSocketAssembler {
     }
 
     let maximumMessageSize: Int
-    private var fragments: (isText: Bool, data: Data)?
+    /// Inflates compressed messages; `nil` when permessage-deflate was not negotiated.
+    let inflater: (any WebSocketInflater)?
+    private var fragments: (isText: Bool, compressed: Bool, data: Data)?
     /// Whether the socket ended; every later frame is ignored.
     private(set) var isEnded = false
 
-    init(maximumMessageSize: Int) {
+    init(maximumMessageSize: Int, inflater: (any WebSocketInflater)? = nil) {
         self.maximumMessageSize = max(0, maximumMessageSize)
+        self.inflater = inflater
     }
 
-    /// The action for one frame: `fin`, its 4-bit `opcode`, whether any reserved bit or a mask
-    /// was set, and its (unmasked) payload.
-    mutating func receive(fin: Bool, opcode rawOpcode: UInt8, reserved: Bool, masked: Bool, payload: Data) -> Action {
+    /// The action for one frame: `fin`, its 4-bit `opcode`, its reserved bits (RSV1 as `compressed`,
+    /// RSV2 or RSV3 as `reserved`), whether it was masked, and its (unmasked) payload.
+    mutating func receive(fin: Bool, opcode rawOpcode: UInt8, compressed: Bool = false, reserved: Bool, masked: Bool, payload: Data) -> Action {
         guard !isEnded else { return .none }
-        guard !reserved else { return fail(1002, "a frame with a reserved bit set, and no extension was negotiated") }
+        guard !reserved, !compressed || inflater != nil else {
+            return fail(1002, "a frame with a reserved bit set that no negotiated extension defines")
+        }
         guard !masked else { return fail(1002, "a masked frame from the server") }
         guard let opcode = Opcode(rawValue: rawOpcode) else { return fail(1002, "an unknown opcode \(rawOpcode)") }
         switch opcode {
         case .close, .ping, .pong:
             guard fin, payload.count <= 125 else { return fail(1002, "a fragmented or longer than 125 bytes control frame") }
+            guard !compressed else { return fail(1002, "a compressed control frame") }
             switch opcode {
             case .ping: return .pong(payload)
             case .pong: return .ponged
@@ -54,15 +63,31 @@ struct WebSocketAssembler {
             }
         case .text, .binary:
             guard fragments == nil else { return fail(1002, "a new message inside a fragmented one") }
-            return append(payload, isText: opcode == .text, fin: fin, starting: true)
+            return append(payload, isText: opcode == .text, compressed: compressed, fin: fin, starting: true)
         case .continuation:
             guard let fragments else { return fail(1002, "a continuation frame outside a fragmented message") }
-            return append(payload, isText: fragments.isText, fin: fin, starting: false)
+            guard !compressed else { return fail(1002, "RSV1 on a continuation frame") }
+            return append(payload, isText: fragments.isText, compressed: fragments.compressed, fin: fin, starting: false)
         }
     }
 
-    private mutating func append(_ payload: Data, isText: Bool, fin: Bool, starting: Bool) -> Action {
+    private mutating func append(_ received: Data, isText: Bool, compressed: Bool, fin: Bool, starting: Bool) -> Action {
         let kept = starting ? 0 : fragments?.data.count ?? 0
+        let payload: Data
+        if compressed, let inflater {
+            do {
+                guard let inflated = try inflater.inflate(received, final: fin, limit: maximumMessageSize - kept) else {
+                    fragments = nil
+                    return fail(1009, limit: true)
+                }
+                payload = inflated
+            } catch {
+                fragments = nil
+                return fail(1007, "a compressed message that does not inflate")
+            }
+        } else {
+            payload = received
+        }
         guard payload.count <= maximumMessageSize - kept else {
             fragments = nil
             return fail(1009, limit: true)
@@ -75,7 +100,7 @@ struct WebSocketAssembler {
             data.append(payload)
         }
         guard fin else {
-            fragments = (isText, data)
+            fragments = (isText, compressed, data)
             return .none
         }
         fragments = nil
@@ -110,5 +135,68 @@ struct WebSocketAssembler {
     static func closePayload(_ close: WebSocketClose) -> Data {
         guard close.code != 1005 else { return Data() }
         return Data([UInt8(close.code >> 8), UInt8(close.code & 0xFF)]) + Data(WebSocketClose.wireReason(close.reason).utf8)
+    }
+}
+
+/// Inflates the messages of a socket that negotiated permessage-deflate (RFC 7692), one piece of
+/// a message at a time, keeping the window between messages unless the server takes none over.
+protocol WebSocketInflater: AnyObject {
+    /// Inflates the next compressed piece of a message (`final`: its last frame).
+    /// - Returns: the inflated bytes, or `nil` when they would exceed `limit` bytes (inflation
+    ///   stops there: a bomb never fills memory).
+    /// - Throws: when the data is not raw deflate.
+    func inflate(_ data: Data, final: Bool, limit: Int) throws -> Data?
+}
+
+/// permessage-deflate (RFC 7692) as a client negotiates it: the offer it sends, and the check of
+/// the server's answer. The client never compresses what it sends (RFC 7692 lets either side
+/// send a message uncompressed), so only the server's parameters matter.
+enum PerMessageDeflate {
+    /// The `Sec-WebSocket-Extensions` offer: the client accepts any window the server asks for.
+    static let offer = "permessage-deflate; client_max_window_bits"
+
+    /// What the server's answer settled.
+    struct Agreement: Equatable {
+        /// Whether the server starts each message with an empty window.
+        var serverNoContextTakeover = false
+    }
+
+    /// The agreement in the server's `Sec-WebSocket-Extensions` fields: `nil` when it accepted no
+    /// extension.
+    /// - Throws: `Refusal` for any other extension, parameter, repeated parameter or value.
+    static func agreement(_ fields: [String]) throws(Refusal) -> Agreement? {
+        let extensions = fields.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        guard !extensions.isEmpty else { return nil }
+        guard extensions.count == 1 else { throw Refusal(reason: "the server chose more than one extension") }
+        let parts = extensions[0].split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts[0].lowercased() == "permessage-deflate" else {
+            throw Refusal(reason: "the server chose the extension \(Redaction.singleLine(String(parts[0])).debugDescription), which was not offered")
+        }
+        var agreement = Agreement()
+        var seen = Set<String>()
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let name = pair[0].lowercased()
+            guard seen.insert(name).inserted else { throw Refusal(reason: "the server repeated the permessage-deflate parameter \(name)") }
+            var value = pair.count > 1 ? pair[1] : nil
+            if let quoted = value, quoted.count >= 2, quoted.hasPrefix("\""), quoted.hasSuffix("\"") { value = String(quoted.dropFirst().dropLast()) }
+            switch (name, value) {
+            case ("server_no_context_takeover", nil): agreement.serverNoContextTakeover = true
+            case ("client_no_context_takeover", nil): break
+            case ("server_max_window_bits", let bits?), ("client_max_window_bits", let bits?):
+                guard let bits = Int(bits), (8...15).contains(bits), bits.description == value else {
+                    throw Refusal(reason: "the server's permessage-deflate \(name) is not 8 to 15")
+                }
+            default:
+                throw Refusal(reason: "the server's permessage-deflate parameter \(Redaction.singleLine(parameter).debugDescription) is not one RFC 7692 defines")
+            }
+        }
+        return agreement
+    }
+
+    /// Why a server's answer was refused.
+    struct Refusal: Error {
+        let reason: String
     }
 }

@@ -12,7 +12,8 @@
     /// it: a read of 64 KiB that inflates 1,000-fold is 64 MB at once. Its limits only end the
     /// body (which a stream without a limit must not), so streamed bodies are inflated here.
     ///
-    /// Used by one task only (the exchange's pull); the stream's memory is its own.
+    /// Used by one task only (the exchange's pull); the stream's memory is its own. A WebSocket's
+    /// frame handler uses one in raw mode for permessage-deflate (``WebSocketInflater``).
     final class BodyInflater {
         /// The most one inflated piece holds.
         static let pieceSize = 64 << 10
@@ -33,12 +34,19 @@
         /// Where each piece is inflated before it is copied out at its size.
         private var scratch = [UInt8](repeating: 0, count: BodyInflater.pieceSize)
 
+        /// Whether each message starts with an empty window (raw mode only).
+        private let resetsAfterMessage: Bool
+
+        /// An inflater of `gzip` or `zlib` data, or with `raw`, of raw deflate data (RFC 1951),
+        /// whose window `resetsAfterMessage` empties after each WebSocket message.
         /// - Throws: the zlib failure that kept it from starting (out of memory).
-        init() throws(NIOHTTPDecompression.DecompressionError) {
+        init(raw: Bool = false, resetsAfterMessage: Bool = false) throws(NIOHTTPDecompression.DecompressionError) {
+            self.resetsAfterMessage = resetsAfterMessage
             stream = .allocate(capacity: 1)
             stream.initialize(to: cnioextras_z_stream())
-            // 15 + 32: the largest window, with a gzip or zlib header detected from the data.
-            let code = CNIOExtrasZlib_inflateInit2(stream, 15 + 32)
+            // 15 + 32: the largest window, with a gzip or zlib header detected from the data;
+            // -15: the largest window, no header.
+            let code = CNIOExtrasZlib_inflateInit2(stream, raw ? -15 : 15 + 32)
             guard code == CNIOEXTRAS_Z_OK else {
                 stream.deinitialize(count: 1)
                 stream.deallocate()
@@ -69,7 +77,7 @@
                     return true
                 }
                 if input.readableBytes == 0 && !outputPending { return true }
-                let (written, consumed) = try step(input)
+                let (written, consumed) = try input.withUnsafeReadableBytes { available throws in try step(available) }
                 input.moveReaderIndex(forwardBy: consumed)
                 if written > 0, await !emit(Data(scratch[..<written])) { return false }
                 // A full piece may leave output in zlib's window; no progress at all needs input.
@@ -85,30 +93,28 @@
             if receivedAny && !isComplete { throw NIOHTTPDecompression.ExtraDecompressionError.truncatedData }
         }
 
-        /// Inflates what `input` holds into ``scratch``, at most ``pieceSize`` bytes.
-        /// - Returns: how many bytes it wrote, and how many bytes of `input` it used.
-        private func step(_ input: ByteBuffer) throws -> (written: Int, consumed: Int) {
+        /// Inflates what `available` holds into ``scratch``, at most ``pieceSize`` bytes.
+        /// - Returns: how many bytes it wrote, and how many bytes of `available` it used.
+        private func step(_ available: UnsafeRawBufferPointer) throws -> (written: Int, consumed: Int) {
             var code = CNIOEXTRAS_Z_OK
             var consumed = 0
             let stream = stream
             let written = scratch.withUnsafeMutableBytes { output -> Int in
-                input.withUnsafeReadableBytes { available -> Int in
-                    if let base = available.baseAddress {
-                        stream.pointee.next_in = CNIOExtrasZlib_voidPtr_to_BytefPtr(UnsafeMutableRawPointer(mutating: base))
-                    }
-                    stream.pointee.avail_in = UInt32(available.count)
-                    stream.pointee.next_out = CNIOExtrasZlib_voidPtr_to_BytefPtr(output.baseAddress!)
-                    stream.pointee.avail_out = UInt32(output.count)
-                    defer {
-                        stream.pointee.next_in = nil
-                        stream.pointee.avail_in = 0
-                        stream.pointee.next_out = nil
-                        stream.pointee.avail_out = 0
-                    }
-                    code = cnioextras_z_inflate(stream, CNIOEXTRAS_Z_NO_FLUSH)
-                    consumed = available.count - Int(stream.pointee.avail_in)
-                    return output.count - Int(stream.pointee.avail_out)
+                if let base = available.baseAddress {
+                    stream.pointee.next_in = CNIOExtrasZlib_voidPtr_to_BytefPtr(UnsafeMutableRawPointer(mutating: base))
                 }
+                stream.pointee.avail_in = UInt32(clamping: available.count)
+                stream.pointee.next_out = CNIOExtrasZlib_voidPtr_to_BytefPtr(output.baseAddress!)
+                stream.pointee.avail_out = UInt32(output.count)
+                defer {
+                    stream.pointee.next_in = nil
+                    stream.pointee.avail_in = 0
+                    stream.pointee.next_out = nil
+                    stream.pointee.avail_out = 0
+                }
+                code = cnioextras_z_inflate(stream, CNIOEXTRAS_Z_NO_FLUSH)
+                consumed = Int(UInt32(clamping: available.count)) - Int(stream.pointee.avail_in)
+                return output.count - Int(stream.pointee.avail_out)
             }
             switch code {
             case CNIOEXTRAS_Z_OK, CNIOEXTRAS_Z_BUF_ERROR:
@@ -119,6 +125,35 @@
                 throw NIOHTTPDecompression.DecompressionError.inflationError(Int(code))
             }
             return (written, consumed)
+        }
+    }
+
+    extension BodyInflater: WebSocketInflater {
+        /// The four bytes a sender strips from the end of each compressed message (RFC 7692 §7.2.2).
+        private static let messageTail = Data([0, 0, 0xFF, 0xFF])
+
+        func inflate(_ data: Data, final: Bool, limit: Int) throws -> Data? {
+            let input = final ? data + Self.messageTail : data
+            var output = Data()
+            var offset = 0
+            while !isComplete {
+                let (written, consumed) = try input.withUnsafeBytes { bytes throws in try step(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+                offset += consumed
+                guard written <= limit - output.count else { return nil }
+                output.append(contentsOf: scratch[..<written])
+                // A full piece may leave output in zlib's window; otherwise all input was used.
+                if written < Self.pieceSize && (offset == input.count || consumed == 0) { break }
+            }
+            // What follows a deflate stream's end (BFINAL) can only be the tail appended here.
+            if isComplete && (!final || input.count - offset > Self.messageTail.count) {
+                throw NIOHTTPDecompression.ExtraDecompressionError.invalidTrailingData
+            }
+            if final && (resetsAfterMessage || isComplete) {
+                // A message that ended its deflate stream starts the next one afresh.
+                guard cnioextras_z_inflateReset(stream) == CNIOEXTRAS_Z_OK else { throw NIOHTTPDecompression.DecompressionError.inflationError(0) }
+                isComplete = false
+            }
+            return output
         }
     }
 #endif

@@ -148,9 +148,10 @@
                 let options = upgrade.options
                 var headers = HTTPHeaders()
                 headers.add(name: "Host", value: request.head.authority ?? "")
-                for field in request.head.headerFields {
+                for field in request.head.headerFields where field.name != .secWebSocketExtensions {
                     headers.add(name: field.name.rawName, value: field.value)
                 }
+                headers.add(name: "Sec-WebSocket-Extensions", value: PerMessageDeflate.offer)
                 let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: request.head.path ?? "/", headers: headers)
                 let limit = request.maximumResponseSize ?? Configuration.defaultMaximumResponseSize
                 let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
@@ -158,12 +159,13 @@
                     enableAutomaticErrorHandling: false
                 ) { channel, response in
                     channel.eventLoop.makeCompletedFuture {
-                        try Self.checkHandshake(response, offered: options.subprotocols)
+                        let deflate = try Self.checkHandshake(response, offered: options.subprotocols)
+                        let inflater = try deflate.map { try BodyInflater(raw: true, resetsAfterMessage: $0.serverNoContextTakeover) }
                         let inbox = WebSocketInbox(capacity: options.bufferedMessages) { [weak channel] in
                             guard let channel else { return }
                             channel.eventLoop.execute { channel.read() }
                         }
-                        let handler = WebSocketFrameHandler(inbox: inbox, options: options, url: url)
+                        let handler = WebSocketFrameHandler(inbox: inbox, options: options, inflater: inflater, url: url)
                         try channel.pipeline.syncOperations.addHandler(handler)
                         return .upgraded(NIOWebSocketConnection(channel: channel, inbox: inbox, handler: handler, url: url), response)
                     }
@@ -185,14 +187,18 @@
             }.flatMap { $0 }
         }
 
-        /// Refuses a 101 that chose a subprotocol not offered or an extension (none is offered).
-        static func checkHandshake(_ response: HTTPResponseHead, offered: [String]) throws {
+        /// Refuses a 101 that chose a subprotocol not offered or an extension other than
+        /// permessage-deflate as offered.
+        /// - Returns: the permessage-deflate agreement, if the server accepted it.
+        static func checkHandshake(_ response: HTTPResponseHead, offered: [String]) throws -> PerMessageDeflate.Agreement? {
             let chosen = response.headers["Sec-WebSocket-Protocol"]
             if chosen.count > 1 || chosen.first.map({ !offered.contains($0) }) == true {
                 throw HandshakeFailure(reason: "the server chose the subprotocol \(chosen.joined(separator: ", ").debugDescription), which was not offered")
             }
-            if !response.headers["Sec-WebSocket-Extensions"].isEmpty {
-                throw HandshakeFailure(reason: "the server chose an extension, and none was offered")
+            do {
+                return try PerMessageDeflate.agreement(response.headers["Sec-WebSocket-Extensions"])
+            } catch {
+                throw HandshakeFailure(reason: error.reason)
             }
         }
 
@@ -367,11 +373,11 @@
         /// Whether ``read(context:)`` held a read back (the inbox is full).
         private var readsHeld = false
 
-        init(inbox: WebSocketInbox, options: WebSocket.Options, url: URL) {
+        init(inbox: WebSocketInbox, options: WebSocket.Options, inflater: BodyInflater?, url: URL) {
             self.inbox = inbox
             self.options = options
             self.url = url
-            self.assembler = WebSocketAssembler(maximumMessageSize: options.maximumMessageSize)
+            self.assembler = WebSocketAssembler(maximumMessageSize: options.maximumMessageSize, inflater: inflater)
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
@@ -392,7 +398,7 @@
             let frame = Self.unwrapInboundIn(data)
             heardSinceTick = true
             let action = assembler.receive(
-                fin: frame.fin, opcode: UInt8(webSocketOpcode: frame.opcode), reserved: frame.rsv1 || frame.rsv2 || frame.rsv3,
+                fin: frame.fin, opcode: UInt8(webSocketOpcode: frame.opcode), compressed: frame.rsv1, reserved: frame.rsv2 || frame.rsv3,
                 masked: frame.maskKey != nil, payload: Data(frame.data.readableBytesView))
             switch action {
             case .none:

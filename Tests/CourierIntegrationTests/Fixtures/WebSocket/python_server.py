@@ -2,11 +2,17 @@
 WebSocketPythonServerTests. Listens on 127.0.0.1 with an ephemeral port, prints the port,
 and exits when its standard input closes (the test process ended).
 
+Its one argument is how it compresses (RFC 7692 permessage-deflate, when the client offers it):
+  deflate              websockets' default: a window kept across messages (context takeover)
+  no-context-takeover  each message compressed on its own
+  none                 no compression
+
 Paths:
   /echo          every message back as it came (text or binary)
   /fragments     a text message in three fragments and a binary one in two, then echo
   /close/<code>  closes at once with <code> and the reason "bye from python"
-  /big/<bytes>   sends one binary message of <bytes> bytes, then echo
+  /big/<bytes>   sends one binary message of <bytes> zero bytes (compressed, a deflate bomb
+                 of about <bytes>/1000 bytes on the wire), then echo
   /auth          like /echo, but only with `Authorization: Bearer fresh`; else 401
 The server refuses client messages over 1 MiB with close code 1009 (its max_size).
 """
@@ -16,6 +22,7 @@ import sys
 from http import HTTPStatus
 
 from websockets.asyncio.server import serve
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 
 LIMIT = 1 << 20
 
@@ -49,7 +56,13 @@ def process_request(connection, request):
 
 
 async def main():
-    async with serve(handler, "127.0.0.1", 0, process_request=process_request, max_size=LIMIT, compression=None, ping_interval=None) as server:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "deflate"
+    compression = {
+        "deflate": dict(compression="deflate"),
+        "no-context-takeover": dict(compression=None, extensions=[ServerPerMessageDeflateFactory(server_no_context_takeover=True)]),
+        "none": dict(compression=None),
+    }[mode]
+    async with serve(handler, "127.0.0.1", 0, process_request=process_request, max_size=LIMIT, ping_interval=None, **compression) as server:
         port = server.sockets[0].getsockname()[1]
         print(port, flush=True)
         loop = asyncio.get_running_loop()
