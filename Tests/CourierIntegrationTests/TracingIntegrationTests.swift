@@ -64,12 +64,12 @@ struct W3CTracer: Tracer {
 }
 
 extension FinishedInMemorySpan {
-    fileprivate func string(_ key: String) -> String? {
+    func string(_ key: String) -> String? {
         if case .string(let value)? = attributes.get(key) { return value }
         return nil
     }
 
-    fileprivate func int(_ key: String) -> Int? {
+    func int(_ key: String) -> Int? {
         if case .int64(let value)? = attributes.get(key) { return Int(value) }
         return nil
     }

@@ -15,6 +15,12 @@ enum MetricNames {
     static let tokenRefreshes = "courier_token_refreshes_total"
     /// Counter: calls the ``HTTPCache`` looked up, by `result` (``CacheResult``).
     static let cacheLookups = "courier_cache_lookups_total"
+    /// Counter: WebSocket messages, by `direction` (`sent`, `received`).
+    static let webSocketMessages = "courier_websocket_messages_total"
+    /// Counter: the bytes of those messages (as sent or as received, inflated), by `direction`.
+    static let webSocketBytes = "courier_websocket_bytes_total"
+    /// Meter: WebSockets open now.
+    static let webSocketsOpen = "courier_websockets_open"
 }
 
 /// A client's call metrics: a counter and a timer per method and status class, and one gauge
@@ -24,7 +30,7 @@ enum MetricNames {
 /// The counters and timers are made once per method and status class and kept, so a call takes
 /// one short lock to find them rather than asking the factory each time.
 final class ClientMetrics: Sendable {
-    private let factory: any MetricsFactory
+    let factory: any MetricsFactory
     private let inFlight: Meter
     /// One counter per ``CacheResult``, made when the first lookup is counted.
     private let cacheLookups: LockedState<[CacheResult: Counter]> = LockedState([:])

@@ -35,7 +35,11 @@ extension Call {
                     synthesizing: .badResponse, url: response.head.url,
                     message: "the WebSocket upgrade was answered with HTTP \(response.head.status.code), not 101 Switching Protocols"))
         }
-        return WebSocket(head: response.head, connection: connection)
+        let observation = client.observation.map { observation in
+            WebSocketObservation(
+                observation, url: response.head.url, redaction: client.configuration.redaction, subprotocol: response.head.headers[.secWebSocketProtocol])
+        }
+        return WebSocket(head: response.head, connection: connection, observation: observation)
     }
 }
 

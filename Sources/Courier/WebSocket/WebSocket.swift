@@ -53,14 +53,18 @@ public final class WebSocket: Sendable {
     public let head: ResponseHead
 
     let connection: any WebSocketConnection
+    /// The socket's span and counters, when its client reports to a tracer or metrics.
+    let observation: WebSocketObservation?
 
-    init(head: ResponseHead, connection: any WebSocketConnection) {
+    init(head: ResponseHead, connection: any WebSocketConnection, observation: WebSocketObservation? = nil) {
         self.head = head
         self.connection = connection
+        self.observation = observation
     }
 
     deinit {
         connection.abandon()
+        observation?.ended(nil)
     }
 
     /// The subprotocol the server chose from ``Options/subprotocols``, if any.
@@ -80,6 +84,7 @@ public final class WebSocket: Sendable {
     ///   ``CourierError/cancelled`` when the task is cancelled while the network is busy.
     public func send(_ message: Message) async throws(CourierError) {
         try await connection.send(message)
+        observation?.sent(message)
     }
 
     /// Sends a ping and returns when the peer's pong arrives.
@@ -94,6 +99,7 @@ public final class WebSocket: Sendable {
     /// as 1000. Closing a closed socket does nothing.
     public func close(code: UInt16 = 1000, reason: String = "") async {
         await connection.close(code: WebSocketClose.isValidOnTheWire(code) ? code : 1000, reason: reason)
+        observation?.ended(nil)
     }
 
     /// The peer's messages as an `AsyncSequence` (``WebSocket/messages``).
@@ -132,9 +138,18 @@ public final class WebSocket: Sendable {
                 } onCancel: {
                     connection.abandon(code: 1001)
                 }
+                let observation = socket.observation
                 if Task.isCancelled {
                     connection.abandon(code: 1001)
+                    observation?.ended(.cancelled)
                     throw .cancelled
+                }
+                if let observation {
+                    switch result {
+                    case .success(let message?): observation.received(message)
+                    case .success(nil): observation.ended(nil)
+                    case .failure(let error): observation.ended(error)
+                    }
                 }
                 return try result.get()
             }
