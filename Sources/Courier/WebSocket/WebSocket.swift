@@ -55,6 +55,9 @@ public final class WebSocket: Sendable {
     let connection: any WebSocketConnection
     /// The socket's span and counters, when its client reports to a tracer or metrics.
     let observation: WebSocketObservation?
+    /// How many messages its reader got (``Call/webSocket(_:reconnecting:refreshingOn:_:)`` counts
+    /// the sockets that ended before any).
+    let receivedMessages = LockedState(0)
 
     init(head: ResponseHead, connection: any WebSocketConnection, observation: WebSocketObservation? = nil) {
         self.head = head
@@ -73,8 +76,9 @@ public final class WebSocket: Sendable {
     }
 
     /// The peer's messages, in order. One task reads them; cancelling it closes the socket with
-    /// code 1001. The sequence ends after a normal close (code 1000 or 1001 or none) and throws
-    /// ``CourierError/webSocketClosed(_:)`` for any other code, a `connectionLost` transport
+    /// code 1001. The sequence ends after ``close(code:reason:)`` or the peer's normal close (code
+    /// 1000 or none) and throws ``CourierError/webSocketClosed(_:)`` for any other code (1001, going
+    /// away, included), a `connectionLost` transport
     /// failure when the connection drops without a close, `responseTooLarge` for a message over
     /// ``Options/maximumMessageSize``.
     public var messages: Messages { Messages(socket: self) }
@@ -144,6 +148,7 @@ public final class WebSocket: Sendable {
                     observation?.ended(.cancelled)
                     throw .cancelled
                 }
+                if case .success(_?) = result { socket.receivedMessages.withLock { $0 += 1 } }
                 if let observation {
                     switch result {
                     case .success(let message?): observation.received(message)

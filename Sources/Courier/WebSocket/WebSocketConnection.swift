@@ -65,8 +65,9 @@ package protocol WebSocketTransport: Transport {
 }
 
 extension WebSocketClose {
-    /// Whether `code` ends a socket normally: 1000 (normal), 1001 (going away) or 1005 (none given).
-    package var isNormal: Bool { code == 1000 || code == 1001 || code == 1005 }
+    /// Whether `code` ends a socket normally: 1000 (normal) or 1005 (none given). A peer's 1001
+    /// (going away: a server shutting down) is not: its reader learns of it, to reconnect.
+    package var isNormal: Bool { code == 1000 || code == 1005 }
 
     /// Whether a peer may send `code` in a close frame (RFC 6455 §7.4 and the IANA registry).
     package static func isValidOnTheWire(_ code: UInt16) -> Bool {

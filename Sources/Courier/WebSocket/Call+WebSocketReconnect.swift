@@ -1,0 +1,112 @@
+import Foundation
+
+extension Call {
+    /// Keeps a WebSocket open across drops: opens it, runs `body` with it, and when `body` throws
+    /// because the connection was lost or went silent, or the server closed it with a code worth
+    /// another try (1001, 1011–1014) or one of `refreshingOn`, opens a new one after the policy's
+    /// full-jitter backoff and runs `body` again (send your subscriptions there). Before reopening
+    /// after a close with one of `refreshingOn`, the client's bearer credential is refreshed.
+    ///
+    /// ```swift
+    /// try await client.enqueue(prices).webSocket(reconnecting: .default) { socket in
+    ///     try await socket.send(.text("subscribe"))
+    ///     for try await message in socket.messages { print(message) }
+    /// }
+    /// ```
+    /// - Returns: what `body` returns; the socket is then closed.
+    /// - Throws: the first error not worth another try (``CourierError/cancelled`` included), or
+    ///   the last one after `policy.maxAttempts` sockets in a row failed to open or ended before
+    ///   a message arrived; the failure of the refresh a `refreshingOn` close asked for.
+    public func webSocket<Value>(
+        _ options: WebSocket.Options = WebSocket.Options(), reconnecting policy: RetryPolicy, refreshingOn: Set<UInt16> = [1008, 4401, 4403],
+        _ body: (WebSocket) async throws(CourierError) -> Value
+    ) async throws(CourierError) -> Value {
+        var reconnection = WebSocketReconnection(policy: policy, refreshingOn: refreshingOn, canRefresh: client.bearerRefresher != nil)
+        var random = SystemRandomNumberGenerator()
+        while true {
+            let outcome: Result<Value, CourierError>
+            var received = 0
+            do throws(CourierError) {
+                let socket = try await webSocket(options)
+                do throws(CourierError) {
+                    outcome = .success(try await body(socket))
+                } catch {
+                    outcome = .failure(error)
+                }
+                received = socket.receivedMessages.withLock { $0 }
+                await socket.close()
+            } catch {
+                outcome = .failure(error)
+            }
+            guard case .failure(let error) = outcome else { return try outcome.get() }
+            switch reconnection.next(after: error, receivedMessages: received, random: &random) {
+            case .stop:
+                throw error
+            case .reconnect(let delay, let refresh):
+                if refresh, let refresher = client.bearerRefresher { _ = try await refresher.forceRefresh() }
+                do {
+                    try await client.configuration.clock.sleep(for: delay)
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+    }
+}
+
+extension Client {
+    /// The ``TokenRefresher`` that signs this client's calls, if any.
+    nonisolated var bearerRefresher: TokenRefresher? {
+        if case .bearer(let refresher) = configuration.authentication { return refresher }
+        return nil
+    }
+}
+
+/// When ``Call/webSocket(_:reconnecting:refreshingOn:_:)`` opens a socket again: a pure value fed
+/// how each socket ended.
+struct WebSocketReconnection {
+    enum Decision: Equatable {
+        case stop
+        /// Wait `delay`, refresh the credential first when `refresh`, then reopen.
+        case reconnect(after: Duration, refresh: Bool)
+    }
+
+    let policy: RetryPolicy
+    let refreshingOn: Set<UInt16>
+    let canRefresh: Bool
+    /// Sockets in a row that failed to open or ended before a message arrived.
+    private(set) var failures = 0
+
+    init(policy: RetryPolicy, refreshingOn: Set<UInt16>, canRefresh: Bool) {
+        self.policy = policy
+        self.refreshingOn = refreshingOn
+        self.canRefresh = canRefresh
+    }
+
+    /// The close codes a server sends when trying again later may work (RFC 6455 §7.4.1, IANA):
+    /// going away, internal error, service restart, try again later, bad gateway.
+    static let transientCloseCodes: Set<UInt16> = [1001, 1011, 1012, 1013, 1014]
+
+    /// What to do after a socket (or its opening) ended with `error`, its reader having had
+    /// `receivedMessages` messages.
+    mutating func next(after error: CourierError, receivedMessages: Int, random: inout some RandomNumberGenerator) -> Decision {
+        let refresh: Bool
+        switch error {
+        case .webSocketClosed(let close) where refreshingOn.contains(close.code):
+            guard canRefresh else { return .stop }
+            refresh = true
+        case .webSocketClosed(let close) where Self.transientCloseCodes.contains(close.code):
+            refresh = false
+        case .transport(let failure) where RetryPolicy.isRetryable(failure.kind):
+            refresh = false
+        case .response(let response) where policy.retryableStatusCodes.contains(response.statusCode):
+            refresh = false
+        default:
+            return .stop
+        }
+        // A socket that delivered messages starts a new streak.
+        failures = receivedMessages > 0 ? 0 : failures + 1
+        guard failures < max(policy.maxAttempts, 1) else { return .stop }
+        return .reconnect(after: policy.jitteredBackoff(after: max(failures, 1), random: &random), refresh: refresh)
+    }
+}
