@@ -58,7 +58,7 @@ struct WebSocketReconnectTests {
             }
             let bodies = LockedState(0)
             let first = try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: RetryPolicy(maxAttempts: 4)) {
-                socket throws(CourierError) in
+                socket in
                 bodies.withLock { $0 += 1 }
                 return try await Self.firstMessage(socket)
             }
@@ -92,7 +92,7 @@ struct WebSocketReconnectTests {
                 _ = await peer.receive()
             }
             let first = try await Self.client(clock, refresher).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) {
-                socket throws(CourierError) in
+                socket in
                 try await Self.firstMessage(socket)
             }
             #expect(first == .text("authorized"))
@@ -107,7 +107,7 @@ struct WebSocketReconnectTests {
         await withStubbedNetwork { network in
             Self.stub(network) { _, peer in peer.close(code: code) }
             let error = await #expect(throws: CourierError.self) {
-                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket throws(CourierError) in
+                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket in
                     try await Self.firstMessage(socket)
                 }
             }
@@ -117,13 +117,32 @@ struct WebSocketReconnectTests {
         #expect(clock.sleeps.isEmpty)
     }
 
+    @Test("an error of the closure's own is thrown as it is, without reconnecting")
+    func closureErrors() async throws {
+        struct Unexpected: Error {}
+        let clock = TestClock(sleepsReturnImmediately: true)
+        await withStubbedNetwork { network in
+            Self.stub(network) { _, peer in
+                try peer.send(.text("?"))
+                _ = await peer.receive()
+            }
+            await #expect(throws: Unexpected.self) {
+                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket in
+                    _ = try await Self.firstMessage(socket)
+                    throw Unexpected()
+                }
+            }
+            #expect(network.requests.count == 1)
+        }
+    }
+
     @Test("maxAttempts sockets in a row that end before a message: the last error is thrown")
     func givesUp() async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         await withStubbedNetwork { network in
             Self.stub(network) { _, peer in peer.close(code: 1011, reason: "down") }
             let error = await #expect(throws: CourierError.self) {
-                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket throws(CourierError) in
+                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket in
                     try await Self.firstMessage(socket)
                 }
             }
@@ -142,7 +161,7 @@ struct WebSocketReconnectTests {
                 if number < 8 { peer.close(code: 1012) } else { _ = await peer.receive() }
             }
             let ticks = LockedState<[String]>([])
-            try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: RetryPolicy(maxAttempts: 2)) { socket throws(CourierError) in
+            try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: RetryPolicy(maxAttempts: 2)) { socket in
                 for try await message in socket.messages {
                     guard case .text(let tick) = message else { continue }
                     ticks.withLock { $0.append(tick) }
@@ -159,7 +178,7 @@ struct WebSocketReconnectTests {
         await withStubbedNetwork { network in
             network.stub(.get, "/live", with: .status(status))
             let error = await #expect(throws: CourierError.self) {
-                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket throws(CourierError) in
+                try await Self.client(clock).enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket in
                     try await Self.firstMessage(socket)
                 }
             }
@@ -179,7 +198,7 @@ struct WebSocketReconnectTests {
             let (ready, signal) = AsyncStream<Void>.makeStream()
             let client = Self.client(clock)
             let task = Task {
-                try await client.enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket throws(CourierError) in
+                try await client.enqueue(TestEndpoint(.get, "/live")).webSocket(reconnecting: Self.policy) { socket in
                     for try await _ in socket.messages { signal.yield() }
                 }
             }

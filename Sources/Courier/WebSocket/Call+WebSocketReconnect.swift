@@ -14,21 +14,22 @@ extension Call {
     /// }
     /// ```
     /// - Returns: what `body` returns; the socket is then closed.
-    /// - Throws: the first error not worth another try (``CourierError/cancelled`` included), or
-    ///   the last one after `policy.maxAttempts` sockets in a row failed to open or ended before
-    ///   a message arrived; the failure of the refresh a `refreshingOn` close asked for.
+    /// - Throws: what `body` throws that is not a ``CourierError``; the first ``CourierError`` not
+    ///   worth another try (``CourierError/cancelled`` included), or the last one after
+    ///   `policy.maxAttempts` sockets in a row failed to open or ended before a message arrived;
+    ///   the failure of the refresh a `refreshingOn` close asked for.
     public func webSocket<Value>(
         _ options: WebSocket.Options = WebSocket.Options(), reconnecting policy: RetryPolicy, refreshingOn: Set<UInt16> = [1008, 4401, 4403],
-        _ body: (WebSocket) async throws(CourierError) -> Value
-    ) async throws(CourierError) -> Value {
+        _ body: (WebSocket) async throws -> Value
+    ) async throws -> Value {
         var reconnection = WebSocketReconnection(policy: policy, refreshingOn: refreshingOn, canRefresh: client.bearerRefresher != nil)
         var random = SystemRandomNumberGenerator()
         while true {
-            let outcome: Result<Value, CourierError>
+            let outcome: Result<Value, any Error>
             var received = 0
-            do throws(CourierError) {
+            do {
                 let socket = try await webSocket(options)
-                do throws(CourierError) {
+                do {
                     outcome = .success(try await body(socket))
                 } catch {
                     outcome = .failure(error)
@@ -39,15 +40,16 @@ extension Call {
                 outcome = .failure(error)
             }
             guard case .failure(let error) = outcome else { return try outcome.get() }
-            switch reconnection.next(after: error, receivedMessages: received, random: &random) {
+            guard let failure = error as? CourierError else { throw error }
+            switch reconnection.next(after: failure, receivedMessages: received, random: &random) {
             case .stop:
-                throw error
+                throw failure
             case .reconnect(let delay, let refresh):
                 if refresh, let refresher = client.bearerRefresher { _ = try await refresher.forceRefresh() }
                 do {
                     try await client.configuration.clock.sleep(for: delay)
                 } catch {
-                    throw .cancelled
+                    throw CourierError.cancelled
                 }
             }
         }

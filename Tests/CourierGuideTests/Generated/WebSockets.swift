@@ -23,7 +23,7 @@ enum WebSocketsGuide {
             case .data(let bytes): print(bytes.count, "bytes")
             }
         }
-        // The loop ends when the server closes normally (1000, 1001).
+        // The loop ends when the server closes normally (1000).
     }
 
     // Documentation/WebSockets.md:40
@@ -43,27 +43,18 @@ enum WebSocketsGuide {
         return try await client.enqueue(Chat()).webSocket()
     }
 
-    // Documentation/WebSockets.md:93
-    static func stayConnected(refresher: TokenRefresher, client: Client) async {
-        var delay = Duration.seconds(1)
-        while !Task.isCancelled {
-            do {
-                let socket = try await client.enqueue(Chat()).webSocket()
-                delay = .seconds(1)
-                for try await message in socket.messages { print(message) }
-            } catch .webSocketClosed(let close) where close.code == 4001 {
-                _ = try? await refresher.forceRefresh()     // the token expired: a new one, then reconnect
-                continue
-            } catch {
-                print("disconnected: \(error)")
-            }
-            // Backoff with jitter, up to a minute.
-            try? await Task.sleep(for: delay + .milliseconds(Int.random(in: 0...500)))
-            delay = min(delay * 2, .seconds(60))
+    // Documentation/WebSockets.md:103
+    static func stayConnected(client: Client) async throws {
+        var policy = RetryPolicy.default
+        policy.maxAttempts = 5                         // sockets in a row that end before a message
+        policy.maxDelay = .seconds(60)
+        try await client.enqueue(Chat()).webSocket(reconnecting: policy, refreshingOn: [4001]) { socket in
+            try await socket.send(.text("subscribe prices"))
+            for try await message in socket.messages { print(message) }
         }
     }
 
-    // Documentation/WebSockets.md:123
+    // Documentation/WebSockets.md:129
     @Test static func chatAnswers() async throws {
         try await withStubbedNetwork { network in
             network.stub(.get, "/chat", with: .webSocket { peer in

@@ -158,3 +158,8 @@ extension DocCourierWebSocketCallWebSocketGuide {
     /// A WebSocket endpoint.
     static let chat = GetUser(id: 1)
 }
+
+extension DocCourierWebSocketCallWebSocketReconnectGuide {
+    /// A WebSocket endpoint.
+    static let prices = GetUser(id: 1)
+}
