@@ -4,6 +4,7 @@
     import NIOCore
     import NIOHTTP1
     import NIOPosix
+    import NIOSSL
     import NIOWebSocket
 
     /// An in-process WebSocket server (SwiftNIO's `NIOWebSocketServerUpgrader`) on `127.0.0.1`
@@ -47,15 +48,15 @@
         private let closed: AsyncStream<UInt16?>.Continuation
         private let channel: any Channel
 
-        private init(channel: any Channel, port: Int) throws {
+        private init(channel: any Channel, port: Int, secure: Bool) throws {
             self.channel = channel
-            baseURL = try BaseURL(scheme: .http, host: "127.0.0.1", port: port)
+            baseURL = try BaseURL(scheme: secure ? .https : .http, host: "127.0.0.1", port: port)
             (closes, closed) = AsyncStream.makeStream()
         }
 
-        /// Starts a server answering with `plan`, runs `body`, and stops the server.
+        /// Starts a server answering with `plan` (over TLS with `tls`), runs `body`, and stops the server.
         static func run<R>(
-            plan: @escaping @Sendable (HTTPRequestHead) -> Plan = { _ in .echo }, _ body: (WebSocketTestServer) async throws -> R
+            tls: NIOSSLContext? = nil, plan: @escaping @Sendable (HTTPRequestHead) -> Plan = { _ in .echo }, _ body: (WebSocketTestServer) async throws -> R
         ) async throws -> R {
             let box = LockedState<WebSocketTestServer?>(nil)
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -77,13 +78,14 @@
                             }
                         })
                     return channel.eventLoop.makeCompletedFuture {
+                        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                             withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
                         try channel.pipeline.syncOperations.addHandler(RefusingHandler(plan: plan))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).get()
-            let server = try WebSocketTestServer(channel: channel, port: channel.localAddress?.port ?? 0)
+            let server = try WebSocketTestServer(channel: channel, port: channel.localAddress?.port ?? 0, secure: tls != nil)
             box.withLock { $0 = server }
             do {
                 let result = try await body(server)
