@@ -1,7 +1,8 @@
-@testable import Courier
 import Foundation
 import PropertyBased
 import Testing
+
+@testable import Courier
 
 /// The promises of `webSocket(reconnecting:)` as invariants of its decision, over random ends.
 @Suite("WebSocket reconnection decisions")

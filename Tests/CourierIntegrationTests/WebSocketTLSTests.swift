@@ -46,7 +46,9 @@
             }
         }
 
-        @Test("a certificate no trust root signed, or for another name, fails before any upgrade request", arguments: [TLSTestServer.Leaf.untrusted, .wrongName])
+        @Test(
+            "a certificate no trust root signed, or for another name, fails before any upgrade request",
+            arguments: [TLSTestServer.Leaf.untrusted, .wrongName])
         func untrusted(_ leaf: TLSTestServer.Leaf) async throws {
             try await WebSocketTestServer.run(tls: try Self.context(leaf)) { server in
                 await #expect(throws: CourierError.self) { try await Self.socket(server, pins: nil) }

@@ -101,7 +101,9 @@ struct WebSocketReconnectTests {
         }
     }
 
-    @Test("an authentication close without a credential to refresh, or a code not worth another try, ends it at once", arguments: [4401, 4000, 1003] as [UInt16])
+    @Test(
+        "an authentication close without a credential to refresh, or a code not worth another try, ends it at once",
+        arguments: [4401, 4000, 1003] as [UInt16])
     func stops(code: UInt16) async throws {
         let clock = TestClock(sleepsReturnImmediately: true)
         await withStubbedNetwork { network in

@@ -189,7 +189,8 @@ enum PerMessageDeflate {
                     throw Refusal(reason: "the server's permessage-deflate \(name) is not 8 to 15")
                 }
             default:
-                throw Refusal(reason: "the server's permessage-deflate parameter \(Redaction.singleLine(parameter).debugDescription) is not one RFC 7692 defines")
+                let shown = Redaction.singleLine(parameter).debugDescription
+                throw Refusal(reason: "the server's permessage-deflate parameter \(shown) is not one RFC 7692 defines")
             }
         }
         return agreement
