@@ -8,6 +8,7 @@ import Tracing
 final class WebSocketObservation: Sendable {
     private let span: (any Span)?
     private let counters: Counters?
+    private let redaction: Redaction
     private let state = LockedState(Tally())
 
     private struct Counters: Sendable {
@@ -23,6 +24,7 @@ final class WebSocketObservation: Sendable {
 
     /// Starts observing a socket opened to `url`, as a child span of the caller's context.
     init(_ observation: CallObservation, url: URL, redaction: Redaction, subprotocol: String?) {
+        self.redaction = redaction
         span = observation.tracing.map { tracing in
             let span = tracing.tracer.startSpan("WebSocket", context: ServiceContext.current ?? .topLevel, ofKind: .client)
             span.updateAttributes { attributes in
@@ -72,8 +74,16 @@ final class WebSocketObservation: Sendable {
         span.attributes["courier.websocket.messages_received"] = tally.received
         span.attributes["courier.websocket.messages_sent"] = tally.sent
         if case .webSocketClosed(let close)? = failure { span.attributes["courier.websocket.close_code"] = Int(close.code) }
-        HTTPSemantics.setOutcome(on: span, statusCode: 101, error: failure)
+        HTTPSemantics.setOutcome(on: span, statusCode: 101, error: failure.map(redacted))
         span.end()
+    }
+
+    /// `failure` with the URL of a transport failure redacted with the client's ``Redaction``:
+    /// the failure's description redacts only what ``Redaction/default`` names.
+    private func redacted(_ failure: CourierError) -> CourierError {
+        guard case .transport(var transport) = failure, let url = transport.url else { return failure }
+        transport.url = URL(string: redaction.redactForTelemetry(url: url))
+        return .transport(transport)
     }
 }
 

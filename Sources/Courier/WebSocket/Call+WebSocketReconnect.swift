@@ -5,7 +5,8 @@ extension Call {
     /// because the connection was lost or went silent, or the server closed it with a code worth
     /// another try (1001, 1011–1014) or one of `refreshingOn`, opens a new one after the policy's
     /// full-jitter backoff and runs `body` again (send your subscriptions there). Before reopening
-    /// after a close with one of `refreshingOn`, the client's bearer credential is refreshed.
+    /// after a close with one of `refreshingOn`, the client's bearer credential is refreshed (once for
+    /// all the sockets that were signed with it and closed so).
     ///
     /// ```swift
     /// try await client.enqueue(prices).webSocket(reconnecting: .default) { socket in
@@ -25,6 +26,9 @@ extension Call {
         var reconnection = WebSocketReconnection(policy: policy, refreshingOn: refreshingOn, canRefresh: client.bearerRefresher != nil)
         var random = SystemRandomNumberGenerator()
         while true {
+            // The credential the socket is signed with: a close asking for a refresh renews it only
+            // if no other socket renewed it meanwhile (N sockets closed at once refresh once).
+            let signedWith = try? await client.bearerRefresher?.currentCredential()
             let outcome: Result<Value, any Error>
             var received = 0
             do {
@@ -45,7 +49,11 @@ extension Call {
             case .stop:
                 throw failure
             case .reconnect(let delay, let refresh):
-                if refresh, let refresher = client.bearerRefresher { _ = try await refresher.forceRefresh() }
+                if refresh, let refresher = client.bearerRefresher {
+                    var renewed: TokenCredential?
+                    if let signedWith { renewed = try await refresher.replacement(forRejected: signedWith) }
+                    if renewed == nil { _ = try await refresher.forceRefresh() }
+                }
                 do {
                     try await client.configuration.clock.sleep(for: delay)
                 } catch {
@@ -94,8 +102,9 @@ struct WebSocketReconnection {
     mutating func next(after error: CourierError, receivedMessages: Int, random: inout some RandomNumberGenerator) -> Decision {
         let refresh: Bool
         switch error {
-        case .webSocketClosed(let close) where refreshingOn.contains(close.code):
-            guard canRefresh else { return .stop }
+        // Without a credential to refresh, a code of refreshingOn is worth another try only if it
+        // is one anyway (1001 in refreshingOn).
+        case .webSocketClosed(let close) where refreshingOn.contains(close.code) && canRefresh:
             refresh = true
         case .webSocketClosed(let close) where Self.transientCloseCodes.contains(close.code):
             refresh = false

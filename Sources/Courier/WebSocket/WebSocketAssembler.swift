@@ -176,7 +176,8 @@ enum PerMessageDeflate {
         var agreement = Agreement()
         var seen = Set<String>()
         for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            // Empty pieces kept: an empty parameter (`;;`, a trailing `;`) or value (`name=`) is refused, not skipped.
+            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             let name = pair[0].lowercased()
             guard seen.insert(name).inserted else { throw Refusal(reason: "the server repeated the permessage-deflate parameter \(name)") }
             var value = pair.count > 1 ? pair[1] : nil

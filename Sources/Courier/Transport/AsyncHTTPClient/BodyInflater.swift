@@ -36,6 +36,8 @@
 
         /// Whether each message starts with an empty window (raw mode only).
         private let resetsAfterMessage: Bool
+        /// What followed the end of the current WebSocket message's deflate stream (BFINAL).
+        private var trailer = Data()
 
         /// An inflater of `gzip` or `zlib` data, or with `raw`, of raw deflate data (RFC 1951),
         /// whose window `resetsAfterMessage` empties after each WebSocket message.
@@ -144,14 +146,23 @@
                 // A full piece may leave output in zlib's window; otherwise all input was used.
                 if written < Self.pieceSize && (offset == input.count || consumed == 0) { break }
             }
-            // What follows a deflate stream's end (BFINAL) can only be the tail appended here.
-            if isComplete && (!final || input.count - offset > Self.messageTail.count) {
-                throw NIOHTTPDecompression.ExtraDecompressionError.invalidTrailingData
+            if isComplete {
+                // What may follow a deflate stream's end (BFINAL): the tail appended here, after at
+                // most one zero octet, the header of the empty stored block a sender's flush adds
+                // (RFC 7692 §7.2.3.3), in this frame or a later one of the message.
+                trailer.append(input.dropFirst(offset))
+                let padding = trailer.count - (final ? Self.messageTail.count : 0)
+                guard padding <= 1, trailer.prefix(max(padding, 0)).allSatisfy({ $0 == 0 }) else {
+                    throw NIOHTTPDecompression.ExtraDecompressionError.invalidTrailingData
+                }
             }
-            if final && (resetsAfterMessage || isComplete) {
-                // A message that ended its deflate stream starts the next one afresh.
-                guard cnioextras_z_inflateReset(stream) == CNIOEXTRAS_Z_OK else { throw NIOHTTPDecompression.DecompressionError.inflationError(0) }
-                isComplete = false
+            if final {
+                trailer = Data()
+                if resetsAfterMessage || isComplete {
+                    // A message that ended its deflate stream starts the next one afresh.
+                    guard cnioextras_z_inflateReset(stream) == CNIOEXTRAS_Z_OK else { throw NIOHTTPDecompression.DecompressionError.inflationError(0) }
+                    isComplete = false
+                }
             }
             return output
         }
