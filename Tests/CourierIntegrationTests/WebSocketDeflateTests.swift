@@ -21,6 +21,7 @@
                 ("permessage-deflate; server_no_context_takeover", true),
                 ("PerMessage-Deflate ; client_max_window_bits=12; server_max_window_bits=\"9\"", false),
                 ("permessage-deflate; client_no_context_takeover; server_no_context_takeover; server_max_window_bits=15", true),
+                (", permessage-deflate ,", false),  // empty list elements are ignored (RFC 9110 §5.6.1)
             ])
         func agreed(_ answer: String, noContextTakeover: Bool) throws {
             let agreement = try PerMessageDeflate.agreement([answer])
@@ -31,6 +32,7 @@
         func noExtension() throws {
             #expect(try PerMessageDeflate.agreement([]) == nil)
             #expect(try PerMessageDeflate.agreement(["  "]) == nil)
+            #expect(try PerMessageDeflate.agreement([" , ,"]) == nil)
         }
 
         @Test(
@@ -39,12 +41,10 @@
                 "x-webkit-deflate-frame", "permessage-deflate, permessage-deflate", "permessage-deflate; server_max_window_bits=16",
                 "permessage-deflate; server_max_window_bits=7", "permessage-deflate; server_max_window_bits", "permessage-deflate; client_max_window_bits",
                 "permessage-deflate; server_no_context_takeover; server_no_context_takeover", "permessage-deflate; server_no_context_takeover=1",
-                "permessage-deflate; mystery", "permessage-deflate; server_max_window_bits=09", "",
+                "permessage-deflate; mystery", "permessage-deflate; server_max_window_bits=09", "permessage-deflate;",
             ])
         func refused(_ answer: String) {
-            // A blank field is no answer; a blank extension inside a list is not.
-            let fields = answer.isEmpty ? ["permessage-deflate,"] : [answer]
-            #expect(throws: PerMessageDeflate.Refusal.self) { try PerMessageDeflate.agreement(fields) }
+            #expect(throws: PerMessageDeflate.Refusal.self) { try PerMessageDeflate.agreement([answer]) }
         }
 
         @Test("the server's answer is parsed safely, whatever it is (property)")

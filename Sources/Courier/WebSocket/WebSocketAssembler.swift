@@ -165,8 +165,8 @@ enum PerMessageDeflate {
     /// extension.
     /// - Throws: `Refusal` for any other extension, parameter, repeated parameter or value.
     static func agreement(_ fields: [String]) throws(Refusal) -> Agreement? {
-        let extensions = fields.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        // Empty list elements are ignored (RFC 9110 §5.6.1).
+        let extensions = fields.flatMap { $0.split(separator: ",") }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         guard !extensions.isEmpty else { return nil }
         guard extensions.count == 1 else { throw Refusal(reason: "the server chose more than one extension") }
         let parts = extensions[0].split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
