@@ -29,6 +29,11 @@ struct CourierBench {
         var variants: [String] = []
         var diskCache = 0
         var mallocs = false
+        /// `--websocket-echo N`: round trips per client and round (0: not this mode).
+        var websocketEcho = 0
+        var websocketRounds = 5
+        var websocketMemory = false
+        var websocketClients = ["raw", "courier"]
 
         static let allClients = [
             "raw", "courier", "courier-stub", "courier-datafor", "courier-urlcache", "raw-delegate", "raw-nocache",
@@ -44,6 +49,8 @@ struct CourierBench {
                                  [--multipart-gib N [--multipart-rounds N]]
                                  [--transfers-gib N [--transfers-transports LIST]] [--downloads-gib N]
                                  [--openapi-upload-gib N [--openapi-upload-rounds N] [--transfers-transports LIST]]
+                                 [--websocket-echo N [--websocket-rounds N] [--websocket-memory]
+                                  [--websocket-clients LIST]]
 
               --requests N     requests per client per round (default 1000)
               --rounds N       measured rounds per mode (default 20)
@@ -113,6 +120,18 @@ struct CourierBench {
                                caches of 10 and 10,000 entries (see DiskCacheBench.swift)
               --mallocs        also count allocations per request in the GET modes (every thread
                                of this process: the client's, async-http-client's, URLSession's)
+              --websocket-echo N  instead of the modes: N sequential WebSocket echo round trips (32-byte
+                               binary messages) per client and round, through a raw SwiftNIO client
+                               (NIOAsyncChannel) and through Courier's WebSocket, each client in a
+                               process of its own, against a SwiftNIO echo server in another: round
+                               trips/s, CPU and RSS per client, ratios courier/raw (see
+                               WebSocketEchoBench.swift). Exit status 3 when courier misses a
+                               target (throughput ≥ 0.9× raw, CPU per message ≤ 1.15× raw)
+              --websocket-rounds N  rounds of that mode, the order alternating (default 5)
+              --websocket-memory  then each client once more with 1,000,000 round trips: RSS after
+                               10 % and after 100 % of them
+              --websocket-clients LIST  raw, courier, raw-promise (one EventLoopPromise per round
+                               trip, comparison only); default raw,courier
             """
 
         static func parse(_ arguments: [String]) throws -> Options {
@@ -198,6 +217,18 @@ struct CourierBench {
                     options.diskCache = try positive(for: argument)
                 case "--mallocs":
                     options.mallocs = true
+                case "--websocket-echo":
+                    options.websocketEcho = try positive(for: argument)
+                case "--websocket-rounds":
+                    options.websocketRounds = try positive(for: argument)
+                case "--websocket-memory":
+                    options.websocketMemory = true
+                case "--websocket-clients":
+                    let names = try value(for: argument).split(separator: ",").map(String.init)
+                    if names.isEmpty || names.contains(where: { !WebSocketEchoBench.clientNames.contains($0) }) {
+                        throw BenchError("--websocket-clients: expected some of \(WebSocketEchoBench.clientNames.joined(separator: ","))")
+                    }
+                    options.websocketClients = names
                 case "--sink":  // internal: the child process of --multipart-gib and --transfers-gib
                     options.sink = true
                 case "--sink-file":  // internal: what that child serves to GET /download
@@ -221,6 +252,13 @@ struct CourierBench {
         if CommandLine.arguments.dropFirst().first == OpenAPIUploadBench.childFlag {
             await OpenAPIUploadBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
         }
+        // Internal: --websocket-echo's server and its clients, each in a process of its own.
+        if CommandLine.arguments.dropFirst().first == WebSocketEchoBench.serverFlag {
+            await WebSocketEchoBench.runServer()
+        }
+        if CommandLine.arguments.dropFirst().first == WebSocketEchoBench.childFlag {
+            await WebSocketEchoBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
+        }
         let options: Options
         do {
             options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -241,6 +279,17 @@ struct CourierBench {
             do {
                 let met = try await OpenAPIUploadBench.run(
                     gibibytes: gibibytes, rounds: options.openapiUploadRounds, transports: options.transfersTransports)
+                exit(met ? 0 : 3)
+            } catch {
+                FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        if options.websocketEcho > 0 {
+            do {
+                let met = try await WebSocketEchoBench.run(
+                    messages: options.websocketEcho, rounds: options.websocketRounds, clients: options.websocketClients,
+                    memory: options.websocketMemory)
                 exit(met ? 0 : 3)
             } catch {
                 FileHandle.standardError.write(Data("courier-bench: \(error)\n".utf8))

@@ -291,12 +291,18 @@ struct MemoryUsage: CustomStringConvertible {
 
         /// - Parameter file: served to `GET /download` (see ``Sink``), when given.
         static func start(serving file: URL? = nil) throws -> SinkProcess {
+            try start(arguments: ["--sink"] + (file.map { ["--sink-file", $0.path] } ?? []))
+        }
+
+        /// This binary relaunched with `arguments`, a server that prints `PORT <n>` first and
+        /// exits when its stdin closes (`--sink`, `--websocket-echo-server`).
+        static func start(arguments: [String]) throws -> SinkProcess {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
             let input = try closeOnExecPipe()
             let output = try closeOnExecPipe()
             let pid: pid_t
             do {
-                pid = try spawn(executable, ["--sink"] + (file.map { ["--sink-file", $0.path] } ?? []), stdin: input[0], output: output[1])
+                pid = try spawn(executable, arguments, stdin: input[0], output: output[1])
             } catch {
                 input.forEach { close($0) }
                 output.forEach { close($0) }
@@ -314,7 +320,7 @@ struct MemoryUsage: CustomStringConvertible {
             guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
                 close(input[1])
                 waitpid(pid, nil, 0)
-                throw BenchError("the sink did not start: \(text)")
+                throw BenchError("\(arguments[0]) did not start: \(text)")
             }
             return SinkProcess(pid: pid, port: port, stdinWriteEnd: input[1])
         }

@@ -195,12 +195,13 @@ enum OpenAPIUploadBench {
                 func double(_ key: String) -> Double { values[key].flatMap { Double($0) } ?? .nan }
             }
 
-            static func run(_ arguments: [String]) throws -> Fields {
+            /// - Parameter flag: the hidden flag that selects the child's mode.
+            static func run(_ arguments: [String], flag: String = childFlag) throws -> Fields {
                 let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
                 let output = try closeOnExecPipe()
                 let pid: pid_t
                 do {
-                    pid = try spawn(executable, [childFlag] + arguments, stdin: nil, output: output[1])
+                    pid = try spawn(executable, [flag] + arguments, stdin: nil, output: output[1])
                 } catch {
                     output.forEach { close($0) }
                     throw error
