@@ -89,6 +89,23 @@ struct TracingIntegrationTests {
                 retryPolicy: .default, clock: TestClock(sleepsReturnImmediately: true)))
     }
 
+    @Test("a failure recorded on the call and attempt spans hides the query items the client's redaction names", arguments: TransportKind.allCases)
+    func recordedFailuresAreRedacted(_ kind: TransportKind) async throws {
+        var port = 0
+        try await TestServer.run { server in port = server.port }  // stopped: nothing listens there now
+        let tracer = W3CTracer()
+        var configuration = Configuration(transport: kind.make(), timeout: generousTimeout, tracer: tracer)
+        configuration.redaction = Redaction(queryItems: Redaction.defaultParameterNames.union(["ticket"]))
+        let endpoint = TestEndpoint(baseURL: try BaseURL(scheme: .http, host: "127.0.0.1", port: port), path: try URLPath("/closed")).with {
+            $0.queryItems = [QueryItem(name: "ticket", value: "s3cret-ticket")]
+        }
+        let result = await Client(configuration: configuration).enqueue(endpoint).result()
+        guard case .failure(.transport) = result else { Issue.record("expected a transport failure, got \(result)"); return }
+        let recorded = tracer.finishedSpans.flatMap(\.errors).map { String(describing: $0.error) }
+        #expect(recorded.count >= 2)  // the call's span and the attempt's
+        #expect(recorded.allSatisfy { !$0.contains("s3cret-ticket") }, "\(recorded)")
+    }
+
     /// Answers `statuses` in turn (the last one from then on), recording each request's
     /// `traceparent` fields.
     private func route(

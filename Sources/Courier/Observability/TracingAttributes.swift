@@ -88,7 +88,16 @@ enum HTTPSemantics {
     /// span: a status code of 400 or more, or no response at all, is an error. A failure other
     /// than a refused response or a cancellation is also recorded on the span (its description
     /// names no secret, like every ``CourierError``'s).
-    static func setOutcome(on span: any Span, statusCode: Int?, error: CourierError?) {
+    /// `failure` with the URL of a transport failure redacted with `redaction` (the client's): a
+    /// failure's description redacts only what ``Redaction/default`` names, and exporters write
+    /// a recorded error's description into the span.
+    static func redacted(_ failure: CourierError, with redaction: Redaction) -> CourierError {
+        guard case .transport(var transport) = failure, let url = transport.url else { return failure }
+        transport.url = URL(string: redaction.redactForTelemetry(url: url))
+        return .transport(transport)
+    }
+
+    static func setOutcome(on span: any Span, statusCode: Int?, error: CourierError?, redaction: Redaction = .default) {
         let type: String? =
             if let error { errorType(error) } else if let statusCode, statusCode >= 400 { String(statusCode) } else { nil }
         span.updateAttributes { attributes in
@@ -98,7 +107,7 @@ enum HTTPSemantics {
         if let error {
             switch error {
             case .response, .cancelled: break
-            default: span.recordError(error)
+            default: span.recordError(redacted(error, with: redaction))
             }
         }
         if type != nil {

@@ -111,7 +111,8 @@ final class CallTrace: Sendable {
 
     /// Ends the span with the call's outcome: the final status code, or the failure.
     func end(statusCode: Int?, error: CourierError?) {
-        HTTPSemantics.setOutcome(on: span, statusCode: statusCode, error: error)
+        let redaction = state.withLock { $0.described?.request.redaction } ?? .default
+        HTTPSemantics.setOutcome(on: span, statusCode: statusCode, error: error, redaction: redaction)
         span.end()
     }
 }
@@ -208,7 +209,7 @@ final class AttemptTrace: Sendable {
         let span = span.withLock { $0 }
         switch outcome {
         case .success(let response): HTTPSemantics.setOutcome(on: span, statusCode: response.statusCode, error: nil)
-        case .failure(let error): HTTPSemantics.setOutcome(on: span, statusCode: nil, error: error)
+        case .failure(let error): HTTPSemantics.setOutcome(on: span, statusCode: nil, error: error, redaction: redaction)
         }
         span.end()
     }

@@ -74,16 +74,8 @@ final class WebSocketObservation: Sendable {
         span.attributes["courier.websocket.messages_received"] = tally.received
         span.attributes["courier.websocket.messages_sent"] = tally.sent
         if case .webSocketClosed(let close)? = failure { span.attributes["courier.websocket.close_code"] = Int(close.code) }
-        HTTPSemantics.setOutcome(on: span, statusCode: 101, error: failure.map(redacted))
+        HTTPSemantics.setOutcome(on: span, statusCode: 101, error: failure, redaction: redaction)
         span.end()
-    }
-
-    /// `failure` with the URL of a transport failure redacted with the client's ``Redaction``:
-    /// the failure's description redacts only what ``Redaction/default`` names.
-    private func redacted(_ failure: CourierError) -> CourierError {
-        guard case .transport(var transport) = failure, let url = transport.url else { return failure }
-        transport.url = URL(string: redaction.redactForTelemetry(url: url))
-        return .transport(transport)
     }
 }
 

@@ -10,8 +10,8 @@ import FoundationNetworking
 #endif
 
 enum DocCourierWebSocketCallWebSocketReconnectGuide {
-    // Sources/Courier/WebSocket/Call+WebSocketReconnect.swift:10
-    static func line10() async throws {
+    // Sources/Courier/WebSocket/Call+WebSocketReconnect.swift:11
+    static func line11() async throws {
         evaluate(try await client.enqueue(prices).webSocket(reconnecting: .default) { socket in
             evaluate(try await socket.send(.text("subscribe")))
             for try await message in socket.messages { print(message) }

@@ -14,7 +14,7 @@ enum ReadmeGuide {
         func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
     }
 
-    // README.md:231
+    // README.md:233
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct ListUsers: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -37,8 +37,8 @@ enum ReadmeGuide {
         _ = user
     }
 
-    // README.md:231
-    static func line231() async throws {
+    // README.md:233
+    static func line233() async throws {
         let client = Client(configuration: Configuration(timeout: .seconds(10)))
         _ = client
         do {
