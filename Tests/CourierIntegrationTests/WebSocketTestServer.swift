@@ -61,6 +61,11 @@
             let box = LockedState<WebSocketTestServer?>(nil)
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                // Room for every connection of the 1,000-socket test at once: with SwiftNIO's
+                // default of 256 and both cores busy, the accept queue overflowed, the kernel
+                // dropped handshakes, and a client whose request came after its SYN-ACK retries
+                // ran out (about 31 s) was reset (CI, busy suite).
+                .serverChannelOption(.backlog, value: 1_024)
                 .childChannelInitializer { channel in
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: 1 << 24, automaticErrorHandling: false,
