@@ -40,9 +40,16 @@
         @Test("a key matching no pin fails after the handshake: no upgrade request is written")
         func wrongPin() async throws {
             try await WebSocketTestServer.run(tls: try Self.context(.ec)) { server in
-                let error = await #expect(throws: CourierError.self) { try await Self.socket(server, pins: ["backup", "untrusted"]) }
-                #expect(error?.transportKind == .pinningFailed)
-                #expect(server.requests.withLock { $0 }.isEmpty)
+                // With both cores busy (CI's busy suite) a connection can fail before its TLS
+                // handshake completes, which proves nothing about pins: at most three tries until
+                // the pin check is what failed. No try may reach the server.
+                var kinds: [TransportFailure.Kind?] = []
+                while kinds.count < 3 && kinds.last != .pinningFailed {
+                    let error = await #expect(throws: CourierError.self) { try await Self.socket(server, pins: ["backup", "untrusted"]) }
+                    kinds.append(error?.transportKind)
+                    #expect(server.requests.withLock { $0 }.isEmpty)
+                }
+                #expect(kinds.last == .pinningFailed, "\(kinds)")
             }
         }
 
