@@ -61,7 +61,7 @@ public final class WebSocketPeer: Sendable {
         try end.send(message)
     }
 
-    /// Closes the socket with `code` and `reason`; the client's reader ends (1000, 1001) or throws
+    /// Closes the socket with `code` and `reason`; the client's reader ends (1000) or throws
     /// `CourierError.webSocketClosed(_:)` (any other code).
     public func close(code: UInt16 = 1000, reason: String = "") {
         end.close(WebSocketClose(code: code, reason: reason))

@@ -239,7 +239,15 @@ struct WebSocketHostileReview2Tests {
         let clock = TestClock(sleepsReturnImmediately: true)
         let refreshes = LockedState(0)
         try await withStubbedNetwork { network in
-            network.stub(.get, "/live", with: .webSocket { peer in peer.close(code: 1000) })
+            // The peer closes once it has a message (or the client closed): a close sent at once
+            // could reach the client before its send, which then throws (the third body sends
+            // first for the same reason).
+            network.stub(
+                .get, "/live",
+                with: .webSocket { peer in
+                    _ = await peer.receive()
+                    peer.close(code: 1000)
+                })
             let client = Self.client(clock, Self.refresher(counting: refreshes))
             let value = try await client.enqueue(Live()).webSocket(reconnecting: .default, refreshingOn: [1000, 1001]) { _ in 42 }
             #expect(value == 42)
@@ -249,6 +257,7 @@ struct WebSocketHostileReview2Tests {
             }
             #expect(unread == "sent")
             let read = try await client.enqueue(Live()).webSocket(reconnecting: .default, refreshingOn: [1000, 1001]) { socket in
+                try await socket.send(.text("reading"))
                 for try await _ in socket.messages {}
                 return "ended"
             }
