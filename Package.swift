@@ -46,6 +46,7 @@ let package = Package(
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierEndpoints", targets: ["CourierEndpoints"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
+        .library(name: "CourierWebSockets", targets: ["CourierWebSockets"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
     ],
     traits: [
@@ -142,9 +143,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "CourierWebSockets",
+            dependencies: ["Courier", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "CourierTesting",
             dependencies: [
-                "Courier", "CourierConnectivity",
+                "Courier", "CourierConnectivity", "CourierWebSockets",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
@@ -188,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "courier-demo",
             dependencies: [
-                "Courier", "CourierOAuth", "CourierOpenAPI", "CourierDemoAPI",
+                "Courier", "CourierOAuth", "CourierOpenAPI", "CourierWebSockets", "CourierDemoAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
@@ -226,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "CourierTestingTests",
             dependencies: [
-                "Courier", "CourierTesting",
+                "Courier", "CourierTesting", "CourierWebSockets",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // Fixture files, read through `Bundle.module` as users' test targets do; `.copy`
@@ -253,7 +259,7 @@ let package = Package(
             name: "CourierGuideTests",
             dependencies: [
                 "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI",
-                "CourierDemoAPI",
+                "CourierWebSockets", "CourierDemoAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -271,7 +277,7 @@ let package = Package(
             name: "CourierIntegrationTests",
             dependencies: [
                 "Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierEndpoints", "CourierOpenAPI", "CourierDemoAPI",
-                "CourierTransportTestSupport",
+                "CourierWebSockets", "CourierTransportTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -34,6 +34,7 @@ let package = Package(
                 // `--overhead`'s `declared` client (Overhead.swift).
                 .product(name: "CourierEndpoints", package: "Courier"),
                 .product(name: "CourierOpenAPI", package: "Courier"),
+                .product(name: "CourierWebSockets", package: "Courier"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -22,7 +22,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKOUTS = os.path.join(ROOT, ".build", "checkouts")
-LIBRARIES = ["Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints"]
+LIBRARIES = ["Courier", "CourierOAuth", "CourierConnectivity", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierWebSockets"]
 OFF_APPLE = {"async-http-client", "swift-nio", "swift-nio-ssl", "swift-nio-http2", "swift-nio-extras",
              "swift-nio-transport-services", "swift-crypto"}
 APPLE = ["macos", "ios", "tvos", "watchos", "visionos"]

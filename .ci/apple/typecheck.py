@@ -45,7 +45,7 @@ PLATFORMS = ["macOS", "iOS", "tvOS", "watchOS", "visionOS"]
 # The package's minimums (Package.swift `platforms:`); visionOS has no minimum there, so its first.
 MINIMUMS = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
 # Targets to check, in dependency order.
-TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI"]
+TARGETS = ["Courier", "CourierConnectivity", "CourierOAuth", "CourierWebSockets", "CourierTesting", "CourierXML", "CourierEndpoints", "CourierOpenAPI"]
 # The guides' code (.ci/guides.py's CourierGuideTests), compiled as a macOS app compiles it: its
 # Combine block and its web-authentication presenter block are Apple-only.
 GUIDES_TARGET = "CourierGuideTests"
@@ -71,7 +71,7 @@ DEPENDENCY_MODULES = {"HTTPTypes", "HTTPTypesFoundation", "Logging", "Tracing", 
                       "_CryptoExtras", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOPosix", "NIOSSL",
                       "XMLCoder", "Instrumentation", "ServiceContextModule", "Courier", "CourierTesting",
                       "CourierOAuth", "CourierConnectivity", "CourierXML", "CourierEndpoints", "OpenAPIRuntime",
-                      "CourierOpenAPI"}
+                      "CourierOpenAPI", "CourierWebSockets"}
 
 
 def evaluate(condition, platform):
@@ -597,7 +597,7 @@ def check(platform, first, work):
     build_stand_ins(stand_ins, platform, apple_sdk)
     targets = TARGETS if first else PER_PLATFORM_TARGETS
     if not first and platform == GUIDES_PLATFORM:
-        targets = targets + ["CourierTesting", "CourierXML", "CourierEndpoints"]  # the guides import them
+        targets = targets + ["CourierWebSockets", "CourierTesting", "CourierXML", "CourierEndpoints"]  # the guides import them
     if platform == GUIDES_PLATFORM:
         targets = targets + GUIDES_DEPENDENCIES + [GUIDES_TARGET]
     check_platform(platform, apple_sdk, stand_ins, work, targets)

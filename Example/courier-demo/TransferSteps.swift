@@ -1,4 +1,5 @@
 import Courier
+import CourierWebSockets
 import Foundation
 
 /// Transfers against the demo API: a Server-Sent Events stream that survives a dropped

@@ -1,4 +1,5 @@
 public import Courier
+public import CourierWebSockets
 import Foundation
 import Testing
 
@@ -41,7 +42,7 @@ public final class WebSocketPeer: Sendable {
     /// the script closed.
     public func receive() async -> WebSocket.Message? {
         switch (try? await end.receive()) ?? nil {
-        case .message(let message): return message
+        case .message(let message): return WebSocket.Message(message)
         case .close(let close):
             end.close(close)
             return nil
@@ -51,18 +52,18 @@ public final class WebSocketPeer: Sendable {
 
     /// How the client closed the socket, once it has (code 1001 when its reader was cancelled or
     /// the socket dropped).
-    public var clientClose: WebSocketClose? {
-        end.received
+    public var clientClose: (code: UInt16, reason: String)? {
+        end.received.map { ($0.code, $0.reason) }
     }
 
     /// Sends `message` to the client.
-    /// - Throws: `CourierError.webSocketClosed(_:)` once either side closed.
+    /// - Throws: `CourierError.webSocketClosed(code:reason:)` once either side closed.
     public func send(_ message: WebSocket.Message) throws(CourierError) {
-        try end.send(message)
+        try end.send(message.frame)
     }
 
     /// Closes the socket with `code` and `reason`; the client's reader ends (1000) or throws
-    /// `CourierError.webSocketClosed(_:)` (any other code).
+    /// `CourierError.webSocketClosed(code:reason:)` (any other code).
     public func close(code: UInt16 = 1000, reason: String = "") {
         end.close(WebSocketClose(code: code, reason: reason))
     }

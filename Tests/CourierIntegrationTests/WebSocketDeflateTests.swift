@@ -1,6 +1,7 @@
 #if AsyncHTTPClientLinked && !canImport(Darwin)
     import CNIOExtrasZlib
     @testable import Courier
+    import CourierWebSockets
     import Foundation
     import NIOCore
     import NIOHTTP1

@@ -1,4 +1,5 @@
 import CourierTesting
+import CourierWebSockets
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
@@ -144,18 +145,23 @@ struct WebSocketHostileReview2Tests {
                     _ = await peer.receive()
                 })
             let client = Self.client(clock, Self.refresher(counting: refreshes))
-            try await withThrowingTaskGroup(of: WebSocket.Message?.self) { group in
-                for _ in 0..<count {
-                    group.addTask {
-                        try await client.enqueue(Live()).webSocket(reconnecting: RetryPolicy(maxAttempts: 3)) { socket in
-                            try await Self.firstMessage(socket)
-                        }
-                    }
-                }
-                for try await message in group { #expect(message == .text("authorized")) }
-            }
+            try await Self.expectAuthorized(sockets: count, on: client)
         }
         #expect(refreshes.withLock { $0 } == 1)
+    }
+
+    /// Opens `sockets` reconnecting sockets on `client` at once; each must read "authorized" first.
+    static func expectAuthorized(sockets: Int, on client: Client) async throws {
+        try await withThrowingTaskGroup(of: WebSocket.Message?.self) { group in
+            for _ in 0..<sockets {
+                group.addTask {
+                    try await client.enqueue(Live()).webSocket(reconnecting: RetryPolicy(maxAttempts: 3)) { socket in
+                        try await Self.firstMessage(socket)
+                    }
+                }
+            }
+            for try await message in group { #expect(message == .text("authorized")) }
+        }
     }
 
     @Test("200 sockets closed with 4401 at once refresh exactly once")
@@ -177,16 +183,7 @@ struct WebSocketHostileReview2Tests {
                     _ = await peer.receive()
                 })
             let client = Self.client(clock, Self.refresher(counting: refreshes))
-            try await withThrowingTaskGroup(of: WebSocket.Message?.self) { group in
-                for _ in 0..<count {
-                    group.addTask {
-                        try await client.enqueue(Live()).webSocket(reconnecting: RetryPolicy(maxAttempts: 3)) { socket in
-                            try await Self.firstMessage(socket)
-                        }
-                    }
-                }
-                for try await message in group { #expect(message == .text("authorized")) }
-            }
+            try await Self.expectAuthorized(sockets: count, on: client)
         }
         #expect(refreshes.withLock { $0 } == 1)
     }
@@ -227,7 +224,7 @@ struct WebSocketHostileReview2Tests {
                     try await Self.firstMessage(socket)
                 }
             }
-            guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
             #expect(close.code == 1011)
             #expect(network.requests.count == 1)
         }

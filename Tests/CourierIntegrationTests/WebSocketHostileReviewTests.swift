@@ -1,6 +1,7 @@
 #if AsyncHTTPClientLinked && !canImport(Darwin)
     import AsyncHTTPClient
     import Courier
+    import CourierWebSockets
     import CourierTesting
     import Foundation
     import NIOCore
@@ -268,7 +269,7 @@
             try await WebSocketTestServer.run(plan: { _ in WebSocketTestServer.Plan(frames: frames, echoes: false) }) { server in
                 let socket = try await WebSocketIntegrationTests.socket(server)
                 let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
-                guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+                guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
                 #expect(close == WebSocketClose(code: 4001, reason: "first"))
             }
         }

@@ -1,5 +1,6 @@
 #if AsyncHTTPClientLinked && !canImport(Darwin)
     import Courier
+    import CourierWebSockets
     import Foundation
     import NIOCore
     import NIOHTTP1
@@ -84,7 +85,7 @@
                 var iterator = socket.messages.makeAsyncIterator()
                 #expect(try await iterator.next() == .text("last"))
                 let error = await #expect(throws: CourierError.self) { try await iterator.next() }
-                guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+                guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
                 #expect(close == WebSocketClose(code: 4001, reason: "go away"))
                 await #expect(throws: CourierError.self) { try await socket.send(.text("after")) }
             }

@@ -1,5 +1,6 @@
 import Courier
 import CourierTesting
+import CourierWebSockets
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
@@ -44,7 +45,7 @@ struct WebSocketObservationTests {
             var received: [WebSocket.Message] = []
             let error = await #expect(throws: CourierError.self) { for try await message in socket.messages { received.append(message) } }
             #expect(received == sent)
-            guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
             #expect(close.code == 4001)
         }
         for direction in ["sent", "received"] {

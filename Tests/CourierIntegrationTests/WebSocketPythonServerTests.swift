@@ -1,5 +1,6 @@
 #if AsyncHTTPClientLinked && !canImport(Darwin)
     import Courier
+    import CourierWebSockets
     import Foundation
     import Testing
 
@@ -93,7 +94,7 @@
             try await PythonWebSocketServer.run { server in
                 let socket = try await socket(server, "/close/\(code)")
                 let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
-                guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+                guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
                 #expect(close == WebSocketClose(code: code, reason: "bye from python"))
             }
         }
@@ -113,7 +114,7 @@
                 let socket = try await socket(server, "/echo")
                 try await socket.send(.data(Data(count: (1 << 20) + 1)))
                 let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
-                guard case .webSocketClosed(let close)? = error else { Issue.record("got \(String(describing: error))"); return }
+                guard let close = error?.webSocketClose else { Issue.record("got \(String(describing: error))"); return }
                 #expect(close.code == 1009)
             }
         }

@@ -1,3 +1,4 @@
+import CourierWebSockets
 import Foundation
 import PropertyBased
 import Testing
@@ -9,9 +10,9 @@ import Testing
 struct WebSocketReconnectionPropertyTests {
     /// How a socket might end, with whether a message arrived first.
     static let ends: [CourierError] = [
-        .webSocketClosed(WebSocketClose(code: 1001)), .webSocketClosed(WebSocketClose(code: 1011)), .webSocketClosed(WebSocketClose(code: 1012)),
-        .webSocketClosed(WebSocketClose(code: 4401)), .webSocketClosed(WebSocketClose(code: 1008)), .webSocketClosed(WebSocketClose(code: 4000)),
-        .webSocketClosed(WebSocketClose(code: 1003)),
+        .closed(WebSocketClose(code: 1001)), .closed(WebSocketClose(code: 1011)), .closed(WebSocketClose(code: 1012)),
+        .closed(WebSocketClose(code: 4401)), .closed(WebSocketClose(code: 1008)), .closed(WebSocketClose(code: 4000)),
+        .closed(WebSocketClose(code: 1003)),
         .transport(TransportFailure(synthesizing: .connectionLost, url: nil, message: "")),
         .transport(TransportFailure(synthesizing: .timedOut, url: nil, message: "")),
         .transport(TransportFailure(synthesizing: .badResponse, url: nil, message: "")),
@@ -33,7 +34,7 @@ struct WebSocketReconnectionPropertyTests {
                 let received = productive[index] ? 1 : 0
                 let decision = reconnection.next(after: error, receivedMessages: received, random: &random)
                 fruitless = received > 0 ? 0 : fruitless + 1
-                let code: UInt16? = if case .webSocketClosed(let close) = error { close.code } else { nil }
+                let code: UInt16? = if let close = error.webSocketClose { close.code } else { nil }
                 let lost: Bool = if case .transport(let failure) = error { [.connectionLost, .timedOut].contains(failure.kind) } else { false }
                 let worthIt = lost || code.map { [1001, 1011, 1012].contains($0) || ([1008, 4401].contains($0) && canRefresh) } ?? false
                 switch decision {

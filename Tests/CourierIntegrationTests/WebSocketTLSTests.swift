@@ -1,5 +1,6 @@
 #if AsyncHTTPClientLinked && !canImport(Darwin)
     import Courier
+    import CourierWebSockets
     import Foundation
     import NIOSSL
     import Testing

@@ -1,5 +1,6 @@
 import Courier
 import CourierTesting
+import CourierWebSockets
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ struct WebSocketReconnectTests {
 
     /// The code of a `webSocketClosed` error.
     static func closeCode(_ error: CourierError) -> UInt16? {
-        if case .webSocketClosed(let close) = error { return close.code }
+        if let close = error.webSocketClose { return close.code }
         return nil
     }
 

@@ -1,5 +1,6 @@
 import Courier
 import CourierTesting
+import CourierWebSockets
 import Foundation
 import Testing
 
@@ -49,7 +50,7 @@ struct WebSocketStubTests {
             var iterator = socket.messages.makeAsyncIterator()
             #expect(try await iterator.next() == .text("first"))
             let error = await #expect(throws: CourierError.self) { try await iterator.next() }
-            guard case .webSocketClosed(let close)? = error else { Issue.record("expected webSocketClosed, got \(String(describing: error))"); return }
+            guard let close = error?.webSocketClose else { Issue.record("expected webSocketClosed, got \(String(describing: error))"); return }
             #expect(close == WebSocketClose(code: code, reason: "policy"))
             await #expect(throws: CourierError.self) { try await socket.send(.text("late")) }
         }
@@ -131,13 +132,13 @@ struct WebSocketStubTests {
     @Test("cancelling the reading task closes the socket with 1001; the peer sees it")
     func cancellationCloses() async throws {
         try await withStubbedNetwork { network in
-            let closed = AsyncStream<WebSocketClose?>.makeStream()
+            let closed = AsyncStream<UInt16?>.makeStream()
             network.stub(
                 .get, "/chat",
                 with: .webSocket { peer in
                     try peer.send(.text("one"))
                     while await peer.receive() != nil {}
-                    closed.continuation.yield(peer.clientClose)
+                    closed.continuation.yield(peer.clientClose?.code)
                 })
             let socket = try await client().enqueue(TestEndpoint(.get, "/chat")).webSocket()
             let first = AsyncStream<Void>.makeStream()
@@ -155,7 +156,7 @@ struct WebSocketStubTests {
             let error = await #expect(throws: CourierError.self) { try await reader.value }
             guard case .cancelled? = error else { Issue.record("expected cancelled, got \(String(describing: error))"); return }
             var closes = closed.stream.makeAsyncIterator()
-            #expect(await closes.next() == .some(WebSocketClose(code: 1001)))
+            #expect(await closes.next() == .some(1001))
         }
     }
 

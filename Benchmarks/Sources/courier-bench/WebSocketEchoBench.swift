@@ -1,4 +1,5 @@
 import Courier
+import CourierWebSockets
 import Foundation
 import NIOCore
 import NIOHTTP1

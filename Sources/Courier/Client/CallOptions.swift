@@ -34,7 +34,7 @@ struct CallOptions: Sendable {
     /// A query already percent-encoded by generated code, sent as it is in place of the
     /// endpoint's query items (without the `?`).
     var encodedQuery: String?
-    /// Set by ``Call/webSocket(_:)``: the request asks for an upgrade.
+    /// Set by ``Call/openWebSocket(_:)``: the request asks for an upgrade.
     var webSocket: WebSocketUpgrade?
 
     /// Counts this call's body and response into `progress`'s meters.

@@ -41,9 +41,10 @@ public indirect enum CourierError: Error, Sendable {
     /// A ``Constraint`` the endpoint declared could not be satisfied (its `satisfy` failed, or
     /// the call waited longer than the constraint's timeout). Nothing was sent.
     case constraint(ConstraintFailure)
-    /// A WebSocket's peer closed it with a code other than 1000, 1001 or none, or an operation
-    /// was tried on a socket already closed (``WebSocket``); the code and reason are kept.
-    case webSocketClosed(WebSocketClose)
+    /// A WebSocket's peer closed it with a code other than 1000 or none, or an operation was tried
+    /// on a socket already closed (CourierWebSockets); `code` is the close code (RFC 6455 §7.4, e.g.
+    /// 1008, policy violation) and `reason` the peer's reason, as sent (at most 123 bytes).
+    case webSocketClosed(code: UInt16, reason: String)
 }
 
 extension CourierError: CustomStringConvertible {
@@ -64,8 +65,8 @@ extension CourierError: CustomStringConvertible {
             return "Authentication failure: \(failure)"
         case .constraint(let failure):
             return "\(failure)"
-        case .webSocketClosed(let close):
-            return "WebSocket closed: \(close)"
+        case .webSocketClosed(let code, let reason):
+            return "WebSocket closed: \(WebSocketClose(code: code, reason: reason))"
         }
     }
 }

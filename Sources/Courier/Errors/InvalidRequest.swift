@@ -69,8 +69,9 @@ public enum InvalidRequest: Sendable, Equatable {
     /// certificate or private key that is not PEM, a key that does not match its certificate.
     /// The text says which; it never holds key material.
     case invalidTLSConfiguration(String)
-    /// The call cannot open a WebSocket (``Call/webSocket(_:)``): its method is not `GET`, it has
-    /// a body, a subprotocol is not a token, or the transport cannot do WebSockets. Nothing was sent.
+    /// The call cannot open a WebSocket (CourierWebSockets' `Call.webSocket(_:)`): its method is
+    /// not `GET`, it has a body, a subprotocol is not a token, or the transport cannot do
+    /// WebSockets. Nothing was sent.
     case webSocketUnavailable(String)
 }
 

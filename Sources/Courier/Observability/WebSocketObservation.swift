@@ -5,7 +5,7 @@ import Tracing
 /// A WebSocket's life in its client's traces and metrics: a client span from the upgrade to the
 /// socket's end (its messages counted on it, its failure recorded), counters of messages and bytes
 /// each way, and the gauge of open sockets. Made only for a client that reports to either.
-final class WebSocketObservation: Sendable {
+package final class WebSocketObservation: Sendable {
     private let span: (any Span)?
     private let counters: Counters?
     private let redaction: Redaction
@@ -48,14 +48,14 @@ final class WebSocketObservation: Sendable {
     }
 
     /// The reader got `message`.
-    func received(_ message: WebSocket.Message) {
+    func received(_ message: WebSocketMessage) {
         state.withLock { $0.received += 1 }
         counters?.receivedMessages.increment()
         counters?.receivedBytes.increment(by: Int64(message.byteCount))
     }
 
     /// `message` went out.
-    func sent(_ message: WebSocket.Message) {
+    func sent(_ message: WebSocketMessage) {
         state.withLock { $0.sent += 1 }
         counters?.sentMessages.increment()
         counters?.sentBytes.increment(by: Int64(message.byteCount))
@@ -73,13 +73,13 @@ final class WebSocketObservation: Sendable {
         guard let span else { return }
         span.attributes["courier.websocket.messages_received"] = tally.received
         span.attributes["courier.websocket.messages_sent"] = tally.sent
-        if case .webSocketClosed(let close)? = failure { span.attributes["courier.websocket.close_code"] = Int(close.code) }
+        if case .webSocketClosed(let code, _)? = failure { span.attributes["courier.websocket.close_code"] = Int(code) }
         HTTPSemantics.setOutcome(on: span, statusCode: 101, error: failure, redaction: redaction)
         span.end()
     }
 }
 
-extension WebSocket.Message {
+extension WebSocketMessage {
     /// The bytes of the message: its UTF-8 for text.
     var byteCount: Int {
         switch self {

@@ -93,7 +93,7 @@ public struct TransportRequest: Sendable {
     var isBelowHTTPCache = false
     /// The OpenAPI operation the request is sent for (CourierOpenAPI), named in its log lines.
     package var operationID: String?
-    /// The WebSocket upgrade this request asks for (``Call/webSocket(_:)``), handled by a
+    /// The WebSocket upgrade this request asks for (``Call/openWebSocket(_:)``), handled by a
     /// ``WebSocketTransport``.
     package var webSocket: WebSocketUpgrade?
     /// Which headers carry secrets: a transport that follows a redirect to another origin removes

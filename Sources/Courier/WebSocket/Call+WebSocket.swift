@@ -1,24 +1,13 @@
 import Foundation
 
 extension Call {
-    /// Opens a WebSocket to the endpoint (an `http` base URL is sent as `ws`, `https` as `wss`).
-    ///
-    /// The upgrade request is an ordinary call: host and path checks, headers, middleware,
-    /// authentication (a `401` refreshes the credential once and retries, as for any call),
-    /// logging, tracing and CourierTesting's stubs apply to it.
-    ///
-    /// ```swift
-    /// let socket = try await client.enqueue(chat).webSocket(WebSocket.Options(subprotocols: ["chat.v2"]))
-    /// ```
-    /// - Throws: ``CourierError/response(_:)`` when the server refused the upgrade (its status and
-    ///   body kept); ``InvalidRequest/webSocketUnavailable(_:)`` for a method other than `GET`, a body,
-    ///   or a transport that cannot open WebSockets; a `badResponse` transport failure for a
-    ///   handshake that does not follow RFC 6455; otherwise what any call throws.
-    public func webSocket(_ options: WebSocket.Options = WebSocket.Options()) async throws(CourierError) -> WebSocket {
+    /// Opens the socket behind CourierWebSockets' `Call.webSocket(_:)`, which documents what it
+    /// throws.
+    package func openWebSocket(_ settings: WebSocketSettings) async throws(CourierError) -> WebSocketSession {
         var callOptions = self.options
         callOptions.collectsBody = false
         callOptions.progress = nil
-        let upgrade = WebSocketUpgrade(options: options)
+        let upgrade = WebSocketUpgrade(options: settings)
         callOptions.webSocket = upgrade
         let response: StreamedResponse
         do {
@@ -39,7 +28,7 @@ extension Call {
             WebSocketObservation(
                 observation, url: response.head.url, redaction: client.configuration.redaction, subprotocol: response.head.headers[.secWebSocketProtocol])
         }
-        return WebSocket(head: response.head, connection: connection, observation: observation)
+        return WebSocketSession(head: response.head, connection: connection, observation: observation)
     }
 }
 
@@ -51,11 +40,11 @@ package struct PipeWebSocketConnection: WebSocketConnection {
         self.end = end
     }
 
-    package func send(_ message: WebSocket.Message) async throws(CourierError) {
+    package func send(_ message: WebSocketMessage) async throws(CourierError) {
         try end.send(message)
     }
 
-    package func receive() async throws(CourierError) -> WebSocket.Message? {
+    package func receive() async throws(CourierError) -> WebSocketMessage? {
         switch try await end.receive() {
         case .message(let message):
             return message
@@ -69,7 +58,7 @@ package struct PipeWebSocketConnection: WebSocketConnection {
     }
 
     package func ping() async throws(CourierError) {
-        if let close = end.ended { throw .webSocketClosed(close) }
+        if let close = end.ended { throw .closed(close) }
     }
 
     package func close(code: UInt16, reason: String) async {

@@ -1,27 +1,12 @@
 import Foundation
 
 extension Call {
-    /// Keeps a WebSocket open across drops: opens it, runs `body` with it, and when `body` throws
-    /// because the connection was lost or went silent, or the server closed it with a code worth
-    /// another try (1001, 1011–1014) or one of `refreshingOn`, opens a new one after the policy's
-    /// full-jitter backoff and runs `body` again (send your subscriptions there). Before reopening
-    /// after a close with one of `refreshingOn`, the client's bearer credential is refreshed (once for
-    /// all the sockets that were signed with it and closed so).
-    ///
-    /// ```swift
-    /// try await client.enqueue(prices).webSocket(reconnecting: .default) { socket in
-    ///     try await socket.send(.text("subscribe"))
-    ///     for try await message in socket.messages { print(message) }
-    /// }
-    /// ```
-    /// - Returns: what `body` returns; the socket is then closed.
-    /// - Throws: what `body` throws that is not a ``CourierError``; the first ``CourierError`` not
-    ///   worth another try (``CourierError/cancelled`` included), or the last one after
-    ///   `policy.maxAttempts` sockets in a row failed to open or ended before a message arrived;
-    ///   the failure of the refresh a `refreshingOn` close asked for.
-    public func webSocket<Value>(
-        _ options: WebSocket.Options = WebSocket.Options(), reconnecting policy: RetryPolicy, refreshingOn: Set<UInt16> = [1008, 4401, 4403],
-        _ body: (WebSocket) async throws -> Value
+    /// The loop behind CourierWebSockets' reconnecting `Call.webSocket(_:reconnecting:refreshingOn:_:)`,
+    /// which documents it: runs `body` with a socket, and opens another after the ends worth another
+    /// try.
+    package func reconnectingWebSocket<Value>(
+        _ settings: WebSocketSettings, reconnecting policy: RetryPolicy, refreshingOn: Set<UInt16>,
+        _ body: (WebSocketSession) async throws -> Value
     ) async throws -> Value {
         var reconnection = WebSocketReconnection(policy: policy, refreshingOn: refreshingOn, canRefresh: client.bearerRefresher != nil)
         var random = SystemRandomNumberGenerator()
@@ -32,7 +17,7 @@ extension Call {
             let outcome: Result<Value, any Error>
             var received = 0
             do {
-                let socket = try await webSocket(options)
+                let socket = try await openWebSocket(settings)
                 do {
                     outcome = .success(try await body(socket))
                 } catch {
@@ -72,7 +57,7 @@ extension Client {
     }
 }
 
-/// When ``Call/webSocket(_:reconnecting:refreshingOn:_:)`` opens a socket again: a pure value fed
+/// When ``Call/reconnectingWebSocket(_:reconnecting:refreshingOn:_:)`` opens a socket again: a pure value fed
 /// how each socket ended.
 struct WebSocketReconnection {
     enum Decision: Equatable {
@@ -104,9 +89,9 @@ struct WebSocketReconnection {
         switch error {
         // Without a credential to refresh, a code of refreshingOn is worth another try only if it
         // is one anyway (1001 in refreshingOn).
-        case .webSocketClosed(let close) where refreshingOn.contains(close.code) && canRefresh:
+        case .webSocketClosed(let code, _) where refreshingOn.contains(code) && canRefresh:
             refresh = true
-        case .webSocketClosed(let close) where Self.transientCloseCodes.contains(close.code):
+        case .webSocketClosed(let code, _) where Self.transientCloseCodes.contains(code):
             refresh = false
         case .transport(let failure) where RetryPolicy.isRetryable(failure.kind):
             refresh = false

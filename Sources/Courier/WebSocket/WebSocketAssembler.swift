@@ -14,7 +14,7 @@ struct WebSocketAssembler {
         /// Nothing yet (a fragment was kept).
         case none
         /// A whole message for the reader.
-        case deliver(WebSocket.Message)
+        case deliver(WebSocketMessage)
         /// Answer with a pong carrying `payload`.
         case pong(Data)
         /// A pong arrived: waiting pings are answered.

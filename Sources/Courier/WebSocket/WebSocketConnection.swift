@@ -4,9 +4,9 @@ import Foundation
 /// (``NIOWebSocketConnection``), URLSession's, and the in-memory ``WebSocketPipe`` of tests.
 package protocol WebSocketConnection: Sendable {
     /// Sends one message; throws once the socket is closed.
-    func send(_ message: WebSocket.Message) async throws(CourierError)
+    func send(_ message: WebSocketMessage) async throws(CourierError)
     /// The next message, `nil` after a normal close, or the failure that ended the socket.
-    func receive() async throws(CourierError) -> WebSocket.Message?
+    func receive() async throws(CourierError) -> WebSocketMessage?
     /// Sends a ping and waits for its pong.
     func ping() async throws(CourierError)
     /// Closes with `code` and `reason` and waits for the peer's answer (bounded).
@@ -20,12 +20,12 @@ extension WebSocketConnection {
 }
 
 /// What a WebSocket call asks of the transport, carried by its ``TransportRequest``; the
-/// transport that answers `101` leaves the connection here for ``Call/webSocket(_:)``.
+/// transport that answers `101` leaves the connection here for ``Call/openWebSocket(_:)``.
 package final class WebSocketUpgrade: Sendable {
-    package let options: WebSocket.Options
+    package let options: WebSocketSettings
     private let slot = LockedState<(any WebSocketConnection)?>(nil)
 
-    package init(options: WebSocket.Options) {
+    package init(options: WebSocketSettings) {
         self.options = options
     }
 
@@ -92,7 +92,17 @@ extension WebSocketClose {
 extension CourierError {
     /// How a socket ended, for the reader and for later senders: nil for a normal close.
     package static func ended(by close: WebSocketClose) -> CourierError? {
-        close.isNormal ? nil : .webSocketClosed(close)
+        close.isNormal ? nil : .closed(close)
+    }
+
+    /// The close a ``webSocketClosed(code:reason:)`` carries.
+    package var webSocketClose: WebSocketClose? {
+        if case .webSocketClosed(let code, let reason) = self { WebSocketClose(code: code, reason: reason) } else { nil }
+    }
+
+    /// ``webSocketClosed(code:reason:)`` with `close`'s code and reason.
+    package static func closed(_ close: WebSocketClose) -> CourierError {
+        .webSocketClosed(code: close.code, reason: close.reason)
     }
 
     /// What a second task reading one socket's messages at once gets.
@@ -102,7 +112,7 @@ extension CourierError {
     static func sendFailure(after end: Result<Void, CourierError>) -> CourierError {
         switch end {
         case .failure(let error): error
-        case .success: .webSocketClosed(WebSocketClose(code: 1000, reason: "the socket is closed"))
+        case .success: .webSocketClosed(code: 1000, reason: "the socket is closed")
         }
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// The messages a transport received and the reader has not taken yet, bounded: when
-/// ``WebSocket/Options/bufferedMessages`` wait, the transport stops reading (``isFull``) until
+/// ``WebSocketSettings/bufferedMessages`` wait, the transport stops reading (``isFull``) until
 /// the reader takes one (`onDrain`). Then the end of the socket, once.
 package final class WebSocketInbox: Sendable {
     private struct State {
-        var queue: [WebSocket.Message] = []
+        var queue: [WebSocketMessage] = []
         var head = 0
-        var reader: CheckedContinuation<Result<WebSocket.Message?, CourierError>, Never>?
+        var reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>?
         /// How the socket ended: `nil` while open, `.success` for a normal end.
         var end: Result<Void, CourierError>?
         var waitsForDrain = false
@@ -26,8 +26,8 @@ package final class WebSocketInbox: Sendable {
     }
 
     /// Hands `message` to the waiting reader or queues it; dropped after the end.
-    package func push(_ message: WebSocket.Message) {
-        let reader: CheckedContinuation<Result<WebSocket.Message?, CourierError>, Never>? = state.withLock { state in
+    package func push(_ message: WebSocketMessage) {
+        let reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>? = state.withLock { state in
             guard state.end == nil else { return nil }
             if let reader = state.reader {
                 state.reader = nil
@@ -52,7 +52,7 @@ package final class WebSocketInbox: Sendable {
 
     /// Ends the socket: queued messages are still read, then `end` (the first end wins).
     package func finish(_ end: Result<Void, CourierError>) {
-        let reader: CheckedContinuation<Result<WebSocket.Message?, CourierError>, Never>? = state.withLock { state in
+        let reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>? = state.withLock { state in
             guard state.end == nil else { return nil }
             state.end = end
             let reader = state.reader
@@ -68,9 +68,9 @@ package final class WebSocketInbox: Sendable {
     }
 
     /// The next message, `nil` after a normal end, or the failure that ended the socket.
-    package func next() async throws(CourierError) -> WebSocket.Message? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WebSocket.Message?, CourierError>, Never>) in
-            let (ready, drained): (Result<WebSocket.Message?, CourierError>?, Bool) = state.withLock { state in
+    package func next() async throws(CourierError) -> WebSocketMessage? {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>) in
+            let (ready, drained): (Result<WebSocketMessage?, CourierError>?, Bool) = state.withLock { state in
                 if state.count > 0 {
                     let message = state.queue[state.head]
                     state.head += 1

@@ -6,7 +6,7 @@ import Foundation
 package final class WebSocketPipe: Sendable {
     /// What one end reads: a message, or the other end's close.
     package enum Item: Sendable {
-        case message(WebSocket.Message)
+        case message(WebSocketMessage)
         case close(WebSocketClose)
     }
 
@@ -42,8 +42,8 @@ package final class WebSocketPipe: Sendable {
         let side: Int
 
         /// Queues `message` for the other end.
-        /// - Throws: ``CourierError/webSocketClosed(_:)`` with the close that ended the socket.
-        package func send(_ message: WebSocket.Message) throws(CourierError) {
+        /// - Throws: ``CourierError/webSocketClosed(code:reason:)`` with the close that ended the socket.
+        package func send(_ message: WebSocketMessage) throws(CourierError) {
             try pipe.write(.message(message), from: side)
         }
 
@@ -71,7 +71,7 @@ package final class WebSocketPipe: Sendable {
 
     private func write(_ item: Item, from side: Int) throws(CourierError) {
         let result: Result<Reader?, CourierError> = state.withLock { directions in
-            if let close = directions[side].close ?? directions[1 - side].close { return .failure(.webSocketClosed(close)) }
+            if let close = directions[side].close ?? directions[1 - side].close { return .failure(.closed(close)) }
             if directions[side].readerGone { return .success(nil) }
             if let reader = directions[side].reader {
                 directions[side].reader = nil

@@ -10,8 +10,8 @@ import FoundationNetworking
 #endif
 
 enum DocCourierErrorsInvalidRequestGuide {
-    // Sources/Courier/Errors/InvalidRequest.swift:80
-    static func line80() async throws {
+    // Sources/Courier/Errors/InvalidRequest.swift:81
+    static func line81() async throws {
         evaluate(InvalidRequest.invalidURL("https://h/p?token=t").description)
         // "the URL \"https://h/p?token=<redacted>\" could not be formed"
     }

@@ -11,8 +11,8 @@ import FoundationNetworking
 #endif
 
 enum DocCourierTestingWebSocketPeerGuide {
-    // Sources/CourierTesting/WebSocketPeer.swift:9
-    static func line9() async throws {
+    // Sources/CourierTesting/WebSocketPeer.swift:10
+    static func line10() async throws {
         evaluate(network.stub(.get, "/chat", with: .webSocket { peer in
             #expect(await peer.receive() == .text("hello"))
             try peer.send(.text("hi, Ada"))

@@ -14,7 +14,7 @@ enum ReadmeGuide {
         func path() throws(CourierError) -> URLPath { try URLPath(segments: ["v1", "users", String(id)]) }
     }
 
-    // README.md:233
+    // README.md:234
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct ListUsers: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
@@ -37,8 +37,8 @@ enum ReadmeGuide {
         _ = user
     }
 
-    // README.md:233
-    static func line233() async throws {
+    // README.md:234
+    static func line234() async throws {
         let client = Client(configuration: Configuration(timeout: .seconds(10)))
         _ = client
         do {

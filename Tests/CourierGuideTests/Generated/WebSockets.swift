@@ -4,11 +4,12 @@
 
 import Courier
 import CourierTesting
+import CourierWebSockets
 import Foundation
 import Testing
 
 enum WebSocketsGuide {
-    // Documentation/WebSockets.md:13
+    // Documentation/WebSockets.md:18
     struct Chat: Requestable {
         func baseURL() throws(CourierError) -> BaseURL { try BaseURL(host: "api.example.com") }
         func path() throws(CourierError) -> URLPath { try URLPath("/chat") }
@@ -26,7 +27,7 @@ enum WebSocketsGuide {
         // The loop ends when the server closes normally (1000).
     }
 
-    // Documentation/WebSockets.md:40
+    // Documentation/WebSockets.md:48
     static func options() async throws {
         let socket = try await client.enqueue(Chat()).webSocket(
             WebSocket.Options(
@@ -37,13 +38,13 @@ enum WebSocketsGuide {
         print(socket.subprotocol ?? "none")            // the server's choice
     }
 
-    // Documentation/WebSockets.md:81
+    // Documentation/WebSockets.md:89
     static func signedSocket(refresher: TokenRefresher) async throws -> WebSocket {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher), authorizedHosts: ["api.example.com"]))
         return try await client.enqueue(Chat()).webSocket()
     }
 
-    // Documentation/WebSockets.md:103
+    // Documentation/WebSockets.md:111
     static func stayConnected(client: Client) async throws {
         var policy = RetryPolicy.default
         policy.maxAttempts = 5                         // sockets in a row that end before a message
@@ -54,7 +55,7 @@ enum WebSocketsGuide {
         }
     }
 
-    // Documentation/WebSockets.md:129
+    // Documentation/WebSockets.md:137
     @Test static func chatAnswers() async throws {
         try await withStubbedNetwork { network in
             network.stub(.get, "/chat", with: .webSocket { peer in

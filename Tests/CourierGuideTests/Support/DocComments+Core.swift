@@ -148,18 +148,3 @@ extension DocCourierTransportTransportGuide {
         static let pins = PinningPolicy(["api.example.com": [DocCourierTransportTLSPinningPolicyGuide.current]])
     }
 #endif
-
-extension DocCourierWebSocketWebSocketGuide {
-    /// A WebSocket endpoint.
-    static let chat = GetUser(id: 1)
-}
-
-extension DocCourierWebSocketCallWebSocketGuide {
-    /// A WebSocket endpoint.
-    static let chat = GetUser(id: 1)
-}
-
-extension DocCourierWebSocketCallWebSocketReconnectGuide {
-    /// A WebSocket endpoint.
-    static let prices = GetUser(id: 1)
-}

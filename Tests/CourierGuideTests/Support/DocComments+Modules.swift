@@ -217,3 +217,14 @@ extension DocConnectivityContext {
 
 extension DocCourierConnectivityConnectivityMonitorGuide: DocConnectivityContext {}
 extension DocCourierConnectivityConnectivityPathGuide: DocConnectivityContext {}
+
+extension DocCourierWebSocketsWebSocketGuide {
+    /// A WebSocket endpoint.
+    static let chat = GetUser(id: 1)
+}
+
+extension DocCourierWebSocketsCallWebSocketGuide {
+    /// WebSocket endpoints.
+    static let chat = GetUser(id: 1)
+    static let prices = GetUser(id: 1)
+}

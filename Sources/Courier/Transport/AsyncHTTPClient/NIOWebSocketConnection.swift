@@ -236,7 +236,7 @@
 
         // MARK: The open socket
 
-        func send(_ message: WebSocket.Message) async throws(CourierError) {
+        func send(_ message: WebSocketMessage) async throws(CourierError) {
             if let end = inbox.ended { throw CourierError.sendFailure(after: end) }
             let frame: WebSocketFrame
             switch message {
@@ -251,7 +251,7 @@
             }
         }
 
-        func receive() async throws(CourierError) -> WebSocket.Message? {
+        func receive() async throws(CourierError) -> WebSocketMessage? {
             try await inbox.next()
         }
 
@@ -360,7 +360,7 @@
         typealias OutboundOut = WebSocketFrame
 
         private let inbox: WebSocketInbox
-        private let options: WebSocket.Options
+        private let options: WebSocketSettings
         private let url: URL
         private var assembler: WebSocketAssembler
         private var context: ChannelHandlerContext?
@@ -373,7 +373,7 @@
         /// Whether ``read(context:)`` held a read back (the inbox is full).
         private var readsHeld = false
 
-        init(inbox: WebSocketInbox, options: WebSocket.Options, inflater: BodyInflater?, url: URL) {
+        init(inbox: WebSocketInbox, options: WebSocketSettings, inflater: BodyInflater?, url: URL) {
             self.inbox = inbox
             self.options = options
             self.url = url

@@ -55,12 +55,12 @@ extension URLSessionTransport: WebSocketTransport {
 final class URLSessionWebSocketConnection: WebSocketConnection {
     private let task: URLSessionWebSocketTask
     private let url: URL
-    private let options: WebSocket.Options
+    private let options: WebSocketSettings
     /// Set once the socket ended: by a close, a failure, or the idle timeout.
     private let end = LockedState<Result<Void, CourierError>?>(nil)
     private let pinger = LockedState<Task<Void, Never>?>(nil)
 
-    init(task: URLSessionWebSocketTask, url: URL, options: WebSocket.Options) {
+    init(task: URLSessionWebSocketTask, url: URL, options: WebSocketSettings) {
         self.task = task
         self.url = url
         self.options = options
@@ -77,7 +77,7 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
         return failure
     }
 
-    func send(_ message: WebSocket.Message) async throws(CourierError) {
+    func send(_ message: WebSocketMessage) async throws(CourierError) {
         if let end = end.withLock({ $0 }) { throw CourierError.sendFailure(after: end) }
         do {
             switch message {
@@ -89,7 +89,7 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
         }
     }
 
-    func receive() async throws(CourierError) -> WebSocket.Message? {
+    func receive() async throws(CourierError) -> WebSocketMessage? {
         if let end = end.withLock({ $0 }) { return try end.map { nil }.get() }
         do {
             switch try await task.receive() {
@@ -136,7 +136,7 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
         return CourierError.ended(by: close).map { .failure($0) } ?? .success(())
     }
 
-    private func tooLarge() throws(CourierError) -> WebSocket.Message? {
+    private func tooLarge() throws(CourierError) -> WebSocketMessage? {
         let failure = CourierError.transport(
             TransportFailure(
                 synthesizing: .responseTooLarge, url: url, message: "a WebSocket message exceeded the limit of \(options.maximumMessageSize) bytes"))

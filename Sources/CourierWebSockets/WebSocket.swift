@@ -1,8 +1,9 @@
+public import Courier
 public import Foundation
 import HTTPTypes
 
-/// An open WebSocket (RFC 6455), from ``Call/webSocket(_:)``: send messages, read the peer's as
-/// an `AsyncSequence`, ping, and close.
+/// An open WebSocket (RFC 6455), from ``Courier/Call/webSocket(_:)``: send messages, read the
+/// peer's as an `AsyncSequence`, ping, and close.
 ///
 /// ```swift
 /// let socket = try await client.enqueue(chat).webSocket()
@@ -47,54 +48,48 @@ public final class WebSocket: Sendable {
             self.bufferedMessages = bufferedMessages
             self.pingInterval = pingInterval
         }
+
+        /// The same settings, for Courier's machinery.
+        var settings: WebSocketSettings {
+            WebSocketSettings(
+                subprotocols: subprotocols, maximumMessageSize: maximumMessageSize, bufferedMessages: bufferedMessages, pingInterval: pingInterval)
+        }
+    }
+
+    /// The socket itself, in Courier.
+    package let session: WebSocketSession
+
+    package init(_ session: WebSocketSession) {
+        self.session = session
     }
 
     /// The server's `101 Switching Protocols` response head.
-    public let head: ResponseHead
-
-    let connection: any WebSocketConnection
-    /// The socket's span and counters, when its client reports to a tracer or metrics.
-    let observation: WebSocketObservation?
-    /// How many messages its reader got (``Call/webSocket(_:reconnecting:refreshingOn:_:)`` counts
-    /// the sockets that ended before any).
-    let receivedMessages = LockedState(0)
-
-    init(head: ResponseHead, connection: any WebSocketConnection, observation: WebSocketObservation? = nil) {
-        self.head = head
-        self.connection = connection
-        self.observation = observation
-    }
-
-    deinit {
-        connection.abandon()
-        observation?.ended(nil)
-    }
+    public var head: ResponseHead { session.head }
 
     /// The subprotocol the server chose from ``Options/subprotocols``, if any.
     public var subprotocol: String? {
-        head.headers[.secWebSocketProtocol]
+        session.head.headers[.secWebSocketProtocol]
     }
 
     /// The peer's messages, in order. One task reads them; cancelling it closes the socket with
     /// code 1001. The sequence ends after ``close(code:reason:)`` or the peer's normal close (code
-    /// 1000 or none) and throws ``CourierError/webSocketClosed(_:)`` for any other code (1001, going
-    /// away, included), a `connectionLost` transport
-    /// failure when the connection drops without a close, `responseTooLarge` for a message over
-    /// ``Options/maximumMessageSize``.
+    /// 1000 or none) and throws `CourierError.webSocketClosed(code:reason:)` for any other code
+    /// (1001, going away, included), a `connectionLost` transport failure when the connection drops
+    /// without a close, `responseTooLarge` for a message over ``Options/maximumMessageSize``.
     public var messages: Messages { Messages(socket: self) }
 
     /// Sends one message.
-    /// - Throws: ``CourierError/webSocketClosed(_:)`` or a transport failure once the socket is closed;
-    ///   ``CourierError/cancelled`` when the task is cancelled while the network is busy.
+    /// - Throws: `CourierError.webSocketClosed(code:reason:)` or a transport failure once the
+    ///   socket is closed; `CourierError.cancelled` when the task is cancelled while the network is
+    ///   busy.
     public func send(_ message: Message) async throws(CourierError) {
-        try await connection.send(message)
-        observation?.sent(message)
+        try await session.send(message.frame)
     }
 
     /// Sends a ping and returns when the peer's pong arrives.
     /// - Throws: as ``send(_:)``, also when the socket closes before the pong.
     public func ping() async throws(CourierError) {
-        try await connection.ping()
+        try await session.ping()
     }
 
     /// Starts the closing handshake with `code` (1000 by default) and a reason of at most 123
@@ -102,8 +97,7 @@ public final class WebSocket: Sendable {
     /// ended. A code no endpoint may send (below 1000, 1004–1006, 1015–2999, above 4999) is sent
     /// as 1000. Closing a closed socket does nothing.
     public func close(code: UInt16 = 1000, reason: String = "") async {
-        await connection.close(code: WebSocketClose.isValidOnTheWire(code) ? code : 1000, reason: reason)
-        observation?.ended(nil)
+        await session.close(code: code, reason: reason)
     }
 
     /// The peer's messages as an `AsyncSequence` (``WebSocket/messages``).
@@ -126,58 +120,32 @@ public final class WebSocket: Sendable {
             /// The next message, or `nil` after a normal close.
             /// - Throws: as described on ``WebSocket/messages``.
             public mutating func next() async throws(CourierError) -> Message? {
-                try await next(isolation: nil)
+                try await socket.session.next().map(Message.init)
             }
 
             /// The next message, or `nil` after a normal close.
             /// - Throws: as described on ``WebSocket/messages``.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Message? {
-                let connection = socket.connection
-                let result: Result<Message?, CourierError> = await withTaskCancellationHandler {
-                    do throws(CourierError) {
-                        return .success(try await connection.receive())
-                    } catch {
-                        return .failure(error)
-                    }
-                } onCancel: {
-                    connection.abandon(code: 1001)
-                }
-                let observation = socket.observation
-                if Task.isCancelled {
-                    connection.abandon(code: 1001)
-                    observation?.ended(.cancelled)
-                    throw .cancelled
-                }
-                if case .success(_?) = result { socket.receivedMessages.withLock { $0 += 1 } }
-                if let observation {
-                    switch result {
-                    case .success(let message?): observation.received(message)
-                    case .success(nil): observation.ended(nil)
-                    case .failure(let error): observation.ended(error)
-                    }
-                }
-                return try result.get()
+                try await socket.session.next().map(Message.init)
             }
         }
     }
 }
 
-/// How a WebSocket was closed by its peer with a code other than a normal one
-/// (``CourierError/webSocketClosed(_:)``).
-public struct WebSocketClose: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The close code (RFC 6455 §7.4), e.g. 1008 (policy violation) or 4001 (an application's own).
-    public var code: UInt16
-    /// The peer's reason, as sent (at most 123 bytes).
-    public var reason: String
-
-    /// A close with `code` and `reason`.
-    public init(code: UInt16, reason: String = "") {
-        self.code = code
-        self.reason = reason
+extension WebSocket.Message {
+    /// `frame` as a message; the payload is shared, not copied.
+    package init(_ frame: WebSocketMessage) {
+        switch frame {
+        case .text(let text): self = .text(text)
+        case .data(let data): self = .data(data)
+        }
     }
 
-    /// `close code 1008: "policy violation"`, the reason escaped.
-    public var description: String {
-        reason.isEmpty ? "close code \(code)" : "close code \(code): \"\(Redaction.singleLine(reason))\""
+    /// The message for Courier's machinery; the payload is shared, not copied.
+    package var frame: WebSocketMessage {
+        switch self {
+        case .text(let text): .text(text)
+        case .data(let data): .data(data)
+        }
     }
 }
