@@ -5,7 +5,7 @@ import Tracing
 /// A WebSocket's life in its client's traces and metrics: a client span from the upgrade to the
 /// socket's end (its messages counted on it, its failure recorded), counters of messages and bytes
 /// each way, and the gauge of open sockets. Made only for a client that reports to either.
-package final class WebSocketObservation: Sendable {
+final class WebSocketObservation: Sendable {
     private let span: (any Span)?
     private let counters: Counters?
     private let redaction: Redaction

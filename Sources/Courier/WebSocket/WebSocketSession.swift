@@ -30,14 +30,14 @@ package struct WebSocketSettings: Sendable, Equatable {
 package final class WebSocketSession: Sendable {
     /// The server's `101 Switching Protocols` response head.
     package let head: ResponseHead
-    package let connection: any WebSocketConnection
+    let connection: any WebSocketConnection
     /// The socket's span and counters, when its client reports to a tracer or metrics.
-    package let observation: WebSocketObservation?
+    let observation: WebSocketObservation?
     /// How many messages its reader got (``Call/reconnectingWebSocket(_:reconnecting:refreshingOn:_:)``
     /// counts the sockets that ended before any).
-    package let receivedMessages = LockedState(0)
+    let receivedMessages = LockedState(0)
 
-    package init(head: ResponseHead, connection: any WebSocketConnection, observation: WebSocketObservation? = nil) {
+    init(head: ResponseHead, connection: any WebSocketConnection, observation: WebSocketObservation? = nil) {
         self.head = head
         self.connection = connection
         self.observation = observation
