@@ -78,10 +78,11 @@ public final class WebSocket: Sendable {
     /// without a close, `responseTooLarge` for a message over ``Options/maximumMessageSize``.
     public var messages: Messages { Messages(socket: self) }
 
-    /// Sends one message.
+    /// Sends one message: returns once the socket has taken it, and waits while the peer reads
+    /// slower than you send. A write that fails later ends the socket: the next operation throws.
     /// - Throws: `CourierError.webSocketClosed(code:reason:)` or a transport failure once the
-    ///   socket is closed; `CourierError.cancelled` when the task is cancelled while the network is
-    ///   busy.
+    ///   socket is closed; `CourierError.cancelled` when the task is cancelled while the send
+    ///   waits (the socket is then closed with code 1001).
     public func send(_ message: Message) async throws(CourierError) {
         try await session.send(message.frame)
     }

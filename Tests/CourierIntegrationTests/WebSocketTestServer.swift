@@ -28,6 +28,10 @@
             var echoes = true
             /// Whether pings are answered.
             var answersPings = true
+            /// Whether the server stops reading after the upgrade, until ``releaseReads()``.
+            var holdsReads = false
+            /// Whether the server resets the connection (TCP RST) when the first frame arrives.
+            var resets = false
 
             static let echo = Plan()
 
@@ -47,6 +51,8 @@
         let closes: AsyncStream<UInt16?>
         private let closed: AsyncStream<UInt16?>.Continuation
         private let channel: any Channel
+        /// The connections whose reads a plan holds.
+        private let held = LockedState<[any Channel]>([])
 
         private init(channel: any Channel, port: Int, secure: Bool) throws {
             self.channel = channel
@@ -99,6 +105,14 @@
             } catch {
                 try? await channel.close()
                 throw error
+            }
+        }
+
+        /// Lets the connections whose reads a plan held read again.
+        func releaseReads() async throws {
+            for channel in held.withLock({ $0 }) {
+                try await channel.setOption(.autoRead, value: true).get()
+                channel.read()
             }
         }
 
@@ -155,6 +169,10 @@
             }
 
             func handlerAdded(context: ChannelHandlerContext) {
+                if plan.holdsReads {
+                    context.channel.setOption(.autoRead, value: false).whenFailure { _ in }
+                    server?.held.withLock { $0.append(context.channel) }
+                }
                 for frame in plan.frames { context.write(Self.wrapOutboundOut(frame), promise: nil) }
                 context.flush()
             }
@@ -162,6 +180,11 @@
             func channelRead(context: ChannelHandlerContext, data: NIOAny) {
                 let frame = Self.unwrapInboundIn(data)
                 server?.received.withLock { $0.append(frame) }
+                if plan.resets {
+                    (context.channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenFailure { _ in }
+                    context.close(promise: nil)
+                    return
+                }
                 switch frame.opcode {
                 case .ping:
                     if plan.answersPings {

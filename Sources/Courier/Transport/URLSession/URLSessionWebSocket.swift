@@ -79,12 +79,18 @@ final class URLSessionWebSocketConnection: WebSocketConnection {
 
     func send(_ message: WebSocketMessage) async throws(CourierError) {
         if let end = end.withLock({ $0 }) { throw CourierError.sendFailure(after: end) }
+        let task = task
         do {
-            switch message {
-            case .text(let text): try await task.send(.string(text))
-            case .data(let data): try await task.send(.data(data))
+            try await withTaskCancellationHandler {
+                switch message {
+                case .text(let text): try await task.send(.string(text))
+                case .data(let data): try await task.send(.data(data))
+                }
+            } onCancel: {
+                abandon(code: 1001)
             }
         } catch {
+            if Task.isCancelled { throw .cancelled }
             throw failure(error)
         }
     }
