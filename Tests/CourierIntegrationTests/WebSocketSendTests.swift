@@ -91,6 +91,27 @@
             }
         }
 
+        @Test("2,000 tasks sending on one socket at once: every message reaches the server once, whole")
+        func concurrentSenders() async throws {
+            try await WebSocketTestServer.run(plan: { _ in WebSocketTestServer.Plan(echoes: false) }) { server in
+                let (socket, connection) = try await Self.open(server)
+                // 4.5 MB at once: past the window, some sends wait while others queue.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<2_000 {
+                        group.addTask { try await socket.send(.text("\(index):" + String(repeating: "x", count: index % 7 * 1_500))) }
+                    }
+                    try await group.waitForAll()
+                }
+                await socket.close()
+                var closes = server.closes.makeAsyncIterator()
+                #expect(await closes.next() == .some(1000))
+                let texts = server.received.withLock { $0 }.filter { $0.opcode == .text }.map { String(buffer: $0.unmaskedData) }
+                #expect(texts.count == 2_000)
+                #expect(Set(texts) == Set((0..<2_000).map { "\($0):" + String(repeating: "x", count: $0 % 7 * 1_500) }))
+                #expect(connection.sendQueue.bytes == 0 && connection.sendQueue.waiting == 0)
+            }
+        }
+
         @Test("a connection reset while sends are queued fails the following sends and the reader with connectionLost")
         func resetSurfaces() async throws {
             try await WebSocketTestServer.run(plan: { _ in WebSocketTestServer.Plan(echoes: false, resets: true) }) { server in
