@@ -82,7 +82,7 @@ public final class WebSocket: Sendable {
     /// slower than you send. A write that fails later ends the socket: the next operation throws.
     /// - Throws: `CourierError.webSocketClosed(code:reason:)` or a transport failure once the
     ///   socket is closed; `CourierError.cancelled` when the task is cancelled while the send
-    ///   waits (the socket is then closed with code 1001).
+    ///   waits (the socket is then closed with code 1001; the message may have gone out).
     public func send(_ message: Message) async throws(CourierError) {
         try await session.send(message.frame)
     }

@@ -36,10 +36,13 @@
         /// Returns whether a send waits because the kernel takes no more: SwiftNIO holds bytes it
         /// could not write (it buffers only after the socket refused some) while the peer does not
         /// read, so the wait lasts; `false` when the sender ended first.
-        static func held(_ connection: NIOWebSocketConnection, sent: LockedState<Int>) async throws -> Bool {
+        static func held(_ connection: NIOWebSocketConnection, sent: LockedState<Int>) async -> Bool {
             while true {
                 if sent.withLock({ $0 }) < 0 { return false }
-                if connection.sendQueue.waiting > 0, try await connection.channel.getOption(.bufferedWritableBytes).get() > 0 { return true }
+                if connection.sendQueue.waiting > 0 {
+                    // The option fails once the channel closed: then the sender ends soon.
+                    if let buffered = try? await connection.channel.getOption(.bufferedWritableBytes).get(), buffered > 0 { return true }
+                }
                 await Task.yield()
             }
         }
@@ -55,7 +58,7 @@
             try await WebSocketTestServer.run(plan: { _ in WebSocketTestServer.Plan(echoes: false, holdsReads: true) }) { server in
                 let (socket, connection) = try await Self.open(server)
                 let (sender, sent, most) = Self.sending(socket, connection)
-                #expect(try await Self.held(connection, sent: sent))
+                #expect(await Self.held(connection, sent: sent))
                 // About 250 of 640 in 16 KiB messages; the rest wait for the peer.
                 #expect((1..<Self.count).contains(sent.withLock { $0 }))
                 #expect(connection.sendQueue.bytes <= NIOWebSocketConnection.sendWindow + Self.message.count)
@@ -77,7 +80,7 @@
             try await WebSocketTestServer.run(plan: { _ in WebSocketTestServer.Plan(echoes: false, holdsReads: true) }) { server in
                 let (socket, connection) = try await Self.open(server)
                 let (sender, sent, _) = Self.sending(socket, connection)
-                #expect(try await Self.held(connection, sent: sent))
+                #expect(await Self.held(connection, sent: sent))
                 sender.cancel()
                 let error = await #expect(throws: CourierError.self) { try await sender.value }
                 guard case .cancelled? = error else {
