@@ -38,13 +38,13 @@ enum WebSocketsGuide {
         print(socket.subprotocol ?? "none")            // the server's choice
     }
 
-    // Documentation/WebSockets.md:94
+    // Documentation/WebSockets.md:97
     static func signedSocket(refresher: TokenRefresher) async throws -> WebSocket {
         let client = Client(configuration: Configuration(authentication: .bearer(refresher), authorizedHosts: ["api.example.com"]))
         return try await client.enqueue(Chat()).webSocket()
     }
 
-    // Documentation/WebSockets.md:116
+    // Documentation/WebSockets.md:119
     static func stayConnected(client: Client) async throws {
         var policy = RetryPolicy.default
         policy.maxAttempts = 5                         // sockets in a row that end before a message
@@ -55,7 +55,7 @@ enum WebSocketsGuide {
         }
     }
 
-    // Documentation/WebSockets.md:142
+    // Documentation/WebSockets.md:145
     @Test static func chatAnswers() async throws {
         try await withStubbedNetwork { network in
             network.stub(.get, "/chat", with: .webSocket { peer in
